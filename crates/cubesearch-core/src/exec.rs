@@ -1,0 +1,92 @@
+//! Executor traits: one per kind of work a search pipeline hands to a device. Each has a CPU
+//! implementation (rayon; also the baseline every GPU figure is compared with) and a CubeCL one
+//! generic over `R: Runtime`, both in `cubesearch-search`. Pipelines are generic over these traits,
+//! never over a backend.
+
+use crate::error::Result;
+use crate::game::{Game, StochasticGame};
+
+/// Results of random games from one root, from the side to move at that root.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WinDrawCounts {
+    /// Games won by the side to move at the root.
+    pub wins: u64,
+    /// Games drawn.
+    pub draws: u64,
+    /// Games played.
+    pub games: u64,
+}
+
+impl WinDrawCounts {
+    /// Games lost by the side to move at the root.
+    pub fn losses(&self) -> u64 {
+        self.games - self.wins - self.draws
+    }
+    /// Score with a draw as half a win, doubled to stay an integer: 2·wins + draws.
+    pub fn score2(&self) -> u64 {
+        2 * self.wins + self.draws
+    }
+    /// Adds another set of results.
+    pub fn add(&mut self, other: WinDrawCounts) {
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.games += other.games;
+    }
+}
+
+/// Random playouts: the simulation step of Monte Carlo search.
+///
+/// Worker `r * per_root + k` plays game `k` from root `r` with
+/// `XorShift32::for_worker(seed, r * per_root + k)`, drawing each move as `moves[rng.below(len)]`.
+/// Every implementation therefore returns the same counts for the same inputs.
+pub trait Playouts<G: Game> {
+    /// Plays `per_root` random games to the end from every root.
+    fn playouts(
+        &mut self,
+        game: &G,
+        roots: &[G::State],
+        per_root: u32,
+        seed: u32,
+    ) -> Result<Vec<WinDrawCounts>>;
+}
+
+/// Move-path counting to a fixed depth (perft), the correctness yardstick of move generators.
+pub trait Perft<G: Game> {
+    /// The number of move paths of length `depth` from each root.
+    fn perft(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<u64>>;
+}
+
+/// Depth-limited minimax of many subtrees, the leaf step of a split alpha-beta search.
+/// Values are negamax values from each root's side to move: +1 win, −1 loss, 0 unknown or draw
+/// (games with an evaluation scale it into `i32`).
+pub trait SubtreeSearch<G: Game> {
+    /// The negamax value of every root searched to `depth` plies.
+    fn search(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<i32>>;
+}
+
+/// Expectimax evaluation of many roots of a stochastic game under a value function `V`
+/// (an n-tuple network): the best action's expected value at each root.
+pub trait ExpectimaxEval<G: StochasticGame, V> {
+    /// The value of every root searched `layers` chance layers deep.
+    fn evaluate(
+        &mut self,
+        game: &G,
+        value: &V,
+        roots: &[G::State],
+        layers: u32,
+    ) -> Result<Vec<f32>>;
+}
+
+/// TD(0) learning on afterstates: plays games with the current value function and updates it.
+pub trait TdUpdate<G: StochasticGame, V> {
+    /// Plays `games` self-play games, updating `value` with learning rate `alpha`;
+    /// returns the final score of each game.
+    fn train(
+        &mut self,
+        game: &G,
+        value: &mut V,
+        games: u32,
+        alpha: f32,
+        seed: u32,
+    ) -> Result<Vec<u64>>;
+}

@@ -1,0 +1,172 @@
+//! The host-side game traits. A game is a value (it may carry options such as a rule set) that
+//! answers questions about compact, copyable states.
+
+use crate::error::{Error, Result};
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// How a position stands, seen from the side to move. Relative outcomes serve impartial games
+/// (Nim's heaps do not say whose turn it is) and partisan games alike; search code keeps track of
+/// which side that is by counting plies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum Outcome {
+    /// The game goes on.
+    Ongoing = 0,
+    /// The side to move has lost.
+    Loss = 1,
+    /// The side to move has won.
+    Win = 2,
+    /// Nobody won.
+    Draw = 3,
+}
+
+impl Outcome {
+    /// The code the device kernels use for this outcome (`0..=3`, as the discriminants).
+    pub const fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// The outcome with this device code.
+    pub fn from_code(code: u32) -> Option<Self> {
+        [Self::Ongoing, Self::Loss, Self::Win, Self::Draw]
+            .get(code as usize)
+            .copied()
+    }
+
+    /// The same result seen from the other side.
+    pub const fn flipped(self) -> Self {
+        match self {
+            Self::Loss => Self::Win,
+            Self::Win => Self::Loss,
+            other => other,
+        }
+    }
+}
+
+/// A deterministic two-player game with perfect information.
+///
+/// `legal_moves` lists moves in a canonical order: the device twin's `child(state, i)` must give
+/// the same position as `apply(state, moves[i])`, which is what lets a random playout draw the
+/// same move on every backend.
+pub trait Game: Send + Sync + 'static {
+    /// A position: plain old data that fits in [`Game::STATE_WORDS`] u32 words.
+    type State: Copy + Eq + Hash + Debug + Send + Sync + 'static;
+    /// A move in some position.
+    type Move: Copy + Eq + Debug + Send + Sync + 'static;
+
+    /// The name used on the command line (`nim`, `checkers`, ...).
+    const NAME: &'static str;
+    /// How many u32 words a state takes on the device.
+    const STATE_WORDS: usize;
+    /// Leaves perft counts for a position with no legal move before the full depth is reached
+    /// (0 for most games; Reversi counts a finished game as one leaf).
+    const PERFT_TERMINAL_LEAF: u64 = 0;
+
+    /// The usual starting position.
+    fn initial(&self) -> Self::State;
+    /// Appends the legal moves of `state` to `out`, in canonical order.
+    fn legal_moves(&self, state: &Self::State, out: &mut Vec<Self::Move>);
+    /// The position after `mv`, which must be legal.
+    fn apply(&self, state: &Self::State, mv: Self::Move) -> Self::State;
+    /// Whether the game is over, and for whom, seen from the side to move.
+    fn outcome(&self, state: &Self::State) -> Outcome;
+
+    /// Writes `state` as exactly [`Game::STATE_WORDS`] words.
+    fn encode(&self, state: &Self::State, out: &mut [u32]);
+    /// Reads a state written by [`Game::encode`].
+    fn decode(&self, words: &[u32]) -> Self::State;
+
+    /// Reads a position in the game's text notation (see DESIGN.md).
+    fn parse_position(&self, text: &str) -> Result<Self::State>;
+    /// Writes a position in the game's text notation.
+    fn format_position(&self, state: &Self::State) -> String;
+    /// Writes a move in the game's notation.
+    fn format_move(&self, state: &Self::State, mv: Self::Move) -> String;
+
+    /// Reads a move typed in the game's notation and checks that it is legal in `state`.
+    /// The default compares against every legal move's text; games override it to tell a
+    /// malformed move from an illegal one.
+    fn parse_move(&self, state: &Self::State, text: &str) -> Result<Self::Move> {
+        let mut moves = Vec::new();
+        self.legal_moves(state, &mut moves);
+        let wanted = text.trim();
+        moves
+            .iter()
+            .copied()
+            .find(|&m| self.format_move(state, m) == wanted)
+            .ok_or_else(|| illegal_move(self, state, wanted, &moves))
+    }
+
+    /// Convenience: the legal moves of `state` in a new vector.
+    fn moves(&self, state: &Self::State) -> Vec<Self::Move> {
+        let mut out = Vec::new();
+        self.legal_moves(state, &mut out);
+        out
+    }
+
+    /// Encodes many states into one word buffer, ready to upload.
+    fn encode_all(&self, states: &[Self::State]) -> Vec<u32> {
+        let mut words = vec![0; states.len() * Self::STATE_WORDS];
+        for (state, chunk) in states.iter().zip(words.chunks_exact_mut(Self::STATE_WORDS)) {
+            self.encode(state, chunk);
+        }
+        words
+    }
+}
+
+/// The error for a well-formed but illegal move, listing what is legal.
+pub fn illegal_move<G: Game + ?Sized>(
+    game: &G,
+    state: &G::State,
+    text: &str,
+    legal: &[G::Move],
+) -> Error {
+    let listed: Vec<String> = legal
+        .iter()
+        .take(24)
+        .map(|&m| game.format_move(state, m))
+        .collect();
+    let more = if legal.len() > listed.len() {
+        ", ..."
+    } else {
+        ""
+    };
+    let why = if legal.is_empty() {
+        "the game is over".to_string()
+    } else {
+        format!("legal moves are {}{more}", listed.join(", "))
+    };
+    Error::IllegalMove {
+        mv: text.to_string(),
+        why,
+    }
+}
+
+/// A single-player game with chance: the player picks an action, which yields an *afterstate*
+/// and a reward; then chance turns the afterstate into the next state (2584 and 2048 spawn a tile).
+/// TD learning values afterstates; expectimax alternates max over actions and means over chance.
+pub trait StochasticGame: Send + Sync + 'static {
+    /// A position (also used for afterstates, which are positions before the chance event).
+    type State: Copy + Eq + Hash + Debug + Send + Sync + 'static;
+    /// A player action.
+    type Action: Copy + Eq + Debug + Send + Sync + 'static;
+
+    /// The name used on the command line.
+    const NAME: &'static str;
+    /// Every action, legal or not, in canonical order.
+    const ACTIONS: &'static [Self::Action];
+
+    /// The afterstate and reward of `action`, or `None` if it changes nothing (illegal).
+    fn afterstate(&self, state: &Self::State, action: Self::Action) -> Option<(Self::State, u32)>;
+    /// Appends every chance outcome of `afterstate` with its probability (they sum to 1).
+    fn chance_outcomes(&self, afterstate: &Self::State, out: &mut Vec<(Self::State, f32)>);
+    /// Draws one chance outcome of `afterstate`.
+    fn sample_chance(
+        &self,
+        afterstate: &Self::State,
+        rng: &mut crate::rng::XorShift32,
+    ) -> Self::State;
+    /// A starting position drawn at random.
+    fn initial(&self, rng: &mut crate::rng::XorShift32) -> Self::State;
+}

@@ -1,0 +1,15 @@
+//! Host-side foundation of cubesearch: the traits every game and executor implements, backend
+//! selection, the random-number scheme shared by CPU and GPU, and the error type.
+//!
+//! Nothing here launches a kernel; the device twins of these traits live in `cubesearch-kernels`.
+
+pub mod backend;
+pub mod error;
+pub mod exec;
+pub mod game;
+pub mod rng;
+
+pub use backend::{Backend, BackendInfo, ResolvedBackend};
+pub use error::{Error, Result};
+pub use exec::{ExpectimaxEval, Perft, Playouts, SubtreeSearch, TdUpdate, WinDrawCounts};
+pub use game::{Game, Outcome, StochasticGame};

@@ -1,0 +1,8 @@
+//! CPU rules of every cubesearch game, their text notation, and perft.
+//!
+//! Each game is one module (`nim`, ...) beside its device twin in `cubesearch-kernels`.
+
+pub mod nim;
+pub mod perft;
+
+pub use nim::Nim;

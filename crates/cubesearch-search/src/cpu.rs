@@ -1,0 +1,99 @@
+//! The CPU executor: rayon over roots and games. It is the oracle the GPU kernels are tested
+//! against and the baseline they are measured against, so it follows the kernels' conventions
+//! exactly (worker ids, RNG draws, canonical move order).
+
+use cubesearch_core::rng::XorShift32;
+use cubesearch_core::{Error, Game, Outcome, Perft, Playouts, Result, WinDrawCounts};
+use rayon::prelude::*;
+
+/// Runs executor work on a rayon pool of a chosen size.
+pub struct CpuExecutor {
+    pool: rayon::ThreadPool,
+}
+
+impl CpuExecutor {
+    /// An executor on `threads` threads (0 = all cores).
+    pub fn new(threads: usize) -> Result<Self> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| Error::Unsupported(format!("cannot start {threads} CPU threads: {e}")))?;
+        Ok(Self { pool })
+    }
+
+    /// Threads in the pool.
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+}
+
+/// Worker `id`'s random game from `root`, exactly as the playout kernel plays it; the outcome is
+/// for the side to move at the root.
+pub fn playout<G: Game>(
+    game: &G,
+    root: &G::State,
+    seed: u32,
+    id: u32,
+    moves: &mut Vec<G::Move>,
+) -> Outcome {
+    let mut rng = XorShift32::for_worker(seed, id);
+    let mut board = *root;
+    let mut plies = 0u32;
+    loop {
+        let outcome = game.outcome(&board);
+        if outcome != Outcome::Ongoing {
+            return if plies % 2 == 0 {
+                outcome
+            } else {
+                outcome.flipped()
+            };
+        }
+        moves.clear();
+        game.legal_moves(&board, moves);
+        board = game.apply(&board, moves[rng.below(moves.len() as u32) as usize]);
+        plies += 1;
+    }
+}
+
+impl<G: Game> Playouts<G> for CpuExecutor {
+    fn playouts(
+        &mut self,
+        game: &G,
+        roots: &[G::State],
+        per_root: u32,
+        seed: u32,
+    ) -> Result<Vec<WinDrawCounts>> {
+        Ok(self.pool.install(|| {
+            roots
+                .par_iter()
+                .enumerate()
+                .map(|(r, root)| {
+                    let first = r as u32 * per_root;
+                    (0..per_root)
+                        .into_par_iter()
+                        .with_min_len(256)
+                        .map_init(Vec::new, |moves, k| {
+                            let outcome = playout(game, root, seed, first + k, moves);
+                            WinDrawCounts {
+                                wins: (outcome == Outcome::Win) as u64,
+                                draws: (outcome == Outcome::Draw) as u64,
+                                games: 1,
+                            }
+                        })
+                        .reduce(WinDrawCounts::default, |mut a, b| {
+                            a.add(b);
+                            a
+                        })
+                })
+                .collect()
+        }))
+    }
+}
+
+impl<G: Game> Perft<G> for CpuExecutor {
+    fn perft(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<u64>> {
+        Ok(self
+            .pool
+            .install(|| cubesearch_games::perft::perft_many(game, roots, depth)))
+    }
+}

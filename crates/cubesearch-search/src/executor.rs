@@ -1,0 +1,78 @@
+//! [`Executor`]: the executor a resolved backend stands for, so that callers who pick the backend
+//! at run time (the CLI, benchmarks) hold one type.
+
+use crate::{CpuExecutor, GpuExecutor};
+use cubesearch_core::backend::{self, Backend, ResolvedBackend};
+use cubesearch_core::{Perft, Playouts, Result, WinDrawCounts};
+use cubesearch_kernels::GpuGame;
+
+/// An executor on the CPU, on wgpu or on CUDA.
+pub enum Executor {
+    /// rayon on the CPU.
+    Cpu(CpuExecutor),
+    /// CubeCL on wgpu.
+    #[cfg(feature = "wgpu")]
+    Wgpu(GpuExecutor<cubecl::wgpu::WgpuRuntime>),
+    /// CubeCL on CUDA.
+    #[cfg(feature = "cuda")]
+    Cuda(GpuExecutor<cubecl::cuda::CudaRuntime>),
+}
+
+/// Applies one expression to whichever executor is inside.
+macro_rules! dispatch {
+    ($self:expr, $e:ident => $body:expr) => {
+        match $self {
+            Executor::Cpu($e) => $body,
+            #[cfg(feature = "wgpu")]
+            Executor::Wgpu($e) => $body,
+            #[cfg(feature = "cuda")]
+            Executor::Cuda($e) => $body,
+        }
+    };
+}
+
+impl Executor {
+    /// Resolves `backend` and starts its executor.
+    pub fn new(backend: Backend) -> Result<(Self, ResolvedBackend)> {
+        let resolved = backend::resolve(backend)?;
+        Ok((Self::on(&resolved)?, resolved))
+    }
+
+    /// Starts the executor of an already resolved backend.
+    pub fn on(resolved: &ResolvedBackend) -> Result<Self> {
+        Ok(match resolved {
+            ResolvedBackend::Cpu { threads } => Executor::Cpu(CpuExecutor::new(*threads)?),
+            #[cfg(feature = "wgpu")]
+            ResolvedBackend::Wgpu { device, .. } => {
+                Executor::Wgpu(GpuExecutor::new(device, "wgpu", resolved.is_software())?)
+            }
+            #[cfg(feature = "cuda")]
+            ResolvedBackend::Cuda { device, .. } => {
+                Executor::Cuda(GpuExecutor::new(device, "cuda", false)?)
+            }
+        })
+    }
+
+    /// Whether the work runs on the CPU.
+    pub fn is_cpu(&self) -> bool {
+        matches!(self, Executor::Cpu(_))
+    }
+}
+
+impl<G: GpuGame> Playouts<G> for Executor {
+    fn playouts(
+        &mut self,
+        game: &G,
+        roots: &[G::State],
+        per_root: u32,
+        seed: u32,
+    ) -> Result<Vec<WinDrawCounts>> {
+        dispatch!(self, e => e.playouts(game, roots, per_root, seed))
+    }
+}
+
+impl<G: GpuGame> Perft<G> for Executor {
+    fn perft(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<u64>> {
+        dispatch!(self, e => e.perft(game, roots, depth))
+    }
+}

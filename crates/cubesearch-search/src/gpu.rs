@@ -1,0 +1,85 @@
+//! The GPU executor: the same traits as the CPU's, through the CubeCL kernels of
+//! `cubesearch-kernels`, on any cubecl runtime.
+
+use cubecl::prelude::*;
+use cubesearch_core::backend::{start_client, DeviceLimits};
+use cubesearch_core::{Perft, Playouts, Result, WinDrawCounts};
+use cubesearch_games::perft::expand;
+use cubesearch_kernels::{perft::launch_perft, playout::launch_playouts, GpuGame};
+
+/// Deepest subtree one unit walks on a loop-limited device (lavapipe).
+const LOOP_LIMITED_PERFT_DEPTH: u32 = 2;
+
+/// Runs executor work on one device of runtime `R`.
+pub struct GpuExecutor<R: Runtime> {
+    client: ComputeClient<R>,
+    limits: DeviceLimits,
+}
+
+impl<R: Runtime> GpuExecutor<R> {
+    /// Starts a client on `device`; `backend` names it in errors, `software` marks a CPU
+    /// rasteriser such as lavapipe (see [`DeviceLimits::loop_iterations`]).
+    pub fn new(device: &R::Device, backend: &'static str, software: bool) -> Result<Self> {
+        let client = start_client::<R>(device, backend)?;
+        let limits = DeviceLimits::of(&client, software);
+        Ok(Self { client, limits })
+    }
+
+    /// Whether the driver cuts long loops short, so units must be given little work each.
+    fn loop_limited(&self) -> bool {
+        self.limits.loop_iterations.is_some()
+    }
+
+    /// The cubecl client, for launching kernels directly.
+    pub fn client(&self) -> &ComputeClient<R> {
+        &self.client
+    }
+
+    /// The device's limits.
+    pub fn limits(&self) -> &DeviceLimits {
+        &self.limits
+    }
+}
+
+impl<R: Runtime, G: GpuGame> Playouts<G> for GpuExecutor<R> {
+    fn playouts(
+        &mut self,
+        game: &G,
+        roots: &[G::State],
+        per_root: u32,
+        seed: u32,
+    ) -> Result<Vec<WinDrawCounts>> {
+        let max_games_per_unit = if self.loop_limited() { 1 } else { 16 };
+        launch_playouts::<R, G>(
+            &self.client,
+            game,
+            roots,
+            per_root,
+            seed,
+            max_games_per_unit,
+        )
+    }
+}
+
+impl<R: Runtime, G: GpuGame> Perft<G> for GpuExecutor<R> {
+    fn perft(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<u64>> {
+        if !self.loop_limited() || depth <= LOOP_LIMITED_PERFT_DEPTH {
+            return launch_perft::<R, G>(&self.client, game, roots, depth);
+        }
+        // Expand the upper plies on the host so that each unit walks only a shallow subtree.
+        let mut subtrees = Vec::new();
+        let mut owners = Vec::new();
+        let mut totals = Vec::with_capacity(roots.len());
+        for (i, root) in roots.iter().enumerate() {
+            let (frontier, leaves) = expand(game, root, depth - LOOP_LIMITED_PERFT_DEPTH);
+            owners.extend(std::iter::repeat_n(i, frontier.len()));
+            subtrees.extend(frontier);
+            totals.push(leaves);
+        }
+        let counts = launch_perft::<R, G>(&self.client, game, &subtrees, LOOP_LIMITED_PERFT_DEPTH)?;
+        for (owner, count) in owners.into_iter().zip(counts) {
+            totals[owner] += count;
+        }
+        Ok(totals)
+    }
+}

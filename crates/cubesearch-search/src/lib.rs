@@ -1,0 +1,16 @@
+//! Executors and search pipelines.
+//!
+//! * [`cpu::CpuExecutor`]: every executor trait on the CPU with rayon, the baseline.
+//! * [`gpu::GpuExecutor`]: the same traits through CubeCL kernels, generic over `R: Runtime`.
+//! * [`Executor`]: whichever of these a [`Backend`](cubesearch_core::Backend) resolves to.
+//! * Pipelines, generic over game and executor: [`perft`].
+
+pub mod cpu;
+pub mod executor;
+pub mod gpu;
+pub mod perft;
+pub mod testing;
+
+pub use cpu::CpuExecutor;
+pub use executor::Executor;
+pub use gpu::GpuExecutor;

@@ -1,0 +1,42 @@
+//! The device twin of `cubesearch_core::Game`.
+
+use cubecl::prelude::*;
+use cubesearch_core::Game;
+
+/// Outcome codes, seen from the side to move; equal to `cubesearch_core::Outcome::code()`.
+pub const ONGOING: u32 = 0;
+/// The side to move has lost.
+pub const LOSS: u32 = 1;
+/// The side to move has won.
+pub const WIN: u32 = 2;
+/// Nobody won.
+pub const DRAW: u32 = 3;
+
+/// A game's rules on the device. Implemented once per game with `#[cube] impl`; every search
+/// kernel is generic over it. `child(state, i)` must equal the host's `apply(state, moves[i])`
+/// for the host's canonical move order, which the parity tests check.
+#[cube]
+pub trait DeviceGame: 'static + Send + Sync {
+    /// A position in registers.
+    type State: CubeType + Clone + Copy;
+
+    /// Reads the state stored at `words[offset..offset + STATE_WORDS]`.
+    fn load(words: &Array<u32>, offset: usize) -> Self::State;
+    /// Stores `state` at `words[offset..offset + STATE_WORDS]`.
+    fn store(state: &Self::State, words: &mut Array<u32>, offset: usize);
+    /// [`ONGOING`], [`LOSS`], [`WIN`] or [`DRAW`] for the side to move.
+    fn outcome(state: &Self::State) -> u32;
+    /// How many legal moves `state` has.
+    fn move_count(state: &Self::State) -> u32;
+    /// Plays legal move number `index` (`index < move_count`) in place.
+    fn play(state: &mut Self::State, index: u32);
+    /// Plays a uniformly drawn legal move in place: move number `next(rng) % move_count`, which
+    /// is what the host's playouts draw too. `state` must have a legal move.
+    fn play_random(state: &mut Self::State, rng: &mut u32);
+}
+
+/// A host game with a device twin.
+pub trait GpuGame: Game {
+    /// The device rules.
+    type Device: DeviceGame;
+}

@@ -1,0 +1,35 @@
+//! Launch shapes shared by the launchers.
+
+use cubecl::prelude::*;
+
+/// Units per cube for one-unit-per-task kernels: 256 where the device allows it.
+pub fn units_per_cube<R: Runtime>(client: &ComputeClient<R>) -> u32 {
+    client
+        .properties()
+        .hardware
+        .max_units_per_cube
+        .clamp(32, 256)
+}
+
+/// A grid of at least `units` units in cubes of `units_per_cube`, spread over two dimensions when
+/// one is not enough (wgpu allows 65535 cubes per dimension). Kernels index with `ABSOLUTE_POS`
+/// and ignore units past the end.
+pub fn grid<R: Runtime>(client: &ComputeClient<R>, units: usize) -> (CubeCount, CubeDim) {
+    let per_cube = units_per_cube(client);
+    let cubes = units.div_ceil(per_cube as usize).max(1) as u64;
+    let max_x = client.properties().hardware.max_cube_count.0.min(65_535) as u64;
+    let (x, y) = if cubes <= max_x {
+        (cubes, 1)
+    } else {
+        (max_x, cubes.div_ceil(max_x))
+    };
+    (
+        CubeCount::Static(x as u32, y as u32, 1),
+        CubeDim::new_1d(per_cube),
+    )
+}
+
+/// Uploads u32 words.
+pub fn upload<R: Runtime>(client: &ComputeClient<R>, words: &[u32]) -> cubecl::server::Handle {
+    client.create_from_slice(u32::as_bytes(words))
+}

@@ -1,0 +1,31 @@
+//! cubesearch: game-tree search on GPUs.
+//!
+//! Search kernels are written once in CubeCL and run on CUDA and on wgpu (any Vulkan, Metal or
+//! DX12 GPU, and Mesa's lavapipe on machines without one). This facade re-exports the pieces a
+//! user needs: the game traits, backends and executors, the games, and the search pipelines.
+//!
+//! ```no_run
+//! use cubesearch::{Backend, Executor, Game, Playouts};
+//! use cubesearch::games::Nim;
+//!
+//! let (mut exec, device) = Executor::new(Backend::Auto)?;
+//! let root = Nim.parse_position("1,3,5,7")?;
+//! let counts = exec.playouts(&Nim, &[root], 100_000, 42)?;
+//! println!("{device}: {} wins of {}", counts[0].wins, counts[0].games);
+//! # Ok::<(), cubesearch::Error>(())
+//! ```
+
+pub use cubesearch_core::{
+    backend, rng, Backend, Error, Game, Outcome, Perft, Playouts, ResolvedBackend, Result,
+    StochasticGame, SubtreeSearch, WinDrawCounts,
+};
+pub use cubesearch_kernels::{DeviceGame, GpuGame};
+pub use cubesearch_search::{perft, testing, CpuExecutor, Executor, GpuExecutor};
+
+/// The games: CPU rules (device twins implement [`DeviceGame`]).
+pub mod games {
+    pub use cubesearch_games::nim::{self, Nim, NimMove, NimState};
+}
+
+/// Device code: the `#[cube]` rules and generic kernels, for users who launch kernels directly.
+pub use cubesearch_kernels as kernels;
