@@ -77,8 +77,8 @@ fn perft_divide_is_the_same_on_every_backend(
     let root = NimState::seed_board(4).unwrap();
     let mut cpu = CpuExecutor::new(1).unwrap();
     for depth in [1, 3, 5] {
-        let reference = perft_divide(&mut cpu, &Nim, &root, depth).unwrap();
-        let got = perft_divide(&mut exec, &Nim, &root, depth).unwrap();
+        let reference = perft_divide(&mut cpu, &Nim, &root, depth, |_, _| {}).unwrap();
+        let got = perft_divide(&mut exec, &Nim, &root, depth, |_, _| {}).unwrap();
         assert_eq!(got, reference, "depth {depth}");
         assert_eq!(got.nodes, got.divide.iter().map(|(_, n)| n).sum::<u64>());
     }

@@ -1,3 +1,39 @@
-pub fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+//! The `cubesearch` command-line tool. Every subcommand takes `--backend`, `--seed` and `--json`;
+//! any error prints one line on stderr and exits with status 2.
+
+mod args;
+mod commands;
+mod output;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+pub use args::Cli;
+
+/// Runs the command line and turns any error into one line and exit status 2.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            // A usage error: clap's first line (it names the bad argument), status 2.
+            eprintln!("{}", first_line(&e.render().to_string()));
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            // --help and --version.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+    };
+    match commands::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", first_line(&e.to_string()));
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or(text)
 }

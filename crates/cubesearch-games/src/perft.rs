@@ -32,11 +32,10 @@ fn perft_with<G: Game>(game: &G, state: &G::State, depth: u32, moves: &mut Vec<G
     nodes
 }
 
-/// The positions `depth` plies below `state`, one per move path, in canonical order (a finished
-/// game above that depth is dropped: its perft contribution is `G::PERFT_TERMINAL_LEAF`, which
-/// [`expand`] also returns).
-pub fn expand<G: Game>(game: &G, state: &G::State, depth: u32) -> (Vec<G::State>, u64) {
-    let mut frontier = vec![*state];
+/// The positions `depth` plies below `roots`, one per move path, in canonical order, with the
+/// leaves perft counts for games that end above that depth (`G::PERFT_TERMINAL_LEAF` each).
+pub fn expand<G: Game>(game: &G, roots: &[G::State], depth: u32) -> (Vec<G::State>, u64) {
+    let mut frontier = roots.to_vec();
     let mut terminal = 0;
     let mut moves = Vec::new();
     for _ in 0..depth {
@@ -81,7 +80,7 @@ mod tests {
         let s = NimState::seed_board(3).unwrap();
         for depth in 1..=4 {
             for split in 0..=depth {
-                let (frontier, terminal) = expand(&Nim, &s, split);
+                let (frontier, terminal) = expand(&Nim, &[s], split);
                 let total: u64 = perft_many(&Nim, &frontier, depth - split)
                     .iter()
                     .sum::<u64>()

@@ -71,7 +71,11 @@ impl<R: Runtime, G: GpuGame> Perft<G> for GpuExecutor<R> {
         let mut owners = Vec::new();
         let mut totals = Vec::with_capacity(roots.len());
         for (i, root) in roots.iter().enumerate() {
-            let (frontier, leaves) = expand(game, root, depth - LOOP_LIMITED_PERFT_DEPTH);
+            let (frontier, leaves) = expand(
+                game,
+                std::slice::from_ref(root),
+                depth - LOOP_LIMITED_PERFT_DEPTH,
+            );
             owners.extend(std::iter::repeat_n(i, frontier.len()));
             subtrees.extend(frontier);
             totals.push(leaves);

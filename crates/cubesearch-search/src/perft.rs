@@ -1,5 +1,5 @@
-//! The perft pipeline: expand the first plies on the host until there is enough parallel work,
-//! hand the subtrees to an executor, and add the counts up (per root move for `--divide`).
+//! The perft pipeline: per root move, expand the first plies on the host until there is enough
+//! parallel work, hand the subtrees to an executor, and add the counts up.
 
 use cubesearch_core::{Game, Perft, Result};
 use cubesearch_games::perft::expand;
@@ -14,15 +14,16 @@ pub struct PerftResult<M> {
 }
 
 /// Subtrees wanted per launch: enough to fill a large GPU or all CPU cores.
-const TARGET_SUBTREES: usize = 1 << 16;
+pub const TARGET_SUBTREES: usize = 1 << 16;
 
-/// perft(`depth`) of `root` through `exec`, splitting below each root move until about
-/// [`TARGET_SUBTREES`] subtrees exist.
+/// perft(`depth`) of `root` through `exec`, one launch per root move; `progress(done, total)` is
+/// called after each.
 pub fn perft_divide<G: Game, E: Perft<G>>(
     exec: &mut E,
     game: &G,
     root: &G::State,
     depth: u32,
+    mut progress: impl FnMut(usize, usize),
 ) -> Result<PerftResult<G::Move>> {
     if depth == 0 {
         return Ok(PerftResult {
@@ -37,31 +38,34 @@ pub fn perft_divide<G: Game, E: Perft<G>>(
             divide: Vec::new(),
         });
     }
-    // Expand one ply at a time while the frontier is small and plies remain for the executor.
-    let children: Vec<G::State> = moves.iter().map(|&m| game.apply(root, m)).collect();
-    let mut split = 0;
-    let mut width = children.len();
-    while split + 1 < depth && width < TARGET_SUBTREES {
-        let (frontier, _) = expand(game, &children[0], split + 1);
-        split += 1;
-        width = frontier.len().max(1) * children.len();
-    }
-    let mut all = Vec::new();
-    let mut owners = Vec::new();
-    let mut terminal = vec![0u64; children.len()];
-    for (i, child) in children.iter().enumerate() {
-        let (frontier, leaves) = expand(game, child, split);
-        terminal[i] = leaves;
-        owners.extend(std::iter::repeat_n(i, frontier.len()));
-        all.extend(frontier);
-    }
-    let counts = exec.perft(game, &all, depth - 1 - split)?;
-    let mut per_move = terminal;
-    for (owner, count) in owners.into_iter().zip(counts) {
-        per_move[owner] += count;
+    let mut divide = Vec::with_capacity(moves.len());
+    for (i, &mv) in moves.iter().enumerate() {
+        let nodes = perft_split(exec, game, &game.apply(root, mv), depth - 1)?;
+        divide.push((mv, nodes));
+        progress(i + 1, moves.len());
     }
     Ok(PerftResult {
-        nodes: per_move.iter().sum(),
-        divide: moves.into_iter().zip(per_move).collect(),
+        nodes: divide.iter().map(|(_, n)| n).sum(),
+        divide,
     })
+}
+
+/// perft(`depth`) of `state`: plies are expanded on the host while fewer than
+/// [`TARGET_SUBTREES`] subtrees exist, then the executor counts the rest.
+pub fn perft_split<G: Game, E: Perft<G>>(
+    exec: &mut E,
+    game: &G,
+    state: &G::State,
+    depth: u32,
+) -> Result<u64> {
+    let mut frontier = vec![*state];
+    let mut leaves = 0;
+    let mut remaining = depth;
+    while remaining > 1 && !frontier.is_empty() && frontier.len() < TARGET_SUBTREES {
+        let (next, terminal) = expand(game, &frontier, 1);
+        frontier = next;
+        leaves += terminal;
+        remaining -= 1;
+    }
+    Ok(leaves + exec.perft(game, &frontier, remaining)?.iter().sum::<u64>())
 }

@@ -1,0 +1,151 @@
+//! The command line, as DESIGN.md fixes it.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use cubesearch_core::Backend;
+
+/// Game-tree search on GPUs: MCTS, alpha-beta and expectimax on CUDA, wgpu or the CPU.
+#[derive(Parser, Debug)]
+#[command(name = "cubesearch", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Flags every subcommand takes.
+#[derive(Args, Debug, Clone)]
+pub struct Common {
+    /// Where kernels run: auto (CUDA, else wgpu, else CPU), cpu, wgpu or cuda.
+    #[arg(long, global = true, default_value = "auto", value_parser = parse_backend)]
+    pub backend: Backend,
+    /// Seed of every random choice.
+    #[arg(long, global = true, default_value_t = 1)]
+    pub seed: u32,
+    /// Print one JSON object on the last line of stdout, and no progress bars.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+fn parse_backend(text: &str) -> Result<Backend, String> {
+    text.parse()
+        .map_err(|e: cubesearch_core::Error| e.to_string())
+}
+
+/// The games cubesearch knows.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameName {
+    Checkers,
+    Reversi,
+    Nim,
+    #[value(name = "2584")]
+    Fib2584,
+    #[value(name = "2048")]
+    Twenty48,
+}
+
+impl GameName {
+    pub fn name(self) -> &'static str {
+        match self {
+            GameName::Checkers => "checkers",
+            GameName::Reversi => "reversi",
+            GameName::Nim => "nim",
+            GameName::Fib2584 => "2584",
+            GameName::Twenty48 => "2048",
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List every backend with its availability, device and limits.
+    Info,
+    /// Count move paths to a depth (perft) on the chosen backend.
+    Perft {
+        game: GameName,
+        /// Plies to count.
+        #[arg(long)]
+        depth: u32,
+        /// Rule set (checkers: longest or american).
+        #[arg(long)]
+        rules: Option<String>,
+        /// Start position in the game's notation (default: the usual start).
+        #[arg(long)]
+        position: Option<String>,
+        /// Also print the count under each root move.
+        #[arg(long)]
+        divide: bool,
+    },
+    /// Play games between two players (human, random, or a search).
+    Play {
+        game: GameName,
+        #[arg(long, default_value = "human")]
+        p1: String,
+        #[arg(long, default_value = "random")]
+        p2: String,
+        #[arg(long, default_value_t = 1)]
+        games: u32,
+        #[arg(long)]
+        position: Option<String>,
+    },
+    /// Play a match of N games between two players, colours alternating.
+    Match {
+        game: GameName,
+        #[arg(long)]
+        p1: String,
+        #[arg(long)]
+        p2: String,
+        #[arg(long)]
+        games: u32,
+    },
+    /// Solve a position: its value and a best move.
+    Solve {
+        game: GameName,
+        #[arg(long)]
+        position: String,
+        #[arg(long)]
+        depth: Option<u32>,
+    },
+    /// Apply moves to a position and print the result.
+    Apply {
+        game: GameName,
+        #[arg(long)]
+        position: Option<String>,
+        /// Moves, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        moves: Vec<String>,
+        /// 2584/2048: spawn a tile after each slide.
+        #[arg(long)]
+        spawn: bool,
+    },
+    /// Train an n-tuple network by TD learning.
+    Train {
+        game: GameName,
+        #[arg(long)]
+        games: u64,
+        #[arg(long)]
+        out: String,
+        #[arg(long)]
+        resume: Option<String>,
+    },
+    /// Time a benchmark suite on every available backend.
+    Bench(BenchArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// The suite to run (`list` shows them).
+    pub suite: String,
+    /// Timed repetitions per backend (the median is reported).
+    #[arg(long, default_value_t = 5)]
+    pub reps: usize,
+    /// Untimed runs before timing.
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+    /// Smallest time one repetition should take; the work size doubles until it does.
+    #[arg(long, default_value_t = 0.25)]
+    pub min_seconds: f64,
+    /// Backends to measure, comma-separated (default: cpu-1, cpu-all and every GPU available).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+}

@@ -1,0 +1,190 @@
+//! The command line's contract: JSON on the last line, exit status 2 and one line for bad input.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn cubesearch(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.lines().last().expect("a last line"))
+        .expect("JSON on the last line")
+}
+
+/// Exit status 2 and exactly one line on stderr (Mesa's headless warnings aside).
+fn assert_bad_input(out: &Output, mentions: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<_> = stderr
+        .lines()
+        .filter(|l| !l.contains("XDG_RUNTIME_DIR"))
+        .collect();
+    assert_eq!(lines.len(), 1, "one line expected, got {lines:?}");
+    assert!(
+        lines[0].contains(mentions),
+        "{:?} should mention {mentions:?}",
+        lines[0]
+    );
+}
+
+#[test]
+fn info_lists_every_backend_and_finds_wgpu() {
+    let json = json_of(&cubesearch(&["info", "--json"]));
+    let backends = json["backends"].as_array().unwrap();
+    let names: Vec<_> = backends
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["cuda", "wgpu", "cpu"]);
+    let wgpu = &backends[1];
+    assert_eq!(
+        wgpu["available"], true,
+        "no wgpu adapter: install mesa-vulkan-drivers ({wgpu})"
+    );
+    assert!(wgpu["limits"]["shared_memory_per_cube"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn perft_agrees_between_cpu_and_wgpu() {
+    let args = |backend| {
+        [
+            "perft",
+            "nim",
+            "--depth",
+            "4",
+            "--position",
+            "2,3,4",
+            "--divide",
+            "--json",
+            "--backend",
+            backend,
+        ]
+    };
+    let cpu = json_of(&cubesearch(&args("cpu")));
+    let wgpu = json_of(&cubesearch(&args("wgpu")));
+    assert_eq!(cpu["nodes"], wgpu["nodes"]);
+    assert_eq!(cpu["divide"], wgpu["divide"]);
+    let library = cubesearch::perft::perft_split(
+        &mut cubesearch::CpuExecutor::new(1).unwrap(),
+        &cubesearch::games::Nim,
+        &cubesearch::games::NimState::new(&[2, 3, 4]).unwrap(),
+        4,
+    )
+    .unwrap();
+    assert_eq!(cpu["nodes"].as_u64(), Some(library));
+    assert!(cpu["nodes_per_sec"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn apply_plays_moves_and_reports_the_outcome() {
+    let json = json_of(&cubesearch(&[
+        "apply",
+        "nim",
+        "--position",
+        "1,3",
+        "--moves",
+        "1:2,0:1",
+        "--json",
+    ]));
+    assert_eq!(json["position"], "0,1");
+    assert_eq!(json["status"], "ongoing");
+    let json = json_of(&cubesearch(&[
+        "apply",
+        "nim",
+        "--position",
+        "1,3",
+        "--moves",
+        "1:3,0:1",
+        "--json",
+    ]));
+    assert_eq!(json["status"], "loss");
+    assert_eq!(json["rewards"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    assert_bad_input(
+        &cubesearch(&["apply", "nim", "--position", "1,3", "--moves", "1:4"]),
+        "illegal move 1:4",
+    );
+    assert_bad_input(
+        &cubesearch(&["apply", "nim", "--position", "1,3", "--moves", "one"]),
+        "bad Nim move",
+    );
+    assert_bad_input(
+        &cubesearch(&["perft", "nim", "--depth", "2", "--position", "1,x"]),
+        "bad Nim position",
+    );
+    assert_bad_input(&cubesearch(&["perft", "chess", "--depth", "2"]), "chess");
+    assert_bad_input(
+        &cubesearch(&["perft", "nim", "--depth", "2", "--backend", "tpu"]),
+        "unknown backend",
+    );
+    assert_bad_input(
+        &cubesearch(&["bench", "no-such-suite"]),
+        "unknown bench suite",
+    );
+    assert_bad_input(
+        &cubesearch(&["train", "nim", "--games", "1", "--out", "w"]),
+        "2584 or 2048",
+    );
+}
+
+#[test]
+fn unbuilt_parts_say_so_and_exit_2() {
+    assert_bad_input(
+        &cubesearch(&["play", "2048", "--p1", "random"]),
+        "not built yet",
+    );
+    assert_bad_input(
+        &cubesearch(&["solve", "2584", "--position", "1,1,0"]),
+        "not built yet",
+    );
+}
+
+#[cfg(not(feature = "cuda"))]
+#[test]
+fn a_backend_that_was_not_built_in_is_a_clear_error() {
+    assert_bad_input(
+        &cubesearch(&["perft", "nim", "--depth", "1", "--backend", "cuda"]),
+        "--features cuda",
+    );
+}
+
+#[test]
+fn bench_measures_every_requested_backend() {
+    let out = cubesearch(&[
+        "bench",
+        "nim-playouts",
+        "--json",
+        "--reps",
+        "1",
+        "--warmup",
+        "0",
+        "--min-seconds",
+        "0",
+        "--only",
+        "cpu-1,wgpu",
+    ]);
+    let json = json_of(&out);
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["backend"], "cpu-1");
+    assert_eq!(rows[1]["backend"], "wgpu");
+    assert!(rows.iter().all(|r| r["per_second"].as_f64().unwrap() > 0.0));
+}
