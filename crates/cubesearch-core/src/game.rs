@@ -2,6 +2,7 @@
 //! answers questions about compact, copyable states.
 
 use crate::error::{Error, Result};
+use crate::rng::XorShift32;
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -98,6 +99,19 @@ pub trait Game: Send + Sync + 'static {
             .ok_or_else(|| illegal_move(self, state, wanted, &moves))
     }
 
+    /// The position after a uniformly drawn legal move: move `rng.below(count)` of the canonical
+    /// list, the draw every backend makes. `state` must have a legal move. Games override this
+    /// with a faster path (the CPU baseline plays millions of these); the result must equal
+    /// [`play_random_from_list`].
+    fn play_random(
+        &self,
+        state: &Self::State,
+        rng: &mut XorShift32,
+        scratch: &mut Vec<Self::Move>,
+    ) -> Self::State {
+        play_random_from_list(self, state, rng, scratch)
+    }
+
     /// Convenience: the legal moves of `state` in a new vector.
     fn moves(&self, state: &Self::State) -> Vec<Self::Move> {
         let mut out = Vec::new();
@@ -113,6 +127,18 @@ pub trait Game: Send + Sync + 'static {
         }
         words
     }
+}
+
+/// [`Game::play_random`] by listing every legal move: the reference each override must equal.
+pub fn play_random_from_list<G: Game + ?Sized>(
+    game: &G,
+    state: &G::State,
+    rng: &mut XorShift32,
+    scratch: &mut Vec<G::Move>,
+) -> G::State {
+    scratch.clear();
+    game.legal_moves(state, scratch);
+    game.apply(state, scratch[rng.below(scratch.len() as u32) as usize])
 }
 
 /// The error for a well-formed but illegal move, listing what is legal.
@@ -168,5 +194,5 @@ pub trait StochasticGame: Send + Sync + 'static {
         rng: &mut crate::rng::XorShift32,
     ) -> Self::State;
     /// A starting position drawn at random.
-    fn initial(&self, rng: &mut crate::rng::XorShift32) -> Self::State;
+    fn initial(&self, rng: &mut XorShift32) -> Self::State;
 }

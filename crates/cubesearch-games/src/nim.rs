@@ -8,12 +8,16 @@
 //! ```
 //! The heap count is kept so that positions print back as typed (`1,0,5`).
 
+use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
 
 /// Most heaps a position holds.
 pub const MAX_HEAPS: usize = 15;
 /// Most objects a heap holds.
 pub const MAX_HEAP: u32 = 15;
+
+/// Every heap's bits; the top nibble is the heap count.
+const HEAP_BITS: u64 = (1 << 60) - 1;
 
 /// The game of Nim.
 #[derive(Clone, Copy, Debug, Default)]
@@ -78,6 +82,24 @@ impl NimState {
         (0..self.heap_count()).map(move |i| self.heap(i))
     }
 
+    /// Objects left on the board, which is also the number of legal moves.
+    pub fn objects(self) -> u32 {
+        // Heaps summed bytewise (SWAR), as the device does: bytes ≤ 30, their sum ≤ 225.
+        let bytes = (self.0 & 0x0F0F_0F0F_0F0F_0F0F) + ((self.0 >> 4) & 0x000F_0F0F_0F0F_0F0F);
+        (bytes.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u32
+    }
+
+    /// The position after legal move number `index` of the canonical order.
+    pub fn play(self, index: u32) -> Self {
+        let mut rest = index;
+        let mut heap = 0;
+        while rest >= self.heap(heap) {
+            rest -= self.heap(heap);
+            heap += 1;
+        }
+        NimState(self.0 - (u64::from(rest + 1) << (4 * heap)))
+    }
+
     /// The XOR of the heaps: the side to move loses under perfect play iff it is 0 (Bouton).
     pub fn nim_sum(self) -> u32 {
         self.heaps().fold(0, |x, h| x ^ h)
@@ -121,8 +143,17 @@ impl Game for Nim {
         NimState(state.0 - ((mv.take as u64) << (4 * mv.heap as u32)))
     }
 
+    fn play_random(
+        &self,
+        state: &NimState,
+        rng: &mut XorShift32,
+        _scratch: &mut Vec<NimMove>,
+    ) -> NimState {
+        state.play(rng.below(state.objects()))
+    }
+
     fn outcome(&self, state: &NimState) -> Outcome {
-        if state.heaps().all(|h| h == 0) {
+        if state.0 & HEAP_BITS == 0 {
             Outcome::Loss
         } else {
             Outcome::Ongoing
@@ -267,6 +298,26 @@ mod tests {
         assert_eq!(s.winning_moves(), vec![NimMove { heap: 0, take: 2 }]);
         for mv in s.winning_moves() {
             assert_eq!(Nim.apply(&s, mv).nim_sum(), 0);
+        }
+    }
+
+    #[test]
+    fn fast_random_moves_equal_the_listed_ones() {
+        let mut rng = XorShift32::for_worker(5, 0);
+        let mut scratch = Vec::new();
+        for _ in 0..2000 {
+            let heaps: Vec<u32> = (0..1 + rng.below(15)).map(|_| rng.below(16)).collect();
+            let s = NimState::new(&heaps).unwrap();
+            if s.objects() == 0 {
+                continue;
+            }
+            assert_eq!(s.objects() as usize, Nim.moves(&s).len());
+            let (mut a, mut b) = (rng, rng);
+            let fast = Nim.play_random(&s, &mut a, &mut scratch);
+            let listed =
+                cubesearch_core::game::play_random_from_list(&Nim, &s, &mut b, &mut scratch);
+            assert_eq!(fast, listed, "{}", Nim.format_position(&s));
+            rng.next_u32();
         }
     }
 

@@ -48,9 +48,7 @@ pub fn playout<G: Game>(
                 outcome.flipped()
             };
         }
-        moves.clear();
-        game.legal_moves(&board, moves);
-        board = game.apply(&board, moves[rng.below(moves.len() as u32) as usize]);
+        board = game.play_random(&board, &mut rng, moves);
         plies += 1;
     }
 }

@@ -211,14 +211,14 @@ fn table(suite: &Suite, rows: &[Row]) -> String {
         suite.name, suite.about, suite.unit, suite.unit
     );
     for r in rows {
+        let ratio = if cpu_all > 0.0 {
+            format!("{:.1}", r.per_second / cpu_all)
+        } else {
+            "–".into()
+        };
         out += &format!(
-            "| {} | {} | {} | {:.4} | {:.3e} | {:.2} |\n",
-            r.backend,
-            r.device,
-            r.work,
-            r.median_seconds,
-            r.per_second,
-            r.per_second / cpu_all.max(1e-9)
+            "| {} | {} | {} | {:.4} | {:.3e} | {ratio} |\n",
+            r.backend, r.device, r.work, r.median_seconds, r.per_second
         );
     }
     out + &format!("\nTiming: {TIMING}.")
