@@ -8,7 +8,9 @@
 pub mod cpu;
 pub mod executor;
 pub mod gpu;
+pub mod mcts;
 pub mod perft;
+pub mod player;
 pub mod testing;
 
 pub use cpu::CpuExecutor;

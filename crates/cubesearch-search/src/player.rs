@@ -1,0 +1,246 @@
+//! Players for `play` and `match`, built from text specs such as `random`, `flat:k=1000` or
+//! `mcts:time=1s,c=1.4,leaf=32,exec=gpu`. Searching players own an executor on the backend the
+//! spec (or the command line) asks for.
+
+use crate::mcts::{flat_monte_carlo, Budget, Mcts, MctsConfig, SearchStats};
+use crate::Executor;
+use cubesearch_core::backend::{cpu_threads, Backend};
+use cubesearch_core::rng::{mix32, XorShift32};
+use cubesearch_core::{Error, Game, Result};
+use cubesearch_kernels::GpuGame;
+use std::time::Duration;
+
+/// Something that picks moves.
+pub trait Player<G: Game> {
+    /// A short description, e.g. `mcts:time=1s (wgpu)`.
+    fn name(&self) -> String;
+    /// A legal move in `state`, which is not finished.
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move>;
+    /// Told every move played (its own too), so a search can keep its tree.
+    fn observe(&mut self, _game: &G, _before: &G::State, _mv: G::Move) {}
+    /// Statistics of the last search, if the player searches.
+    fn last_search(&self) -> Option<&SearchStats> {
+        None
+    }
+}
+
+/// Uniformly random legal moves.
+pub struct RandomPlayer {
+    rng: XorShift32,
+}
+
+impl RandomPlayer {
+    /// A random player seeded with `seed`.
+    pub fn new(seed: u32) -> Self {
+        Self { rng: XorShift32::for_worker(seed, 0x5EED) }
+    }
+}
+
+impl<G: Game> Player<G> for RandomPlayer {
+    fn name(&self) -> String {
+        "random".into()
+    }
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
+        let moves = game.moves(state);
+        if moves.is_empty() {
+            return Err(Error::Unsupported("no legal move: the game is over".into()));
+        }
+        Ok(moves[self.rng.below(moves.len() as u32) as usize])
+    }
+}
+
+/// Flat Monte Carlo: `k` random games after each root move.
+pub struct FlatPlayer {
+    k: u32,
+    exec: Executor,
+    label: String,
+    seed: u32,
+    moves_made: u32,
+}
+
+impl<G: GpuGame> Player<G> for FlatPlayer {
+    fn name(&self) -> String {
+        format!("flat:k={} ({})", self.k, self.label)
+    }
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
+        self.moves_made += 1;
+        let seed = mix32(self.seed ^ mix32(self.moves_made));
+        flat_monte_carlo(game, &mut self.exec, state, self.k, seed)?
+            .map(|(m, _)| m)
+            .ok_or_else(|| Error::Unsupported("no legal move: the game is over".into()))
+    }
+}
+
+/// MCTS keeping its tree from move to move.
+pub struct MctsPlayer<G: Game> {
+    config: MctsConfig,
+    exec: Executor,
+    label: String,
+    spec: String,
+    tree: Option<Mcts<G>>,
+    last: Option<SearchStats>,
+}
+
+impl<G: GpuGame> Player<G> for MctsPlayer<G> {
+    fn name(&self) -> String {
+        format!("{} ({})", self.spec, self.label)
+    }
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
+        let reuse = matches!(&self.tree, Some(t) if t.root_state() == *state);
+        if !reuse {
+            self.tree = Some(Mcts::new(game, *state, self.config.clone()));
+        }
+        let tree = self.tree.as_mut().expect("a tree was just made");
+        let (mv, stats) = tree.search(game, &mut self.exec)?;
+        self.last = Some(stats);
+        mv.ok_or_else(|| Error::Unsupported("no legal move: the game is over".into()))
+    }
+    fn observe(&mut self, game: &G, before: &G::State, mv: G::Move) {
+        match &mut self.tree {
+            Some(tree) if tree.root_state() == *before => tree.advance(game, mv),
+            _ => self.tree = None,
+        }
+    }
+    fn last_search(&self) -> Option<&SearchStats> {
+        self.last.as_ref()
+    }
+}
+
+/// Parses a duration like `500ms`, `1s`, `1.5s` or `2m`.
+pub fn parse_duration(text: &str) -> Result<Duration> {
+    let bad = || Error::parse(format!("bad duration '{text}': use e.g. 500ms, 1s, 1.5s or 2m"));
+    let (number, scale) = if let Some(n) = text.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = text.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = text.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        return Err(bad());
+    };
+    let value: f64 = number.trim().parse().map_err(|_| bad())?;
+    if !(value.is_finite() && value > 0.0) {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(value * scale))
+}
+
+/// The options of a spec (`name:key=value,key=value`).
+fn options<'a>(spec: &'a str, allowed: &[&str]) -> Result<Vec<(&'a str, &'a str)>> {
+    let body = spec.split_once(':').map_or("", |(_, rest)| rest);
+    body.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|pair| {
+            let (k, v) = pair
+                .split_once('=')
+                .ok_or_else(|| Error::parse(format!("bad player option '{pair}' in '{spec}': expected key=value")))?;
+            let k = k.trim();
+            if !allowed.contains(&k) {
+                return Err(Error::parse(format!("unknown option '{k}' in '{spec}': expected one of {}", allowed.join(", "))));
+            }
+            Ok((k, v.trim()))
+        })
+        .collect()
+}
+
+fn number<T: std::str::FromStr>(spec: &str, key: &str, value: &str) -> Result<T> {
+    value.parse().map_err(|_| Error::parse(format!("bad value '{value}' for {key} in '{spec}'")))
+}
+
+/// The executor a spec's `exec=` asks for: `cpu` (all cores) or `gpu` (the command's backend).
+fn executor_for(exec: &str, backend: Backend, spec: &str) -> Result<(Executor, String)> {
+    match exec {
+        "cpu" => Ok((Executor::Cpu(crate::CpuExecutor::new(cpu_threads())?), format!("cpu-{}", cpu_threads()))),
+        "gpu" => {
+            let (exec, resolved) = Executor::new(backend)?;
+            Ok((exec, resolved.backend().name().to_string()))
+        }
+        other => Err(Error::parse(format!("bad exec '{other}' in '{spec}': cpu or gpu"))),
+    }
+}
+
+/// Builds a computer player from its spec; `backend` is where `exec=gpu` runs. `human` is the
+/// caller's to handle.
+pub fn from_spec<G: GpuGame>(spec: &str, backend: Backend, seed: u32) -> Result<Box<dyn Player<G>>> {
+    let kind = spec.split(':').next().unwrap_or_default().trim();
+    match kind {
+        "random" => {
+            options(spec, &[])?;
+            Ok(Box::new(RandomPlayer::new(seed)))
+        }
+        "flat" => {
+            let mut k = 1000;
+            let mut exec = "gpu";
+            for (key, value) in options(spec, &["k", "exec"])? {
+                match key {
+                    "k" => k = number(spec, key, value)?,
+                    _ => exec = value,
+                }
+            }
+            let (exec, label) = executor_for(exec, backend, spec)?;
+            Ok(Box::new(FlatPlayer { k, exec, label, seed, moves_made: 0 }))
+        }
+        "mcts" => {
+            let mut config = MctsConfig { seed, ..MctsConfig::default() };
+            let mut exec = "gpu";
+            for (key, value) in options(spec, &["time", "playouts", "c", "leaf", "batch", "exec"])? {
+                match key {
+                    "time" => config.budget = Budget::Time(parse_duration(value)?),
+                    "playouts" => config.budget = Budget::Playouts(number(spec, key, value)?),
+                    "c" => config.c = number(spec, key, value)?,
+                    "leaf" => config.leaf = number::<u32>(spec, key, value)?.max(1),
+                    "batch" => config.batch = number::<usize>(spec, key, value)?.max(1),
+                    _ => exec = value,
+                }
+            }
+            let (exec, label) = executor_for(exec, backend, spec)?;
+            Ok(Box::new(MctsPlayer { config, exec, label, spec: spec.to_string(), tree: None, last: None }))
+        }
+        _ => Err(Error::parse(format!(
+            "unknown player '{spec}': human, random, flat:k=N, or mcts:time=T|playouts=N,c=X,leaf=N,exec=cpu|gpu"
+        ))),
+    }
+}
+
+/// How one game ended for the first player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRecord<M> {
+    /// Moves in order.
+    pub moves: Vec<M>,
+    /// +1 the first mover won, −1 lost, 0 draw.
+    pub result: i32,
+}
+
+/// Plays one game from `start`, `players[0]` moving first.
+pub fn play_game<G: Game>(
+    game: &G,
+    start: G::State,
+    players: [&mut dyn Player<G>; 2],
+    mut on_move: impl FnMut(&G::State, G::Move, usize),
+) -> Result<GameRecord<G::Move>> {
+    let [first, second] = players;
+    let mut players: [&mut dyn Player<G>; 2] = [first, second];
+    let mut state = start;
+    let mut moves = Vec::new();
+    loop {
+        let outcome = game.outcome(&state);
+        if outcome != cubesearch_core::Outcome::Ongoing {
+            // The outcome is for the side to move, which is the first player after an even count.
+            let for_mover = match outcome {
+                cubesearch_core::Outcome::Win => 1,
+                cubesearch_core::Outcome::Loss => -1,
+                _ => 0,
+            };
+            let result = if moves.len() % 2 == 0 { for_mover } else { -for_mover };
+            return Ok(GameRecord { moves, result });
+        }
+        let turn = moves.len() % 2;
+        let mv = players[turn].choose(game, &state)?;
+        for p in players.iter_mut() {
+            p.observe(game, &state, mv);
+        }
+        on_move(&state, mv, turn);
+        state = game.apply(&state, mv);
+        moves.push(mv);
+    }
+}
