@@ -24,14 +24,46 @@ pub struct Direction {
 
 /// The eight directions: E, W, N, S, NE, SW, NW, SE.
 pub const DIRECTIONS: [Direction; 8] = [
-    Direction { up: true, by: 1, lands: !FILE_A },
-    Direction { up: false, by: 1, lands: !FILE_H },
-    Direction { up: true, by: 8, lands: !0 },
-    Direction { up: false, by: 8, lands: !0 },
-    Direction { up: true, by: 9, lands: !FILE_A },
-    Direction { up: false, by: 9, lands: !FILE_H },
-    Direction { up: true, by: 7, lands: !FILE_H },
-    Direction { up: false, by: 7, lands: !FILE_A },
+    Direction {
+        up: true,
+        by: 1,
+        lands: !FILE_A,
+    },
+    Direction {
+        up: false,
+        by: 1,
+        lands: !FILE_H,
+    },
+    Direction {
+        up: true,
+        by: 8,
+        lands: !0,
+    },
+    Direction {
+        up: false,
+        by: 8,
+        lands: !0,
+    },
+    Direction {
+        up: true,
+        by: 9,
+        lands: !FILE_A,
+    },
+    Direction {
+        up: false,
+        by: 9,
+        lands: !FILE_H,
+    },
+    Direction {
+        up: true,
+        by: 7,
+        lands: !FILE_H,
+    },
+    Direction {
+        up: false,
+        by: 7,
+        lands: !FILE_A,
+    },
 ];
 
 /// Every disc of `discs` one step towards `dir`; discs that would leave the board vanish.

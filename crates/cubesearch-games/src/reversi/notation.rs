@@ -57,7 +57,9 @@ pub fn parse_board(text: &str) -> Result<Board> {
     };
     let mut parts = text.split_whitespace();
     let (Some(squares), Some(side), None) = (parts.next(), parts.next(), parts.next()) else {
-        return Err(bad("it must be the squares and the side to move, separated by a space"));
+        return Err(bad(
+            "it must be the squares and the side to move, separated by a space",
+        ));
     };
     if squares.chars().count() != 64 {
         return Err(bad(&format!(

@@ -3,8 +3,7 @@ use crate::perft::perft;
 use cubesearch_core::rng::XorShift32;
 use rstest::rstest;
 
-const START: &str =
-    "---------------------------OX------XO--------------------------- X";
+const START: &str = "---------------------------OX------XO--------------------------- X";
 
 fn texts(state: &Board) -> Vec<String> {
     Reversi
@@ -25,6 +24,7 @@ fn texts(state: &Board) -> Vec<String> {
 #[case(7, 55092)]
 #[case(8, 390216)]
 #[case(9, 3005288)]
+#[case(10, 24571284)]
 fn perft_from_the_start_matches_the_table(#[case] depth: u32, #[case] nodes: u64) {
     assert_eq!(perft(&Reversi, &Reversi.initial(), depth), nodes);
 }
@@ -165,11 +165,7 @@ fn a_player_without_a_placement_passes_and_a_wipe_out_ends_the_game() {
 #[case("X".repeat(33) + &"O".repeat(31) + " O", Outcome::Loss, -2)]
 // Black 2 discs, White 1, not adjacent, 61 empty: Black gets them all.
 #[case("X-X".to_string() + &"-".repeat(60) + "O X", Outcome::Win, 2 - 1 + 61)]
-fn finished_games_are_scored(
-    #[case] text: String,
-    #[case] outcome: Outcome,
-    #[case] score: i32,
-) {
+fn finished_games_are_scored(#[case] text: String, #[case] outcome: Outcome, #[case] score: i32) {
     let board = Reversi.parse_position(&text).unwrap();
     assert!(is_finished(&board));
     assert!(Reversi.moves(&board).is_empty());
@@ -194,6 +190,10 @@ fn random_games_end_within_the_board_and_are_scored() {
         }
         let score = final_score(&board);
         assert_eq!(score > 0, Reversi.outcome(&board) == Outcome::Win);
-        assert_eq!(score.abs() % 2, 0, "every square counts once: scores are even");
+        assert_eq!(
+            score.abs() % 2,
+            0,
+            "every square counts once: scores are even"
+        );
     }
 }
