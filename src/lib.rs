@@ -25,6 +25,7 @@ pub use cubesearch_search::{perft, testing, CpuExecutor, Executor, GpuExecutor};
 /// The games: CPU rules (device twins implement [`DeviceGame`]).
 pub mod games {
     pub use cubesearch_games::nim::{self, Nim, NimMove, NimState};
+    pub use cubesearch_games::reversi::{self, Board, Colour, Reversi, ReversiMove, ReversiState};
 }
 
 /// Device code: the `#[cube]` rules and generic kernels, for users who launch kernels directly.

@@ -13,6 +13,7 @@ pub mod launch;
 pub mod nim;
 pub mod perft;
 pub mod playout;
+pub mod reversi;
 pub mod rng;
 
 pub use device_game::{DeviceGame, GpuGame};

@@ -56,7 +56,10 @@ pub fn playout_kernel<G: DeviceGame>(
 /// so fewer atomics meet on one counter.
 pub fn games_per_unit(per_root: u32, total_games: u64, max: u32) -> u32 {
     let mut games = 1u32;
-    while games < max && per_root % (games * 2) == 0 && total_games / (games as u64 * 2) >= 1 << 18
+    // `games * 2` is a power of two: a mask tests divisibility (MSRV 1.85 has no is_multiple_of).
+    while games < max
+        && per_root & (games * 2 - 1) == 0
+        && total_games / (games as u64 * 2) >= 1 << 18
     {
         games *= 2;
     }

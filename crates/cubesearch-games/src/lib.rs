@@ -4,5 +4,7 @@
 
 pub mod nim;
 pub mod perft;
+pub mod reversi;
 
 pub use nim::Nim;
+pub use reversi::Reversi;

@@ -1,0 +1,163 @@
+//! Reversi (Othello): 8×8, standard start, Black first. A player with no legal move passes (a
+//! pass is a move, one ply); the game ends when neither side can move, and the side with more
+//! discs wins. The final score gives the empty squares to the winner.
+//!
+//! * [`board`]: the position and its bit layout;
+//! * [`movegen`]: move generation and flips over two bitboards;
+//! * [`notation`]: position and move text.
+//!
+//! Canonical move order (the device twin reproduces it): the squares of the legal placements in
+//! ascending index (a1, b1, …, h1, a2, …, h8); `pass` alone when there is none but the opponent
+//! can move; nothing once the game is over.
+
+pub mod board;
+pub mod movegen;
+pub mod notation;
+
+pub use board::{Board, Colour, Square};
+
+use cubesearch_core::game::illegal_move;
+use cubesearch_core::{Error, Game, Outcome, Result};
+use movegen::{legal_moves, place};
+use notation::{format_board, parse_board, parse_square, square_name};
+
+/// The game of Reversi.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reversi;
+
+/// A Reversi position (see [`board`] for the layout).
+pub type ReversiState = Board;
+
+/// A Reversi move: a disc on a square, or a pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReversiMove {
+    /// Place a disc on this square (0 = a1 … 63 = h8).
+    Place(Square),
+    /// No placement is legal, so the turn passes.
+    Pass,
+}
+
+/// Whether neither side can place a disc: the game is over.
+pub fn is_finished(board: &Board) -> bool {
+    legal_moves(board) == 0 && legal_moves(&board.swapped()) == 0
+}
+
+/// The final score of a finished game from the side to move's view: its discs minus the
+/// opponent's, the empty squares going to whoever has more discs (none on a tie).
+pub fn final_score(board: &Board) -> i32 {
+    let mine = board.player.count_ones() as i32;
+    let theirs = board.opponent.count_ones() as i32;
+    let empty = 64 - mine - theirs;
+    match mine.cmp(&theirs) {
+        std::cmp::Ordering::Greater => mine - theirs + empty,
+        std::cmp::Ordering::Less => mine - theirs - empty,
+        std::cmp::Ordering::Equal => 0,
+    }
+}
+
+impl Game for Reversi {
+    type State = Board;
+    type Move = ReversiMove;
+
+    const NAME: &'static str = "reversi";
+    const STATE_WORDS: usize = 5;
+    /// A finished game reached before the full depth counts as one leaf (DESIGN.md).
+    const PERFT_TERMINAL_LEAF: u64 = 1;
+
+    fn initial(&self) -> Board {
+        Board::start()
+    }
+
+    fn legal_moves(&self, state: &Board, out: &mut Vec<ReversiMove>) {
+        let mut moves = legal_moves(state);
+        if moves == 0 {
+            if legal_moves(&state.swapped()) != 0 {
+                out.push(ReversiMove::Pass);
+            }
+            return;
+        }
+        while moves != 0 {
+            out.push(ReversiMove::Place(moves.trailing_zeros() as Square));
+            moves &= moves - 1;
+        }
+    }
+
+    fn apply(&self, state: &Board, mv: ReversiMove) -> Board {
+        match mv {
+            ReversiMove::Place(square) => {
+                debug_assert!(legal_moves(state) & board::bit(square) != 0);
+                place(state, square)
+            }
+            ReversiMove::Pass => state.swapped(),
+        }
+    }
+
+    fn outcome(&self, state: &Board) -> Outcome {
+        if !is_finished(state) {
+            return Outcome::Ongoing;
+        }
+        match final_score(state) {
+            s if s > 0 => Outcome::Win,
+            s if s < 0 => Outcome::Loss,
+            _ => Outcome::Draw,
+        }
+    }
+
+    fn encode(&self, state: &Board, out: &mut [u32]) {
+        out[0] = state.player as u32;
+        out[1] = (state.player >> 32) as u32;
+        out[2] = state.opponent as u32;
+        out[3] = (state.opponent >> 32) as u32;
+        out[4] = (state.to_move == Colour::White) as u32;
+    }
+
+    fn decode(&self, words: &[u32]) -> Board {
+        Board {
+            player: words[0] as u64 | (words[1] as u64) << 32,
+            opponent: words[2] as u64 | (words[3] as u64) << 32,
+            to_move: if words[4] & 1 == 1 {
+                Colour::White
+            } else {
+                Colour::Black
+            },
+        }
+    }
+
+    fn parse_position(&self, text: &str) -> Result<Board> {
+        parse_board(text)
+    }
+
+    fn format_position(&self, state: &Board) -> String {
+        format_board(state)
+    }
+
+    fn format_move(&self, _state: &Board, mv: ReversiMove) -> String {
+        match mv {
+            ReversiMove::Place(square) => square_name(square),
+            ReversiMove::Pass => "pass".to_string(),
+        }
+    }
+
+    fn parse_move(&self, state: &Board, text: &str) -> Result<ReversiMove> {
+        let wanted = text.trim().to_ascii_lowercase();
+        let mv = if wanted == "pass" {
+            ReversiMove::Pass
+        } else if let Some(square) = parse_square(&wanted) {
+            ReversiMove::Place(square)
+        } else {
+            return Err(Error::parse(format!(
+                "bad Reversi move '{}': expected a square a1..h8 or pass",
+                text.trim()
+            )));
+        };
+        let legal = self.moves(state);
+        if legal.contains(&mv) {
+            Ok(mv)
+        } else {
+            Err(illegal_move(self, state, &wanted, &legal))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

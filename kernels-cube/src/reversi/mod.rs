@@ -1,0 +1,259 @@
+//! Reversi on the device: the host's two bitboards in registers, moved with the same verbs as
+//! `cubesearch_games::reversi::movegen`, every loop unrolled (no back-edges, which keeps
+//! loop-limited drivers such as lavapipe happy and real GPUs fast).
+//!
+//! The state in words, as the host encodes it (bit `8·rank + file`, a1 = bit 0, h8 = bit 63):
+//! ```text
+//!  word 0        word 1         word 2          word 3           word 4
+//!  [player 31..0][player 63..32][opponent 31..0][opponent 63..32][1 if White is to move]
+//! ```
+//! Moves in canonical order: legal squares by ascending index; one pass when there is none but
+//! the opponent can move; none once the game is over.
+
+pub mod children;
+
+use crate::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING, WIN};
+use crate::rng;
+use cubecl::prelude::*;
+use cubesearch_games::reversi::Reversi;
+
+/// The device twin of [`Reversi`].
+pub struct DeviceReversi;
+
+impl GpuGame for Reversi {
+    type Device = DeviceReversi;
+}
+
+/// A position in registers, relative to the side to move.
+#[derive(CubeType, Clone, Copy)]
+pub struct ReversiBoard {
+    /// Discs of the side to move.
+    pub player: u64,
+    /// Discs of the other side.
+    pub opponent: u64,
+    /// 1 when White is to move, else 0.
+    pub white: u32,
+}
+
+/// Every square but file a: where a step east (or north-east, south-east) may land.
+const NOT_FILE_A: u64 = 0xFEFE_FEFE_FEFE_FEFE;
+/// Every square but file h: where a step west (or north-west, south-west) may land.
+const NOT_FILE_H: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+
+/// Discs counted without a population-count instruction (SWAR), which not every backend has for
+/// 64-bit integers.
+#[cube]
+pub fn popcount(x: u64) -> u32 {
+    let pairs = x - ((x >> 1u64) & 0x5555_5555_5555_5555u64);
+    let nibbles = (pairs & 0x3333_3333_3333_3333u64) + ((pairs >> 2u64) & 0x3333_3333_3333_3333u64);
+    let bytes = (nibbles + (nibbles >> 4u64)) & 0x0F0F_0F0F_0F0F_0F0Fu64;
+    u32::cast_from((bytes * 0x0101_0101_0101_0101u64) >> 56u64)
+}
+
+/// The `index`-th set bit of `x` (from the low end, `index < popcount(x)`) alone, found by
+/// halving: six branch-free steps that each keep the half holding it.
+#[cube]
+pub fn nth_bit(x: u64, index: u32) -> u64 {
+    let mut rest = x;
+    let mut k = index;
+    let mut at = 0u64;
+    // 32, 16, 8, 4, 2, 1: if the low half has ≤ k bits, skip it.
+    let low = popcount(rest & 0xFFFF_FFFFu64);
+    let up = k >= low;
+    k -= select(up, low, 0u32);
+    rest = select(up, rest >> 32u64, rest & 0xFFFF_FFFFu64);
+    at += select(up, 32u64, 0u64);
+    let low = popcount(rest & 0xFFFFu64);
+    let up = k >= low;
+    k -= select(up, low, 0u32);
+    rest = select(up, rest >> 16u64, rest & 0xFFFFu64);
+    at += select(up, 16u64, 0u64);
+    let low = popcount(rest & 0xFFu64);
+    let up = k >= low;
+    k -= select(up, low, 0u32);
+    rest = select(up, rest >> 8u64, rest & 0xFFu64);
+    at += select(up, 8u64, 0u64);
+    let low = popcount(rest & 0xFu64);
+    let up = k >= low;
+    k -= select(up, low, 0u32);
+    rest = select(up, rest >> 4u64, rest & 0xFu64);
+    at += select(up, 4u64, 0u64);
+    let low = popcount(rest & 0x3u64);
+    let up = k >= low;
+    k -= select(up, low, 0u32);
+    rest = select(up, rest >> 2u64, rest & 0x3u64);
+    at += select(up, 2u64, 0u64);
+    let low = popcount(rest & 0x1u64);
+    let up = k >= low;
+    at += select(up, 1u64, 0u64);
+    1u64 << at
+}
+
+/// Every disc one step up the index by `by` (north, east, ...), kept where it may `land`.
+#[cube]
+fn step_up(discs: u64, by: u64, land: u64) -> u64 {
+    (discs << by) & land
+}
+
+/// Every disc one step down the index by `by` (south, west, ...), kept where it may `land`.
+#[cube]
+fn step_down(discs: u64, by: u64, land: u64) -> u64 {
+    (discs >> by) & land
+}
+
+/// The opponent discs on an unbroken line up the index from one of `seeds`.
+#[cube]
+fn run_up(seeds: u64, opponent: u64, by: u64, land: u64) -> u64 {
+    let mut line = step_up(seeds, by, land) & opponent;
+    line |= step_up(line, by, land) & opponent;
+    line |= step_up(line, by, land) & opponent;
+    line |= step_up(line, by, land) & opponent;
+    line |= step_up(line, by, land) & opponent;
+    line |= step_up(line, by, land) & opponent;
+    line
+}
+
+/// The opponent discs on an unbroken line down the index from one of `seeds`.
+#[cube]
+fn run_down(seeds: u64, opponent: u64, by: u64, land: u64) -> u64 {
+    let mut line = step_down(seeds, by, land) & opponent;
+    line |= step_down(line, by, land) & opponent;
+    line |= step_down(line, by, land) & opponent;
+    line |= step_down(line, by, land) & opponent;
+    line |= step_down(line, by, land) & opponent;
+    line |= step_down(line, by, land) & opponent;
+    line
+}
+
+/// Placements along one axis (`by`), both ways: empty squares just past a run of opponent discs
+/// that starts at one of the player's.
+#[cube]
+fn moves_along(
+    player: u64,
+    opponent: u64,
+    empty: u64,
+    by: u64,
+    up_land: u64,
+    down_land: u64,
+) -> u64 {
+    let up = step_up(run_up(player, opponent, by, up_land), by, up_land);
+    let down = step_down(run_down(player, opponent, by, down_land), by, down_land);
+    (up | down) & empty
+}
+
+/// The squares where the side owning `player` may place a disc.
+#[cube]
+pub fn legal_moves(player: u64, opponent: u64) -> u64 {
+    let empty = !(player | opponent);
+    let all = !0u64;
+    moves_along(player, opponent, empty, 1u64, NOT_FILE_A, NOT_FILE_H)
+        | moves_along(player, opponent, empty, 8u64, all, all)
+        | moves_along(player, opponent, empty, 9u64, NOT_FILE_A, NOT_FILE_H)
+        | moves_along(player, opponent, empty, 7u64, NOT_FILE_H, NOT_FILE_A)
+}
+
+/// Discs a disc on `square` (one bit) turns over along one axis, both ways: a run is flipped when
+/// the player's disc closes it.
+#[cube]
+fn flips_along(
+    square: u64,
+    player: u64,
+    opponent: u64,
+    by: u64,
+    up_land: u64,
+    down_land: u64,
+) -> u64 {
+    let up = run_up(square, opponent, by, up_land);
+    let up_closed = (step_up(up, by, up_land) & player) != 0u64;
+    let down = run_down(square, opponent, by, down_land);
+    let down_closed = (step_down(down, by, down_land) & player) != 0u64;
+    select(up_closed, up, 0u64) | select(down_closed, down, 0u64)
+}
+
+/// The discs a disc placed on `square` (one bit) turns over.
+#[cube]
+pub fn flips(square: u64, player: u64, opponent: u64) -> u64 {
+    let all = !0u64;
+    flips_along(square, player, opponent, 1u64, NOT_FILE_A, NOT_FILE_H)
+        | flips_along(square, player, opponent, 8u64, all, all)
+        | flips_along(square, player, opponent, 9u64, NOT_FILE_A, NOT_FILE_H)
+        | flips_along(square, player, opponent, 7u64, NOT_FILE_H, NOT_FILE_A)
+}
+
+/// Legal moves counted from the placements `mine` and the opponent's `theirs`: the placements,
+/// else one pass if the opponent can place, else none.
+#[cube]
+fn count_moves(mine: u64, theirs: u64) -> u32 {
+    select(
+        mine != 0u64,
+        popcount(mine),
+        select(theirs != 0u64, 1u32, 0u32),
+    )
+}
+
+/// Plays move `index` of the canonical order in place; `mine` are the side to move's placements.
+#[cube]
+fn play_from(state: &mut ReversiBoard, mine: u64, index: u32) {
+    let player = state.player;
+    let opponent = state.opponent;
+    // A pass (no placement) only swaps the sides; a placement also adds the disc and flips.
+    let square = select(mine != 0u64, nth_bit(mine, index), 0u64);
+    let flipped = flips(square, player, opponent);
+    // Both sides are computed before either field is written: `player` and `opponent` name the
+    // fields themselves on the device, not copies.
+    let next_player = opponent & !flipped;
+    let next_opponent = player | flipped | square;
+    state.player = next_player;
+    state.opponent = next_opponent;
+    state.white = 1u32 - state.white;
+}
+
+#[cube]
+impl DeviceGame for DeviceReversi {
+    type State = ReversiBoard;
+
+    fn load(words: &Array<u32>, offset: usize) -> ReversiBoard {
+        ReversiBoard {
+            player: u64::cast_from(words[offset]) | (u64::cast_from(words[offset + 1]) << 32u64),
+            opponent: u64::cast_from(words[offset + 2])
+                | (u64::cast_from(words[offset + 3]) << 32u64),
+            white: words[offset + 4] & 1u32,
+        }
+    }
+
+    fn store(state: &ReversiBoard, words: &mut Array<u32>, offset: usize) {
+        words[offset] = u32::cast_from(state.player & 0xFFFF_FFFFu64);
+        words[offset + 1] = u32::cast_from(state.player >> 32u64);
+        words[offset + 2] = u32::cast_from(state.opponent & 0xFFFF_FFFFu64);
+        words[offset + 3] = u32::cast_from(state.opponent >> 32u64);
+        words[offset + 4] = state.white;
+    }
+
+    fn outcome(state: &ReversiBoard) -> u32 {
+        let mine = legal_moves(state.player, state.opponent);
+        let theirs = legal_moves(state.opponent, state.player);
+        let over = (mine | theirs) == 0u64;
+        let discs = popcount(state.player);
+        let other = popcount(state.opponent);
+        let result = select(discs > other, WIN, select(discs < other, LOSS, DRAW));
+        select(over, result, ONGOING)
+    }
+
+    fn move_count(state: &ReversiBoard) -> u32 {
+        let mine = legal_moves(state.player, state.opponent);
+        let theirs = legal_moves(state.opponent, state.player);
+        count_moves(mine, theirs)
+    }
+
+    fn play(state: &mut ReversiBoard, index: u32) {
+        let mine = legal_moves(state.player, state.opponent);
+        play_from(state, mine, index);
+    }
+
+    fn play_random(state: &mut ReversiBoard, rng: &mut u32) {
+        let mine = legal_moves(state.player, state.opponent);
+        let theirs = legal_moves(state.opponent, state.player);
+        let pick = rng::below(rng, count_moves(mine, theirs));
+        play_from(state, mine, pick);
+    }
+}

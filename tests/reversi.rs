@@ -1,0 +1,159 @@
+//! Reversi end to end: the device rules, the generic playout and perft kernels and the CPU oracle
+//! agree bit for bit on every backend.
+
+use cubesearch::games::{Board, Reversi};
+use cubesearch::kernels::reversi::children::launch_children;
+use cubesearch::perft::perft_divide;
+use cubesearch::rng::XorShift32;
+use cubesearch::testing::{assert_same, executor};
+use cubesearch::{Backend, CpuExecutor, Executor, Game, Perft, Playouts, Result};
+use rstest::rstest;
+
+/// Children the children kernel keeps per position (no reachable position has more moves).
+const MAX_CHILDREN: u32 = 40;
+
+/// Random reachable positions: random games from the start, cut after 0 to 69 plies (finished
+/// games and positions that must pass included).
+fn random_positions(count: usize, seed: u32) -> Vec<Board> {
+    let mut rng = XorShift32::for_worker(seed, 0);
+    let mut moves = Vec::new();
+    (0..count)
+        .map(|_| {
+            let mut board = Reversi.initial();
+            for _ in 0..rng.below(70) {
+                moves.clear();
+                Reversi.legal_moves(&board, &mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                board = Reversi.apply(&board, moves[rng.below(moves.len() as u32) as usize]);
+            }
+            board
+        })
+        .collect()
+}
+
+/// Each state's move count and children, played on the device.
+fn device_children(exec: &Executor, states: &[Board]) -> Result<Vec<(u32, Vec<Board>)>> {
+    match exec {
+        Executor::Cpu(_) => unreachable!("the children kernel runs on a GPU executor"),
+        #[cfg(feature = "wgpu")]
+        Executor::Wgpu(gpu) => launch_children(gpu.client(), &Reversi, states, MAX_CHILDREN),
+        #[cfg(feature = "cuda")]
+        Executor::Cuda(gpu) => launch_children(gpu.client(), &Reversi, states, MAX_CHILDREN),
+    }
+}
+
+#[rstest]
+fn every_child_matches_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    let Some(gpu) = executor(backend) else {
+        return;
+    };
+    let mut states = random_positions(600, 21);
+    states.push(Reversi.initial());
+    let passes = states
+        .iter()
+        .filter(|s| Reversi.moves(s) == [cubesearch::games::ReversiMove::Pass])
+        .count();
+    let finished = states
+        .iter()
+        .filter(|s| Reversi.moves(s).is_empty())
+        .count();
+    assert!(
+        passes > 0 && finished > 0,
+        "{passes} passes, {finished} finished games"
+    );
+    let expected: Vec<(u32, Vec<Board>)> = states
+        .iter()
+        .map(|s| {
+            let moves = Reversi.moves(s);
+            let children = moves.iter().map(|&m| Reversi.apply(s, m)).collect();
+            (moves.len() as u32, children)
+        })
+        .collect();
+    let got = device_children(&gpu, &states).unwrap();
+    assert_same("reversi children", &expected, &got);
+}
+
+#[rstest]
+fn perft_from_the_start_matches_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    let Some(mut gpu) = executor(backend) else {
+        return;
+    };
+    let mut cpu = CpuExecutor::new(0).unwrap();
+    let start = [Reversi.initial()];
+    // DESIGN.md's table.
+    let table = [4, 12, 56, 244, 1396, 8200];
+    for (depth, nodes) in (1..=6).zip(table) {
+        let expected = cpu.perft(&Reversi, &start, depth).unwrap();
+        assert_eq!(expected, [nodes], "cpu depth {depth}");
+        assert_eq!(
+            gpu.perft(&Reversi, &start, depth).unwrap(),
+            expected,
+            "depth {depth}"
+        );
+    }
+}
+
+#[rstest]
+fn perft_on_random_positions_matches_the_cpu(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(mut gpu) = executor(backend) else {
+        return;
+    };
+    let mut cpu = CpuExecutor::new(0).unwrap();
+    let roots = random_positions(60, 33);
+    for depth in 1..=4 {
+        let expected = cpu.perft(&Reversi, &roots, depth).unwrap();
+        let got = gpu.perft(&Reversi, &roots, depth).unwrap();
+        assert_same(&format!("reversi perft depth {depth}"), &expected, &got);
+    }
+}
+
+#[rstest]
+fn perft_divide_is_the_same_on_every_backend(
+    #[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(mut exec) = executor(backend) else {
+        return;
+    };
+    let root = Reversi.initial();
+    let mut cpu = CpuExecutor::new(1).unwrap();
+    for depth in [1, 4] {
+        let reference = perft_divide(&mut cpu, &Reversi, &root, depth).unwrap();
+        let got = perft_divide(&mut exec, &Reversi, &root, depth).unwrap();
+        assert_eq!(got, reference, "depth {depth}");
+        assert_eq!(got.nodes, got.divide.iter().map(|(_, n)| n).sum::<u64>());
+    }
+}
+
+#[rstest]
+fn playouts_match_the_cpu_bit_for_bit(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    let Some(mut gpu) = executor(backend) else {
+        return;
+    };
+    let mut cpu = CpuExecutor::new(0).unwrap();
+    let mut roots = random_positions(30, 4);
+    roots.push(Reversi.initial());
+    for (per_root, seed) in [(1, 1), (16, 7), (64, 0xDEAD_BEEF)] {
+        let expected = cpu.playouts(&Reversi, &roots, per_root, seed).unwrap();
+        let got = gpu.playouts(&Reversi, &roots, per_root, seed).unwrap();
+        assert_same(
+            &format!("reversi playouts, {per_root} per root, seed {seed}"),
+            &expected,
+            &got,
+        );
+    }
+}
+
+#[test]
+fn playouts_of_a_finished_game_repeat_its_result() {
+    let mut cpu = CpuExecutor::new(1).unwrap();
+    // White to move has lost 0–3.
+    let over = Reversi
+        .parse_position(&("XXX".to_string() + &"-".repeat(61) + " O"))
+        .unwrap();
+    let counts = cpu.playouts(&Reversi, &[over], 10, 1).unwrap()[0];
+    assert_eq!((counts.wins, counts.draws, counts.losses()), (0, 0, 10));
+}
