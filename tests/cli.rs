@@ -188,3 +188,121 @@ fn bench_measures_every_requested_backend() {
     assert_eq!(rows[1]["backend"], "wgpu");
     assert!(rows.iter().all(|r| r["per_second"].as_f64().unwrap() > 0.0));
 }
+
+#[test]
+fn match_reports_wins_losses_and_draws_for_p1() {
+    let out = cubesearch(&[
+        "match",
+        "nim",
+        "--p1",
+        "mcts:playouts=2000,exec=cpu",
+        "--p2",
+        "random",
+        "--games",
+        "4",
+        "--json",
+        "--backend",
+        "cpu",
+    ]);
+    let json = json_of(&out);
+    let total = ["wins", "losses", "draws"]
+        .iter()
+        .map(|k| json[k].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(total, 4);
+    assert!(json["p1"].as_str().unwrap().starts_with("mcts"));
+}
+
+#[test]
+fn play_lists_every_move_and_the_result() {
+    let out = cubesearch(&[
+        "play",
+        "nim",
+        "--p1",
+        "random",
+        "--p2",
+        "random",
+        "--position",
+        "1,2",
+        "--json",
+        "--seed",
+        "3",
+    ]);
+    let json = json_of(&out);
+    let game = &json["games"][0];
+    let moves = game["moves"].as_array().unwrap();
+    assert!(!moves.is_empty() && moves.len() <= 3);
+    // Whoever took the last object won: p1 if the move count is odd.
+    let expected = if moves.len() % 2 == 1 { 1 } else { -1 };
+    assert_eq!(game["result"], expected);
+    assert_eq!(game["final"], "0,0");
+}
+
+#[test]
+fn a_human_is_asked_again_after_bad_input() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+        .args([
+            "play",
+            "nim",
+            "--p1",
+            "human",
+            "--p2",
+            "random",
+            "--position",
+            "0,2",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"0:1\nnonsense\n1:2\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("illegal move 0:1"), "{stdout}");
+    assert!(stdout.contains("bad Nim move 'nonsense'"), "{stdout}");
+    assert!(stdout.contains("p1 wins"), "{stdout}");
+}
+
+#[test]
+fn bad_player_specs_exit_2() {
+    assert_bad_input(
+        &cubesearch(&[
+            "match",
+            "nim",
+            "--p1",
+            "mcts:time=fast",
+            "--p2",
+            "random",
+            "--games",
+            "1",
+        ]),
+        "bad duration",
+    );
+    assert_bad_input(
+        &cubesearch(&[
+            "match", "nim", "--p1", "alien", "--p2", "random", "--games", "1",
+        ]),
+        "unknown player",
+    );
+    assert_bad_input(
+        &cubesearch(&[
+            "match",
+            "nim",
+            "--p1",
+            "mcts:depth=3",
+            "--p2",
+            "random",
+            "--games",
+            "1",
+        ]),
+        "unknown option",
+    );
+}

@@ -82,6 +82,11 @@ pub trait Game: Send + Sync + 'static {
     fn parse_position(&self, text: &str) -> Result<Self::State>;
     /// Writes a position in the game's text notation.
     fn format_position(&self, state: &Self::State) -> String;
+    /// The position drawn for a person (a board with coordinates); defaults to the notation.
+    fn display(&self, state: &Self::State) -> String {
+        self.format_position(state)
+    }
+
     /// Writes a move in the game's notation.
     fn format_move(&self, state: &Self::State, mv: Self::Move) -> String;
 

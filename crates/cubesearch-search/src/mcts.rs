@@ -41,7 +41,13 @@ pub struct MctsConfig {
 
 impl Default for MctsConfig {
     fn default() -> Self {
-        Self { budget: Budget::Time(Duration::from_secs(1)), c: std::f64::consts::SQRT_2, leaf: 32, batch: 256, seed: 1 }
+        Self {
+            budget: Budget::Time(Duration::from_secs(1)),
+            c: std::f64::consts::SQRT_2,
+            leaf: 32,
+            batch: 256,
+            seed: 1,
+        }
     }
 }
 
@@ -114,7 +120,12 @@ impl<G: Game> Mcts<G> {
             score2: 0,
             virtual_visits: 0,
         };
-        Self { nodes: vec![root], root: 0, config, batches_run: 0 }
+        Self {
+            nodes: vec![root],
+            root: 0,
+            config,
+            batches_run: 0,
+        }
     }
 
     /// The position at the root.
@@ -129,7 +140,11 @@ impl<G: Game> Mcts<G> {
 
     /// Searches within the budget and returns the most visited root move (`None` if the game is
     /// over).
-    pub fn search<E: Playouts<G> + Send>(&mut self, game: &G, exec: &mut E) -> Result<(Option<G::Move>, SearchStats)> {
+    pub fn search<E: Playouts<G> + Send>(
+        &mut self,
+        game: &G,
+        exec: &mut E,
+    ) -> Result<(Option<G::Move>, SearchStats)> {
         let start = Instant::now();
         let mut stats = SearchStats::default();
         if self.nodes[self.root].outcome != Outcome::Ongoing {
@@ -147,7 +162,10 @@ impl<G: Game> Mcts<G> {
             let (to_search, results) = mpsc::channel::<Result<Vec<WinDrawCounts>>>();
             scope.spawn(move || {
                 for (roots, seed) in jobs {
-                    if to_search.send(exec.playouts(game, &roots, leaf, seed)).is_err() {
+                    if to_search
+                        .send(exec.playouts(game, &roots, leaf, seed))
+                        .is_err()
+                    {
                         break;
                     }
                 }
@@ -169,7 +187,9 @@ impl<G: Game> Mcts<G> {
                     } else {
                         let seed = mix32(self.config.seed ^ mix32(self.batches_run as u32));
                         self.batches_run += 1;
-                        to_worker.send((roots, seed)).expect("the simulation worker is alive");
+                        to_worker
+                            .send((roots, seed))
+                            .expect("the simulation worker is alive");
                         Some(batch)
                     }
                 };
@@ -204,7 +224,9 @@ impl<G: Game> Mcts<G> {
     fn planned_batch(&self, stats: &SearchStats) -> usize {
         match self.config.budget {
             Budget::Playouts(n) => {
-                let left = n.saturating_sub(stats.playouts).div_ceil(self.config.leaf.max(1) as u64);
+                let left = n
+                    .saturating_sub(stats.playouts)
+                    .div_ceil(self.config.leaf.max(1) as u64);
                 (left as usize).clamp(1, self.config.batch.max(1))
             }
             Budget::Time(_) => self.config.batch.max(1),
@@ -217,9 +239,18 @@ impl<G: Game> Mcts<G> {
         (root.first_child..root.first_child + root.child_count)
             .map(|i| {
                 let n = &self.nodes[i];
-                (n.mv.expect("children have moves"), n.visits, n.score2 as f64 / (2.0 * n.visits.max(1) as f64))
+                (
+                    n.mv.expect("children have moves"),
+                    n.visits,
+                    n.score2 as f64 / (2.0 * n.visits.max(1) as f64),
+                )
             })
             .collect()
+    }
+
+    /// Visits at the root (completed simulations through it).
+    pub fn root_visits(&self) -> u64 {
+        self.nodes[self.root].visits
     }
 
     /// The most visited root move, ties to the better score then the earlier move.
@@ -228,7 +259,10 @@ impl<G: Game> Mcts<G> {
         (root.first_child..root.first_child + root.child_count)
             .max_by(|&a, &b| {
                 let (a, b) = (&self.nodes[a], &self.nodes[b]);
-                a.visits.cmp(&b.visits).then(a.score2.cmp(&b.score2)).then(std::cmp::Ordering::Greater)
+                a.visits
+                    .cmp(&b.visits)
+                    .then(a.score2.cmp(&b.score2))
+                    .then(std::cmp::Ordering::Greater)
             })
             .and_then(|i| self.nodes[i].mv)
     }
@@ -237,7 +271,8 @@ impl<G: Game> Mcts<G> {
     /// tree starts a fresh one.
     pub fn advance(&mut self, game: &G, mv: G::Move) {
         let root = &self.nodes[self.root];
-        let child = (root.first_child..root.first_child + root.child_count).find(|&i| self.nodes[i].mv == Some(mv));
+        let child = (root.first_child..root.first_child + root.child_count)
+            .find(|&i| self.nodes[i].mv == Some(mv));
         match child {
             Some(child) => self.reroot(child),
             None => {
@@ -309,7 +344,11 @@ impl<G: Game> Mcts<G> {
     /// Selects up to `count` leaves: the ones needing simulations (with their states), and the
     /// finished games among them, whose result is known without simulating.
     #[allow(clippy::type_complexity)]
-    fn select_batch(&mut self, game: &G, count: usize) -> (Vec<Pending>, Vec<G::State>, Vec<(Pending, Outcome)>) {
+    fn select_batch(
+        &mut self,
+        game: &G,
+        count: usize,
+    ) -> (Vec<Pending>, Vec<G::State>, Vec<(Pending, Outcome)>) {
         let mut batch = Vec::with_capacity(count);
         let mut roots = Vec::with_capacity(count);
         let mut terminal = Vec::new();
@@ -321,7 +360,9 @@ impl<G: Game> Mcts<G> {
                 path.push(node);
             }
             // A leaf seen before is expanded, and one of its (unvisited) children simulated.
-            if self.nodes[node].visits + self.nodes[node].virtual_visits > 0 && self.nodes[node].outcome == Outcome::Ongoing {
+            if self.nodes[node].visits + self.nodes[node].virtual_visits > 0
+                && self.nodes[node].outcome == Outcome::Ongoing
+            {
                 self.expand(game, node);
                 node = self.select_child(node);
                 path.push(node);
@@ -381,9 +422,21 @@ impl<G: Game> Mcts<G> {
     /// Backpropagates `games` copies of a known outcome (a finished game at the leaf).
     fn backpropagate_outcome(&mut self, pending: &Pending, outcome: Outcome, games: u64) {
         let counts = match outcome {
-            Outcome::Win => WinDrawCounts { wins: games, draws: 0, games },
-            Outcome::Draw => WinDrawCounts { wins: 0, draws: games, games },
-            _ => WinDrawCounts { wins: 0, draws: 0, games },
+            Outcome::Win => WinDrawCounts {
+                wins: games,
+                draws: 0,
+                games,
+            },
+            Outcome::Draw => WinDrawCounts {
+                wins: 0,
+                draws: games,
+                games,
+            },
+            _ => WinDrawCounts {
+                wins: 0,
+                draws: 0,
+                games,
+            },
         };
         self.backpropagate(pending, counts);
     }

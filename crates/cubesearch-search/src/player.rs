@@ -32,7 +32,9 @@ pub struct RandomPlayer {
 impl RandomPlayer {
     /// A random player seeded with `seed`.
     pub fn new(seed: u32) -> Self {
-        Self { rng: XorShift32::for_worker(seed, 0x5EED) }
+        Self {
+            rng: XorShift32::for_worker(seed, 0x5EED),
+        }
     }
 }
 
@@ -108,7 +110,11 @@ impl<G: GpuGame> Player<G> for MctsPlayer<G> {
 
 /// Parses a duration like `500ms`, `1s`, `1.5s` or `2m`.
 pub fn parse_duration(text: &str) -> Result<Duration> {
-    let bad = || Error::parse(format!("bad duration '{text}': use e.g. 500ms, 1s, 1.5s or 2m"));
+    let bad = || {
+        Error::parse(format!(
+            "bad duration '{text}': use e.g. 500ms, 1s, 1.5s or 2m"
+        ))
+    };
     let (number, scale) = if let Some(n) = text.strip_suffix("ms") {
         (n, 1e-3)
     } else if let Some(n) = text.strip_suffix('s') {
@@ -131,12 +137,17 @@ fn options<'a>(spec: &'a str, allowed: &[&str]) -> Result<Vec<(&'a str, &'a str)
     body.split(',')
         .filter(|p| !p.trim().is_empty())
         .map(|pair| {
-            let (k, v) = pair
-                .split_once('=')
-                .ok_or_else(|| Error::parse(format!("bad player option '{pair}' in '{spec}': expected key=value")))?;
+            let (k, v) = pair.split_once('=').ok_or_else(|| {
+                Error::parse(format!(
+                    "bad player option '{pair}' in '{spec}': expected key=value"
+                ))
+            })?;
             let k = k.trim();
             if !allowed.contains(&k) {
-                return Err(Error::parse(format!("unknown option '{k}' in '{spec}': expected one of {}", allowed.join(", "))));
+                return Err(Error::parse(format!(
+                    "unknown option '{k}' in '{spec}': expected one of {}",
+                    allowed.join(", ")
+                )));
             }
             Ok((k, v.trim()))
         })
@@ -144,24 +155,35 @@ fn options<'a>(spec: &'a str, allowed: &[&str]) -> Result<Vec<(&'a str, &'a str)
 }
 
 fn number<T: std::str::FromStr>(spec: &str, key: &str, value: &str) -> Result<T> {
-    value.parse().map_err(|_| Error::parse(format!("bad value '{value}' for {key} in '{spec}'")))
+    value
+        .parse()
+        .map_err(|_| Error::parse(format!("bad value '{value}' for {key} in '{spec}'")))
 }
 
 /// The executor a spec's `exec=` asks for: `cpu` (all cores) or `gpu` (the command's backend).
 fn executor_for(exec: &str, backend: Backend, spec: &str) -> Result<(Executor, String)> {
     match exec {
-        "cpu" => Ok((Executor::Cpu(crate::CpuExecutor::new(cpu_threads())?), format!("cpu-{}", cpu_threads()))),
+        "cpu" => Ok((
+            Executor::Cpu(crate::CpuExecutor::new(cpu_threads())?),
+            format!("cpu-{}", cpu_threads()),
+        )),
         "gpu" => {
             let (exec, resolved) = Executor::new(backend)?;
             Ok((exec, resolved.backend().name().to_string()))
         }
-        other => Err(Error::parse(format!("bad exec '{other}' in '{spec}': cpu or gpu"))),
+        other => Err(Error::parse(format!(
+            "bad exec '{other}' in '{spec}': cpu or gpu"
+        ))),
     }
 }
 
 /// Builds a computer player from its spec; `backend` is where `exec=gpu` runs. `human` is the
 /// caller's to handle.
-pub fn from_spec<G: GpuGame>(spec: &str, backend: Backend, seed: u32) -> Result<Box<dyn Player<G>>> {
+pub fn from_spec<G: GpuGame>(
+    spec: &str,
+    backend: Backend,
+    seed: u32,
+) -> Result<Box<dyn Player<G>>> {
     let kind = spec.split(':').next().unwrap_or_default().trim();
     match kind {
         "random" => {
@@ -212,14 +234,13 @@ pub struct GameRecord<M> {
 }
 
 /// Plays one game from `start`, `players[0]` moving first.
-pub fn play_game<G: Game>(
+pub fn play_game<'p, G: Game>(
     game: &G,
     start: G::State,
-    players: [&mut dyn Player<G>; 2],
+    players: [&mut (dyn Player<G> + 'p); 2],
     mut on_move: impl FnMut(&G::State, G::Move, usize),
 ) -> Result<GameRecord<G::Move>> {
-    let [first, second] = players;
-    let mut players: [&mut dyn Player<G>; 2] = [first, second];
+    let mut players = players;
     let mut state = start;
     let mut moves = Vec::new();
     loop {
@@ -231,7 +252,11 @@ pub fn play_game<G: Game>(
                 cubesearch_core::Outcome::Loss => -1,
                 _ => 0,
             };
-            let result = if moves.len() % 2 == 0 { for_mover } else { -for_mover };
+            let result = if moves.len() % 2 == 0 {
+                for_mover
+            } else {
+                -for_mover
+            };
             return Ok(GameRecord { moves, result });
         }
         let turn = moves.len() % 2;

@@ -4,10 +4,11 @@ mod apply;
 mod bench;
 mod info;
 mod perft;
+mod play;
 
 use crate::args::{Cli, Command, GameName};
 use cubesearch_core::{Error, Result};
-use cubesearch_games::Nim;
+use cubesearch_games::{reversi::Reversi, Nim};
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
@@ -27,6 +28,10 @@ pub fn run(cli: Cli) -> Result<()> {
                     no_rules(game, &rules)?;
                     perft::run(&Nim, common, depth, position, divide)
                 }
+                GameName::Reversi => {
+                    no_rules(game, &rules)?;
+                    perft::run(&Reversi, common, depth, position, divide)
+                }
                 _ => Err(not_built(game, "perft")),
             }
         }
@@ -43,8 +48,30 @@ pub fn run(cli: Cli) -> Result<()> {
             _ => Err(not_built(game, "apply")),
         },
         Command::Bench(args) => bench::run(common, &args),
-        Command::Play { game, .. } => Err(not_built(game, "play")),
-        Command::Match { game, .. } => Err(not_built(game, "match")),
+        Command::Play {
+            game,
+            p1,
+            p2,
+            games,
+            position,
+        } => {
+            let position = position.as_deref();
+            match game {
+                GameName::Nim => play::play(&Nim, common, &p1, &p2, games, position),
+                GameName::Reversi => play::play(&Reversi, common, &p1, &p2, games, position),
+                _ => Err(not_built(game, "play")),
+            }
+        }
+        Command::Match {
+            game,
+            p1,
+            p2,
+            games,
+        } => match game {
+            GameName::Nim => play::play_match(&Nim, common, &p1, &p2, games),
+            GameName::Reversi => play::play_match(&Reversi, common, &p1, &p2, games),
+            _ => Err(not_built(game, "match")),
+        },
         Command::Solve { game, .. } => Err(not_built(game, "solve")),
         Command::Train { game, .. } => match game {
             GameName::Fib2584 | GameName::Twenty48 => Err(not_built(game, "train")),

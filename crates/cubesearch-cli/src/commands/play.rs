@@ -1,0 +1,193 @@
+//! `cubesearch play` and `cubesearch match`: games between players given as specs.
+
+use crate::args::Common;
+use crate::output::{emit, progress};
+use cubesearch_core::{Error, Game, Result};
+use cubesearch_kernels::GpuGame;
+use cubesearch_search::player::{from_spec, play_game, Player};
+use serde_json::json;
+use std::io::{BufRead, Write};
+use std::time::Instant;
+
+/// A person at the terminal: the board, the legal moves, and a prompt until a legal move is typed.
+struct Human;
+
+impl<G: Game> Player<G> for Human {
+    fn name(&self) -> String {
+        "human".into()
+    }
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
+        let moves = game.moves(state);
+        let listed: Vec<String> = moves.iter().map(|&m| game.format_move(state, m)).collect();
+        let stdin = std::io::stdin();
+        loop {
+            println!("{}", game.display(state));
+            println!("legal moves: {}", listed.join(" "));
+            print!("your move> ");
+            std::io::stdout().flush().ok();
+            let mut line = String::new();
+            if stdin.lock().read_line(&mut line).map_err(|e| Error::Io {
+                path: "stdin".into(),
+                source: e,
+            })? == 0
+            {
+                return Err(Error::parse("input ended before the game did"));
+            }
+            match game.parse_move(state, line.trim()) {
+                Ok(mv) => return Ok(mv),
+                Err(e) => println!("{e}; try again"),
+            }
+        }
+    }
+}
+
+fn player<G: GpuGame>(spec: &str, common: &Common, seed: u32) -> Result<Box<dyn Player<G>>> {
+    if spec.trim() == "human" {
+        Ok(Box::new(Human))
+    } else {
+        from_spec::<G>(spec, common.backend, seed)
+    }
+}
+
+fn start<G: Game>(game: &G, position: Option<&str>) -> Result<G::State> {
+    position.map_or_else(|| Ok(game.initial()), |text| game.parse_position(text))
+}
+
+/// `play`: games shown move by move; with a human, interactively.
+pub fn play<G: GpuGame>(
+    game: &G,
+    common: &Common,
+    p1: &str,
+    p2: &str,
+    games: u32,
+    position: Option<&str>,
+) -> Result<()> {
+    let first = start(game, position)?;
+    let mut players = [
+        player::<G>(p1, common, common.seed)?,
+        player::<G>(p2, common, common.seed ^ 0xA5A5)?,
+    ];
+    let interactive = p1 == "human" || p2 == "human";
+    let mut results = Vec::new();
+    for g in 0..games {
+        let [a, b] = &mut players;
+        let record = play_game(game, first, [a.as_mut(), b.as_mut()], |state, mv, turn| {
+            if !common.json {
+                println!(
+                    "{} ({}) plays {}",
+                    if turn == 0 { "p1" } else { "p2" },
+                    if turn == 0 { p1 } else { p2 },
+                    game.format_move(state, mv)
+                );
+            }
+        })?;
+        let mut end = first;
+        for &m in &record.moves {
+            end = game.apply(&end, m);
+        }
+        if !common.json || interactive {
+            println!("{}", game.display(&end));
+        }
+        let verdict = match record.result {
+            1 => "p1 wins",
+            -1 => "p2 wins",
+            _ => "draw",
+        };
+        if !common.json {
+            println!(
+                "game {}: {verdict} after {} moves",
+                g + 1,
+                record.moves.len()
+            );
+        }
+        let moves: Vec<String> = {
+            let mut s = first;
+            record
+                .moves
+                .iter()
+                .map(|&m| {
+                    let t = game.format_move(&s, m);
+                    s = game.apply(&s, m);
+                    t
+                })
+                .collect()
+        };
+        results.push(
+            json!({ "result": record.result, "moves": moves, "final": game.format_position(&end) }),
+        );
+    }
+    if common.json {
+        println!(
+            "{}",
+            json!({ "game": G::NAME, "p1": p1, "p2": p2, "games": results })
+        );
+    }
+    Ok(())
+}
+
+/// `match`: N games, colours alternating, W/L/D for p1.
+pub fn play_match<G: GpuGame>(
+    game: &G,
+    common: &Common,
+    p1: &str,
+    p2: &str,
+    games: u32,
+) -> Result<()> {
+    if p1 == "human" || p2 == "human" {
+        return Err(Error::parse(
+            "match is for computer players; use `play` to play yourself",
+        ));
+    }
+    let mut one = player::<G>(p1, common, common.seed)?;
+    let mut two = player::<G>(p2, common, common.seed ^ 0xA5A5)?;
+    let names = (
+        Player::<G>::name(one.as_ref()),
+        Player::<G>::name(two.as_ref()),
+    );
+    let bar = progress(
+        common.json,
+        games as u64,
+        &format!("{} vs {}", names.0, names.1),
+    );
+    let (mut wins, mut losses, mut draws) = (0u32, 0u32, 0u32);
+    let started = Instant::now();
+    for g in 0..games {
+        // p1 moves first in even games, second in odd ones.
+        let p1_first = g % 2 == 0;
+        let order = if p1_first {
+            [one.as_mut(), two.as_mut()]
+        } else {
+            [two.as_mut(), one.as_mut()]
+        };
+        let record = play_game(game, game.initial(), order, |_, _, _| {})?;
+        let for_p1 = if p1_first {
+            record.result
+        } else {
+            -record.result
+        };
+        match for_p1 {
+            1 => wins += 1,
+            -1 => losses += 1,
+            _ => draws += 1,
+        }
+        bar.inc(1);
+        bar.set_message(format!(
+            "{} vs {}: +{wins} −{losses} ={draws}",
+            names.0, names.1
+        ));
+    }
+    bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    let score = (wins as f64 + 0.5 * draws as f64) / games.max(1) as f64;
+    emit(
+        common.json,
+        || {
+            format!(
+                "| p1 | p2 | games | p1 wins | p1 losses | draws | p1 score |\n|---|---|---:|---:|---:|---:|---:|\n| {} | {} | {games} | {wins} | {losses} | {draws} | {:.1}% |\n({seconds:.1} s, colours alternating, p1 first in odd-numbered games)",
+                names.0, names.1, 100.0 * score
+            )
+        },
+        json!({ "game": G::NAME, "p1": names.0, "p2": names.1, "games": games, "wins": wins, "losses": losses, "draws": draws, "score": score, "seconds": seconds }),
+    );
+    Ok(())
+}
