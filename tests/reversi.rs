@@ -121,8 +121,8 @@ fn perft_divide_is_the_same_on_every_backend(
     let root = Reversi.initial();
     let mut cpu = CpuExecutor::new(1).unwrap();
     for depth in [1, 4] {
-        let reference = perft_divide(&mut cpu, &Reversi, &root, depth).unwrap();
-        let got = perft_divide(&mut exec, &Reversi, &root, depth).unwrap();
+        let reference = perft_divide(&mut cpu, &Reversi, &root, depth, |_, _| {}).unwrap();
+        let got = perft_divide(&mut exec, &Reversi, &root, depth, |_, _| {}).unwrap();
         assert_eq!(got, reference, "depth {depth}");
         assert_eq!(got.nodes, got.divide.iter().map(|(_, n)| n).sum::<u64>());
     }
