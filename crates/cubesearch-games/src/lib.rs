@@ -2,7 +2,9 @@
 //!
 //! Each game is one module (`nim`, ...) beside its device twin in `cubesearch-kernels`.
 
+pub mod checkers;
 pub mod nim;
 pub mod perft;
 
+pub use checkers::Checkers;
 pub use nim::Nim;
