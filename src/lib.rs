@@ -24,6 +24,9 @@ pub use cubesearch_search::{perft, testing, CpuExecutor, Executor, GpuExecutor};
 
 /// The games: CPU rules (device twins implement [`DeviceGame`]).
 pub mod games {
+    pub use cubesearch_games::checkers::{
+        self, Checkers, CheckersMove, CheckersState, Rules, Side,
+    };
     pub use cubesearch_games::nim::{self, Nim, NimMove, NimState};
 }
 

@@ -181,7 +181,10 @@ mod tests {
         // Split the top two plies so that rayon shares the work between the cores.
         let split = depth.min(2);
         let (frontier, leaves) = expand(game, &game.initial(), split);
-        leaves + perft_many(game, &frontier, depth - split).iter().sum::<u64>()
+        leaves
+            + perft_many(game, &frontier, depth - split)
+                .iter()
+                .sum::<u64>()
     }
 
     #[rstest]
@@ -217,7 +220,10 @@ mod tests {
             .collect();
         let mut sorted = moves.clone();
         sorted.sort();
-        assert_eq!(sorted, ["10-14", "10-15", "11-15", "11-16", "12-16", "9-13", "9-14"]);
+        assert_eq!(
+            sorted,
+            ["10-14", "10-15", "11-15", "11-16", "12-16", "9-13", "9-14"]
+        );
     }
 
     #[rstest]
@@ -235,9 +241,7 @@ mod tests {
     #[test]
     fn fen_ranges_and_spaces_are_read() {
         let game = Checkers::default();
-        let s = game
-            .parse_position(" B:W21-32:B1-12. ")
-            .unwrap();
+        let s = game.parse_position(" B:W21-32:B1-12. ").unwrap();
         assert_eq!(s, game.initial());
     }
 
@@ -255,7 +259,10 @@ mod tests {
     #[case("B:W21,K:B1")]
     fn bad_fens_are_refused(#[case] text: &str) {
         assert!(
-            matches!(Checkers::default().parse_position(text), Err(Error::Parse(_))),
+            matches!(
+                Checkers::default().parse_position(text),
+                Err(Error::Parse(_))
+            ),
             "{text}"
         );
     }

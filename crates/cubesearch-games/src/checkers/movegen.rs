@@ -133,7 +133,11 @@ pub fn generate(state: &CheckersState, out: &mut Vec<CheckersMove>) {
             from,
             opp,
             blocked: occupied & !(1 << from),
-            dirs: if king { &[0, 1, 2, 3] } else { man_directions(side) },
+            dirs: if king {
+                &[0, 1, 2, 3]
+            } else {
+                man_directions(side)
+            },
             crown: if king { 0 } else { crown_row(side) },
             out,
         };
