@@ -56,7 +56,10 @@ pub fn playout_kernel<G: DeviceGame>(
 /// so fewer atomics meet on one counter.
 pub fn games_per_unit(per_root: u32, total_games: u64, max: u32) -> u32 {
     let mut games = 1u32;
-    while games < max && per_root % (games * 2) == 0 && total_games / (games as u64 * 2) >= 1 << 18
+    // `games` is a power of two, so `per_root` is a multiple of `2·games` when these bits are 0.
+    while games < max
+        && per_root & (games * 2 - 1) == 0
+        && total_games / (games as u64 * 2) >= 1 << 18
     {
         games *= 2;
     }

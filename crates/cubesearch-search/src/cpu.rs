@@ -42,7 +42,7 @@ pub fn playout<G: Game>(
     loop {
         let outcome = game.outcome(&board);
         if outcome != Outcome::Ongoing {
-            return if plies % 2 == 0 {
+            return if plies & 1 == 0 {
                 outcome
             } else {
                 outcome.flipped()

@@ -86,7 +86,9 @@ const ROW_8: u32 = bit(1, 7) | bit(3, 7) | bit(5, 7) | bit(7, 7);
 const MAX_DEPTH: usize = 12;
 
 /// `b` rotated left by `k` (1 ≤ k ≤ 31): every piece moves `k` squares up the index.
+/// (Spelled out: `#[cube]` code has no `rotate_left`.)
 #[cube]
+#[allow(clippy::manual_rotate)]
 fn rotl(b: u32, k: u32) -> u32 {
     (b << k) | (b >> (32u32 - k))
 }
