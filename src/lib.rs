@@ -24,6 +24,9 @@ pub use cubesearch_search::{mcts, perft, player, testing, CpuExecutor, Executor,
 
 /// The games: CPU rules (device twins implement [`DeviceGame`]).
 pub mod games {
+    pub use cubesearch_games::checkers::{
+        self, Checkers, CheckersMove, CheckersState, Rules, Side,
+    };
     pub use cubesearch_games::nim::{self, Nim, NimMove, NimState};
     pub use cubesearch_games::reversi::{self, Board, Colour, Reversi, ReversiMove, ReversiState};
 }
