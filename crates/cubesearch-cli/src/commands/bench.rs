@@ -9,39 +9,133 @@ use crate::args::{BenchArgs, Common};
 use crate::output::{emit, progress};
 use cubesearch_core::backend::{cpu_threads, resolve, Backend};
 use cubesearch_core::{Error, Playouts, Result};
+use cubesearch_core::Game;
+use cubesearch_games::checkers::{Checkers, Rules};
 use cubesearch_games::nim::{Nim, NimState};
+use cubesearch_games::reversi::Reversi;
+use cubesearch_kernels::GpuGame;
+use cubesearch_search::mcts::{Budget, Mcts, MctsConfig};
+use cubesearch_search::perft::perft_split;
 use cubesearch_search::{CpuExecutor, Executor};
+use std::time::Duration;
 use serde::Serialize;
 use serde_json::json;
 use std::time::Instant;
 
-/// A named piece of work measured in some unit per second.
+/// A named piece of work measured in some unit per second. Its size is a level: calibration raises
+/// the level until one run is long enough to time well.
 struct Suite {
     name: &'static str,
     about: &'static str,
     unit: &'static str,
-    /// Runs `work` units of the suite once.
-    run: fn(&mut Executor, u64, u32) -> Result<()>,
-    /// Largest work size one run may take.
-    max_work: u64,
+    /// Runs the suite once at a level and returns the units done.
+    run: fn(&mut Executor, u32, u32) -> Result<u64>,
+    /// The size of a level, as printed.
+    size: fn(u32) -> String,
+    /// Highest level.
+    max_level: u32,
 }
 
-const SUITES: &[Suite] = &[Suite {
-    name: "nim-playouts",
-    about: "random Nim playouts from the seed's 8-heap board (1,3,...,15)",
-    unit: "playouts",
-    run: nim_playouts,
-    max_work: 1 << 31,
-}];
-
-fn nim_playouts(exec: &mut Executor, work: u64, seed: u32) -> Result<()> {
-    let board = NimState::seed_board(8)?;
-    let counts = exec.playouts(&Nim, &[board], work as u32, seed)?;
-    // The first player wins the 8-heap board under perfect play, but random play is a coin-flip
-    // that must still account for every game.
-    debug_assert_eq!(counts[0].games, work);
-    Ok(())
+fn playouts_at(level: u32) -> u32 {
+    4096 << level
 }
+
+fn playouts_size(level: u32) -> String {
+    format!("{} games", playouts_at(level))
+}
+
+fn depth_size(level: u32) -> String {
+    format!("depth {}", PERFT_FIRST_DEPTH + level)
+}
+
+/// Perft suites start here and go one ply deeper per level.
+const PERFT_FIRST_DEPTH: u32 = 4;
+
+/// Random games from `root`; the units are games.
+fn playouts<G: GpuGame>(exec: &mut Executor, game: &G, root: G::State, level: u32, seed: u32) -> Result<u64> {
+    let counts = exec.playouts(game, &[root], playouts_at(level), seed)?;
+    Ok(counts[0].games)
+}
+
+/// perft from `root`; the units are nodes.
+fn perft<G: GpuGame>(exec: &mut Executor, game: &G, root: G::State, level: u32) -> Result<u64> {
+    perft_split(exec, game, &root, PERFT_FIRST_DEPTH + level)
+}
+
+/// One MCTS search of one second from `root`; the units are simulated games.
+fn mcts<G: GpuGame>(exec: &mut Executor, game: &G, root: G::State, seed: u32) -> Result<u64> {
+    let gpu = !exec.is_cpu();
+    let config = MctsConfig {
+        budget: Budget::Time(Duration::from_secs(1)),
+        seed,
+        // The device wants wide batches; the CPU executor is fed as many leaves as it has cores.
+        batch: if gpu { 4096 } else { 256 },
+        ..MctsConfig::default()
+    };
+    let (_, stats) = Mcts::new(game, root, config).search(game, exec)?;
+    eprintln!(
+        "  mcts: {} playouts in {:.2} s, {} batches, waited for the executor {:.0}% of the time",
+        stats.playouts,
+        stats.seconds,
+        stats.batches,
+        100.0 * stats.wait_seconds / stats.seconds.max(1e-9)
+    );
+    Ok(stats.playouts)
+}
+
+const SUITES: &[Suite] = &[
+    Suite {
+        name: "nim-playouts",
+        about: "random Nim playouts from the seed's 8-heap board (1,3,...,15)",
+        unit: "playouts",
+        run: |e, l, s| playouts(e, &Nim, NimState::seed_board(8)?, l, s),
+        size: playouts_size,
+        max_level: 19,
+    },
+    Suite {
+        name: "checkers-playouts",
+        about: "random checkers games from the start (longest rules, draw after 50 quiet plies)",
+        unit: "playouts",
+        run: |e, l, s| playouts(e, &Checkers::default(), Checkers::default().initial(), l, s),
+        size: playouts_size,
+        max_level: 18,
+    },
+    Suite {
+        name: "reversi-playouts",
+        about: "random Reversi games from the start",
+        unit: "playouts",
+        run: |e, l, s| playouts(e, &Reversi, Reversi.initial(), l, s),
+        size: playouts_size,
+        max_level: 18,
+    },
+    Suite {
+        name: "checkers-perft",
+        about: "checkers perft from the start, american rules",
+        unit: "nodes",
+        run: |e, l, _| {
+            let game = Checkers::new(Rules::American);
+            perft(e, &game, game.initial(), l)
+        },
+        size: depth_size,
+        max_level: 8,
+    },
+    Suite {
+        name: "reversi-perft",
+        about: "Reversi perft from the start",
+        unit: "nodes",
+        run: |e, l, _| perft(e, &Reversi, Reversi.initial(), l),
+        size: depth_size,
+        max_level: 8,
+    },
+    Suite {
+        name: "checkers-mcts",
+        about: "playouts inside a 1 s MCTS search from the checkers start (leaf = 32)",
+        unit: "playouts",
+        run: |e, _, s| mcts(e, &Checkers::default(), Checkers::default().initial(), s),
+        size: |_| "1 s search".into(),
+        max_level: 0,
+    },
+];
 
 /// One measured row.
 #[derive(Serialize)]
@@ -49,7 +143,8 @@ struct Row {
     suite: &'static str,
     backend: String,
     device: String,
-    work: u64,
+    size: String,
+    units: u64,
     unit: &'static str,
     median_seconds: f64,
     min_seconds: f64,
@@ -161,41 +256,33 @@ fn targets(backend: Backend, only: &[String]) -> Result<Vec<(String, String, Exe
     Ok(out)
 }
 
-fn measure(
-    suite: &Suite,
-    label: &str,
-    device: &str,
-    exec: &mut Executor,
-    args: &BenchArgs,
-    seed: u32,
-) -> Result<Row> {
-    let time = |exec: &mut Executor, work: u64| -> Result<f64> {
+fn measure(suite: &Suite, label: &str, device: &str, exec: &mut Executor, args: &BenchArgs, seed: u32) -> Result<Row> {
+    let time = |exec: &mut Executor, level: u32| -> Result<(f64, u64)> {
         let start = Instant::now();
-        (suite.run)(exec, work, seed)?;
-        Ok(start.elapsed().as_secs_f64())
+        let units = (suite.run)(exec, level, seed)?;
+        Ok((start.elapsed().as_secs_f64(), units))
     };
-    // Calibrate: double the work until one run is long enough to time well.
-    let mut work = 1 << 12;
-    while work < suite.max_work && time(exec, work)? < args.min_seconds {
-        work *= 2;
+    // Calibrate: raise the level until one run is long enough to time well.
+    let mut level = 0;
+    while level < suite.max_level && time(exec, level)?.0 < args.min_seconds {
+        level += 1;
     }
     for _ in 0..args.warmup {
-        time(exec, work)?;
+        time(exec, level)?;
     }
-    let mut times: Vec<f64> = (0..args.reps)
-        .map(|_| time(exec, work))
-        .collect::<Result<_>>()?;
-    times.sort_by(f64::total_cmp);
-    let median = times[times.len() / 2];
+    let mut runs: Vec<(f64, u64)> = (0..args.reps).map(|_| time(exec, level)).collect::<Result<_>>()?;
+    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (median, units) = runs[runs.len() / 2];
     Ok(Row {
         suite: suite.name,
         backend: label.to_string(),
         device: device.to_string(),
-        work,
+        size: (suite.size)(level),
+        units,
         unit: suite.unit,
         median_seconds: median,
-        min_seconds: times[0],
-        per_second: work as f64 / median,
+        min_seconds: runs[0].0,
+        per_second: units as f64 / median,
         reps: args.reps,
     })
 }
@@ -207,7 +294,7 @@ fn table(suite: &Suite, rows: &[Row]) -> String {
         .map(|r| r.per_second)
         .fold(0.0, f64::max);
     let mut out = format!(
-        "{} — {}\n\n| backend | device | {} per run | median s | {}/s | × best CPU |\n|---|---|---:|---:|---:|---:|\n",
+        "{} — {}\n\n| backend | device | size | {} per run | median s | {}/s | × best CPU |\n|---|---|---|---:|---:|---:|---:|\n",
         suite.name, suite.about, suite.unit, suite.unit
     );
     for r in rows {
@@ -217,8 +304,8 @@ fn table(suite: &Suite, rows: &[Row]) -> String {
             "–".into()
         };
         out += &format!(
-            "| {} | {} | {} | {:.4} | {:.3e} | {ratio} |\n",
-            r.backend, r.device, r.work, r.median_seconds, r.per_second
+            "| {} | {} | {} | {} | {:.4} | {:.3e} | {ratio} |\n",
+            r.backend, r.device, r.size, r.units, r.median_seconds, r.per_second
         );
     }
     out + &format!("\nTiming: {TIMING}.")
