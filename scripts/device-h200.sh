@@ -17,18 +17,16 @@ status=0
 for t in .dev/tests-*; do
     [ -e "$t" ] || continue
     echo "== $t"
-    "$t" --test-threads=4 2>&1 | grep -v XDG_RUNTIME_DIR | tee -a "$out/tests.log" | tail -25 || status=1
+    # One test thread: with several, CUDA and NVIDIA-Vulkan clients in one process have died
+    # silently here (2026-11-22); single-threaded every test passes.
+    "$t" --test-threads=1 > "$out/$(basename "$t").log" 2>&1 || status=1
+    grep -E "^test result|FAILED|panicked" "$out/$(basename "$t").log" || { echo "$t: no result line"; status=1; }
 done
 echo "== bench"
 scripts/bench-gpu .dev/cubesearch "$out/bench.md" 2>&1 | grep -v XDG_RUNTIME_DIR
 echo "== fixed-depth perft (issue targets)"
-{
-    echo; echo "Fixed-depth perft (\`cubesearch perft ... --json\`):"; echo
-    echo "| game | depth | backend | nodes | seconds | nodes/s |"; echo "|---|---:|---|---:|---:|---:|"
-    for run in "checkers --rules american --depth 12" "reversi --depth 11" "reversi --depth 12" "checkers --rules american --depth 14" "reversi --depth 13"; do
-        for backend in cuda wgpu; do
-            timeout 120 .dev/cubesearch perft $run --backend $backend --json 2>/dev/null | tail -1 | python3 -c "import json,sys; j=json.load(sys.stdin); print(f\"| {j['game']} | {j['depth']} | {j['backend']} | {j['nodes']} | {j['seconds']:.3f} | {j['nodes_per_sec']:.3e} |\")" || echo "| $run | | $backend | failed or over 120 s | | |"
-        done
-    done
-} | tee -a "$out/bench.md"
+for run in "checkers-perft --level 8" "reversi-perft --level 7" "reversi-perft --level 8" "checkers-perft --level 10" "reversi-perft --level 9"; do
+    echo; echo "Command: \`cubesearch bench $run --only cuda,wgpu\`"; echo
+    .dev/cubesearch bench $run --only cuda,wgpu --reps 3 2>&1 | grep -v XDG_RUNTIME_DIR
+done | tee -a "$out/bench.md"
 exit $status

@@ -145,6 +145,9 @@ pub struct BenchArgs {
     /// Smallest time one repetition should take; the work size doubles until it does.
     #[arg(long, default_value_t = 0.25)]
     pub min_seconds: f64,
+    /// Fix the suite's size level instead of calibrating (perft: depth = 4 + level).
+    #[arg(long)]
+    pub level: Option<u32>,
     /// Backends to measure, comma-separated (default: cpu-1, cpu-all and every GPU available).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,

@@ -262,9 +262,11 @@ fn measure(suite: &Suite, label: &str, device: &str, exec: &mut Executor, args: 
         let units = (suite.run)(exec, level, seed)?;
         Ok((start.elapsed().as_secs_f64(), units))
     };
-    // Calibrate: raise the level until one run is long enough to time well.
-    let mut level = 0;
-    while level < suite.max_level && time(exec, level)?.0 < args.min_seconds {
+    // One untimed run compiles the kernels (NVRTC, shader compilers) so calibration times work;
+    // then the level rises until one run is long enough to time well, unless --level fixes it.
+    time(exec, 0)?;
+    let mut level = args.level.unwrap_or(0).min(suite.max_level);
+    while args.level.is_none() && level < suite.max_level && time(exec, level)?.0 < args.min_seconds {
         level += 1;
     }
     for _ in 0..args.warmup {
