@@ -26,6 +26,9 @@ pub trait DeviceGame: 'static + Send + Sync {
     fn store(state: &Self::State, words: &mut Array<u32>, offset: usize);
     /// [`ONGOING`], [`LOSS`], [`WIN`] or [`DRAW`] for the side to move.
     fn outcome(state: &Self::State) -> u32;
+    /// The negamax value of `state` for the side to move: exact for a finished game, a heuristic
+    /// otherwise (see the host's `Game::score`, which it must equal).
+    fn score(state: &Self::State) -> i32;
     /// How many legal moves `state` has.
     fn move_count(state: &Self::State) -> u32;
     /// Plays legal move number `index` (`index < move_count`) in place.

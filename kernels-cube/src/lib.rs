@@ -9,6 +9,7 @@
 //! that pick a runtime (`cubesearch-search`, the CLI) forward the `wgpu`/`cuda` features.
 
 pub mod checkers;
+pub mod alphabeta;
 pub mod device_game;
 pub mod launch;
 pub mod nim;

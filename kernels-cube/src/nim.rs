@@ -48,6 +48,11 @@ impl DeviceGame for DeviceNim {
         select((*state & HEAPS) == 0u64, LOSS, ONGOING)
     }
 
+    fn score(state: &u64) -> i32 {
+        // Only finished games are known: a loss for the side to move.
+        select((*state & HEAPS) == 0u64, -1i32, 0i32)
+    }
+
     fn move_count(state: &u64) -> u32 {
         objects(*state)
     }

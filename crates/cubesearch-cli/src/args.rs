@@ -70,7 +70,7 @@ pub enum Command {
         #[arg(long)]
         rules: Option<String>,
         /// Start position in the game's notation (default: the usual start).
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,
         /// Also print the count under each root move.
         #[arg(long)]
@@ -85,7 +85,7 @@ pub enum Command {
         p2: String,
         #[arg(long, default_value_t = 1)]
         games: u32,
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,
     },
     /// Play a match of N games between two players, colours alternating.
@@ -98,18 +98,25 @@ pub enum Command {
         #[arg(long)]
         games: u32,
     },
-    /// Solve a position: its value and a best move.
+    /// Solve a position: its negamax value and a best move.
     Solve {
         game: GameName,
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         position: String,
+        /// Plies to search (default: to the end for Nim and Reversi, 8 for checkers).
         #[arg(long)]
         depth: Option<u32>,
+        /// cpu, cpu-split, v1, v4 or split (default: cpu-split on the CPU, split on a GPU).
+        #[arg(long)]
+        strategy: Option<String>,
+        /// Checkers rule set.
+        #[arg(long)]
+        rules: Option<String>,
     },
     /// Apply moves to a position and print the result.
     Apply {
         game: GameName,
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,
         /// Moves, comma-separated.
         #[arg(long, value_delimiter = ',')]

@@ -73,6 +73,17 @@ pub trait Game: Send + Sync + 'static {
     /// Whether the game is over, and for whom, seen from the side to move.
     fn outcome(&self, state: &Self::State) -> Outcome;
 
+    /// The negamax value of `state` for the side to move: exact for a finished game, a heuristic
+    /// otherwise. The default knows only finished games: +1 won, −1 lost, 0 otherwise (Nim's
+    /// values, with 0 meaning unknown at a depth cut-off). The device twin's `score` must equal it.
+    fn score(&self, state: &Self::State) -> i32 {
+        match self.outcome(state) {
+            Outcome::Win => 1,
+            Outcome::Loss => -1,
+            _ => 0,
+        }
+    }
+
     /// Writes `state` as exactly [`Game::STATE_WORDS`] words.
     fn encode(&self, state: &Self::State, out: &mut [u32]);
     /// Reads a state written by [`Game::encode`].

@@ -3,7 +3,7 @@
 //! exactly (worker ids, RNG draws, canonical move order).
 
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::{Error, Game, Outcome, Perft, Playouts, Result, WinDrawCounts};
+use cubesearch_core::{Error, Game, Outcome, Perft, Playouts, Result, SubtreeSearch, WinDrawCounts};
 use rayon::prelude::*;
 
 /// Runs executor work on a rayon pool of a chosen size.
@@ -83,6 +83,18 @@ impl<G: Game> Playouts<G> for CpuExecutor {
                             a
                         })
                 })
+                .collect()
+        }))
+    }
+}
+
+impl<G: Game> SubtreeSearch<G> for CpuExecutor {
+    fn search(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<i32>> {
+        use crate::minimax::{alphabeta, SearchOptions, INFINITY};
+        Ok(self.pool.install(|| {
+            roots
+                .par_iter()
+                .map(|r| alphabeta(game, r, depth, -INFINITY, INFINITY, &mut SearchOptions::default()))
                 .collect()
         }))
     }

@@ -3,7 +3,8 @@
 
 use crate::{CpuExecutor, GpuExecutor};
 use cubesearch_core::backend::{self, Backend, ResolvedBackend};
-use cubesearch_core::{Perft, Playouts, Result, WinDrawCounts};
+use cubesearch_core::{Perft, Playouts, Result, SubtreeSearch, WinDrawCounts};
+use cubesearch_kernels::alphabeta::RootSearch;
 use cubesearch_kernels::GpuGame;
 
 /// An executor on the CPU, on wgpu or on CUDA.
@@ -68,6 +69,27 @@ impl<G: GpuGame> Playouts<G> for Executor {
         seed: u32,
     ) -> Result<Vec<WinDrawCounts>> {
         dispatch!(self, e => e.playouts(game, roots, per_root, seed))
+    }
+}
+
+impl<G: GpuGame> SubtreeSearch<G> for Executor {
+    fn search(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<i32>> {
+        dispatch!(self, e => e.search(game, roots, depth))
+    }
+}
+
+impl Executor {
+    /// The seed's v1 / v4 root search on a GPU executor.
+    pub fn root_search<G: GpuGame>(&mut self, game: &G, root: &G::State, depth: u32, on_device: bool) -> Result<RootSearch> {
+        match self {
+            Executor::Cpu(_) => Err(cubesearch_core::Error::Unsupported(
+                "strategies v1 and v4 run on a GPU backend (--backend wgpu or cuda)".into(),
+            )),
+            #[cfg(feature = "wgpu")]
+            Executor::Wgpu(e) => e.root_search(game, root, depth, on_device),
+            #[cfg(feature = "cuda")]
+            Executor::Cuda(e) => e.root_search(game, root, depth, on_device),
+        }
     }
 }
 

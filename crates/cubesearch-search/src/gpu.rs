@@ -3,7 +3,8 @@
 
 use cubecl::prelude::*;
 use cubesearch_core::backend::{start_client, DeviceLimits};
-use cubesearch_core::{Perft, Playouts, Result, WinDrawCounts};
+use cubesearch_core::{Perft, Playouts, Result, SubtreeSearch, WinDrawCounts};
+use cubesearch_kernels::alphabeta::{launch_root_search, launch_subtrees, RootSearch};
 use cubesearch_games::perft::expand;
 use cubesearch_kernels::{perft::launch_perft, playout::launch_playouts, GpuGame};
 
@@ -58,6 +59,22 @@ impl<R: Runtime, G: GpuGame> Playouts<G> for GpuExecutor<R> {
             seed,
             max_games_per_unit,
         )
+    }
+}
+
+impl<R: Runtime, G: GpuGame> SubtreeSearch<G> for GpuExecutor<R> {
+    fn search(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<i32>> {
+        launch_subtrees::<R, G>(&self.client, game, roots, depth)
+    }
+}
+
+impl<R: Runtime> GpuExecutor<R> {
+    /// The seed's v1 (`on_device = false`) or v4 (`true`) root search: one cube per root move,
+    /// one unit per reply. Returns `None` for the best move when the root has no move.
+    pub fn root_search<G: GpuGame>(&mut self, game: &G, root: &G::State, depth: u32, on_device: bool) -> Result<RootSearch> {
+        let moves = game.moves(root);
+        let max_replies = moves.iter().map(|&m| game.moves(&game.apply(root, m)).len()).max().unwrap_or(0);
+        launch_root_search::<R, G>(&self.client, game, root, moves.len() as u32, max_replies as u32, depth, on_device)
     }
 }
 

@@ -9,6 +9,7 @@ pub mod cpu;
 pub mod executor;
 pub mod gpu;
 pub mod mcts;
+pub mod minimax;
 pub mod perft;
 pub mod player;
 pub mod testing;

@@ -24,6 +24,17 @@ use crate::rng;
 use cubecl::prelude::*;
 use cubesearch_games::checkers::Checkers;
 
+/// The score of a lost game (the host's `checkers::LOSS_SCORE`).
+const LOSS_SCORE: i32 = 1000;
+
+/// Set bits of a 32-bit board (SWAR, so no backend needs a popcount instruction).
+#[cube]
+fn count(x: u32) -> u32 {
+    let pairs = x - ((x >> 1u32) & 0x5555_5555u32);
+    let nibbles = (pairs & 0x3333_3333u32) + ((pairs >> 2u32) & 0x3333_3333u32);
+    (((nibbles + (nibbles >> 4u32)) & 0x0F0F_0F0Fu32) * 0x0101_0101u32) >> 24u32
+}
+
 /// The device twin of [`Checkers`].
 pub struct DeviceCheckers;
 
@@ -380,6 +391,14 @@ impl DeviceGame for DeviceCheckers {
             | steppers(me, state.kings, white, empty, 3u32);
         let stuck = (steps | all_jumpers(state)) == 0u32;
         select(stuck, LOSS, select(drawn(state), DRAW, ONGOING))
+    }
+
+    fn score(state: &Board) -> i32 {
+        let outcome = Self::outcome(state);
+        let (me, opp, _white) = sides(state);
+        let material = i32::cast_from(3u32 * count(me & !state.kings) + 5u32 * count(me & state.kings))
+            - i32::cast_from(3u32 * count(opp & !state.kings) + 5u32 * count(opp & state.kings));
+        select(outcome == LOSS, -LOSS_SCORE, select(outcome == DRAW, 0i32, material))
     }
 
     fn move_count(state: &Board) -> u32 {

@@ -5,6 +5,7 @@ mod bench;
 mod info;
 mod perft;
 mod play;
+mod solve;
 
 use crate::args::{Cli, Command, GameName};
 use cubesearch_core::{Error, Result};
@@ -60,7 +61,11 @@ pub fn run(cli: Cli) -> Result<()> {
             with_board_game!(game, None, "match", |g| play::play_match(g, common, &p1, &p2, games))
         }
         Command::Bench(args) => bench::run(common, &args),
-        Command::Solve { game, .. } => Err(not_built(game, "solve")),
+        Command::Solve { game, position, depth, strategy, rules } => {
+            with_board_game!(game, rules.as_deref(), "solve", |g| {
+                solve::run(g, common, &position, depth, strategy.as_deref())
+            })
+        }
         Command::Train { game, .. } => match game {
             GameName::Fib2584 | GameName::Twenty48 => Err(not_built(game, "train")),
             _ => Err(Error::parse(format!("train takes 2584 or 2048, not {}", game.name()))),

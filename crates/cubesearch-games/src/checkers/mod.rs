@@ -20,6 +20,9 @@ use cubesearch_core::{Error, Game, Outcome, Result};
 /// The standard start, Black to move.
 pub const START_FEN: &str = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12";
 
+/// The score of a finished game won (negated for a loss); far above any material count.
+pub const LOSS_SCORE: i32 = 1000;
+
 /// Checkers under a rule set and a draw limit. Positions carry both (in their `info` word), so
 /// the rules that apply to a position are those it was created with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +106,20 @@ impl Game for Checkers {
 
     fn apply(&self, state: &CheckersState, mv: CheckersMove) -> CheckersState {
         movegen::apply(state, mv)
+    }
+
+    /// ±[`LOSS_SCORE`] or 0 for a finished game; otherwise material, a man 3 and a king 5.
+    fn score(&self, state: &CheckersState) -> i32 {
+        match self.outcome(state) {
+            Outcome::Loss => -LOSS_SCORE,
+            Outcome::Win => LOSS_SCORE,
+            Outcome::Draw => 0,
+            Outcome::Ongoing => {
+                let (me, opp) = state.sides();
+                let worth = |pieces: u32| 3 * (pieces & !state.kings).count_ones() as i32 + 5 * (pieces & state.kings).count_ones() as i32;
+                worth(me) - worth(opp)
+            }
+        }
     }
 
     fn outcome(&self, state: &CheckersState) -> Outcome {

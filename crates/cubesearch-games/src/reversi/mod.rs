@@ -92,6 +92,15 @@ impl Game for Reversi {
         }
     }
 
+    /// Finished: the final score (empties to the winner); otherwise the disc difference.
+    fn score(&self, state: &Board) -> i32 {
+        if is_finished(state) {
+            final_score(state)
+        } else {
+            state.player.count_ones() as i32 - state.opponent.count_ones() as i32
+        }
+    }
+
     fn outcome(&self, state: &Board) -> Outcome {
         if !is_finished(state) {
             return Outcome::Ongoing;

@@ -1,0 +1,47 @@
+//! `cubesearch solve <game>`: the negamax value and a best move, by any minimax strategy.
+
+use crate::args::Common;
+use crate::output::{announce, emit};
+use cubesearch_core::Result;
+use cubesearch_kernels::GpuGame;
+use cubesearch_search::minimax::{check_strategy, solve};
+use cubesearch_search::Executor;
+use serde_json::json;
+use std::time::Instant;
+
+/// Plies that reach the end of any game from any position (Nim: objects; Reversi: 60 moves and
+/// passes stay well under it).
+const TO_THE_END: u32 = 128;
+
+pub fn run<G: GpuGame>(game: &G, common: &Common, position: &str, depth: Option<u32>, strategy: Option<&str>) -> Result<()> {
+    let state = game.parse_position(position)?;
+    if let Some(s) = strategy {
+        check_strategy(s)?;
+    }
+    let depth = depth.unwrap_or(if G::NAME == "checkers" { 8 } else { TO_THE_END });
+    let (mut exec, device) = Executor::new(common.backend)?;
+    announce(common.json, &device);
+    let strategy = strategy.unwrap_or(if exec.is_cpu() { "cpu-split" } else { "split" });
+    let start = Instant::now();
+    let solved = solve(&mut exec, game, &state, depth, strategy)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let best = solved.solution.best.map(|m| game.format_move(&state, m));
+    let value = solved.solution.value;
+    emit(
+        common.json,
+        || {
+            format!(
+                "value {value} (for the side to move), best move {} — {strategy}, depth {depth}, {seconds:.3} s{}",
+                best.as_deref().unwrap_or("none (the game is over)"),
+                solved.stack_memory.map(|b| format!(", {} units, {} KiB of search stacks", solved.units.unwrap_or(0), b / 1024)).unwrap_or_default()
+            )
+        },
+        json!({
+            "game": G::NAME, "position": game.format_position(&state), "depth": depth, "strategy": strategy,
+            "value": value, "best_move": best, "seconds": seconds, "nodes": solved.solution.nodes,
+            "units": solved.units, "stack_bytes": solved.stack_memory, "split": solved.split,
+            "backend": device.backend().name(), "device": device.device_name(),
+        }),
+    );
+    Ok(())
+}

@@ -1,0 +1,331 @@
+//! The minimax / alpha-beta pipeline (the seed's Nim study, generic over games).
+//!
+//! Values are negamax values from the side to move: `Game::score` at leaves (Nim: +1 win, −1
+//! loss, 0 unknown at the depth cut-off; Reversi: discs). Strategies:
+//!
+//! | name | where | shape |
+//! |---|---|---|
+//! | `cpu` | one CPU thread | iterative alpha-beta with the root window narrowing |
+//! | `cpu-split` | all CPU cores | each root move searched with a full window on its own thread |
+//! | `v1` | GPU | one cube per root move, one unit per second-level move, host picks the best |
+//! | `v4` | GPU | as v1, and the reduction over root moves on the device: one word comes back |
+//! | `split` | any executor | upper tree of depth s on the host, every frontier node searched to depth p = d − s by [`SubtreeSearch`] (Rocki & Suda), s grown until the frontier fills the device |
+
+use cubesearch_core::{Error, Game, Result, SubtreeSearch};
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// Larger than any score (the device's `INFINITY`).
+pub const INFINITY: i32 = 1 << 22;
+
+/// Moves reordered before a node is searched (best first); it must keep every move.
+pub type MoveOrder<G> = fn(&G, &<G as Game>::State, &mut [<G as Game>::Move]);
+
+/// A bound or exact value stored for a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+/// A transposition table: value bounds of positions already searched, by remaining depth.
+#[derive(Debug)]
+pub struct TranspositionTable<S> {
+    entries: HashMap<S, (u32, i32, Bound)>,
+    capacity: usize,
+}
+
+impl<S: Hash + Eq> TranspositionTable<S> {
+    /// A table holding at most `capacity` positions (cleared when full).
+    pub fn new(capacity: usize) -> Self {
+        Self { entries: HashMap::with_capacity(capacity.min(1 << 20)), capacity }
+    }
+
+    fn store(&mut self, state: S, depth: u32, value: i32, bound: Bound) {
+        if self.entries.len() >= self.capacity {
+            self.entries.clear();
+        }
+        self.entries.insert(state, (depth, value, bound));
+    }
+}
+
+/// Knobs of the CPU search.
+pub struct SearchOptions<'a, G: Game> {
+    /// Reorders moves before each node is searched.
+    pub order: Option<MoveOrder<G>>,
+    /// Remembers values of positions reached again.
+    pub table: Option<&'a mut TranspositionTable<G::State>>,
+    /// Nodes visited (counted by the search).
+    pub nodes: u64,
+}
+
+impl<G: Game> Default for SearchOptions<'_, G> {
+    fn default() -> Self {
+        Self { order: None, table: None, nodes: 0 }
+    }
+}
+
+/// One level of the explicit stack.
+struct Frame<S> {
+    state: S,
+    /// This node's moves are `moves[first..first + count]` of the shared buffer.
+    first: usize,
+    count: usize,
+    next: usize,
+    alpha: i32,
+    beta: i32,
+    alpha_at_entry: i32,
+    best: i32,
+    depth: u32,
+}
+
+/// Negamax with alpha-beta of `state` to `depth` plies in the window (`alpha`, `beta`), written
+/// as a loop over an explicit stack (the seed's iterative form).
+pub fn alphabeta<G: Game>(game: &G, state: &G::State, depth: u32, alpha: i32, beta: i32, options: &mut SearchOptions<G>) -> i32 {
+    let mut moves: Vec<G::Move> = Vec::new();
+    let mut stack: Vec<Frame<G::State>> = Vec::with_capacity(depth as usize + 1);
+    // Enters a node: a value at once (leaf, finished game, table hit) or a new frame.
+    let enter = |state: G::State, depth: u32, alpha: i32, beta: i32, moves: &mut Vec<G::Move>, stack: &mut Vec<Frame<G::State>>, options: &mut SearchOptions<G>| -> Option<i32> {
+        options.nodes += 1;
+        let (mut alpha, mut beta) = (alpha, beta);
+        if let Some(table) = options.table.as_deref() {
+            if let Some(&(d, v, bound)) = table.entries.get(&state) {
+                if d >= depth {
+                    match bound {
+                        Bound::Exact => return Some(v),
+                        Bound::Lower => alpha = alpha.max(v),
+                        Bound::Upper => beta = beta.min(v),
+                    }
+                    if alpha >= beta {
+                        return Some(v);
+                    }
+                }
+            }
+        }
+        let first = moves.len();
+        if depth > 0 {
+            game.legal_moves(&state, moves);
+        }
+        let count = moves.len() - first;
+        if count == 0 {
+            moves.truncate(first);
+            return Some(game.score(&state));
+        }
+        if let Some(order) = options.order {
+            order(game, &state, &mut moves[first..]);
+        }
+        stack.push(Frame { state, first, count, next: 0, alpha, beta, alpha_at_entry: alpha, best: -INFINITY, depth });
+        None
+    };
+    let mut returned = enter(*state, depth, alpha, beta, &mut moves, &mut stack, options);
+    while let Some(top) = stack.last_mut() {
+        if let Some(value) = returned.take() {
+            let value = -value;
+            top.best = top.best.max(value);
+            top.alpha = top.alpha.max(value);
+        }
+        if top.next < top.count && top.alpha < top.beta {
+            let mv = moves[top.first + top.next];
+            top.next += 1;
+            let child = game.apply(&top.state, mv);
+            let (d, a, b) = (top.depth - 1, -top.beta, -top.alpha);
+            returned = enter(child, d, a, b, &mut moves, &mut stack, options);
+        } else {
+            let frame = stack.pop().expect("a frame is on the stack");
+            moves.truncate(frame.first);
+            if let Some(table) = options.table.as_deref_mut() {
+                let bound = if frame.best <= frame.alpha_at_entry {
+                    Bound::Upper
+                } else if frame.best >= frame.beta {
+                    Bound::Lower
+                } else {
+                    Bound::Exact
+                };
+                table.store(frame.state, frame.depth, frame.best, bound);
+            }
+            returned = Some(frame.best);
+        }
+    }
+    returned.expect("the root returns a value")
+}
+
+/// A search result at the root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solution<M> {
+    /// The best move (the first of equals in canonical order); `None` when the game is over or
+    /// the depth is 0.
+    pub best: Option<M>,
+    /// The root's negamax value.
+    pub value: i32,
+    /// Nodes the CPU strategies visited (GPU strategies do not count them).
+    pub nodes: Option<u64>,
+}
+
+/// Best root move on one thread: alpha-beta with the root window narrowing as moves are searched.
+pub fn solve_sequential<G: Game>(game: &G, state: &G::State, depth: u32, options: &mut SearchOptions<G>) -> Solution<G::Move> {
+    let moves = game.moves(state);
+    if moves.is_empty() || depth == 0 {
+        return Solution { best: None, value: game.score(state), nodes: Some(1) };
+    }
+    let mut best = (None, -INFINITY);
+    for mv in moves {
+        let child = game.apply(state, mv);
+        // A null window above the best so far: a move must beat it strictly to replace it.
+        let value = -alphabeta(game, &child, depth - 1, -INFINITY, -best.1, options);
+        if value > best.1 {
+            best = (Some(mv), value);
+        }
+    }
+    Solution { best: best.0, value: best.1, nodes: Some(options.nodes) }
+}
+
+/// The CPU baseline on all cores: each root move searched with a full window on its own task.
+pub fn solve_root_split<G: Game>(game: &G, state: &G::State, depth: u32) -> Solution<G::Move> {
+    use rayon::prelude::*;
+    let moves = game.moves(state);
+    if moves.is_empty() || depth == 0 {
+        return Solution { best: None, value: game.score(state), nodes: Some(1) };
+    }
+    let results: Vec<(i32, u64)> = moves
+        .par_iter()
+        .map(|&mv| {
+            let mut options = SearchOptions::default();
+            let v = -alphabeta(game, &game.apply(state, mv), depth - 1, -INFINITY, INFINITY, &mut options);
+            (v, options.nodes)
+        })
+        .collect();
+    let (index, value) = first_max(results.iter().map(|r| r.0));
+    Solution { best: Some(moves[index]), value, nodes: Some(results.iter().map(|r| r.1).sum()) }
+}
+
+/// The index and value of the first maximum.
+pub fn first_max(values: impl Iterator<Item = i32>) -> (usize, i32) {
+    values.enumerate().fold((0, i32::MIN), |(bi, bv), (i, v)| if v > bv { (i, v) } else { (bi, bv) })
+}
+
+/// Frontier nodes searched per launch before the split stops growing the upper tree.
+pub const SPLIT_TARGET: usize = 1 << 15;
+
+/// The split strategy: the upper tree to depth `s` on the host (s grows until the frontier holds
+/// [`SPLIT_TARGET`] positions or one ply is left), every frontier node searched to `depth − s` by
+/// the executor, then minimax over the upper tree. Returns the solution and `s`.
+pub fn solve_split<G: Game, E: SubtreeSearch<G>>(exec: &mut E, game: &G, state: &G::State, depth: u32) -> Result<(Solution<G::Move>, u32)> {
+    let moves = game.moves(state);
+    if moves.is_empty() || depth == 0 {
+        return Ok((Solution { best: None, value: game.score(state), nodes: None }, 0));
+    }
+    // Upper tree, level by level: each node keeps its parent and children range.
+    struct Upper<S> {
+        state: S,
+        children: std::ops::Range<usize>,
+    }
+    let mut tree = vec![Upper { state: *state, children: 0..0 }];
+    let mut level = 0..1;
+    let mut split = 0;
+    // At least the root's moves, so that the best move is known.
+    while split == 0 || (split + 1 < depth && level.len() < SPLIT_TARGET) {
+        let start = tree.len();
+        for i in level.clone() {
+            let first = tree.len();
+            let parent = tree[i].state;
+            for mv in game.moves(&parent) {
+                tree.push(Upper { state: game.apply(&parent, mv), children: 0..0 });
+            }
+            tree[i].children = first..tree.len();
+        }
+        level = start..tree.len();
+        split += 1;
+        if level.is_empty() {
+            break;
+        }
+    }
+    let frontier: Vec<G::State> = tree[level.clone()].iter().map(|n| n.state).collect();
+    let leaf_values = exec.search(game, &frontier, depth - split)?;
+    // Minimax back up the upper tree (children always come after their parent).
+    let mut value = vec![0i32; tree.len()];
+    for (i, v) in level.clone().zip(leaf_values) {
+        value[i] = v;
+    }
+    for i in (0..level.start).rev() {
+        let children = tree[i].children.clone();
+        value[i] = if children.is_empty() {
+            game.score(&tree[i].state)
+        } else {
+            children.map(|c| -value[c]).max().expect("children exist")
+        };
+    }
+    let root_children = tree[0].children.clone();
+    let (index, best) = first_max(root_children.map(|c| -value[c]));
+    Ok((Solution { best: Some(moves[index]), value: best, nodes: None }, split))
+}
+
+/// Checks a strategy name.
+pub fn check_strategy(name: &str) -> Result<()> {
+    match name {
+        "cpu" | "cpu-split" | "v1" | "v4" | "split" => Ok(()),
+        other => Err(Error::parse(format!("unknown strategy '{other}': cpu, cpu-split, v1, v4 or split"))),
+    }
+}
+
+/// Bytes of stack one unit of the GPU search holds for a subtree of `depth` plies: per level the
+/// position (`words` u32) and five counters. Bounded by the depth, never by the tree.
+pub fn stack_bytes(depth: u32, words: usize) -> usize {
+    depth as usize * (words + 5) * 4
+}
+
+/// A solved root with how it was searched.
+#[derive(Clone, Debug)]
+pub struct Solved<M> {
+    /// Best move and value.
+    pub solution: Solution<M>,
+    /// Units the device ran (GPU strategies).
+    pub units: Option<usize>,
+    /// Device memory for the search stacks, in bytes (GPU strategies).
+    pub stack_memory: Option<usize>,
+    /// The split depth s (split strategy).
+    pub split: Option<u32>,
+}
+
+/// Searches `state` to `depth` with the named strategy (see the module docs).
+pub fn solve<G: cubesearch_kernels::GpuGame>(
+    exec: &mut crate::Executor,
+    game: &G,
+    state: &G::State,
+    depth: u32,
+    strategy: &str,
+) -> Result<Solved<G::Move>> {
+    check_strategy(strategy)?;
+    let plain = |solution| Solved { solution, units: None, stack_memory: None, split: None };
+    let moves = game.moves(state);
+    if moves.is_empty() || depth == 0 {
+        return Ok(plain(Solution { best: None, value: game.score(state), nodes: Some(1) }));
+    }
+    match strategy {
+        "cpu" => Ok(plain(solve_sequential(game, state, depth, &mut SearchOptions::default()))),
+        "cpu-split" => Ok(plain(solve_root_split(game, state, depth))),
+        "v1" | "v4" => {
+            if depth < 2 {
+                return Ok(plain(solve_root_split(game, state, depth)));
+            }
+            let found = exec.root_search(game, state, depth, strategy == "v4")?;
+            let replies: usize = moves.iter().map(|&m| game.moves(&game.apply(state, m)).len()).sum();
+            Ok(Solved {
+                solution: Solution { best: Some(moves[found.best as usize]), value: found.value, nodes: None },
+                units: Some(replies),
+                stack_memory: Some(replies * stack_bytes(depth.saturating_sub(2), G::STATE_WORDS)),
+                split: None,
+            })
+        }
+        _ => {
+            let (solution, split) = solve_split(exec, game, state, depth)?;
+            let frontier = cubesearch_games::perft::expand(game, std::slice::from_ref(state), split).0.len();
+            Ok(Solved {
+                solution,
+                units: Some(frontier),
+                stack_memory: Some(frontier * stack_bytes(depth - split, G::STATE_WORDS)),
+                split: Some(split),
+            })
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The minimax pipeline: exact on Nim (Bouton's theorem is the oracle), identical values from
+//! every strategy on every backend at a depth cut-off, and alpha-beta equal to plain minimax.
+
+use cubesearch::games::checkers::Checkers;
+use cubesearch::games::reversi::Reversi;
+use cubesearch::games::{Nim, NimState};
+use cubesearch::minimax::{alphabeta, solve, SearchOptions, TranspositionTable, INFINITY};
+use cubesearch::rng::XorShift32;
+use cubesearch::testing::executor;
+use cubesearch::{Backend, Executor, Game, GpuGame};
+use rstest::rstest;
+
+const GPU_STRATEGIES: [&str; 3] = ["v1", "v4", "split"];
+const ALL_STRATEGIES: [&str; 5] = ["cpu", "cpu-split", "v1", "v4", "split"];
+
+/// Random Nim positions of 2–8 heaps ≤ 15 holding exactly `objects` objects: a full-depth search
+/// stays small, and one depth means one kernel to compile.
+fn small_nim(count: usize, objects: u32, seed: u32) -> Vec<NimState> {
+    let mut rng = XorShift32::for_worker(seed, 0);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let heaps: Vec<u32> = (0..2 + rng.below(7)).map(|_| rng.below(16)).collect();
+        let s = NimState::new(&heaps).unwrap();
+        if s.objects() == objects {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Random positions reached by a few random moves from the start.
+fn reached<G: Game>(game: &G, count: usize, plies: u32, seed: u32) -> Vec<G::State> {
+    let mut rng = XorShift32::for_worker(seed, 0);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut s = game.initial();
+        for _ in 0..rng.below(plies + 1) {
+            let moves = game.moves(&s);
+            if moves.is_empty() {
+                break;
+            }
+            s = game.apply(&s, moves[rng.below(moves.len() as u32) as usize]);
+        }
+        if !game.moves(&s).is_empty() {
+            out.push(s);
+        }
+    }
+    out
+}
+
+fn strategies(exec: &Executor) -> &'static [&'static str] {
+    if exec.is_cpu() {
+        &["cpu", "cpu-split", "split"]
+    } else {
+        &ALL_STRATEGIES
+    }
+}
+
+#[rstest]
+fn full_depth_nim_agrees_with_bouton(#[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    let Some(mut exec) = executor(backend) else { return };
+    for s in small_nim(10, 7, 4) {
+        let depth = s.objects();
+        let winning = s.winning_moves();
+        for &strategy in strategies(&exec) {
+            let solved = solve(&mut exec, &Nim, &s, depth, strategy).unwrap().solution;
+            let text = Nim.format_position(&s);
+            assert_eq!(solved.value, if s.nim_sum() != 0 { 1 } else { -1 }, "{text} with {strategy}");
+            if !winning.is_empty() {
+                assert!(winning.contains(&solved.best.unwrap()), "{text} with {strategy}: {:?}", solved.best);
+            }
+        }
+    }
+}
+
+/// Every strategy returns the same value and move as the one-thread CPU search.
+fn same_at_depth<G: GpuGame>(exec: &mut Executor, game: &G, positions: &[G::State], depth: u32) {
+    for s in positions {
+        let reference = solve(exec, game, s, depth, "cpu").unwrap().solution;
+        for &strategy in strategies(exec) {
+            let got = solve(exec, game, s, depth, strategy).unwrap().solution;
+            let text = game.format_position(s);
+            assert_eq!((got.value, got.best), (reference.value, reference.best), "{text}, depth {depth}, {strategy}");
+        }
+    }
+}
+
+#[rstest]
+fn depth_limited_values_are_identical_everywhere(#[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    let Some(mut exec) = executor(backend) else { return };
+    let mut rng = XorShift32::for_worker(8, 0);
+    let nim: Vec<NimState> = (0..10)
+        .map(|_| NimState::new(&(0..2 + rng.below(7)).map(|_| rng.below(16)).collect::<Vec<_>>()).unwrap())
+        .filter(|s| s.objects() > 0)
+        .collect();
+    same_at_depth(&mut exec, &Nim, &nim, 3);
+    same_at_depth(&mut exec, &Reversi, &reached(&Reversi, 6, 20, 2), 3);
+    same_at_depth(&mut exec, &Checkers::default(), &reached(&Checkers::default(), 6, 20, 5), 3);
+}
+
+#[rstest]
+fn subtree_values_match_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    use cubesearch::SubtreeSearch;
+    let Some(mut gpu) = executor(backend) else { return };
+    let mut cpu = cubesearch::CpuExecutor::new(0).unwrap();
+    let positions = reached(&Reversi, 40, 30, 7);
+    for depth in 0..=2 {
+        assert_eq!(cpu.search(&Reversi, &positions, depth).unwrap(), gpu.search(&Reversi, &positions, depth).unwrap());
+    }
+}
+
+/// Plain negamax without pruning: the reference for alpha-beta.
+fn minimax<G: Game>(game: &G, s: &G::State, depth: u32) -> i32 {
+    let moves = game.moves(s);
+    if depth == 0 || moves.is_empty() {
+        return game.score(s);
+    }
+    moves.iter().map(|&m| -minimax(game, &game.apply(s, m), depth - 1)).max().unwrap()
+}
+
+#[test]
+fn alphabeta_equals_plain_minimax_with_and_without_a_table() {
+    let reverse: cubesearch::minimax::MoveOrder<Reversi> = |_, _, moves| moves.reverse();
+    for s in reached(&Reversi, 20, 40, 3) {
+        for depth in 1..=4 {
+            let exact = minimax(&Reversi, &s, depth);
+            let plain = alphabeta(&Reversi, &s, depth, -INFINITY, INFINITY, &mut SearchOptions::default());
+            let mut table = TranspositionTable::new(1 << 16);
+            let mut options = SearchOptions { table: Some(&mut table), ..SearchOptions::default() };
+            let with_table = alphabeta(&Reversi, &s, depth, -INFINITY, INFINITY, &mut options);
+            let mut options = SearchOptions { order: Some(reverse), ..SearchOptions::default() };
+            let reordered = alphabeta(&Reversi, &s, depth, -INFINITY, INFINITY, &mut options);
+            assert_eq!((plain, with_table, reordered), (exact, exact, exact), "{} depth {depth}", Reversi.format_position(&s));
+        }
+    }
+}
+
+#[test]
+fn pruning_visits_fewer_nodes_than_minimax() {
+    let s = NimState::new(&[3, 4, 5]).unwrap();
+    let mut options = SearchOptions::default();
+    alphabeta(&Nim, &s, 6, -INFINITY, INFINITY, &mut options);
+    let full = cubesearch::games::nim::NimState::objects(s); // branching of the root
+    assert!(full == 12);
+    // perft(6) of 3,4,5 counts every leaf; alpha-beta must see far fewer nodes.
+    let leaves = cubesearch::perft::perft_split(&mut cubesearch::CpuExecutor::new(1).unwrap(), &Nim, &s, 6).unwrap();
+    assert!(options.nodes * 10 < leaves, "{} nodes vs {leaves} leaves", options.nodes);
+}
