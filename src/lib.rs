@@ -20,7 +20,9 @@ pub use cubesearch_core::{
     StochasticGame, SubtreeSearch, WinDrawCounts,
 };
 pub use cubesearch_kernels::{DeviceGame, GpuGame};
-pub use cubesearch_search::{mcts, minimax, perft, player, testing, CpuExecutor, Executor, GpuExecutor};
+pub use cubesearch_search::{
+    mcts, minimax, perft, player, testing, CpuExecutor, Executor, GpuExecutor,
+};
 
 /// The games: CPU rules (device twins implement [`DeviceGame`]).
 pub mod games {

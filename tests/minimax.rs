@@ -57,17 +57,40 @@ fn strategies(exec: &Executor) -> &'static [&'static str] {
 }
 
 #[rstest]
-fn full_depth_nim_agrees_with_bouton(#[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend) {
-    let Some(mut exec) = executor(backend) else { return };
-    for s in small_nim(10, 7, 4) {
+fn full_depth_nim_agrees_with_bouton(
+    #[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(mut exec) = executor(backend) else {
+        return;
+    };
+    // lavapipe stops long loops: there v1/v4 refuse deep searches (checked), and run shallow ones.
+    let limited = exec.limits().is_some_and(|l| l.loop_iterations.is_some());
+    if limited {
+        let deep = small_nim(1, 7, 4)[0];
+        let refused = solve(&mut exec, &Nim, &deep, 7, "v1")
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("loop budget"), "{refused}");
+    }
+    for s in small_nim(10, if limited { 3 } else { 7 }, 4) {
         let depth = s.objects();
         let winning = s.winning_moves();
         for &strategy in strategies(&exec) {
-            let solved = solve(&mut exec, &Nim, &s, depth, strategy).unwrap().solution;
+            let solved = solve(&mut exec, &Nim, &s, depth, strategy)
+                .unwrap()
+                .solution;
             let text = Nim.format_position(&s);
-            assert_eq!(solved.value, if s.nim_sum() != 0 { 1 } else { -1 }, "{text} with {strategy}");
+            assert_eq!(
+                solved.value,
+                if s.nim_sum() != 0 { 1 } else { -1 },
+                "{text} with {strategy}"
+            );
             if !winning.is_empty() {
-                assert!(winning.contains(&solved.best.unwrap()), "{text} with {strategy}: {:?}", solved.best);
+                assert!(
+                    winning.contains(&solved.best.unwrap()),
+                    "{text} with {strategy}: {:?}",
+                    solved.best
+                );
             }
         }
     }
@@ -80,32 +103,57 @@ fn same_at_depth<G: GpuGame>(exec: &mut Executor, game: &G, positions: &[G::Stat
         for &strategy in strategies(exec) {
             let got = solve(exec, game, s, depth, strategy).unwrap().solution;
             let text = game.format_position(s);
-            assert_eq!((got.value, got.best), (reference.value, reference.best), "{text}, depth {depth}, {strategy}");
+            assert_eq!(
+                (got.value, got.best),
+                (reference.value, reference.best),
+                "{text}, depth {depth}, {strategy}"
+            );
         }
     }
 }
 
 #[rstest]
-fn depth_limited_values_are_identical_everywhere(#[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend) {
-    let Some(mut exec) = executor(backend) else { return };
+fn depth_limited_values_are_identical_everywhere(
+    #[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(mut exec) = executor(backend) else {
+        return;
+    };
     let mut rng = XorShift32::for_worker(8, 0);
     let nim: Vec<NimState> = (0..10)
-        .map(|_| NimState::new(&(0..2 + rng.below(7)).map(|_| rng.below(16)).collect::<Vec<_>>()).unwrap())
+        .map(|_| {
+            NimState::new(
+                &(0..2 + rng.below(7))
+                    .map(|_| rng.below(16))
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap()
+        })
         .filter(|s| s.objects() > 0)
         .collect();
     same_at_depth(&mut exec, &Nim, &nim, 3);
     same_at_depth(&mut exec, &Reversi, &reached(&Reversi, 6, 20, 2), 3);
-    same_at_depth(&mut exec, &Checkers::default(), &reached(&Checkers::default(), 6, 20, 5), 3);
+    same_at_depth(
+        &mut exec,
+        &Checkers::default(),
+        &reached(&Checkers::default(), 6, 20, 5),
+        3,
+    );
 }
 
 #[rstest]
 fn subtree_values_match_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
     use cubesearch::SubtreeSearch;
-    let Some(mut gpu) = executor(backend) else { return };
+    let Some(mut gpu) = executor(backend) else {
+        return;
+    };
     let mut cpu = cubesearch::CpuExecutor::new(0).unwrap();
     let positions = reached(&Reversi, 40, 30, 7);
     for depth in 0..=2 {
-        assert_eq!(cpu.search(&Reversi, &positions, depth).unwrap(), gpu.search(&Reversi, &positions, depth).unwrap());
+        assert_eq!(
+            cpu.search(&Reversi, &positions, depth).unwrap(),
+            gpu.search(&Reversi, &positions, depth).unwrap()
+        );
     }
 }
 
@@ -115,7 +163,11 @@ fn minimax<G: Game>(game: &G, s: &G::State, depth: u32) -> i32 {
     if depth == 0 || moves.is_empty() {
         return game.score(s);
     }
-    moves.iter().map(|&m| -minimax(game, &game.apply(s, m), depth - 1)).max().unwrap()
+    moves
+        .iter()
+        .map(|&m| -minimax(game, &game.apply(s, m), depth - 1))
+        .max()
+        .unwrap()
 }
 
 #[test]
@@ -124,13 +176,31 @@ fn alphabeta_equals_plain_minimax_with_and_without_a_table() {
     for s in reached(&Reversi, 20, 40, 3) {
         for depth in 1..=4 {
             let exact = minimax(&Reversi, &s, depth);
-            let plain = alphabeta(&Reversi, &s, depth, -INFINITY, INFINITY, &mut SearchOptions::default());
+            let plain = alphabeta(
+                &Reversi,
+                &s,
+                depth,
+                -INFINITY,
+                INFINITY,
+                &mut SearchOptions::default(),
+            );
             let mut table = TranspositionTable::new(1 << 16);
-            let mut options = SearchOptions { table: Some(&mut table), ..SearchOptions::default() };
+            let mut options = SearchOptions {
+                table: Some(&mut table),
+                ..SearchOptions::default()
+            };
             let with_table = alphabeta(&Reversi, &s, depth, -INFINITY, INFINITY, &mut options);
-            let mut options = SearchOptions { order: Some(reverse), ..SearchOptions::default() };
+            let mut options = SearchOptions {
+                order: Some(reverse),
+                ..SearchOptions::default()
+            };
             let reordered = alphabeta(&Reversi, &s, depth, -INFINITY, INFINITY, &mut options);
-            assert_eq!((plain, with_table, reordered), (exact, exact, exact), "{} depth {depth}", Reversi.format_position(&s));
+            assert_eq!(
+                (plain, with_table, reordered),
+                (exact, exact, exact),
+                "{} depth {depth}",
+                Reversi.format_position(&s)
+            );
         }
     }
 }
@@ -143,6 +213,12 @@ fn pruning_visits_fewer_nodes_than_minimax() {
     let full = cubesearch::games::nim::NimState::objects(s); // branching of the root
     assert!(full == 12);
     // perft(6) of 3,4,5 counts every leaf; alpha-beta must see far fewer nodes.
-    let leaves = cubesearch::perft::perft_split(&mut cubesearch::CpuExecutor::new(1).unwrap(), &Nim, &s, 6).unwrap();
-    assert!(options.nodes * 10 < leaves, "{} nodes vs {leaves} leaves", options.nodes);
+    let leaves =
+        cubesearch::perft::perft_split(&mut cubesearch::CpuExecutor::new(1).unwrap(), &Nim, &s, 6)
+            .unwrap();
+    assert!(
+        options.nodes * 10 < leaves,
+        "{} nodes vs {leaves} leaves",
+        options.nodes
+    );
 }

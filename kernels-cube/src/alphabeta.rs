@@ -18,7 +18,11 @@ pub const INFINITY: i32 = 1 << 22;
 /// The negamax value of `root` searched `depth ≥ 1` plies, from its side to move. Leaves and
 /// finished games are scored by `G::score`.
 #[cube]
-pub fn negamax<G: DeviceGame>(root: &G::State, #[comptime] depth: u32, #[comptime] words: usize) -> i32 {
+pub fn negamax<G: DeviceGame>(
+    root: &G::State,
+    #[comptime] depth: u32,
+    #[comptime] words: usize,
+) -> i32 {
     let mut result: i32 = G::score(root);
     let moves = G::move_count(root);
     if moves > 0 && G::outcome(root) == ONGOING {
@@ -123,10 +127,14 @@ pub fn launch_subtrees<R: Runtime, G: GpuGame>(
     read_i32(client, values)
 }
 
-fn read_i32<R: Runtime>(client: &ComputeClient<R>, handle: cubecl::server::Handle) -> Result<Vec<i32>> {
-    let bytes = client
-        .read_one(handle)
-        .map_err(|e| Error::Device { backend: R::name(client), why: format!("{e:?}") })?;
+fn read_i32<R: Runtime>(
+    client: &ComputeClient<R>,
+    handle: cubecl::server::Handle,
+) -> Result<Vec<i32>> {
+    let bytes = client.read_one(handle).map_err(|e| Error::Device {
+        backend: R::name(client),
+        why: format!("{e:?}"),
+    })?;
     Ok(i32::from_bytes(&bytes).to_vec())
 }
 
@@ -177,7 +185,8 @@ pub fn root_kernel<G: DeviceGame>(
     let mut stride: u32 = CUBE_DIM / 2u32;
     while stride > 0u32 {
         if unit < stride {
-            replies[unit as usize] = i32::max(replies[unit as usize], replies[(unit + stride) as usize]);
+            replies[unit as usize] =
+                i32::max(replies[unit as usize], replies[(unit + stride) as usize]);
         }
         sync_cube();
         stride /= 2u32;
@@ -225,7 +234,9 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
     }
     let units = max_replies.max(1).next_power_of_two();
     if units > client.properties().hardware.max_units_per_cube {
-        return Err(Error::Unsupported(format!("{max_replies} replies do not fit in one cube")));
+        return Err(Error::Unsupported(format!(
+            "{max_replies} replies do not fit in one cube"
+        )));
     }
     let root_handle = upload(client, &game.encode_all(std::slice::from_ref(root)));
     let values = upload(client, &vec![0u32; root_moves as usize]);
@@ -247,22 +258,31 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
         );
     }
     if on_device {
-        let bytes = client
-            .read_one(best)
-            .map_err(|e| Error::Device { backend: R::name(client), why: format!("{e:?}") })?;
+        let bytes = client.read_one(best).map_err(|e| Error::Device {
+            backend: R::name(client),
+            why: format!("{e:?}"),
+        })?;
         let key = u32::from_bytes(&bytes)[0];
-        Ok(RootSearch { best: 255 - (key & 0xFF), value: (key >> 8) as i32 - (1 << 23), move_values: Vec::new() })
+        Ok(RootSearch {
+            best: 255 - (key & 0xFF),
+            value: (key >> 8) as i32 - (1 << 23),
+            move_values: Vec::new(),
+        })
     } else {
         let move_values = read_i32(client, values)?;
         let (best, value) = first_max(&move_values);
-        Ok(RootSearch { best, value, move_values })
+        Ok(RootSearch {
+            best,
+            value,
+            move_values,
+        })
     }
 }
 
 /// The index and value of the first maximum.
 pub fn first_max(values: &[i32]) -> (u32, i32) {
-    values
-        .iter()
-        .enumerate()
-        .fold((0, i32::MIN), |(bi, bv), (i, &v)| if v > bv { (i as u32, v) } else { (bi, bv) })
+    values.iter().enumerate().fold(
+        (0, i32::MIN),
+        |(bi, bv), (i, &v)| if v > bv { (i as u32, v) } else { (bi, bv) },
+    )
 }

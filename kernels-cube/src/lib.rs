@@ -8,8 +8,8 @@
 //! This crate enables no cubecl runtime: launchers are generic over `R: Runtime`, and the crates
 //! that pick a runtime (`cubesearch-search`, the CLI) forward the `wgpu`/`cuda` features.
 
-pub mod checkers;
 pub mod alphabeta;
+pub mod checkers;
 pub mod device_game;
 pub mod launch;
 pub mod nim;

@@ -3,7 +3,9 @@
 //! exactly (worker ids, RNG draws, canonical move order).
 
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::{Error, Game, Outcome, Perft, Playouts, Result, SubtreeSearch, WinDrawCounts};
+use cubesearch_core::{
+    Error, Game, Outcome, Perft, Playouts, Result, SubtreeSearch, WinDrawCounts,
+};
 use rayon::prelude::*;
 
 /// Runs executor work on a rayon pool of a chosen size.
@@ -94,7 +96,16 @@ impl<G: Game> SubtreeSearch<G> for CpuExecutor {
         Ok(self.pool.install(|| {
             roots
                 .par_iter()
-                .map(|r| alphabeta(game, r, depth, -INFINITY, INFINITY, &mut SearchOptions::default()))
+                .map(|r| {
+                    alphabeta(
+                        game,
+                        r,
+                        depth,
+                        -INFINITY,
+                        INFINITY,
+                        &mut SearchOptions::default(),
+                    )
+                })
                 .collect()
         }))
     }

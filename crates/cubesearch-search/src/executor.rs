@@ -54,6 +54,17 @@ impl Executor {
         })
     }
 
+    /// The device's limits (`None` on the CPU).
+    pub fn limits(&self) -> Option<&cubesearch_core::backend::DeviceLimits> {
+        match self {
+            Executor::Cpu(_) => None,
+            #[cfg(feature = "wgpu")]
+            Executor::Wgpu(e) => Some(e.limits()),
+            #[cfg(feature = "cuda")]
+            Executor::Cuda(e) => Some(e.limits()),
+        }
+    }
+
     /// Whether the work runs on the CPU.
     pub fn is_cpu(&self) -> bool {
         matches!(self, Executor::Cpu(_))
@@ -80,7 +91,13 @@ impl<G: GpuGame> SubtreeSearch<G> for Executor {
 
 impl Executor {
     /// The seed's v1 / v4 root search on a GPU executor.
-    pub fn root_search<G: GpuGame>(&mut self, game: &G, root: &G::State, depth: u32, on_device: bool) -> Result<RootSearch> {
+    pub fn root_search<G: GpuGame>(
+        &mut self,
+        game: &G,
+        root: &G::State,
+        depth: u32,
+        on_device: bool,
+    ) -> Result<RootSearch> {
         match self {
             Executor::Cpu(_) => Err(cubesearch_core::Error::Unsupported(
                 "strategies v1 and v4 run on a GPU backend (--backend wgpu or cuda)".into(),

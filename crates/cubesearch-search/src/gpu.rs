@@ -1,15 +1,18 @@
 //! The GPU executor: the same traits as the CPU's, through the CubeCL kernels of
 //! `cubesearch-kernels`, on any cubecl runtime.
 
+use crate::minimax::UpperTree;
 use cubecl::prelude::*;
 use cubesearch_core::backend::{start_client, DeviceLimits};
 use cubesearch_core::{Perft, Playouts, Result, SubtreeSearch, WinDrawCounts};
-use cubesearch_kernels::alphabeta::{launch_root_search, launch_subtrees, RootSearch};
 use cubesearch_games::perft::expand;
+use cubesearch_kernels::alphabeta::{launch_root_search, launch_subtrees, RootSearch};
 use cubesearch_kernels::{perft::launch_perft, playout::launch_playouts, GpuGame};
 
-/// Deepest subtree one unit walks on a loop-limited device (lavapipe).
+/// Deepest subtree one unit walks on a loop-limited device (lavapipe): perft counts the last ply
+/// in bulk, search plays and scores every leaf.
 const LOOP_LIMITED_PERFT_DEPTH: u32 = 2;
+const LOOP_LIMITED_SEARCH_DEPTH: u32 = 1;
 
 /// Runs executor work on one device of runtime `R`.
 pub struct GpuExecutor<R: Runtime> {
@@ -64,17 +67,51 @@ impl<R: Runtime, G: GpuGame> Playouts<G> for GpuExecutor<R> {
 
 impl<R: Runtime, G: GpuGame> SubtreeSearch<G> for GpuExecutor<R> {
     fn search(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<i32>> {
-        launch_subtrees::<R, G>(&self.client, game, roots, depth)
+        if !self.loop_limited() || depth <= LOOP_LIMITED_SEARCH_DEPTH {
+            return launch_subtrees::<R, G>(&self.client, game, roots, depth);
+        }
+        // The upper plies on the host, one ply per unit on the device.
+        let plies = depth - LOOP_LIMITED_SEARCH_DEPTH;
+        let tree = UpperTree::build(game, roots, plies, usize::MAX);
+        let leaves =
+            launch_subtrees::<R, G>(&self.client, game, tree.frontier(), depth - tree.plies)?;
+        Ok(tree.back_up(game, &leaves)[..roots.len()].to_vec())
     }
 }
 
 impl<R: Runtime> GpuExecutor<R> {
     /// The seed's v1 (`on_device = false`) or v4 (`true`) root search: one cube per root move,
     /// one unit per reply. Returns `None` for the best move when the root has no move.
-    pub fn root_search<G: GpuGame>(&mut self, game: &G, root: &G::State, depth: u32, on_device: bool) -> Result<RootSearch> {
+    pub fn root_search<G: GpuGame>(
+        &mut self,
+        game: &G,
+        root: &G::State,
+        depth: u32,
+        on_device: bool,
+    ) -> Result<RootSearch> {
+        if self.loop_limited() && depth > 2 + LOOP_LIMITED_SEARCH_DEPTH {
+            return Err(cubesearch_core::Error::Unsupported(format!(
+                "v1/v4 at depth {depth} exceed this device's loop budget (lavapipe stops loops after {} \
+                 iterations per unit); use --strategy split, or depth ≤ {}",
+                self.limits.loop_iterations.unwrap_or(0),
+                2 + LOOP_LIMITED_SEARCH_DEPTH
+            )));
+        }
         let moves = game.moves(root);
-        let max_replies = moves.iter().map(|&m| game.moves(&game.apply(root, m)).len()).max().unwrap_or(0);
-        launch_root_search::<R, G>(&self.client, game, root, moves.len() as u32, max_replies as u32, depth, on_device)
+        let max_replies = moves
+            .iter()
+            .map(|&m| game.moves(&game.apply(root, m)).len())
+            .max()
+            .unwrap_or(0);
+        launch_root_search::<R, G>(
+            &self.client,
+            game,
+            root,
+            moves.len() as u32,
+            max_replies as u32,
+            depth,
+            on_device,
+        )
     }
 }
 

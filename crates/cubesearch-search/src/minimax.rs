@@ -39,7 +39,10 @@ pub struct TranspositionTable<S> {
 impl<S: Hash + Eq> TranspositionTable<S> {
     /// A table holding at most `capacity` positions (cleared when full).
     pub fn new(capacity: usize) -> Self {
-        Self { entries: HashMap::with_capacity(capacity.min(1 << 20)), capacity }
+        Self {
+            entries: HashMap::with_capacity(capacity.min(1 << 20)),
+            capacity,
+        }
     }
 
     fn store(&mut self, state: S, depth: u32, value: i32, bound: Bound) {
@@ -62,7 +65,11 @@ pub struct SearchOptions<'a, G: Game> {
 
 impl<G: Game> Default for SearchOptions<'_, G> {
     fn default() -> Self {
-        Self { order: None, table: None, nodes: 0 }
+        Self {
+            order: None,
+            table: None,
+            nodes: 0,
+        }
     }
 }
 
@@ -82,11 +89,25 @@ struct Frame<S> {
 
 /// Negamax with alpha-beta of `state` to `depth` plies in the window (`alpha`, `beta`), written
 /// as a loop over an explicit stack (the seed's iterative form).
-pub fn alphabeta<G: Game>(game: &G, state: &G::State, depth: u32, alpha: i32, beta: i32, options: &mut SearchOptions<G>) -> i32 {
+pub fn alphabeta<G: Game>(
+    game: &G,
+    state: &G::State,
+    depth: u32,
+    alpha: i32,
+    beta: i32,
+    options: &mut SearchOptions<G>,
+) -> i32 {
     let mut moves: Vec<G::Move> = Vec::new();
     let mut stack: Vec<Frame<G::State>> = Vec::with_capacity(depth as usize + 1);
     // Enters a node: a value at once (leaf, finished game, table hit) or a new frame.
-    let enter = |state: G::State, depth: u32, alpha: i32, beta: i32, moves: &mut Vec<G::Move>, stack: &mut Vec<Frame<G::State>>, options: &mut SearchOptions<G>| -> Option<i32> {
+    let enter = |state: G::State,
+                 depth: u32,
+                 alpha: i32,
+                 beta: i32,
+                 moves: &mut Vec<G::Move>,
+                 stack: &mut Vec<Frame<G::State>>,
+                 options: &mut SearchOptions<G>|
+     -> Option<i32> {
         options.nodes += 1;
         let (mut alpha, mut beta) = (alpha, beta);
         if let Some(table) = options.table.as_deref() {
@@ -115,7 +136,17 @@ pub fn alphabeta<G: Game>(game: &G, state: &G::State, depth: u32, alpha: i32, be
         if let Some(order) = options.order {
             order(game, &state, &mut moves[first..]);
         }
-        stack.push(Frame { state, first, count, next: 0, alpha, beta, alpha_at_entry: alpha, best: -INFINITY, depth });
+        stack.push(Frame {
+            state,
+            first,
+            count,
+            next: 0,
+            alpha,
+            beta,
+            alpha_at_entry: alpha,
+            best: -INFINITY,
+            depth,
+        });
         None
     };
     let mut returned = enter(*state, depth, alpha, beta, &mut moves, &mut stack, options);
@@ -163,10 +194,19 @@ pub struct Solution<M> {
 }
 
 /// Best root move on one thread: alpha-beta with the root window narrowing as moves are searched.
-pub fn solve_sequential<G: Game>(game: &G, state: &G::State, depth: u32, options: &mut SearchOptions<G>) -> Solution<G::Move> {
+pub fn solve_sequential<G: Game>(
+    game: &G,
+    state: &G::State,
+    depth: u32,
+    options: &mut SearchOptions<G>,
+) -> Solution<G::Move> {
     let moves = game.moves(state);
     if moves.is_empty() || depth == 0 {
-        return Solution { best: None, value: game.score(state), nodes: Some(1) };
+        return Solution {
+            best: None,
+            value: game.score(state),
+            nodes: Some(1),
+        };
     }
     let mut best = (None, -INFINITY);
     for mv in moves {
@@ -177,7 +217,11 @@ pub fn solve_sequential<G: Game>(game: &G, state: &G::State, depth: u32, options
             best = (Some(mv), value);
         }
     }
-    Solution { best: best.0, value: best.1, nodes: Some(options.nodes) }
+    Solution {
+        best: best.0,
+        value: best.1,
+        nodes: Some(options.nodes),
+    }
 }
 
 /// The CPU baseline on all cores: each root move searched with a full window on its own task.
@@ -185,86 +229,167 @@ pub fn solve_root_split<G: Game>(game: &G, state: &G::State, depth: u32) -> Solu
     use rayon::prelude::*;
     let moves = game.moves(state);
     if moves.is_empty() || depth == 0 {
-        return Solution { best: None, value: game.score(state), nodes: Some(1) };
+        return Solution {
+            best: None,
+            value: game.score(state),
+            nodes: Some(1),
+        };
     }
     let results: Vec<(i32, u64)> = moves
         .par_iter()
         .map(|&mv| {
             let mut options = SearchOptions::default();
-            let v = -alphabeta(game, &game.apply(state, mv), depth - 1, -INFINITY, INFINITY, &mut options);
+            let v = -alphabeta(
+                game,
+                &game.apply(state, mv),
+                depth - 1,
+                -INFINITY,
+                INFINITY,
+                &mut options,
+            );
             (v, options.nodes)
         })
         .collect();
     let (index, value) = first_max(results.iter().map(|r| r.0));
-    Solution { best: Some(moves[index]), value, nodes: Some(results.iter().map(|r| r.1).sum()) }
+    Solution {
+        best: Some(moves[index]),
+        value,
+        nodes: Some(results.iter().map(|r| r.1).sum()),
+    }
 }
 
 /// The index and value of the first maximum.
 pub fn first_max(values: impl Iterator<Item = i32>) -> (usize, i32) {
-    values.enumerate().fold((0, i32::MIN), |(bi, bv), (i, v)| if v > bv { (i, v) } else { (bi, bv) })
+    values.enumerate().fold(
+        (0, i32::MIN),
+        |(bi, bv), (i, v)| if v > bv { (i, v) } else { (bi, bv) },
+    )
+}
+
+/// The upper plies of one or more searches, built on the host level by level. Its frontier is
+/// searched elsewhere (a device), and [`UpperTree::back_up`] finishes the minimax.
+pub struct UpperTree<S> {
+    states: Vec<S>,
+    /// Children of node i: `children[i]`; a frontier or finished node has none.
+    children: Vec<std::ops::Range<usize>>,
+    /// The nodes whose values come from outside.
+    frontier: std::ops::Range<usize>,
+    /// Plies expanded.
+    pub plies: u32,
+}
+
+impl<S: Copy> UpperTree<S> {
+    /// Expands every root `plies` plies, or fewer: expansion stops once the frontier holds
+    /// `target` positions (after at least one ply) or `max_plies` is reached.
+    pub fn build<G: Game<State = S>>(game: &G, roots: &[S], max_plies: u32, target: usize) -> Self {
+        let mut states = roots.to_vec();
+        let mut children = vec![0..0; roots.len()];
+        let mut level = 0..roots.len();
+        let mut plies = 0;
+        while plies < max_plies && (plies == 0 || level.len() < target) {
+            let start = states.len();
+            for i in level.clone() {
+                let first = states.len();
+                let parent = states[i];
+                states.extend(
+                    game.moves(&parent)
+                        .into_iter()
+                        .map(|m| game.apply(&parent, m)),
+                );
+                children[i] = first..states.len();
+            }
+            children.resize(states.len(), 0..0);
+            level = start..states.len();
+            plies += 1;
+        }
+        Self {
+            states,
+            children,
+            frontier: level,
+            plies,
+        }
+    }
+
+    /// The positions to search further.
+    pub fn frontier(&self) -> &[S] {
+        &self.states[self.frontier.clone()]
+    }
+
+    /// Negamax values of every node, given the frontier's values (in [`UpperTree::frontier`]
+    /// order); nodes without children above the frontier are finished games, scored exactly.
+    pub fn back_up<G: Game<State = S>>(&self, game: &G, frontier_values: &[i32]) -> Vec<i32> {
+        let mut value = vec![0i32; self.states.len()];
+        value[self.frontier.clone()].copy_from_slice(frontier_values);
+        // Children always come after their parent.
+        for i in (0..self.frontier.start).rev() {
+            value[i] = if self.children[i].is_empty() {
+                game.score(&self.states[i])
+            } else {
+                self.children[i]
+                    .clone()
+                    .map(|c| -value[c])
+                    .max()
+                    .expect("children exist")
+            };
+        }
+        value
+    }
+
+    /// The root moves' values (for the side to move at root `r`) from the node values.
+    pub fn root_move_values(&self, values: &[i32], r: usize) -> Vec<i32> {
+        self.children[r].clone().map(|c| -values[c]).collect()
+    }
 }
 
 /// Frontier nodes searched per launch before the split stops growing the upper tree.
 pub const SPLIT_TARGET: usize = 1 << 15;
 
 /// The split strategy: the upper tree to depth `s` on the host (s grows until the frontier holds
-/// [`SPLIT_TARGET`] positions or one ply is left), every frontier node searched to `depth − s` by
-/// the executor, then minimax over the upper tree. Returns the solution and `s`.
-pub fn solve_split<G: Game, E: SubtreeSearch<G>>(exec: &mut E, game: &G, state: &G::State, depth: u32) -> Result<(Solution<G::Move>, u32)> {
+/// [`SPLIT_TARGET`] positions, leaving at least one ply to the executor), every frontier node
+/// searched to `depth − s` by the executor, then minimax over the upper tree. Returns `s` too.
+pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
+    exec: &mut E,
+    game: &G,
+    state: &G::State,
+    depth: u32,
+) -> Result<(Solution<G::Move>, u32)> {
     let moves = game.moves(state);
     if moves.is_empty() || depth == 0 {
-        return Ok((Solution { best: None, value: game.score(state), nodes: None }, 0));
+        return Ok((
+            Solution {
+                best: None,
+                value: game.score(state),
+                nodes: None,
+            },
+            0,
+        ));
     }
-    // Upper tree, level by level: each node keeps its parent and children range.
-    struct Upper<S> {
-        state: S,
-        children: std::ops::Range<usize>,
-    }
-    let mut tree = vec![Upper { state: *state, children: 0..0 }];
-    let mut level = 0..1;
-    let mut split = 0;
-    // At least the root's moves, so that the best move is known.
-    while split == 0 || (split + 1 < depth && level.len() < SPLIT_TARGET) {
-        let start = tree.len();
-        for i in level.clone() {
-            let first = tree.len();
-            let parent = tree[i].state;
-            for mv in game.moves(&parent) {
-                tree.push(Upper { state: game.apply(&parent, mv), children: 0..0 });
-            }
-            tree[i].children = first..tree.len();
-        }
-        level = start..tree.len();
-        split += 1;
-        if level.is_empty() {
-            break;
-        }
-    }
-    let frontier: Vec<G::State> = tree[level.clone()].iter().map(|n| n.state).collect();
-    let leaf_values = exec.search(game, &frontier, depth - split)?;
-    // Minimax back up the upper tree (children always come after their parent).
-    let mut value = vec![0i32; tree.len()];
-    for (i, v) in level.clone().zip(leaf_values) {
-        value[i] = v;
-    }
-    for i in (0..level.start).rev() {
-        let children = tree[i].children.clone();
-        value[i] = if children.is_empty() {
-            game.score(&tree[i].state)
-        } else {
-            children.map(|c| -value[c]).max().expect("children exist")
-        };
-    }
-    let root_children = tree[0].children.clone();
-    let (index, best) = first_max(root_children.map(|c| -value[c]));
-    Ok((Solution { best: Some(moves[index]), value: best, nodes: None }, split))
+    let tree = UpperTree::build(
+        game,
+        std::slice::from_ref(state),
+        depth.saturating_sub(1).max(1),
+        SPLIT_TARGET,
+    );
+    let leaf_values = exec.search(game, tree.frontier(), depth - tree.plies)?;
+    let values = tree.back_up(game, &leaf_values);
+    let (index, best) = first_max(tree.root_move_values(&values, 0).into_iter());
+    Ok((
+        Solution {
+            best: Some(moves[index]),
+            value: best,
+            nodes: None,
+        },
+        tree.plies,
+    ))
 }
 
 /// Checks a strategy name.
 pub fn check_strategy(name: &str) -> Result<()> {
     match name {
         "cpu" | "cpu-split" | "v1" | "v4" | "split" => Ok(()),
-        other => Err(Error::parse(format!("unknown strategy '{other}': cpu, cpu-split, v1, v4 or split"))),
+        other => Err(Error::parse(format!(
+            "unknown strategy '{other}': cpu, cpu-split, v1, v4 or split"
+        ))),
     }
 }
 
@@ -296,22 +421,43 @@ pub fn solve<G: cubesearch_kernels::GpuGame>(
     strategy: &str,
 ) -> Result<Solved<G::Move>> {
     check_strategy(strategy)?;
-    let plain = |solution| Solved { solution, units: None, stack_memory: None, split: None };
+    let plain = |solution| Solved {
+        solution,
+        units: None,
+        stack_memory: None,
+        split: None,
+    };
     let moves = game.moves(state);
     if moves.is_empty() || depth == 0 {
-        return Ok(plain(Solution { best: None, value: game.score(state), nodes: Some(1) }));
+        return Ok(plain(Solution {
+            best: None,
+            value: game.score(state),
+            nodes: Some(1),
+        }));
     }
     match strategy {
-        "cpu" => Ok(plain(solve_sequential(game, state, depth, &mut SearchOptions::default()))),
+        "cpu" => Ok(plain(solve_sequential(
+            game,
+            state,
+            depth,
+            &mut SearchOptions::default(),
+        ))),
         "cpu-split" => Ok(plain(solve_root_split(game, state, depth))),
         "v1" | "v4" => {
             if depth < 2 {
                 return Ok(plain(solve_root_split(game, state, depth)));
             }
             let found = exec.root_search(game, state, depth, strategy == "v4")?;
-            let replies: usize = moves.iter().map(|&m| game.moves(&game.apply(state, m)).len()).sum();
+            let replies: usize = moves
+                .iter()
+                .map(|&m| game.moves(&game.apply(state, m)).len())
+                .sum();
             Ok(Solved {
-                solution: Solution { best: Some(moves[found.best as usize]), value: found.value, nodes: None },
+                solution: Solution {
+                    best: Some(moves[found.best as usize]),
+                    value: found.value,
+                    nodes: None,
+                },
                 units: Some(replies),
                 stack_memory: Some(replies * stack_bytes(depth.saturating_sub(2), G::STATE_WORDS)),
                 split: None,
@@ -319,7 +465,10 @@ pub fn solve<G: cubesearch_kernels::GpuGame>(
         }
         _ => {
             let (solution, split) = solve_split(exec, game, state, depth)?;
-            let frontier = cubesearch_games::perft::expand(game, std::slice::from_ref(state), split).0.len();
+            let frontier =
+                cubesearch_games::perft::expand(game, std::slice::from_ref(state), split)
+                    .0
+                    .len();
             Ok(Solved {
                 solution,
                 units: Some(frontier),

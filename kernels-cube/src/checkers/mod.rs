@@ -396,9 +396,16 @@ impl DeviceGame for DeviceCheckers {
     fn score(state: &Board) -> i32 {
         let outcome = Self::outcome(state);
         let (me, opp, _white) = sides(state);
-        let material = i32::cast_from(3u32 * count(me & !state.kings) + 5u32 * count(me & state.kings))
-            - i32::cast_from(3u32 * count(opp & !state.kings) + 5u32 * count(opp & state.kings));
-        select(outcome == LOSS, -LOSS_SCORE, select(outcome == DRAW, 0i32, material))
+        let material =
+            i32::cast_from(3u32 * count(me & !state.kings) + 5u32 * count(me & state.kings))
+                - i32::cast_from(
+                    3u32 * count(opp & !state.kings) + 5u32 * count(opp & state.kings),
+                );
+        select(
+            outcome == LOSS,
+            -LOSS_SCORE,
+            select(outcome == DRAW, 0i32, material),
+        )
     }
 
     fn move_count(state: &Board) -> u32 {

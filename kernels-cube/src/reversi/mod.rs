@@ -242,7 +242,9 @@ impl DeviceGame for DeviceReversi {
     fn score(state: &ReversiBoard) -> i32 {
         let mine = i32::cast_from(popcount(state.player));
         let theirs = i32::cast_from(popcount(state.opponent));
-        let over = (legal_moves(state.player, state.opponent) | legal_moves(state.opponent, state.player)) == 0u64;
+        let over = (legal_moves(state.player, state.opponent)
+            | legal_moves(state.opponent, state.player))
+            == 0u64;
         // Finished: the final score, empty squares to the winner; otherwise the disc difference.
         let empty = 64i32 - mine - theirs;
         let bonus = select(mine > theirs, empty, select(mine < theirs, -empty, 0i32));

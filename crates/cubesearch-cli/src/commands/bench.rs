@@ -8,8 +8,8 @@
 use crate::args::{BenchArgs, Common};
 use crate::output::{emit, progress};
 use cubesearch_core::backend::{cpu_threads, resolve, Backend};
-use cubesearch_core::{Error, Playouts, Result};
 use cubesearch_core::Game;
+use cubesearch_core::{Error, Playouts, Result};
 use cubesearch_games::checkers::{Checkers, Rules};
 use cubesearch_games::nim::{Nim, NimState};
 use cubesearch_games::reversi::Reversi;
@@ -17,9 +17,9 @@ use cubesearch_kernels::GpuGame;
 use cubesearch_search::mcts::{Budget, Mcts, MctsConfig};
 use cubesearch_search::perft::perft_split;
 use cubesearch_search::{CpuExecutor, Executor};
-use std::time::Duration;
 use serde::Serialize;
 use serde_json::json;
+use std::time::Duration;
 use std::time::Instant;
 
 /// A named piece of work measured in some unit per second. Its size is a level: calibration raises
@@ -52,7 +52,13 @@ fn depth_size(level: u32) -> String {
 const PERFT_FIRST_DEPTH: u32 = 4;
 
 /// Random games from `root`; the units are games.
-fn playouts<G: GpuGame>(exec: &mut Executor, game: &G, root: G::State, level: u32, seed: u32) -> Result<u64> {
+fn playouts<G: GpuGame>(
+    exec: &mut Executor,
+    game: &G,
+    root: G::State,
+    level: u32,
+    seed: u32,
+) -> Result<u64> {
     let counts = exec.playouts(game, &[root], playouts_at(level), seed)?;
     Ok(counts[0].games)
 }
@@ -155,9 +161,16 @@ struct Row {
 pub fn run(common: &Common, args: &BenchArgs) -> Result<()> {
     if args.suite == "list" {
         for s in SUITES {
-            println!("{:<14} {} ({}/s)", s.name, s.about, s.unit);
+            println!("{:<18} {} ({}/s)", s.name, s.about, s.unit);
         }
+        println!(
+            "{:<18} the seed's minimax table: ms to the first move, Nim sizes 2..8",
+            "nim-minimax"
+        );
         return Ok(());
+    }
+    if args.suite == "nim-minimax" {
+        return nim_minimax(common, args);
     }
     let suite = SUITES
         .iter()
@@ -256,7 +269,14 @@ fn targets(backend: Backend, only: &[String]) -> Result<Vec<(String, String, Exe
     Ok(out)
 }
 
-fn measure(suite: &Suite, label: &str, device: &str, exec: &mut Executor, args: &BenchArgs, seed: u32) -> Result<Row> {
+fn measure(
+    suite: &Suite,
+    label: &str,
+    device: &str,
+    exec: &mut Executor,
+    args: &BenchArgs,
+    seed: u32,
+) -> Result<Row> {
     let time = |exec: &mut Executor, level: u32| -> Result<(f64, u64)> {
         let start = Instant::now();
         let units = (suite.run)(exec, level, seed)?;
@@ -266,13 +286,16 @@ fn measure(suite: &Suite, label: &str, device: &str, exec: &mut Executor, args: 
     // then the level rises until one run is long enough to time well, unless --level fixes it.
     time(exec, 0)?;
     let mut level = args.level.unwrap_or(0).min(suite.max_level);
-    while args.level.is_none() && level < suite.max_level && time(exec, level)?.0 < args.min_seconds {
+    while args.level.is_none() && level < suite.max_level && time(exec, level)?.0 < args.min_seconds
+    {
         level += 1;
     }
     for _ in 0..args.warmup {
         time(exec, level)?;
     }
-    let mut runs: Vec<(f64, u64)> = (0..args.reps).map(|_| time(exec, level)).collect::<Result<_>>()?;
+    let mut runs: Vec<(f64, u64)> = (0..args.reps)
+        .map(|_| time(exec, level))
+        .collect::<Result<_>>()?;
     runs.sort_by(|a, b| a.0.total_cmp(&b.0));
     let (median, units) = runs[runs.len() / 2];
     Ok(Row {
@@ -311,4 +334,106 @@ fn table(suite: &Suite, rows: &[Row]) -> String {
         );
     }
     out + &format!("\nTiming: {TIMING}.")
+}
+
+/// The seed's Nim minimax table: milliseconds to the first move for board sizes 2..8 at depth 7
+/// and size 8 at depth 5; columns CPU one thread (`cpu`), CPU all cores (`cpu-split`), and each
+/// GPU strategy on each GPU backend. Warm-up run first (kernel compilation), then the median.
+fn nim_minimax(common: &Common, args: &BenchArgs) -> Result<()> {
+    use cubesearch_search::minimax::solve;
+    // The seed's own figures (Jetson Nano): C v0 and CUDA v4, ms.
+    const SEED: [(usize, u32, &str, &str); 8] = [
+        (2, 7, "0.00", "0.16"),
+        (3, 7, "0.00", "6.50"),
+        (4, 7, "10.00", "21.89"),
+        (5, 7, "160.00", "107.41"),
+        (6, 7, "810.00", "452.11"),
+        (7, 7, "4690.00", "1438.71"),
+        (8, 7, "–", "3829.33"),
+        (8, 5, "550.00", "82.14"),
+    ];
+    let mut columns: Vec<(String, Executor, &str)> = Vec::new();
+    let all = cpu_threads();
+    columns.push(("cpu-1".into(), Executor::Cpu(CpuExecutor::new(1)?), "cpu"));
+    columns.push((
+        format!("cpu-{all}"),
+        Executor::Cpu(CpuExecutor::new(all)?),
+        "cpu-split",
+    ));
+    for backend in [Backend::Cuda, Backend::Wgpu] {
+        if !args.only.is_empty() && !args.only.iter().any(|o| o == backend.name()) {
+            continue;
+        }
+        for strategy in ["v1", "v4", "split"] {
+            match Executor::new(backend) {
+                Ok((exec, _)) => {
+                    columns.push((format!("{} {strategy}", backend.name()), exec, strategy))
+                }
+                Err(e) => {
+                    eprintln!("bench: skipping {backend}: {e}");
+                    break;
+                }
+            }
+        }
+    }
+    let bar = progress(
+        common.json,
+        (SEED.len() * columns.len()) as u64,
+        "nim-minimax",
+    );
+    let mut rows = Vec::new();
+    for (size, depth, seed_c, seed_cuda) in SEED {
+        let board = NimState::seed_board(size)?;
+        let mut cells = Vec::new();
+        for (label, exec, strategy) in columns.iter_mut() {
+            // cpu-split runs on rayon's global pool: give it this column's threads.
+            let run = |exec: &mut Executor| -> Result<(f64, i32, Option<u64>)> {
+                let start = Instant::now();
+                let solved = solve(exec, &Nim, &board, depth, strategy)?;
+                Ok((
+                    start.elapsed().as_secs_f64() * 1e3,
+                    solved.solution.value,
+                    solved.solution.nodes,
+                ))
+            };
+            for _ in 0..args.warmup.max(1) {
+                run(exec)?;
+            }
+            let mut runs: Vec<(f64, i32, Option<u64>)> =
+                (0..args.reps).map(|_| run(exec)).collect::<Result<_>>()?;
+            runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let (ms, value, nodes) = runs[runs.len() / 2];
+            cells.push(json!({ "column": label, "ms": ms, "value": value, "nodes": nodes }));
+            bar.inc(1);
+        }
+        rows.push(json!({ "size": size, "depth": depth, "seed_c_ms": seed_c, "seed_cuda_v4_ms": seed_cuda, "cells": cells }));
+    }
+    bar.finish_and_clear();
+    let text = || {
+        let mut out = String::from("nim-minimax — ms to the first move (median), the seed's board of size n (heaps 1, 3, …, 2n−1)\n\n| size | depth | seed C v0 (Jetson) | seed CUDA v4 (Jetson) |");
+        for (label, _, _) in &columns {
+            out += &format!(" {label} |");
+        }
+        out += "\n|---:|---:|---:|---:|";
+        out += &"---:|".repeat(columns.len());
+        for row in &rows {
+            out += &format!(
+                "\n| {} | {} | {} | {} |",
+                row["size"],
+                row["depth"],
+                row["seed_c_ms"].as_str().unwrap_or(""),
+                row["seed_cuda_v4_ms"].as_str().unwrap_or("")
+            );
+            for cell in row["cells"].as_array().into_iter().flatten() {
+                out += &format!(" {:.3} |", cell["ms"].as_f64().unwrap_or(f64::NAN));
+            }
+        }
+        out + "\n\nEvery cell returns the same value (checked by the tests); GPU times include upload, launch and read-back."
+    };
+    emit(
+        common.json,
+        text,
+        json!({ "suite": "nim-minimax", "rows": rows }),
+    );
+    Ok(())
 }

@@ -41,51 +41,100 @@ pub fn run(cli: Cli) -> Result<()> {
     let common = &cli.common;
     match cli.command {
         Command::Info => info::run(common),
-        Command::Perft { game, depth, rules, position, divide } => {
+        Command::Perft {
+            game,
+            depth,
+            rules,
+            position,
+            divide,
+        } => {
             with_board_game!(game, rules.as_deref(), "perft", |g| {
                 perft::run(g, common, depth, position.as_deref(), divide)
             })
         }
-        Command::Apply { game, position, moves, spawn } => {
+        Command::Apply {
+            game,
+            position,
+            moves,
+            spawn,
+        } => {
             if spawn && !matches!(game, GameName::Fib2584 | GameName::Twenty48) {
                 return Err(Error::parse("--spawn applies to 2584 and 2048 only"));
             }
-            with_board_game!(game, None, "apply", |g| apply::run(g, common, position.as_deref(), &moves))
+            with_board_game!(game, None, "apply", |g| apply::run(
+                g,
+                common,
+                position.as_deref(),
+                &moves
+            ))
         }
-        Command::Play { game, p1, p2, games, position } => {
+        Command::Play {
+            game,
+            p1,
+            p2,
+            games,
+            position,
+        } => {
             with_board_game!(game, None, "play", |g| {
                 play::play(g, common, &p1, &p2, games, position.as_deref())
             })
         }
-        Command::Match { game, p1, p2, games } => {
-            with_board_game!(game, None, "match", |g| play::play_match(g, common, &p1, &p2, games))
+        Command::Match {
+            game,
+            p1,
+            p2,
+            games,
+        } => {
+            with_board_game!(game, None, "match", |g| play::play_match(
+                g, common, &p1, &p2, games
+            ))
         }
         Command::Bench(args) => bench::run(common, &args),
-        Command::Solve { game, position, depth, strategy, rules } => {
+        Command::Solve {
+            game,
+            position,
+            depth,
+            strategy,
+            rules,
+        } => {
             with_board_game!(game, rules.as_deref(), "solve", |g| {
                 solve::run(g, common, &position, depth, strategy.as_deref())
             })
         }
         Command::Train { game, .. } => match game {
             GameName::Fib2584 | GameName::Twenty48 => Err(not_built(game, "train")),
-            _ => Err(Error::parse(format!("train takes 2584 or 2048, not {}", game.name()))),
+            _ => Err(Error::parse(format!(
+                "train takes 2584 or 2048, not {}",
+                game.name()
+            ))),
         },
     }
 }
 
 /// The message for a game/subcommand pair that does not exist yet.
 fn not_built(game: GameName, what: &str) -> Error {
-    Error::Unsupported(format!("`{what} {}` is not built yet in this version of cubesearch", game.name()))
+    Error::Unsupported(format!(
+        "`{what} {}` is not built yet in this version of cubesearch",
+        game.name()
+    ))
 }
 
 /// Checkers under the named rule set (default: the seed's `longest`).
 fn checkers(rules: Option<&str>) -> Result<Checkers> {
-    Ok(Checkers::new(rules.map(str::parse::<Rules>).transpose()?.unwrap_or_default()))
+    Ok(Checkers::new(
+        rules
+            .map(str::parse::<Rules>)
+            .transpose()?
+            .unwrap_or_default(),
+    ))
 }
 
 fn no_rules(game: GameName, rules: Option<&str>) -> Result<()> {
     match rules {
-        Some(r) => Err(Error::parse(format!("{} has no rule set to choose; got --rules {r}", game.name()))),
+        Some(r) => Err(Error::parse(format!(
+            "{} has no rule set to choose; got --rules {r}",
+            game.name()
+        ))),
         None => Ok(()),
     }
 }

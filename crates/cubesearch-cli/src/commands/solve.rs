@@ -13,7 +13,13 @@ use std::time::Instant;
 /// passes stay well under it).
 const TO_THE_END: u32 = 128;
 
-pub fn run<G: GpuGame>(game: &G, common: &Common, position: &str, depth: Option<u32>, strategy: Option<&str>) -> Result<()> {
+pub fn run<G: GpuGame>(
+    game: &G,
+    common: &Common,
+    position: &str,
+    depth: Option<u32>,
+    strategy: Option<&str>,
+) -> Result<()> {
     let state = game.parse_position(position)?;
     if let Some(s) = strategy {
         check_strategy(s)?;

@@ -116,7 +116,10 @@ impl Game for Checkers {
             Outcome::Draw => 0,
             Outcome::Ongoing => {
                 let (me, opp) = state.sides();
-                let worth = |pieces: u32| 3 * (pieces & !state.kings).count_ones() as i32 + 5 * (pieces & state.kings).count_ones() as i32;
+                let worth = |pieces: u32| {
+                    3 * (pieces & !state.kings).count_ones() as i32
+                        + 5 * (pieces & state.kings).count_ones() as i32
+                };
                 worth(me) - worth(opp)
             }
         }
