@@ -200,7 +200,13 @@ mod tests {
         let cells: [u8; 16] = std::array::from_fn(|i| (i as u8 * 7 + 3) % 32);
         let b = Board::<u128>::from_cells(&cells, 5);
         assert_eq!(b.cells(5), cells);
-        assert_eq!(b.row(1, 5), cells[4] as u32 | (cells[5] as u32) << 5 | (cells[6] as u32) << 10 | (cells[7] as u32) << 15);
+        assert_eq!(
+            b.row(1, 5),
+            cells[4] as u32
+                | (cells[5] as u32) << 5
+                | (cells[6] as u32) << 10
+                | (cells[7] as u32) << 15
+        );
         let col2 = b.column(2, 5);
         let back = Board::<u128>::EMPTY.or_column(2, col2, 5);
         for j in 0..4 {

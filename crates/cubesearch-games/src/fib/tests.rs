@@ -143,7 +143,10 @@ fn moves_that_change_nothing_are_illegal() {
 
 fn spawn_shares<R: TileRule>(want: &[(u32, f64)]) {
     let g = Sliding::<R>::new();
-    let b = board::<R>(&format!("{v},0,0,{v}, 0,0,0,0, 0,0,0,0, 0,0,0,{v}", v = R::value(1)));
+    let b = board::<R>(&format!(
+        "{v},0,0,{v}, 0,0,0,0, 0,0,0,0, 0,0,0,{v}",
+        v = R::value(1)
+    ));
     let mut out = Vec::new();
     g.chance_outcomes(&b, &mut out);
     assert_eq!(out.len(), 13 * R::SPAWNS.len());
@@ -154,9 +157,7 @@ fn spawn_shares<R: TileRule>(want: &[(u32, f64)]) {
         // Count by the new tile: the cell that changed.
         let share: f64 = out
             .iter()
-            .filter(|(s, _)| {
-                (0..16).any(|i| b.cell(i, R::BITS) == 0 && s.cell(i, R::BITS) == k)
-            })
+            .filter(|(s, _)| (0..16).any(|i| b.cell(i, R::BITS) == 0 && s.cell(i, R::BITS) == k))
             .map(|o| o.1 as f64)
             .sum();
         assert!((share - p).abs() < 1e-5, "{value}: {share}");
@@ -167,7 +168,9 @@ fn spawn_shares<R: TileRule>(want: &[(u32, f64)]) {
         let mut per_cell = [0u32; 16];
         for _ in 0..n {
             let s = g.sample_chance(&b, &mut rng);
-            let i = (0..16).find(|&i| s.cell(i, R::BITS) != b.cell(i, R::BITS)).unwrap();
+            let i = (0..16)
+                .find(|&i| s.cell(i, R::BITS) != b.cell(i, R::BITS))
+                .unwrap();
             per_cell[i] += 1;
             hits += (s.cell(i, R::BITS) == k) as u32;
         }
@@ -202,7 +205,11 @@ fn games_start_with_two_spawned_tiles() {
 
 /// An independent move on tile values: `merges(a, b)` holds when `a + b` is a tile of the game
 /// (for Fibonacci tiles that is exactly "neighbours or two 1s"; for powers of two, "equal").
-fn naive_move(cells: [[u64; 4]; 4], dir: Dir, is_tile: &dyn Fn(u64) -> bool) -> ([[u64; 4]; 4], u64) {
+fn naive_move(
+    cells: [[u64; 4]; 4],
+    dir: Dir,
+    is_tile: &dyn Fn(u64) -> bool,
+) -> ([[u64; 4]; 4], u64) {
     let mut out = [[0u64; 4]; 4];
     let mut reward = 0;
     for line in 0..4 {
@@ -245,7 +252,11 @@ fn random_games_match_the_value_reference<R: TileRule>(seed: u32) {
     for game in 0..20 {
         let mut rng = XorShift32::for_worker(seed, game);
         let mut s = g.initial(&mut rng);
-        let (mut score, mut naive_score, mut spawned) = (0u64, 0u64, g.values(s).iter().map(|&v| v as u64).sum::<u64>());
+        let (mut score, mut naive_score, mut spawned) = (
+            0u64,
+            0u64,
+            g.values(s).iter().map(|&v| v as u64).sum::<u64>(),
+        );
         let mut legal = Vec::new();
         loop {
             legal.clear();
@@ -292,7 +303,9 @@ fn text_round_trips() {
     let g = Game2584::new();
     let text = "0,1,2,3,5,8,13,21,34,55,89,144,233,377,610,987";
     assert_eq!(g.format_position(&g.parse_position(text).unwrap()), text);
-    let b = g.parse_position(" 1, 0,0,0,0,0,0,0,0,0,0,0,0,0,0, 2584 ").unwrap();
+    let b = g
+        .parse_position(" 1, 0,0,0,0,0,0,0,0,0,0,0,0,0,0, 2584 ")
+        .unwrap();
     assert_eq!(g.max_tile(b), 2584);
     let h = Game2048::new();
     let text = "2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,0";
@@ -303,7 +316,9 @@ fn text_round_trips() {
         assert_eq!(g.parse_position(&g.format_position(&s)).unwrap(), s);
         let mut legal = Vec::new();
         g.legal_actions(&s, &mut legal);
-        let Some(&(_, after, _)) = legal.first() else { break };
+        let Some(&(_, after, _)) = legal.first() else {
+            break;
+        };
         s = g.sample_chance(&after, &mut rng);
     }
     assert_eq!(g.parse_action(" Up ").unwrap(), Dir::Up);
@@ -319,7 +334,10 @@ fn text_round_trips() {
 #[case::negative("-1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0")]
 #[case::empty_cell("1,,0,0,0,0,0,0,0,0,0,0,0,0,0,0")]
 fn bad_2584_text_is_refused(#[case] text: &str) {
-    assert!(matches!(Game2584::new().parse_position(text), Err(Error::Parse(_))));
+    assert!(matches!(
+        Game2584::new().parse_position(text),
+        Err(Error::Parse(_))
+    ));
 }
 
 #[rstest]
@@ -328,7 +346,10 @@ fn bad_2584_text_is_refused(#[case] text: &str) {
 #[case::too_big("65536,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0")]
 #[case::too_few("2,2")]
 fn bad_2048_text_is_refused(#[case] text: &str) {
-    assert!(matches!(Game2048::new().parse_position(text), Err(Error::Parse(_))));
+    assert!(matches!(
+        Game2048::new().parse_position(text),
+        Err(Error::Parse(_))
+    ));
 }
 
 #[test]
