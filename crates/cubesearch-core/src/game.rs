@@ -216,8 +216,10 @@ pub trait StochasticGame: Send + Sync + 'static {
             .copied()
             .find(|&a| self.format_action(a) == wanted)
             .ok_or_else(|| {
-                let names: Vec<String> =
-                    Self::ACTIONS.iter().map(|&a| self.format_action(a)).collect();
+                let names: Vec<String> = Self::ACTIONS
+                    .iter()
+                    .map(|&a| self.format_action(a))
+                    .collect();
                 Error::parse(format!(
                     "bad {} move '{}': expected one of {}",
                     Self::NAME,
