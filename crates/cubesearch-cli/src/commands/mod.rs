@@ -1,13 +1,15 @@
 //! One module per subcommand; games are dispatched here, once.
 
 mod apply;
+mod apply_fib;
 mod bench;
 mod info;
 mod perft;
+mod train;
 
 use crate::args::{Cli, Command, GameName};
 use cubesearch_core::{Error, Result};
-use cubesearch_games::Nim;
+use cubesearch_games::{Fib, Nim, Pow2};
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
@@ -40,14 +42,44 @@ pub fn run(cli: Cli) -> Result<()> {
                 "--spawn applies to 2584 and 2048 only".into(),
             )),
             GameName::Nim => apply::run(&Nim, common, position.as_deref(), &moves),
+            GameName::Fib2584 => apply_fib::run::<Fib>(common, position.as_deref(), &moves, spawn),
+            GameName::Twenty48 => {
+                apply_fib::run::<Pow2>(common, position.as_deref(), &moves, spawn)
+            }
             _ => Err(not_built(game, "apply")),
         },
         Command::Bench(args) => bench::run(common, &args),
         Command::Play { game, .. } => Err(not_built(game, "play")),
         Command::Match { game, .. } => Err(not_built(game, "match")),
         Command::Solve { game, .. } => Err(not_built(game, "solve")),
-        Command::Train { game, .. } => match game {
-            GameName::Fib2584 | GameName::Twenty48 => Err(not_built(game, "train")),
+        Command::Train {
+            game,
+            games,
+            out,
+            resume,
+            threads,
+            alpha,
+            shapes,
+            checkpoint_every,
+            curve,
+        } => match game {
+            GameName::Fib2584 | GameName::Twenty48 => {
+                let args = train::TrainArgs {
+                    games,
+                    out,
+                    resume,
+                    threads,
+                    alpha,
+                    shapes,
+                    checkpoint_every,
+                    curve,
+                };
+                if game == GameName::Fib2584 {
+                    train::run::<Fib>(common, &args)
+                } else {
+                    train::run::<Pow2>(common, &args)
+                }
+            }
             _ => Err(Error::Unsupported(format!(
                 "train takes 2584 or 2048, not {}",
                 game.name()
