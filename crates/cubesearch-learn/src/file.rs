@@ -157,12 +157,12 @@ impl NTupleNetwork {
                 file_shapes.len()
             )));
         }
-        for t in 0..file_shapes.len() {
+        for (t, shape) in file_shapes.iter().enumerate() {
             let name = format!("tuple{t}");
             let view = tensors
                 .tensor(&name)
                 .map_err(|_| bad(format!("tensor '{name}' is missing")))?;
-            let want = 1usize << (R::BITS as usize * file_shapes[t].len());
+            let want = 1usize << (R::BITS as usize * shape.len());
             if view.dtype() != Dtype::F32 || view.shape() != [want] {
                 return Err(bad(format!(
                     "tensor '{name}' is {:?} {:?}, expected F32 [{want}]",
