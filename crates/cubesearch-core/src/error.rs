@@ -26,6 +26,10 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A data file (such as a weights file) was read but is corrupt, truncated, or made for
+    /// something else (another game, other tuple shapes).
+    #[error("{path}: {why}")]
+    Data { path: String, why: String },
 }
 
 /// `Result` with the cubesearch [`Error`].

@@ -188,6 +188,10 @@ pub fn illegal_move<G: Game + ?Sized>(
 /// A single-player game with chance: the player picks an action, which yields an *afterstate*
 /// and a reward; then chance turns the afterstate into the next state (2584 and 2048 spawn a tile).
 /// TD learning values afterstates; expectimax alternates max over actions and means over chance.
+///
+/// Beyond the four rule methods, the trait carries the text notation of positions and actions
+/// (the CLI reads and prints them) and default helpers that list the legal actions and tell a
+/// finished game, both derived from [`StochasticGame::afterstate`].
 pub trait StochasticGame: Send + Sync + 'static {
     /// A position (also used for afterstates, which are positions before the chance event).
     type State: Copy + Eq + Hash + Debug + Send + Sync + 'static;
@@ -211,4 +215,50 @@ pub trait StochasticGame: Send + Sync + 'static {
     ) -> Self::State;
     /// A starting position drawn at random.
     fn initial(&self, rng: &mut XorShift32) -> Self::State;
+
+    /// Reads a position in the game's text notation (see DESIGN.md).
+    fn parse_position(&self, text: &str) -> Result<Self::State>;
+    /// Writes a position in the game's text notation.
+    fn format_position(&self, state: &Self::State) -> String;
+    /// Writes an action in the game's notation (`left`, `right`, ...).
+    fn format_action(&self, action: Self::Action) -> String;
+
+    /// Reads an action typed in the game's notation (any case, surrounding blanks ignored).
+    /// Legality is not checked here: [`StochasticGame::afterstate`] answers that.
+    fn parse_action(&self, text: &str) -> Result<Self::Action> {
+        let wanted = text.trim().to_ascii_lowercase();
+        Self::ACTIONS
+            .iter()
+            .copied()
+            .find(|&a| self.format_action(a) == wanted)
+            .ok_or_else(|| {
+                let names: Vec<String> = Self::ACTIONS
+                    .iter()
+                    .map(|&a| self.format_action(a))
+                    .collect();
+                Error::parse(format!(
+                    "bad {} move '{}': expected one of {}",
+                    Self::NAME,
+                    text.trim(),
+                    names.join(", ")
+                ))
+            })
+    }
+
+    /// Appends `(action, afterstate, reward)` for every legal action of `state`, in canonical
+    /// order.
+    fn legal_actions(&self, state: &Self::State, out: &mut Vec<(Self::Action, Self::State, u32)>) {
+        for &a in Self::ACTIONS {
+            if let Some((after, reward)) = self.afterstate(state, a) {
+                out.push((a, after, reward));
+            }
+        }
+    }
+
+    /// Whether no action is legal: the game is over.
+    fn is_over(&self, state: &Self::State) -> bool {
+        Self::ACTIONS
+            .iter()
+            .all(|&a| self.afterstate(state, a).is_none())
+    }
 }

@@ -1,16 +1,18 @@
 //! One module per subcommand; games are dispatched here, once.
 
 mod apply;
+mod apply_fib;
 mod bench;
 mod info;
 mod perft;
 mod play;
 mod solve;
+mod train;
 
 use crate::args::{Cli, Command, GameName};
 use cubesearch_core::{Error, Result};
 use cubesearch_games::checkers::{Checkers, Rules};
-use cubesearch_games::{reversi::Reversi, Nim};
+use cubesearch_games::{reversi::Reversi, Fib, Nim, Pow2};
 
 /// Runs `$body` with `$game` bound to the two-player game named by `$name` (checkers under
 /// `$rules`), or answers that the game is not built for `$what`.
@@ -57,17 +59,19 @@ pub fn run(cli: Cli) -> Result<()> {
             position,
             moves,
             spawn,
-        } => {
-            if spawn && !matches!(game, GameName::Fib2584 | GameName::Twenty48) {
-                return Err(Error::parse("--spawn applies to 2584 and 2048 only"));
+        } => match game {
+            GameName::Fib2584 => apply_fib::run::<Fib>(common, position.as_deref(), &moves, spawn),
+            GameName::Twenty48 => {
+                apply_fib::run::<Pow2>(common, position.as_deref(), &moves, spawn)
             }
-            with_board_game!(game, None, "apply", |g| apply::run(
+            _ if spawn => Err(Error::parse("--spawn applies to 2584 and 2048 only")),
+            _ => with_board_game!(game, None, "apply", |g| apply::run(
                 g,
                 common,
                 position.as_deref(),
                 &moves
-            ))
-        }
+            )),
+        },
         Command::Play {
             game,
             p1,
@@ -101,13 +105,36 @@ pub fn run(cli: Cli) -> Result<()> {
                 solve::run(g, common, &position, depth, strategy.as_deref())
             })
         }
-        Command::Train { game, .. } => match game {
-            GameName::Fib2584 | GameName::Twenty48 => Err(not_built(game, "train")),
-            _ => Err(Error::parse(format!(
-                "train takes 2584 or 2048, not {}",
-                game.name()
-            ))),
-        },
+        Command::Train {
+            game,
+            games,
+            out,
+            resume,
+            threads,
+            alpha,
+            shapes,
+            checkpoint_every,
+            curve,
+        } => {
+            let args = train::TrainArgs {
+                games,
+                out,
+                resume,
+                threads,
+                alpha,
+                shapes,
+                checkpoint_every,
+                curve,
+            };
+            match game {
+                GameName::Fib2584 => train::run::<Fib>(common, &args),
+                GameName::Twenty48 => train::run::<Pow2>(common, &args),
+                _ => Err(Error::parse(format!(
+                    "train takes 2584 or 2048, not {}",
+                    game.name()
+                ))),
+            }
+        }
     }
 }
 

@@ -1,0 +1,234 @@
+//! The packed board: sixteen cells of `BITS` bits each in one integer, in the style of
+//! nneonneo's 2048.cpp.
+//!
+//! ```text
+//!   cell index i = 4·row + col, row 0 at the top, col 0 at the left
+//!
+//!        col 0   col 1   col 2   col 3
+//!   row 0  c0      c1      c2      c3        cell i holds bits [i·B, (i+1)·B)
+//!   row 1  c4      c5      c6      c7        B = 5 for 2584 (80 bits in a u128),
+//!   row 2  c8      c9      c10     c11       B = 4 for 2048 (64 bits in a u64)
+//!   row 3  c12     c13     c14     c15
+//!
+//!   word:  [ c15 | c14 | ... | c1 | c0 ]     (most significant ... least significant)
+//! ```
+//!
+//! So row `r` is the `4·B`-bit field at bit `4·B·r`, with its leftmost cell in the low bits: a
+//! "row value" (the index into the row tables) reads `cell0 | cell1 << B | cell2 << 2B | cell3 << 3B`.
+//! A column is gathered into the same row-value form, top cell in the low bits, so moving up is
+//! "moving left" along the column.
+//!
+//! A cell holds a tile *index* k (0 = empty): 2584 tile k is the k-th Fibonacci number of the
+//! sequence 1, 2, 3, 5, 8, …; 2048 tile k is 2^k.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// An unsigned integer wide enough for a whole board (`u64` for 2048, `u128` for 2584).
+pub trait BoardWord: Copy + Eq + Ord + Hash + Debug + Default + Send + Sync + 'static {
+    /// Zero.
+    const ZERO: Self;
+    /// Widens a small value.
+    fn from_u32(x: u32) -> Self;
+    /// The low 32 bits.
+    fn low_u32(self) -> u32;
+    /// `self << n`.
+    fn shl(self, n: u32) -> Self;
+    /// `self >> n`.
+    fn shr(self, n: u32) -> Self;
+    /// `self | other`.
+    fn or(self, other: Self) -> Self;
+    /// `self & other`.
+    fn and(self, other: Self) -> Self;
+}
+
+macro_rules! board_word {
+    ($t:ty) => {
+        impl BoardWord for $t {
+            const ZERO: Self = 0;
+            #[inline(always)]
+            fn from_u32(x: u32) -> Self {
+                x as $t
+            }
+            #[inline(always)]
+            fn low_u32(self) -> u32 {
+                self as u32
+            }
+            #[inline(always)]
+            fn shl(self, n: u32) -> Self {
+                self << n
+            }
+            #[inline(always)]
+            fn shr(self, n: u32) -> Self {
+                self >> n
+            }
+            #[inline(always)]
+            fn or(self, other: Self) -> Self {
+                self | other
+            }
+            #[inline(always)]
+            fn and(self, other: Self) -> Self {
+                self & other
+            }
+        }
+    };
+}
+board_word!(u64);
+board_word!(u128);
+
+/// A 4×4 board packed into one word (layout in the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Board<W: BoardWord>(pub W);
+
+impl<W: BoardWord> Board<W> {
+    /// The empty board.
+    pub const EMPTY: Self = Board(W::ZERO);
+
+    /// The tile index in cell `i` (0 = empty), with `bits` bits a cell.
+    #[inline(always)]
+    pub fn cell(self, i: usize, bits: u32) -> u8 {
+        (self.0.shr(i as u32 * bits).low_u32() & ((1 << bits) - 1)) as u8
+    }
+
+    /// The board with tile index `k` put in cell `i`, which must be empty.
+    #[inline(always)]
+    pub fn with_cell(self, i: usize, k: u8, bits: u32) -> Self {
+        debug_assert_eq!(self.cell(i, bits), 0);
+        Board(self.0.or(W::from_u32(k as u32).shl(i as u32 * bits)))
+    }
+
+    /// Every cell's tile index, cell 0 first.
+    #[inline]
+    pub fn cells(self, bits: u32) -> [u8; 16] {
+        let mut out = [0u8; 16];
+        for (i, c) in out.iter_mut().enumerate() {
+            *c = self.cell(i, bits);
+        }
+        out
+    }
+
+    /// The board holding these tile indices (each below `2^bits`).
+    pub fn from_cells(cells: &[u8; 16], bits: u32) -> Self {
+        cells
+            .iter()
+            .enumerate()
+            .fold(Self::EMPTY, |b, (i, &k)| b.with_cell(i, k, bits))
+    }
+
+    /// How many cells are empty.
+    #[inline]
+    pub fn empty_count(self, bits: u32) -> u32 {
+        (0..16).filter(|&i| self.cell(i, bits) == 0).count() as u32
+    }
+
+    /// The largest tile index on the board.
+    pub fn max_index(self, bits: u32) -> u8 {
+        (0..16).map(|i| self.cell(i, bits)).max().unwrap_or(0)
+    }
+
+    /// Row `r` as a row value (see the module docs).
+    #[inline(always)]
+    pub fn row(self, r: usize, bits: u32) -> u32 {
+        let row_bits = 4 * bits;
+        self.0.shr(r as u32 * row_bits).low_u32() & ((1 << row_bits) - 1)
+    }
+
+    /// Column `c` as a row value, top cell in the low bits.
+    #[inline(always)]
+    pub fn column(self, c: usize, bits: u32) -> u32 {
+        let mut v = 0;
+        for j in 0..4 {
+            v |= (self.cell(c + 4 * j, bits) as u32) << (j as u32 * bits);
+        }
+        v
+    }
+
+    /// ORs a row value into row `r` (the row must be empty).
+    #[inline(always)]
+    pub fn or_row(self, r: usize, value: u32, bits: u32) -> Self {
+        Board(self.0.or(W::from_u32(value).shl(r as u32 * 4 * bits)))
+    }
+
+    /// ORs a row value into column `c` (the column must be empty), top cell from the low bits.
+    #[inline(always)]
+    pub fn or_column(self, c: usize, value: u32, bits: u32) -> Self {
+        let mask = (1 << bits) - 1;
+        let mut w = self.0;
+        for j in 0..4 {
+            let k = (value >> (j as u32 * bits)) & mask;
+            w = w.or(W::from_u32(k).shl((c + 4 * j) as u32 * bits));
+        }
+        Board(w)
+    }
+
+    /// The board seen through symmetry `s` (0..8): the tile of cell `p` moves to cell
+    /// `symmetry_cell(s, p)`.
+    pub fn transformed(self, s: usize, bits: u32) -> Self {
+        let cells = self.cells(bits);
+        let mut out = [0u8; 16];
+        for (p, &k) in cells.iter().enumerate() {
+            out[symmetry_cell(s, p)] = k;
+        }
+        Self::from_cells(&out, bits)
+    }
+}
+
+/// Where cell `p` goes under symmetry `s` of the square (0..8): `s % 4` quarter turns
+/// clockwise, then a left-right mirror when `s ≥ 4`. `s = 0` is the identity.
+pub const fn symmetry_cell(s: usize, p: usize) -> usize {
+    let (mut r, mut c) = (p / 4, p % 4);
+    let mut turns = s % 4;
+    while turns > 0 {
+        // A clockwise quarter turn: (r, c) → (c, 3 − r).
+        let (nr, nc) = (c, 3 - r);
+        r = nr;
+        c = nc;
+        turns -= 1;
+    }
+    if s >= 4 {
+        c = 3 - c;
+    }
+    4 * r + c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_rows_and_columns_agree() {
+        let cells: [u8; 16] = std::array::from_fn(|i| (i as u8 * 7 + 3) % 32);
+        let b = Board::<u128>::from_cells(&cells, 5);
+        assert_eq!(b.cells(5), cells);
+        assert_eq!(
+            b.row(1, 5),
+            cells[4] as u32
+                | (cells[5] as u32) << 5
+                | (cells[6] as u32) << 10
+                | (cells[7] as u32) << 15
+        );
+        let col2 = b.column(2, 5);
+        let back = Board::<u128>::EMPTY.or_column(2, col2, 5);
+        for j in 0..4 {
+            assert_eq!(back.cell(2 + 4 * j, 5), cells[2 + 4 * j]);
+        }
+        let row3 = Board::<u128>::EMPTY.or_row(3, b.row(3, 5), 5);
+        assert_eq!(row3.cells(5)[12..], cells[12..]);
+    }
+
+    #[test]
+    fn the_eight_symmetries_are_distinct_permutations() {
+        let mut seen = std::collections::HashSet::new();
+        for s in 0..8 {
+            let perm: Vec<usize> = (0..16).map(|p| symmetry_cell(s, p)).collect();
+            let mut sorted = perm.clone();
+            sorted.sort();
+            assert_eq!(sorted, (0..16).collect::<Vec<_>>());
+            assert!(seen.insert(perm));
+        }
+        // A quarter turn sends the top-left corner to the top-right one.
+        assert_eq!(symmetry_cell(1, 0), 3);
+        assert_eq!(symmetry_cell(4, 0), 3);
+        assert_eq!(symmetry_cell(4, 4), 7);
+    }
+}

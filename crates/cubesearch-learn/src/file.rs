@@ -1,0 +1,210 @@
+//! Weights files: safetensors, one `F32` tensor per tuple shape (`tuple0`, `tuple1`, ...), with
+//! metadata `format` (`cubesearch-ntuple/1`), `game`, `bits`, `shapes` (`0,1,2,3;4,5,6,7;...`),
+//! `games` (games trained) and `mean_score` (mean of the last games trained).
+//!
+//! Saving writes a temporary file beside the target and renames it over the target, so a crash
+//! never leaves a half-written file where a good one was. Loading checks everything it relies
+//! on and refuses a file with [`Error::Data`] (never a panic): not safetensors, truncated,
+//! another game, other shapes, tensors of the wrong type or size.
+
+use crate::network::{format_shapes, parse_shapes, NTupleNetwork};
+use cubesearch_core::{Error, Result};
+use cubesearch_games::fib::TileRule;
+use safetensors::tensor::{Dtype, SafeTensors, TensorView};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The `format` metadata value of files this version writes.
+pub const FORMAT: &str = "cubesearch-ntuple/1";
+
+/// What a weights file says about itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightsMeta {
+    /// `2584` or `2048`.
+    pub game: String,
+    /// The tuple shapes.
+    pub shapes: Vec<Vec<u8>>,
+    /// Games trained so far.
+    pub games: u64,
+    /// Mean score of the last games trained.
+    pub mean_score: f64,
+}
+
+fn data_error(path: &Path, why: impl Into<String>) -> Error {
+    Error::Data {
+        path: path.display().to_string(),
+        why: why.into(),
+    }
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> Error {
+    Error::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+impl NTupleNetwork {
+    /// Writes the network to `path` (safely: temporary file, then rename).
+    pub fn save(&self, path: &Path, games: u64, mean_score: f64) -> Result<()> {
+        let tables: Vec<Vec<u8>> = (0..self.shapes().len())
+            .map(|t| self.table(t).iter().flat_map(|w| w.to_le_bytes()).collect())
+            .collect();
+        let views = tables
+            .iter()
+            .enumerate()
+            .map(|(t, bytes)| {
+                TensorView::new(Dtype::F32, vec![bytes.len() / 4], bytes)
+                    .map(|v| (format!("tuple{t}"), v))
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| data_error(path, format!("cannot describe the weights: {e}")))?;
+        let meta: HashMap<String, String> = [
+            ("format", FORMAT.to_string()),
+            ("game", self.game().to_string()),
+            ("bits", self.bits().to_string()),
+            ("shapes", format_shapes(self.shapes())),
+            ("games", games.to_string()),
+            ("mean_score", mean_score.to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let bytes = safetensors::serialize(views, Some(meta))
+            .map_err(|e| data_error(path, format!("cannot serialise the weights: {e}")))?;
+        write_atomically(path, &bytes)
+    }
+
+    /// Reads a weights file for game `R`. With `shapes`, the file must have exactly those.
+    pub fn load<R: TileRule>(
+        path: &Path,
+        shapes: Option<&[Vec<u8>]>,
+    ) -> Result<(Self, WeightsMeta)> {
+        let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+        Self::from_bytes::<R>(&bytes, path, shapes)
+    }
+
+    /// Reads the bytes of a weights file for game `R`; `path` only names it in errors.
+    pub fn from_bytes<R: TileRule>(
+        bytes: &[u8],
+        path: &Path,
+        shapes: Option<&[Vec<u8>]>,
+    ) -> Result<(Self, WeightsMeta)> {
+        let bad = |why: String| data_error(path, why);
+        let tensors = SafeTensors::deserialize(bytes).map_err(|e| {
+            bad(format!(
+                "not a readable weights file (corrupt or truncated safetensors: {e})"
+            ))
+        })?;
+        let (_, header) = SafeTensors::read_metadata(bytes)
+            .map_err(|e| bad(format!("unreadable safetensors header: {e}")))?;
+        let meta = header
+            .metadata()
+            .as_ref()
+            .ok_or_else(|| bad("no metadata: not a cubesearch weights file".into()))?;
+        let field = |key: &str| {
+            meta.get(key).ok_or_else(|| {
+                bad(format!(
+                    "metadata lacks '{key}': not a cubesearch weights file"
+                ))
+            })
+        };
+        let format = field("format")?;
+        if format != FORMAT {
+            return Err(bad(format!("format '{format}', expected '{FORMAT}'")));
+        }
+        let game = field("game")?;
+        if game != R::NAME {
+            return Err(bad(format!(
+                "these are weights for {game}, not for {}",
+                R::NAME
+            )));
+        }
+        let bits: u32 = field("bits")?
+            .parse()
+            .map_err(|_| bad("metadata 'bits' is not a number".into()))?;
+        if bits != R::BITS {
+            return Err(bad(format!(
+                "{bits} bits a cell, but {} uses {}",
+                R::NAME,
+                R::BITS
+            )));
+        }
+        let file_shapes =
+            parse_shapes(field("shapes")?).map_err(|e| bad(format!("metadata 'shapes': {e}")))?;
+        if let Some(want) = shapes {
+            if want != file_shapes.as_slice() {
+                return Err(bad(format!(
+                    "tuple shapes {} do not match the requested {}",
+                    format_shapes(&file_shapes),
+                    format_shapes(want)
+                )));
+            }
+        }
+        let games: u64 = field("games")?
+            .parse()
+            .map_err(|_| bad("metadata 'games' is not a number".into()))?;
+        let mean_score: f64 = field("mean_score")?
+            .parse()
+            .map_err(|_| bad("metadata 'mean_score' is not a number".into()))?;
+        let mut net = NTupleNetwork::new(R::NAME, R::BITS, &file_shapes)
+            .map_err(|e| bad(format!("metadata 'shapes': {e}")))?;
+        let names = tensors.names();
+        if names.len() != file_shapes.len() {
+            return Err(bad(format!(
+                "{} tensors for {} tuple shapes",
+                names.len(),
+                file_shapes.len()
+            )));
+        }
+        for (t, shape) in file_shapes.iter().enumerate() {
+            let name = format!("tuple{t}");
+            let view = tensors
+                .tensor(&name)
+                .map_err(|_| bad(format!("tensor '{name}' is missing")))?;
+            let want = 1usize << (R::BITS as usize * shape.len());
+            if view.dtype() != Dtype::F32 || view.shape() != [want] {
+                return Err(bad(format!(
+                    "tensor '{name}' is {:?} {:?}, expected F32 [{want}]",
+                    view.dtype(),
+                    view.shape()
+                )));
+            }
+            let data = view.data();
+            net.set_table(
+                t,
+                data.chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+            );
+        }
+        let meta = WeightsMeta {
+            game: game.clone(),
+            shapes: file_shapes,
+            games,
+            mean_score,
+        };
+        Ok((net, meta))
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `path`, syncs it, and renames it to `path`.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .ok_or_else(|| data_error(path, "not a file name"))?
+        .to_string_lossy()
+        .into_owned();
+    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io_error(path, e));
+    }
+    Ok(())
+}

@@ -1,0 +1,65 @@
+//! Learning for 2584 and 2048: n-tuple networks ([`network`]), TD(0) on afterstates ([`td`]),
+//! CPU trainers on one thread or many sharing one weight table without locks ([`train`],
+//! [`runner`]), greedy play statistics ([`play`]) and weights files in safetensors ([`file`]).
+//!
+//! ```no_run
+//! use cubesearch_games::Game2584;
+//! use cubesearch_learn::{play, train, TrainConfig};
+//! let game = Game2584::new();
+//! let cfg = TrainConfig { games: 10_000, threads: 0, ..TrainConfig::default() };
+//! let (net, report) = train(&game, &cfg, |p| eprintln!("{} games, mean {:.0}", p.games, p.recent_mean_score))?;
+//! let stats = play(&game, &net, 1000, 7, 0)?;
+//! println!("{} → {}", report.mean_score, stats.mean_score);
+//! # Ok::<(), cubesearch_core::Error>(())
+//! ```
+
+pub mod file;
+pub mod network;
+pub mod play;
+pub mod runner;
+pub mod td;
+pub mod train;
+
+pub use file::WeightsMeta;
+pub use network::{parse_shapes, seed_shapes, six_tuple_shapes, NTupleNetwork};
+pub use play::{play, play_random, PlayStats, Reach};
+pub use train::{curve_csv, train, CurvePoint, TrainConfig, TrainProgress, TrainReport};
+
+use cubesearch_core::{Result, TdUpdate};
+use cubesearch_games::fib::{Sliding, TileRule};
+
+/// The CPU implementation of the [`TdUpdate`] executor: TD(0) self-play on `threads` threads
+/// (0 = every core) sharing the network.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuTd {
+    /// Threads to use (0 = every core).
+    pub threads: usize,
+}
+
+impl<R: TileRule> TdUpdate<Sliding<R>, NTupleNetwork> for CpuTd {
+    fn train(
+        &mut self,
+        game: &Sliding<R>,
+        value: &mut NTupleNetwork,
+        games: u32,
+        alpha: f32,
+        seed: u32,
+    ) -> Result<Vec<u64>> {
+        value.check_game::<R>()?;
+        let step = alpha / value.lookups() as f32;
+        let mut scores = Vec::with_capacity(games as usize);
+        runner::run_games(
+            game,
+            runner::Policy::Greedy(value, Some(step)),
+            0,
+            games as u64,
+            seed,
+            self.threads,
+            |e| {
+                scores.push(e.score);
+                Ok(())
+            },
+        )?;
+        Ok(scores)
+    }
+}

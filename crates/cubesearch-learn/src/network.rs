@@ -1,0 +1,255 @@
+//! The n-tuple network: V(s) = Σ weights, one weight per (tuple shape, symmetry) lookup.
+//!
+//! A *shape* is a list of cell indices (0..16, row by row from the top-left). Each shape is
+//! looked up in all 8 symmetries of the board (rotations and reflections), the 8 lookups sharing
+//! that shape's weight table. The table index of a lookup reads the tile index of each of the
+//! shape's cells, `bits` bits each, first cell in the low bits: 2584 (5 bits a cell) gives
+//! 32⁴ ≈ 1M entries for a 4-tuple, 2048 (4 bits) 16⁴ = 65536 (16⁶ ≈ 16.8M for a 6-tuple).
+//!
+//! Weights are `AtomicU32`s holding `f32` bits. Reads and writes are `Relaxed` loads and stores
+//! (plain moves on x86), so game-parallel trainers share one table without locks and without
+//! undefined behaviour; two threads updating one weight at once may lose one of the updates,
+//! which the seed (section 4.3) accepts as rare and harmless.
+
+use cubesearch_core::{Error, Result};
+use cubesearch_games::fib::{symmetry_cell, BoardOf, TileRule};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// Most cells in one tuple.
+pub const MAX_TUPLE: usize = 8;
+/// Most index bits of one table (2^28 weights, 1 GiB).
+pub const MAX_TABLE_BITS: u32 = 28;
+
+/// The seed's three 4-tuples (outer row, inner row, 2×2 corner square): the default for both
+/// games.
+pub fn seed_shapes() -> Vec<Vec<u8>> {
+    vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7], vec![0, 1, 4, 5]]
+}
+
+/// Four 6-tuples for 2048 (2×3 rectangles and 3+3 steps along the edge, after Jaśkowski's
+/// and Yeh et al.'s 2048 players): 16⁶ weights each, 256 MiB in all.
+pub fn six_tuple_shapes() -> Vec<Vec<u8>> {
+    vec![
+        vec![0, 1, 2, 3, 4, 5],
+        vec![4, 5, 6, 7, 8, 9],
+        vec![0, 1, 2, 4, 5, 6],
+        vec![4, 5, 6, 8, 9, 10],
+    ]
+}
+
+/// Reads shapes written as `0,1,2,3;4,5,6,7`, or the presets `seed` and `6tuple`.
+pub fn parse_shapes(text: &str) -> Result<Vec<Vec<u8>>> {
+    match text.trim() {
+        "seed" | "4tuple" => return Ok(seed_shapes()),
+        "6tuple" => return Ok(six_tuple_shapes()),
+        _ => {}
+    }
+    text.split(';')
+        .map(|shape| {
+            shape
+                .split(',')
+                .map(|c| {
+                    c.trim().parse::<u8>().map_err(|_| {
+                        Error::parse(format!(
+                            "bad tuple shapes '{text}': expected cell lists like 0,1,2,3;4,5,6,7 (or seed, 6tuple)"
+                        ))
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Writes shapes as `0,1,2,3;4,5,6,7`.
+pub fn format_shapes(shapes: &[Vec<u8>]) -> String {
+    shapes
+        .iter()
+        .map(|s| {
+            s.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+/// One table lookup: which table, and which board cells make its index.
+#[derive(Clone, Copy, Debug)]
+struct Lookup {
+    table: u32,
+    len: u32,
+    cells: [u8; MAX_TUPLE],
+}
+
+/// An n-tuple network for one game (see the module docs).
+#[derive(Debug)]
+pub struct NTupleNetwork {
+    game: String,
+    bits: u32,
+    shapes: Vec<Vec<u8>>,
+    lookups: Vec<Lookup>,
+    tables: Vec<Box<[AtomicU32]>>,
+}
+
+impl NTupleNetwork {
+    /// An all-zero network for `game` (cells of `bits` bits) with these shapes.
+    pub fn new(game: &str, bits: u32, shapes: &[Vec<u8>]) -> Result<Self> {
+        if shapes.is_empty() {
+            return Err(Error::parse("an n-tuple network needs at least one shape"));
+        }
+        let mut lookups = Vec::new();
+        let mut tables = Vec::new();
+        for (t, shape) in shapes.iter().enumerate() {
+            let bad = |why: &str| {
+                Error::parse(format!(
+                    "bad tuple shape {}: {why}",
+                    format_shapes(std::slice::from_ref(shape))
+                ))
+            };
+            if shape.is_empty() || shape.len() > MAX_TUPLE {
+                return Err(bad(&format!("a shape has 1 to {MAX_TUPLE} cells")));
+            }
+            if shape.iter().any(|&c| c >= 16) {
+                return Err(bad("cells are numbered 0 to 15"));
+            }
+            let mut sorted = shape.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            if sorted.len() != shape.len() {
+                return Err(bad("a cell appears twice"));
+            }
+            let index_bits = bits * shape.len() as u32;
+            if index_bits > MAX_TABLE_BITS {
+                return Err(bad(&format!(
+                    "{} cells of {bits} bits need 2^{index_bits} weights; at most 2^{MAX_TABLE_BITS}",
+                    shape.len()
+                )));
+            }
+            for s in 0..8 {
+                let mut cells = [0u8; MAX_TUPLE];
+                for (j, &c) in shape.iter().enumerate() {
+                    cells[j] = symmetry_cell(s, c as usize) as u8;
+                }
+                lookups.push(Lookup {
+                    table: t as u32,
+                    len: shape.len() as u32,
+                    cells,
+                });
+            }
+            tables.push(
+                (0..1usize << index_bits)
+                    .map(|_| AtomicU32::new(0))
+                    .collect(),
+            );
+        }
+        Ok(NTupleNetwork {
+            game: game.to_string(),
+            bits,
+            shapes: shapes.to_vec(),
+            lookups,
+            tables,
+        })
+    }
+
+    /// An all-zero network for game `R`.
+    pub fn for_game<R: TileRule>(shapes: &[Vec<u8>]) -> Result<Self> {
+        Self::new(R::NAME, R::BITS, shapes)
+    }
+
+    /// The game the network evaluates (`2584`, `2048`).
+    pub fn game(&self) -> &str {
+        &self.game
+    }
+
+    /// Bits a cell in a table index.
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// The tuple shapes.
+    pub fn shapes(&self) -> &[Vec<u8>] {
+        &self.shapes
+    }
+
+    /// Weights read per evaluation (shapes × 8 symmetries).
+    pub fn lookups(&self) -> usize {
+        self.lookups.len()
+    }
+
+    /// Every weight in all tables.
+    pub fn weight_count(&self) -> usize {
+        self.tables.iter().map(|t| t.len()).sum()
+    }
+
+    /// Table `t` as plain floats (a snapshot: other threads may be writing).
+    pub fn table(&self, t: usize) -> Vec<f32> {
+        self.tables[t]
+            .iter()
+            .map(|w| f32::from_bits(w.load(Relaxed)))
+            .collect()
+    }
+
+    /// Overwrites table `t` (which must have the same length).
+    pub(crate) fn set_table(&mut self, t: usize, values: impl Iterator<Item = f32>) {
+        for (w, v) in self.tables[t].iter_mut().zip(values) {
+            *w.get_mut() = v.to_bits();
+        }
+    }
+
+    /// Fails unless the network was made for game `R`.
+    pub fn check_game<R: TileRule>(&self) -> Result<()> {
+        if self.game != R::NAME || self.bits != R::BITS {
+            return Err(Error::Unsupported(format!(
+                "the network evaluates {} boards, not {}",
+                self.game,
+                R::NAME
+            )));
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn index(&self, l: &Lookup, cells: &[u8; 16]) -> usize {
+        let mut idx = 0usize;
+        for j in 0..l.len as usize {
+            idx |= (cells[l.cells[j] as usize] as usize) << (self.bits as usize * j);
+        }
+        idx
+    }
+
+    /// V of a board given as its 16 tile indices.
+    #[inline]
+    pub fn value_cells(&self, cells: &[u8; 16]) -> f32 {
+        let mut v = 0.0;
+        for l in &self.lookups {
+            let idx = self.index(l, cells);
+            v += f32::from_bits(self.tables[l.table as usize][idx].load(Relaxed));
+        }
+        v
+    }
+
+    /// Adds `delta` to every weight that V of this board reads.
+    #[inline]
+    pub fn update_cells(&self, cells: &[u8; 16], delta: f32) {
+        for l in &self.lookups {
+            let idx = self.index(l, cells);
+            let w = &self.tables[l.table as usize][idx];
+            w.store((f32::from_bits(w.load(Relaxed)) + delta).to_bits(), Relaxed);
+        }
+    }
+
+    /// V of a board of game `R` (the network must be made for `R`).
+    #[inline]
+    pub fn value<R: TileRule>(&self, b: BoardOf<R>) -> f32 {
+        debug_assert_eq!(self.bits, R::BITS);
+        self.value_cells(&b.cells(R::BITS))
+    }
+
+    /// Adds `delta` to every weight that V of `b` reads.
+    #[inline]
+    pub fn update<R: TileRule>(&self, b: BoardOf<R>, delta: f32) {
+        debug_assert_eq!(self.bits, R::BITS);
+        self.update_cells(&b.cells(R::BITS), delta)
+    }
+}

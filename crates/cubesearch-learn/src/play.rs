@@ -1,0 +1,93 @@
+//! Greedy (and random) play statistics.
+
+use crate::network::NTupleNetwork;
+use crate::runner::{run_games, Policy};
+use crate::td::Episode;
+use cubesearch_core::Result;
+use cubesearch_games::fib::{Sliding, TileRule};
+use serde::Serialize;
+use std::time::Instant;
+
+/// The share of games whose largest tile reached a value.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Reach {
+    /// The tile value.
+    pub tile: u32,
+    /// Games reaching it (a tile at least that large), as a share of all games.
+    pub share: f64,
+}
+
+/// Results of many games.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlayStats {
+    /// Games played.
+    pub games: u64,
+    /// Mean score.
+    pub mean_score: f64,
+    /// Best score.
+    pub max_score: u64,
+    /// Mean moves a game.
+    pub mean_moves: f64,
+    /// For each of the rule's milestone tiles, the share of games reaching it.
+    pub reach: Vec<Reach>,
+    /// Wall-clock time.
+    pub seconds: f64,
+}
+
+fn collect<R: TileRule>(
+    game: &Sliding<R>,
+    policy: Policy<'_>,
+    games: u64,
+    seed: u32,
+    threads: usize,
+) -> Result<PlayStats> {
+    let start = Instant::now();
+    let mut episodes: Vec<Episode> = Vec::with_capacity(games as usize);
+    run_games(game, policy, 0, games, seed, threads, |e| {
+        episodes.push(e);
+        Ok(())
+    })?;
+    let n = episodes.len().max(1) as f64;
+    let reach = R::MILESTONES
+        .iter()
+        .map(|&tile| Reach {
+            tile,
+            share: episodes
+                .iter()
+                .filter(|e| R::value(e.max_index) >= tile)
+                .count() as f64
+                / n,
+        })
+        .collect();
+    Ok(PlayStats {
+        games: episodes.len() as u64,
+        mean_score: episodes.iter().map(|e| e.score as f64).sum::<f64>() / n,
+        max_score: episodes.iter().map(|e| e.score).max().unwrap_or(0),
+        mean_moves: episodes.iter().map(|e| e.moves as f64).sum::<f64>() / n,
+        reach,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Plays `games` games greedily with `net` (no learning) on `threads` threads (0 = all).
+/// Game `g` uses `XorShift32::for_worker(seed, g)`; the result does not depend on `threads`.
+pub fn play<R: TileRule>(
+    game: &Sliding<R>,
+    net: &NTupleNetwork,
+    games: u64,
+    seed: u32,
+    threads: usize,
+) -> Result<PlayStats> {
+    net.check_game::<R>()?;
+    collect(game, Policy::Greedy(net, None), games, seed, threads)
+}
+
+/// Plays `games` games with uniformly random legal moves.
+pub fn play_random<R: TileRule>(
+    game: &Sliding<R>,
+    games: u64,
+    seed: u32,
+    threads: usize,
+) -> Result<PlayStats> {
+    collect(game, Policy::Random, games, seed, threads)
+}

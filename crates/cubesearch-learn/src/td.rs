@@ -1,0 +1,108 @@
+//! Greedy play and TD(0) learning on afterstates (the seed's section 2.2).
+//!
+//! A game is played greedily: in state s the player takes the legal action maximising
+//! `reward + V(afterstate)` (ties go to the first in canonical order: left, right, up, down).
+//! Learning happens when the game is over, *backward* over its afterstates, as the seed's CPU
+//! baseline does ("after each game ends, the history of the game is used ... to improve the
+//! weights"): the last afterstate is moved toward 0 (nothing follows it), and afterstate
+//! `s'_t` toward `r_{t+1} + V(s'_{t+1})`, where `r_{t+1}` is the reward of the next move and
+//! `V(s'_{t+1})` is read after its own update. Each of the network's lookups moves by
+//! `alpha / lookups · δ`, so `alpha` is the step on V itself.
+
+use crate::network::NTupleNetwork;
+use cubesearch_core::rng::XorShift32;
+use cubesearch_core::StochasticGame;
+use cubesearch_games::fib::{BoardOf, Dir, Sliding, TileRule};
+
+/// What one game came to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Episode {
+    /// The sum of the rewards.
+    pub score: u64,
+    /// Moves played.
+    pub moves: u32,
+    /// The largest tile index reached.
+    pub max_index: u8,
+}
+
+/// The greedy action in `s`: `(action, afterstate, reward)`, or `None` when the game is over.
+#[inline]
+pub fn greedy<R: TileRule>(
+    game: &Sliding<R>,
+    net: &NTupleNetwork,
+    s: BoardOf<R>,
+) -> Option<(Dir, BoardOf<R>, u32)> {
+    let mut best: Option<(f32, Dir, BoardOf<R>, u32)> = None;
+    for &d in &Dir::ALL {
+        if let Some((after, reward)) = game.afterstate(&s, d) {
+            let v = reward as f32 + net.value::<R>(after);
+            if best.is_none_or(|b| v > b.0) {
+                best = Some((v, d, after, reward));
+            }
+        }
+    }
+    best.map(|(_, d, after, reward)| (d, after, reward))
+}
+
+/// Plays one game greedily with `net` from a start drawn by `rng`; when `step` is given (the
+/// change per weight per unit of TD error, `alpha / lookups`), learns from it afterwards.
+/// `path` is scratch space.
+pub fn play_episode<R: TileRule>(
+    game: &Sliding<R>,
+    net: &NTupleNetwork,
+    rng: &mut XorShift32,
+    step: Option<f32>,
+    path: &mut Vec<(BoardOf<R>, u32)>,
+) -> Episode {
+    path.clear();
+    let mut s = game.initial(rng);
+    let mut score = 0u64;
+    while let Some((_, after, reward)) = greedy(game, net, s) {
+        score += reward as u64;
+        path.push((after, reward));
+        s = game.sample_chance(&after, rng);
+    }
+    let episode = Episode {
+        score,
+        moves: path.len() as u32,
+        max_index: s.max_index(R::BITS),
+    };
+    if let Some(step) = step {
+        learn::<R>(net, path, step);
+    }
+    episode
+}
+
+/// The backward TD(0) pass over one game's `(afterstate, reward)` path (see the module docs).
+pub fn learn<R: TileRule>(net: &NTupleNetwork, path: &[(BoardOf<R>, u32)], step: f32) {
+    let mut target = 0.0f32;
+    for &(after, reward) in path.iter().rev() {
+        let cells = after.cells(R::BITS);
+        let v = net.value_cells(&cells);
+        net.update_cells(&cells, step * (target - v));
+        target = reward as f32 + net.value_cells(&cells);
+    }
+}
+
+/// Plays one game with uniformly random legal moves (the baseline a trained network must beat).
+pub fn random_episode<R: TileRule>(game: &Sliding<R>, rng: &mut XorShift32) -> Episode {
+    let mut s = game.initial(rng);
+    let mut legal = Vec::with_capacity(4);
+    let (mut score, mut moves) = (0u64, 0u32);
+    loop {
+        legal.clear();
+        game.legal_actions(&s, &mut legal);
+        if legal.is_empty() {
+            break;
+        }
+        let (_, after, reward) = legal[rng.below(legal.len() as u32) as usize];
+        score += reward as u64;
+        moves += 1;
+        s = game.sample_chance(&after, rng);
+    }
+    Episode {
+        score,
+        moves,
+        max_index: s.max_index(R::BITS),
+    }
+}

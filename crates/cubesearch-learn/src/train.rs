@@ -1,0 +1,245 @@
+//! The training loop the CLI calls: TD(0) self-play on one thread or on several threads sharing
+//! one weight table, with progress reports, a learning curve, checkpoints and resuming.
+
+use crate::network::{seed_shapes, NTupleNetwork};
+use crate::runner::{run_games, thread_count, Policy};
+use cubesearch_core::{Error, Result};
+use cubesearch_games::fib::{Sliding, TileRule};
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// How to train.
+#[derive(Clone, Debug)]
+pub struct TrainConfig {
+    /// Games to play in this run (on top of those a resumed file already had).
+    pub games: u64,
+    /// CPU threads (0 = every core); 1 is the deterministic single-thread trainer.
+    pub threads: usize,
+    /// The TD step on V: each of the network's lookups moves by `alpha / lookups · δ`.
+    pub alpha: f32,
+    /// The run seed: game `g` draws from `XorShift32::for_worker(seed, g)`, `g` counting the
+    /// games a resumed file had already trained.
+    pub seed: u32,
+    /// Tuple shapes (default: the seed's three 4-tuples); a resumed file must match them.
+    pub shapes: Option<Vec<Vec<u8>>>,
+    /// Save to `out` every this many games (0 = only at the end).
+    pub checkpoint_every: u64,
+    /// Where to save the weights (none: keep them in memory only).
+    pub out: Option<PathBuf>,
+    /// A weights file to start from.
+    pub resume: Option<PathBuf>,
+    /// One learning-curve point every this many games (0 = about 100 points in all).
+    pub curve_every: u64,
+    /// Least time between two progress reports.
+    pub progress_interval: Duration,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            games: 1000,
+            threads: 1,
+            alpha: 0.1,
+            seed: 1,
+            shapes: None,
+            checkpoint_every: 0,
+            out: None,
+            resume: None,
+            curve_every: 0,
+            progress_interval: Duration::from_millis(250),
+        }
+    }
+}
+
+/// A progress report, sent while training and once at the end.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrainProgress {
+    /// Games finished in this run.
+    pub games: u64,
+    /// Games this run will play.
+    pub target: u64,
+    /// Games trained in all, counting those of a resumed file.
+    pub total_games: u64,
+    /// Mean score of the last (up to) 1000 games.
+    pub recent_mean_score: f64,
+    /// Games a second so far.
+    pub games_per_sec: f64,
+    /// Moves a second so far.
+    pub moves_per_sec: f64,
+    /// Seconds so far.
+    pub seconds: f64,
+}
+
+/// One point of the learning curve.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CurvePoint {
+    /// Games trained in all at the end of the window.
+    pub games: u64,
+    /// Mean score of the window's games.
+    pub mean_score: f64,
+    /// Best score in the window.
+    pub max_score: u64,
+}
+
+/// What a training run did.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrainReport {
+    /// Games played in this run.
+    pub games: u64,
+    /// Games trained in all, counting those of a resumed file.
+    pub total_games: u64,
+    /// Mean score of this run's games.
+    pub mean_score: f64,
+    /// Mean score of the last (up to) 1000 games.
+    pub recent_mean_score: f64,
+    /// Best score of this run.
+    pub max_score: u64,
+    /// Moves played.
+    pub moves: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Games a second.
+    pub games_per_sec: f64,
+    /// Moves a second.
+    pub moves_per_sec: f64,
+    /// Threads used.
+    pub threads: usize,
+    /// The learning curve.
+    pub curve: Vec<CurvePoint>,
+}
+
+/// Writes the learning curve as CSV (`games,mean_score,max_score`).
+pub fn curve_csv(curve: &[CurvePoint]) -> String {
+    let mut s = String::from("games,mean_score,max_score\n");
+    for p in curve {
+        s.push_str(&format!(
+            "{},{:.1},{}\n",
+            p.games, p.mean_score, p.max_score
+        ));
+    }
+    s
+}
+
+/// Trains an n-tuple network for `game` by TD(0) self-play (see [`crate::td`]) and returns it
+/// with a report. `progress` hears about the run at most every `progress_interval`, and once
+/// at the end.
+pub fn train<R: TileRule>(
+    game: &Sliding<R>,
+    cfg: &TrainConfig,
+    mut progress: impl FnMut(&TrainProgress),
+) -> Result<(NTupleNetwork, TrainReport)> {
+    if !(cfg.alpha.is_finite() && cfg.alpha > 0.0) {
+        return Err(Error::parse(format!(
+            "the learning rate must be a positive number, got {}",
+            cfg.alpha
+        )));
+    }
+    let (net, prior) = match &cfg.resume {
+        Some(path) => {
+            let (net, meta) = NTupleNetwork::load::<R>(path, cfg.shapes.as_deref())?;
+            (net, meta.games)
+        }
+        None => (
+            NTupleNetwork::for_game::<R>(cfg.shapes.as_deref().unwrap_or(&seed_shapes()))?,
+            0,
+        ),
+    };
+    let step = cfg.alpha / net.lookups() as f32;
+    let threads = thread_count(cfg.threads);
+    let curve_every = if cfg.curve_every > 0 {
+        cfg.curve_every
+    } else {
+        (cfg.games / 100).max(1)
+    };
+
+    let start = Instant::now();
+    let mut last_report = start;
+    let (mut done, mut moves, mut score_sum, mut max_score) = (0u64, 0u64, 0f64, 0u64);
+    let mut recent: VecDeque<u64> = VecDeque::with_capacity(1000);
+    let mut recent_sum = 0u64;
+    let (mut window_sum, mut window_max, mut window_n) = (0u64, 0u64, 0u64);
+    let mut curve = Vec::new();
+    let snapshot = |done: u64, moves: u64, recent_mean: f64| {
+        let secs = start.elapsed().as_secs_f64().max(1e-9);
+        TrainProgress {
+            games: done,
+            target: cfg.games,
+            total_games: prior + done,
+            recent_mean_score: recent_mean,
+            games_per_sec: done as f64 / secs,
+            moves_per_sec: moves as f64 / secs,
+            seconds: secs,
+        }
+    };
+    run_games(
+        game,
+        Policy::Greedy(&net, Some(step)),
+        prior,
+        cfg.games,
+        cfg.seed,
+        threads,
+        |e| {
+            done += 1;
+            moves += e.moves as u64;
+            score_sum += e.score as f64;
+            max_score = max_score.max(e.score);
+            if recent.len() == 1000 {
+                recent_sum -= recent.pop_front().unwrap_or(0);
+            }
+            recent.push_back(e.score);
+            recent_sum += e.score;
+            window_sum += e.score;
+            window_max = window_max.max(e.score);
+            window_n += 1;
+            if window_n == curve_every || done == cfg.games {
+                curve.push(CurvePoint {
+                    games: prior + done,
+                    mean_score: window_sum as f64 / window_n as f64,
+                    max_score: window_max,
+                });
+                (window_sum, window_max, window_n) = (0, 0, 0);
+            }
+            let recent_mean = recent_sum as f64 / recent.len() as f64;
+            if cfg.checkpoint_every > 0 && done % cfg.checkpoint_every == 0 && done < cfg.games {
+                if let Some(out) = &cfg.out {
+                    net.save(out, prior + done, recent_mean)?;
+                }
+            }
+            if last_report.elapsed() >= cfg.progress_interval && done < cfg.games {
+                last_report = Instant::now();
+                progress(&snapshot(done, moves, recent_mean));
+            }
+            Ok(())
+        },
+    )?;
+    let recent_mean = if recent.is_empty() {
+        0.0
+    } else {
+        recent_sum as f64 / recent.len() as f64
+    };
+    let last = snapshot(done, moves, recent_mean);
+    progress(&last);
+    if let Some(out) = &cfg.out {
+        net.save(out, prior + done, recent_mean)?;
+    }
+    let report = TrainReport {
+        games: done,
+        total_games: prior + done,
+        mean_score: if done > 0 {
+            score_sum / done as f64
+        } else {
+            0.0
+        },
+        recent_mean_score: recent_mean,
+        max_score,
+        moves,
+        seconds: last.seconds,
+        games_per_sec: last.games_per_sec,
+        moves_per_sec: last.moves_per_sec,
+        threads,
+        curve,
+    };
+    Ok((net, report))
+}

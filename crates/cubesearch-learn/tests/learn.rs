@@ -1,0 +1,327 @@
+use cubesearch_core::rng::XorShift32;
+use cubesearch_core::{Error, TdUpdate};
+use cubesearch_games::fib::{Board, BoardOf, Fib, Pow2, Sliding, TileRule};
+use cubesearch_games::{Game2048, Game2584};
+use cubesearch_learn::{
+    curve_csv, parse_shapes, play, play_random, seed_shapes, train, CpuTd, NTupleNetwork,
+    TrainConfig,
+};
+use rstest::rstest;
+
+/// A network with every weight set to a random value.
+fn random_network<R: TileRule>(shapes: &[Vec<u8>], seed: u32) -> NTupleNetwork {
+    let net = NTupleNetwork::for_game::<R>(shapes).unwrap();
+    let mut rng = XorShift32::for_worker(seed, 0);
+    // Random boards, random updates: touches many weights of every table.
+    for _ in 0..20_000 {
+        let cells: [u8; 16] = std::array::from_fn(|_| rng.below(1 << R::BITS) as u8);
+        net.update_cells(&cells, rng.below(2001) as f32 / 100.0 - 10.0);
+    }
+    net
+}
+
+fn random_board<R: TileRule>(rng: &mut XorShift32) -> BoardOf<R> {
+    let cells: [u8; 16] = std::array::from_fn(|_| rng.below(12) as u8);
+    Board::from_cells(&cells, R::BITS)
+}
+
+fn check_symmetry<R: TileRule>(shapes: &[Vec<u8>]) {
+    let net = random_network::<R>(shapes, 3);
+    let mut rng = XorShift32::for_worker(4, 0);
+    for _ in 0..200 {
+        let b = random_board::<R>(&mut rng);
+        let v = net.value::<R>(b);
+        for s in 0..8 {
+            let t = b.transformed(s, R::BITS);
+            let w = net.value::<R>(t);
+            assert!(
+                (v - w).abs() <= 1e-3 * v.abs().max(1.0),
+                "symmetry {s}: {v} vs {w}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_eight_symmetries_of_a_board_have_the_same_value() {
+    check_symmetry::<Fib>(&seed_shapes());
+    check_symmetry::<Pow2>(&seed_shapes());
+    // An asymmetric shape too: a bent 5-tuple.
+    check_symmetry::<Pow2>(&[vec![0, 1, 2, 5, 9]]);
+}
+
+#[test]
+fn a_random_network_is_not_trivially_symmetric_per_lookup() {
+    // Guard for the test above: one lookup set alone (no symmetries) would differ.
+    let net = random_network::<Pow2>(&seed_shapes(), 3);
+    let mut rng = XorShift32::for_worker(9, 0);
+    let b = random_board::<Pow2>(&mut rng);
+    assert_ne!(net.value::<Pow2>(b), 0.0);
+    assert_eq!(net.lookups(), 24);
+    assert_eq!(net.weight_count(), 3 * 65536);
+}
+
+fn temp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+#[test]
+fn weights_round_trip_through_a_file() {
+    let dir = temp();
+    let path = dir.path().join("w.safetensors");
+    let net = random_network::<Pow2>(&seed_shapes(), 5);
+    net.save(&path, 1234, 5678.5).unwrap();
+    let (back, meta) = NTupleNetwork::load::<Pow2>(&path, None).unwrap();
+    assert_eq!(meta.game, "2048");
+    assert_eq!(meta.games, 1234);
+    assert_eq!(meta.mean_score, 5678.5);
+    assert_eq!(meta.shapes, seed_shapes());
+    for t in 0..3 {
+        assert_eq!(back.table(t), net.table(t));
+    }
+    // Saving again replaces the file and leaves no temporary file behind.
+    net.save(&path, 1235, 1.0).unwrap();
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert_eq!(
+        NTupleNetwork::load::<Pow2>(&path, None).unwrap().1.games,
+        1235
+    );
+}
+
+fn expect_data_error(
+    result: cubesearch_core::Result<(NTupleNetwork, cubesearch_learn::WeightsMeta)>,
+    needle: &str,
+) {
+    match result {
+        Err(Error::Data { why, .. }) => assert!(why.contains(needle), "{why}"),
+        Err(other) => panic!("expected a data error mentioning '{needle}', got {other}"),
+        Ok(_) => panic!("a bad file was accepted ({needle})"),
+    }
+}
+
+#[test]
+fn corrupt_and_mismatched_files_are_refused() {
+    let dir = temp();
+    let path = dir.path().join("w.safetensors");
+    let net = random_network::<Pow2>(&seed_shapes(), 6);
+    net.save(&path, 10, 1.0).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+
+    // Wrong game.
+    expect_data_error(
+        NTupleNetwork::load::<Fib>(&path, None),
+        "for 2048, not for 2584",
+    );
+    // Other shapes than asked for.
+    let other = parse_shapes("0,1,2,3;4,5,6,7").unwrap();
+    expect_data_error(
+        NTupleNetwork::load::<Pow2>(&path, Some(&other)),
+        "do not match",
+    );
+    // Truncated anywhere: in the data, in the header, in the length prefix.
+    for cut in [bytes.len() - 1, bytes.len() / 2, 100, 7, 0] {
+        expect_data_error(
+            NTupleNetwork::from_bytes::<Pow2>(&bytes[..cut], &path, None),
+            "corrupt or truncated",
+        );
+    }
+    // Garbage.
+    expect_data_error(
+        NTupleNetwork::from_bytes::<Pow2>(b"this is not a weights file at all", &path, None),
+        "corrupt or truncated",
+    );
+    // A valid safetensors file that is not ours.
+    let data = vec![0u8; 16];
+    let view =
+        safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![4], &data).unwrap();
+    let foreign = safetensors::serialize([("x", view)], None).unwrap();
+    expect_data_error(
+        NTupleNetwork::from_bytes::<Pow2>(&foreign, &path, None),
+        "no metadata",
+    );
+    // Our metadata, but a tensor of the wrong size.
+    let meta: std::collections::HashMap<String, String> = [
+        ("format", "cubesearch-ntuple/1"),
+        ("game", "2048"),
+        ("bits", "4"),
+        ("shapes", "0,1,2,3"),
+        ("games", "1"),
+        ("mean_score", "0"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let view =
+        safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![4], &data).unwrap();
+    let wrong = safetensors::serialize([("tuple0", view)], Some(meta)).unwrap();
+    expect_data_error(
+        NTupleNetwork::from_bytes::<Pow2>(&wrong, &path, None),
+        "expected F32 [65536]",
+    );
+    // A missing file is an I/O error, not a panic.
+    assert!(matches!(
+        NTupleNetwork::load::<Pow2>(&dir.path().join("missing"), None),
+        Err(Error::Io { .. })
+    ));
+    // The good file still loads.
+    assert!(NTupleNetwork::load::<Pow2>(&path, None).is_ok());
+}
+
+#[rstest]
+#[case::not_a_number("0,1,x")]
+#[case::off_the_board("0,1,16")]
+#[case::cell_twice("0,0,1")]
+#[case::empty("")]
+#[case::empty_shape("0,1;")]
+#[case::table_too_big("0,1,2,3,4,5,6")] // 7 cells × 5 bits = 2^35 weights
+fn bad_shapes_are_refused(#[case] text: &str) {
+    assert!(parse_shapes(text)
+        .and_then(|s| NTupleNetwork::for_game::<Fib>(&s))
+        .is_err());
+}
+
+/// Mean scores: random play, and greedy play after TD training, same seeds.
+fn learning_beats_random<R: TileRule>(games: u64, threads: usize) -> (f64, f64, f64) {
+    let game = Sliding::<R>::new();
+    let random = play_random(&game, 300, 99, 1).unwrap().mean_score;
+    let cfg = TrainConfig {
+        games,
+        threads,
+        seed: 7,
+        ..TrainConfig::default()
+    };
+    let (net, report) = train(&game, &cfg, |_| {}).unwrap();
+    assert_eq!(report.games, games);
+    let untrained = play(
+        &game,
+        &NTupleNetwork::for_game::<R>(&seed_shapes()).unwrap(),
+        300,
+        99,
+        1,
+    )
+    .unwrap()
+    .mean_score;
+    let trained = play(&game, &net, 300, 99, 2).unwrap().mean_score;
+    (random, untrained, trained)
+}
+
+#[test]
+fn td_training_beats_random_play_on_2048() {
+    let (random, untrained, trained) = learning_beats_random::<Pow2>(400, 1);
+    eprintln!("2048: random {random:.0}, greedy untrained {untrained:.0}, trained {trained:.0}");
+    assert!(trained > 1.5 * random, "random {random}, trained {trained}");
+    assert!(
+        trained > 1.2 * untrained,
+        "untrained {untrained}, trained {trained}"
+    );
+}
+
+#[test]
+fn td_training_beats_random_play_on_2584_with_two_threads() {
+    let (random, untrained, trained) = learning_beats_random::<Fib>(400, 2);
+    eprintln!("2584: random {random:.0}, greedy untrained {untrained:.0}, trained {trained:.0}");
+    assert!(trained > 1.5 * random, "random {random}, trained {trained}");
+}
+
+#[test]
+fn one_thread_training_is_reproducible() {
+    let game = Game2048::new();
+    let cfg = TrainConfig {
+        games: 30,
+        seed: 3,
+        ..TrainConfig::default()
+    };
+    let (a, ra) = train(&game, &cfg, |_| {}).unwrap();
+    let (b, rb) = train(&game, &cfg, |_| {}).unwrap();
+    assert_eq!(ra.curve, rb.curve);
+    assert_eq!(a.table(0), b.table(0));
+    let (_, rc) = train(&game, &TrainConfig { seed: 4, ..cfg }, |_| {}).unwrap();
+    assert_ne!(ra.curve, rc.curve);
+}
+
+#[test]
+fn checkpoints_and_resume() {
+    let dir = temp();
+    let out = dir.path().join("w.safetensors");
+    let game = Game2584::new();
+    let mut reports = Vec::new();
+    let cfg = TrainConfig {
+        games: 20,
+        checkpoint_every: 10,
+        curve_every: 5,
+        out: Some(out.clone()),
+        progress_interval: std::time::Duration::ZERO,
+        ..TrainConfig::default()
+    };
+    let (net, report) = train(&game, &cfg, |p| reports.push(p.clone())).unwrap();
+    assert_eq!(reports.len(), 20, "a report a game with a zero interval");
+    assert_eq!(reports.last().unwrap().games, 20);
+    assert!(reports.iter().all(|p| p.moves_per_sec > 0.0));
+    assert_eq!(report.curve.len(), 4);
+    assert_eq!(report.curve[3].games, 20);
+    assert!(curve_csv(&report.curve).starts_with("games,mean_score,max_score\n5,"));
+    let (saved, meta) = NTupleNetwork::load::<Fib>(&out, None).unwrap();
+    assert_eq!(meta.games, 20);
+    assert_eq!(saved.table(2), net.table(2));
+
+    // Resume: the count goes on and the weights start from the file.
+    let resumed = TrainConfig {
+        games: 5,
+        resume: Some(out.clone()),
+        ..cfg.clone()
+    };
+    let (_, report) = train(&game, &resumed, |_| {}).unwrap();
+    assert_eq!(report.total_games, 25);
+    assert_eq!(NTupleNetwork::load::<Fib>(&out, None).unwrap().1.games, 25);
+
+    // Resuming with other shapes, or into the other game, is refused.
+    let wrong = TrainConfig {
+        shapes: Some(parse_shapes("0,1,2,3").unwrap()),
+        ..resumed.clone()
+    };
+    assert!(matches!(
+        train(&game, &wrong, |_| {}),
+        Err(Error::Data { .. })
+    ));
+    assert!(matches!(
+        train(&Game2048::new(), &resumed, |_| {}),
+        Err(Error::Data { .. })
+    ));
+    // A checkpoint that cannot be written stops training with an error.
+    let unwritable = TrainConfig {
+        out: Some(dir.path().join("no/such/dir/w.safetensors")),
+        resume: None,
+        ..cfg
+    };
+    assert!(matches!(
+        train(&game, &unwritable, |_| {}),
+        Err(Error::Io { .. })
+    ));
+}
+
+#[test]
+fn play_reports_tile_shares_and_the_executor_trait_trains() {
+    let game = Game2048::new();
+    let mut net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let scores = CpuTd { threads: 2 }
+        .train(&game, &mut net, 20, 0.1, 5)
+        .unwrap();
+    assert_eq!(scores.len(), 20);
+    assert!(net.table(0).iter().any(|&w| w != 0.0));
+    let stats = play(&game, &net, 50, 1, 2).unwrap();
+    assert_eq!(stats.games, 50);
+    assert_eq!(
+        play(&game, &net, 50, 1, 1).unwrap().mean_score,
+        stats.mean_score
+    );
+    assert!(stats.max_score as f64 >= stats.mean_score);
+    assert_eq!(stats.reach.len(), Pow2::MILESTONES.len());
+    assert!(stats.reach.windows(2).all(|w| w[0].share >= w[1].share));
+    // A network for the other game is refused.
+    let fib = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    assert!(play(&game, &fib, 1, 1, 1).is_err());
+}

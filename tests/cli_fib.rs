@@ -1,0 +1,125 @@
+//! The command line for 2584 and 2048: `apply` and `train`.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn cubesearch(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.lines().last().expect("a last line"))
+        .expect("JSON on the last line")
+}
+
+fn assert_bad_input(out: &Output, mentions: &str) {
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<_> = stderr
+        .lines()
+        .filter(|l| !l.contains("XDG_RUNTIME_DIR"))
+        .collect();
+    assert_eq!(lines.len(), 1, "one line expected, got {lines:?}");
+    assert!(
+        lines[0].contains(mentions),
+        "{:?} should mention {mentions:?}",
+        lines[0]
+    );
+}
+
+#[test]
+fn apply_slides_2584_rows_and_reports_rewards() {
+    let json = json_of(&cubesearch(&[
+        "apply",
+        "2584",
+        "--position",
+        "1,1,1,0,1,2,3,5,0,0,0,0,0,0,0,0",
+        "--moves",
+        "left",
+        "--json",
+    ]));
+    assert_eq!(json["position"], "2,1,0,0,3,8,0,0,0,0,0,0,0,0,0,0");
+    assert_eq!(json["rewards"], serde_json::json!([13]));
+    assert_eq!(json["status"], "ongoing");
+}
+
+#[test]
+fn apply_2048_with_spawn_adds_one_tile_a_move() {
+    let json = json_of(&cubesearch(&[
+        "apply",
+        "2048",
+        "--position",
+        "2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0",
+        "--moves",
+        "left,right",
+        "--spawn",
+        "--json",
+    ]));
+    let cells: Vec<u64> = json["position"]
+        .as_str()
+        .unwrap()
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert_eq!(cells.iter().filter(|&&v| v != 0).count(), 3);
+    assert_eq!(json["rewards"][0], 4);
+}
+
+#[test]
+fn apply_refuses_bad_boards_and_illegal_moves() {
+    assert_bad_input(
+        &cubesearch(&["apply", "2584", "--position", "4,0,0", "--moves", "left"]),
+        "2584",
+    );
+    assert_bad_input(
+        &cubesearch(&[
+            "apply",
+            "2048",
+            "--position",
+            "2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0",
+            "--moves",
+            "left",
+        ]),
+        "illegal move left",
+    );
+    assert_bad_input(&cubesearch(&["apply", "2048", "--moves", "north"]), "north");
+}
+
+#[test]
+fn train_writes_weights_a_curve_and_resumes() {
+    let dir = std::env::temp_dir().join(format!("cubesearch-cli-fib-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("w.safetensors");
+    let curve = dir.join("curve.csv");
+    let (out_s, curve_s) = (out.to_str().unwrap(), curve.to_str().unwrap());
+    let json = json_of(&cubesearch(&[
+        "train", "2048", "--games", "40", "--out", out_s, "--curve", curve_s, "--json",
+    ]));
+    assert_eq!(json["games"], 40);
+    assert!(json["mean_score"].as_f64().unwrap() > 0.0);
+    assert!(json["seconds"].as_f64().unwrap() > 0.0);
+    assert!(std::fs::read_to_string(&curve)
+        .unwrap()
+        .starts_with("games,mean_score,max_score\n"));
+    let json = json_of(&cubesearch(&[
+        "train", "2048", "--games", "10", "--out", out_s, "--resume", out_s, "--json",
+    ]));
+    assert_eq!(json["total_games"], 50);
+    // The weights are for 2048: training 2584 from them is refused.
+    assert_bad_input(
+        &cubesearch(&[
+            "train", "2584", "--games", "1", "--out", out_s, "--resume", out_s,
+        ]),
+        "not for 2584",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
