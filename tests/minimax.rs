@@ -10,7 +10,6 @@ use cubesearch::testing::executor;
 use cubesearch::{Backend, Executor, Game, GpuGame};
 use rstest::rstest;
 
-const GPU_STRATEGIES: [&str; 3] = ["v1", "v4", "split"];
 const ALL_STRATEGIES: [&str; 5] = ["cpu", "cpu-split", "v1", "v4", "split"];
 
 /// Random Nim positions of 2–8 heaps ≤ 15 holding exactly `objects` objects: a full-depth search

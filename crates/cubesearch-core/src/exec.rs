@@ -54,6 +54,12 @@ pub trait Playouts<G: Game> {
 pub trait Perft<G: Game> {
     /// The number of move paths of length `depth` from each root.
     fn perft(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<u64>>;
+
+    /// Roots per call that keep this executor busy (a pipeline splits the first plies on the host
+    /// until it has this many): enough for a large GPU by default.
+    fn preferred_roots(&self) -> usize {
+        1 << 16
+    }
 }
 
 /// Depth-limited minimax of many subtrees, the leaf step of a split alpha-beta search.

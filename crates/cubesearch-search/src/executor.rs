@@ -114,4 +114,8 @@ impl<G: GpuGame> Perft<G> for Executor {
     fn perft(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<u64>> {
         dispatch!(self, e => e.perft(game, roots, depth))
     }
+
+    fn preferred_roots(&self) -> usize {
+        dispatch!(self, e => Perft::<G>::preferred_roots(e))
+    }
 }

@@ -13,9 +13,6 @@ pub struct PerftResult<M> {
     pub divide: Vec<(M, u64)>,
 }
 
-/// Subtrees wanted per launch: enough to fill a large GPU or all CPU cores.
-pub const TARGET_SUBTREES: usize = 1 << 16;
-
 /// perft(`depth`) of `root` through `exec`, one launch per root move; `progress(done, total)` is
 /// called after each.
 pub fn perft_divide<G: Game, E: Perft<G>>(
@@ -50,8 +47,8 @@ pub fn perft_divide<G: Game, E: Perft<G>>(
     })
 }
 
-/// perft(`depth`) of `state`: plies are expanded on the host while fewer than
-/// [`TARGET_SUBTREES`] subtrees exist, then the executor counts the rest.
+/// perft(`depth`) of `state`: plies are expanded on the host while fewer subtrees exist than the
+/// executor's [`Perft::preferred_roots`], then the executor counts the rest.
 pub fn perft_split<G: Game, E: Perft<G>>(
     exec: &mut E,
     game: &G,
@@ -61,7 +58,8 @@ pub fn perft_split<G: Game, E: Perft<G>>(
     let mut frontier = vec![*state];
     let mut leaves = 0;
     let mut remaining = depth;
-    while remaining > 1 && !frontier.is_empty() && frontier.len() < TARGET_SUBTREES {
+    let target = exec.preferred_roots();
+    while remaining > 1 && !frontier.is_empty() && frontier.len() < target {
         let (next, terminal) = expand(game, &frontier, 1);
         frontier = next;
         leaves += terminal;

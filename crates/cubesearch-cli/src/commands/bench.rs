@@ -123,7 +123,7 @@ const SUITES: &[Suite] = &[
             perft(e, &game, game.initial(), l)
         },
         size: depth_size,
-        max_level: 8,
+        max_level: 10,
     },
     Suite {
         name: "reversi-perft",
@@ -131,7 +131,7 @@ const SUITES: &[Suite] = &[
         unit: "nodes",
         run: |e, l, _| perft(e, &Reversi, Reversi.initial(), l),
         size: depth_size,
-        max_level: 8,
+        max_level: 10,
     },
     Suite {
         name: "checkers-mcts",
@@ -285,7 +285,13 @@ fn measure(
     // One untimed run compiles the kernels (NVRTC, shader compilers) so calibration times work;
     // then the level rises until one run is long enough to time well, unless --level fixes it.
     time(exec, 0)?;
-    let mut level = args.level.unwrap_or(0).min(suite.max_level);
+    if args.level.is_some_and(|l| l > suite.max_level) {
+        return Err(Error::parse(format!(
+            "--level goes up to {} for {}",
+            suite.max_level, suite.name
+        )));
+    }
+    let mut level = args.level.unwrap_or(0);
     while args.level.is_none() && level < suite.max_level && time(exec, level)?.0 < args.min_seconds
     {
         level += 1;

@@ -200,7 +200,7 @@ mod tests {
     fn perft(game: &Checkers, depth: u32) -> u64 {
         // Split the top two plies so that rayon shares the work between the cores.
         let split = depth.min(2);
-        let (frontier, leaves) = expand(game, &game.initial(), split);
+        let (frontier, leaves) = expand(game, &[game.initial()], split);
         leaves
             + perft_many(game, &frontier, depth - split)
                 .iter()
