@@ -1,40 +1,8 @@
 //! The command line for 2584 and 2048: `apply` and `train`.
 
-use serde_json::Value;
-use std::process::{Command, Output};
+mod common;
 
-fn cubesearch(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cubesearch"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(stdout.lines().last().expect("a last line"))
-        .expect("JSON on the last line")
-}
-
-fn assert_bad_input(out: &Output, mentions: &str) {
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let lines: Vec<_> = stderr
-        .lines()
-        .filter(|l| !l.contains("XDG_RUNTIME_DIR"))
-        .collect();
-    assert_eq!(lines.len(), 1, "one line expected, got {lines:?}");
-    assert!(
-        lines[0].contains(mentions),
-        "{:?} should mention {mentions:?}",
-        lines[0]
-    );
-}
+use common::{assert_bad_input, cubesearch, json_of};
 
 #[test]
 fn apply_slides_2584_rows_and_reports_rewards() {

@@ -8,7 +8,7 @@
 //!   v4 also reduces over the root moves on the device and returns only the best move and value.
 
 use crate::device_game::{DeviceGame, GpuGame, ONGOING};
-use crate::launch::{grid, upload};
+use crate::launch::{grid, read, upload};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result};
 
@@ -124,18 +124,7 @@ pub fn launch_subtrees<R: Runtime, G: GpuGame>(
             G::STATE_WORDS,
         );
     }
-    read_i32(client, values)
-}
-
-fn read_i32<R: Runtime>(
-    client: &ComputeClient<R>,
-    handle: cubecl::server::Handle,
-) -> Result<Vec<i32>> {
-    let bytes = client.read_one(handle).map_err(|e| Error::Device {
-        backend: R::name(client),
-        why: format!("{e:?}"),
-    })?;
-    Ok(i32::from_bytes(&bytes).to_vec())
+    read::<R, i32>(client, values)
 }
 
 /// Cube `m` takes root move `m`, unit `u` second-level move `u`; each unit searches its
@@ -258,18 +247,14 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
         );
     }
     if on_device {
-        let bytes = client.read_one(best).map_err(|e| Error::Device {
-            backend: R::name(client),
-            why: format!("{e:?}"),
-        })?;
-        let key = u32::from_bytes(&bytes)[0];
+        let key = read::<R, u32>(client, best)?[0];
         Ok(RootSearch {
             best: 255 - (key & 0xFF),
             value: (key >> 8) as i32 - (1 << 23),
             move_values: Vec::new(),
         })
     } else {
-        let move_values = read_i32(client, values)?;
+        let move_values = read::<R, i32>(client, values)?;
         let (best, value) = first_max(&move_values);
         Ok(RootSearch {
             best,

@@ -33,3 +33,17 @@ pub fn grid<R: Runtime>(client: &ComputeClient<R>, units: usize) -> (CubeCount, 
 pub fn upload<R: Runtime>(client: &ComputeClient<R>, words: &[u32]) -> cubecl::server::Handle {
     client.create_from_slice(u32::as_bytes(words))
 }
+
+/// Reads a result buffer back (waiting for the device) as elements of `T`.
+pub fn read<R: Runtime, T: CubeElement>(
+    client: &ComputeClient<R>,
+    handle: cubecl::server::Handle,
+) -> cubesearch_core::Result<Vec<T>> {
+    client
+        .read_one(handle)
+        .map(|bytes| T::from_bytes(&bytes).to_vec())
+        .map_err(|e| cubesearch_core::Error::Device {
+            backend: R::name(client),
+            why: format!("{e:?}"),
+        })
+}

@@ -3,9 +3,9 @@
 //! in bulk from `move_count`.
 
 use crate::device_game::{DeviceGame, GpuGame};
-use crate::launch::{grid, upload};
+use crate::launch::{grid, read, upload};
 use cubecl::prelude::*;
-use cubesearch_core::{Error, Result};
+use cubesearch_core::Result;
 
 /// `nodes[r]` = perft(root r, `depth`), `depth ≥ 1`. The walk keeps, per level, the position (as
 /// `words` u32 words in a local array), its move count and the next move to try.
@@ -94,9 +94,5 @@ pub fn launch_perft<R: Runtime, G: GpuGame>(
             G::PERFT_TERMINAL_LEAF as u32,
         );
     }
-    let bytes = client.read_one(nodes_handle).map_err(|e| Error::Device {
-        backend: R::name(client),
-        why: format!("{e:?}"),
-    })?;
-    Ok(u64::from_bytes(&bytes).to_vec())
+    read::<R, u64>(client, nodes_handle)
 }

@@ -2,7 +2,7 @@
 //! and adds its wins and draws to that root's counters.
 
 use crate::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING, WIN};
-use crate::launch::{grid, upload};
+use crate::launch::{grid, read, upload};
 use crate::rng;
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result, WinDrawCounts};
@@ -106,11 +106,7 @@ pub fn launch_playouts<R: Runtime, G: GpuGame>(
             G::STATE_WORDS,
         );
     }
-    let bytes = client.read_one(counts_handle).map_err(|e| Error::Device {
-        backend: R::name(client),
-        why: format!("{e:?}"),
-    })?;
-    let counts = u32::from_bytes(&bytes);
+    let counts = read::<R, u32>(client, counts_handle)?;
     Ok(counts
         .chunks_exact(2)
         .map(|c| WinDrawCounts {

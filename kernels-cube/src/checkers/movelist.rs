@@ -3,9 +3,9 @@
 //! `outcome`, `legal_moves` and `apply`. Generic over the game, though written for checkers.
 
 use crate::device_game::{DeviceGame, GpuGame};
-use crate::launch::{grid, upload};
+use crate::launch::{grid, read, upload};
 use cubecl::prelude::*;
-use cubesearch_core::{Error, Result};
+use cubesearch_core::Result;
 
 /// What the device says about one position.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,15 +84,7 @@ pub fn launch_movelists<R: Runtime, G: GpuGame>(
             max_children,
         );
     }
-    let read = |handle| {
-        client
-            .read_one(handle)
-            .map(|bytes| u32::from_bytes(&bytes).to_vec())
-            .map_err(|e| Error::Device {
-                backend: R::name(client),
-                why: format!("{e:?}"),
-            })
-    };
+    let read = |handle| read::<R, u32>(client, handle);
     let outcomes = read(outcomes_handle)?;
     let counts = read(counts_handle)?;
     let children = read(children_handle)?;

@@ -3,9 +3,9 @@
 //! and `apply` one by one. It is generic over the game, though Reversi is what it was written for.
 
 use crate::device_game::{DeviceGame, GpuGame};
-use crate::launch::{grid, upload};
+use crate::launch::{grid, read, upload};
 use cubecl::prelude::*;
-use cubesearch_core::{Error, Result};
+use cubesearch_core::Result;
 
 /// Unit `s` writes `counts[s]` = the move count of state `s`, and child `i < min(count, max)` at
 /// `children[(s·max + i)·words ..]`.
@@ -64,13 +64,8 @@ pub fn launch_children<R: Runtime, G: GpuGame>(
             words,
         );
     }
-    let device_error = |e| Error::Device {
-        backend: R::name(client),
-        why: format!("{e:?}"),
-    };
-    let counts = u32::from_bytes(&client.read_one(counts_handle).map_err(device_error)?).to_vec();
-    let children =
-        u32::from_bytes(&client.read_one(children_handle).map_err(device_error)?).to_vec();
+    let counts = read::<R, u32>(client, counts_handle)?;
+    let children = read::<R, u32>(client, children_handle)?;
     Ok(counts
         .iter()
         .enumerate()

@@ -1,0 +1,45 @@
+//! Helpers the command-line tests share: run the binary, read its JSON, check bad-input exits.
+#![allow(dead_code)] // each test file uses its own subset
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+/// Runs the `cubesearch` binary with `args`.
+pub fn cubesearch(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+pub fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.lines().last().expect("a last line"))
+        .expect("JSON on the last line")
+}
+
+/// Exit status 2 and exactly one line on stderr (Mesa's headless warnings aside).
+pub fn assert_bad_input(out: &Output, mentions: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<_> = stderr
+        .lines()
+        .filter(|l| !l.contains("XDG_RUNTIME_DIR"))
+        .collect();
+    assert_eq!(lines.len(), 1, "one line expected, got {lines:?}");
+    assert!(
+        lines[0].contains(mentions),
+        "{:?} should mention {mentions:?}",
+        lines[0]
+    );
+}
