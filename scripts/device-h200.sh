@@ -25,8 +25,12 @@ done
 echo "== bench"
 scripts/bench-gpu .dev/cubesearch "$out/bench.md" 2>&1 | grep -v XDG_RUNTIME_DIR
 echo "== fixed-depth perft (issue targets)"
-for run in "checkers-perft --level 8" "reversi-perft --level 7" "reversi-perft --level 8" "checkers-perft --level 10" "reversi-perft --level 9"; do
+for run in "checkers-perft --level 8" "reversi-perft --level 7" "reversi-perft --level 8" "checkers-perft --level 10" "reversi-perft --level 9" "reversi-perft --level 10"; do
     echo; echo "Command: \`cubesearch bench $run --only cuda,wgpu\`"; echo
     .dev/cubesearch bench $run --only cuda,wgpu --reps 3 2>&1 | grep -v XDG_RUNTIME_DIR
 done | tee -a "$out/bench.md"
+echo "== CPU TD training (2584, default network)"
+for threads in 1 16; do
+    .dev/cubesearch train 2584 --games 20000 --threads $threads --out /tmp/w$threads.safetensors --json 2>/dev/null | tail -1 | tee -a "$out/train.json"
+done
 exit $status
