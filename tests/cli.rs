@@ -112,7 +112,7 @@ fn bad_input_exits_2_with_one_line() {
 #[test]
 fn unbuilt_parts_say_so_and_exit_2() {
     assert_bad_input(
-        &cubesearch(&["play", "2048", "--p1", "random"]),
+        &cubesearch(&["solve", "2048", "--position", "2,2,0"]),
         "not built yet",
     );
     assert_bad_input(

@@ -91,3 +91,43 @@ fn train_writes_weights_a_curve_and_resumes() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn play_reports_the_seeds_statistics_for_trained_weights() {
+    let dir = std::env::temp_dir().join(format!("cubesearch-play-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let weights = dir.join("w.safetensors");
+    let w = weights.to_str().unwrap();
+    json_of(&cubesearch(&[
+        "train", "2048", "--games", "30", "--out", w, "--json",
+    ]));
+    let spec = format!("td:weights={w}");
+    let json = json_of(&cubesearch(&[
+        "play", "2048", "--p1", &spec, "--games", "20", "--json",
+    ]));
+    let stats = &json["stats"];
+    assert_eq!(stats["games"], 20);
+    assert!(stats["mean_score"].as_f64().unwrap() > 0.0);
+    let tiles: Vec<_> = stats["reach"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["tile"].as_u64().unwrap())
+        .collect();
+    assert!(tiles.contains(&2048), "{tiles:?}");
+    // A 2048 network is refused for 2584, and a corrupt file for either, with exit status 2.
+    assert_bad_input(
+        &cubesearch(&["play", "2584", "--p1", &spec, "--games", "1"]),
+        w,
+    );
+    std::fs::write(&weights, b"not a weights file").unwrap();
+    assert_bad_input(
+        &cubesearch(&["play", "2048", "--p1", &spec, "--games", "1"]),
+        w,
+    );
+    assert_bad_input(
+        &cubesearch(&["play", "2048", "--p1", "alien", "--games", "1"]),
+        "unknown player",
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -294,8 +294,13 @@ fn measure(
     let mut level = args.level.unwrap_or(0);
     // Each level may compile a new kernel (perft depths are compile-time constants): time its
     // second run.
-    let settled = |exec: &mut Executor, level| -> Result<f64> { time(exec, level)?; Ok(time(exec, level)?.0) };
-    while args.level.is_none() && level < suite.max_level && settled(exec, level)? < args.min_seconds
+    let settled = |exec: &mut Executor, level| -> Result<f64> {
+        time(exec, level)?;
+        Ok(time(exec, level)?.0)
+    };
+    while args.level.is_none()
+        && level < suite.max_level
+        && settled(exec, level)? < args.min_seconds
     {
         level += 1;
     }

@@ -6,6 +6,7 @@ mod bench;
 mod info;
 mod perft;
 mod play;
+mod play_fib;
 mod solve;
 mod train;
 
@@ -78,11 +79,13 @@ pub fn run(cli: Cli) -> Result<()> {
             p2,
             games,
             position,
-        } => {
-            with_board_game!(game, None, "play", |g| {
+        } => match game {
+            GameName::Fib2584 => play_fib::run::<Fib>(common, &p1, &p2, games),
+            GameName::Twenty48 => play_fib::run::<Pow2>(common, &p1, &p2, games),
+            _ => with_board_game!(game, None, "play", |g| {
                 play::play(g, common, &p1, &p2, games, position.as_deref())
-            })
-        }
+            }),
+        },
         Command::Match {
             game,
             p1,
