@@ -78,9 +78,21 @@ pub fn run(cli: Cli) -> Result<()> {
             p2,
             games,
             position,
+            rules,
+            pdn,
         } => {
-            with_board_game!(game, None, "play", |g| {
-                play::play(g, common, &p1, &p2, games, position.as_deref())
+            with_board_game!(game, rules.as_deref(), "play", |g| {
+                play::play(
+                    g,
+                    common,
+                    &play::PlayArgs {
+                        p1: &p1,
+                        p2: &p2,
+                        games,
+                        position: position.as_deref(),
+                        pdn: pdn.as_deref(),
+                    },
+                )
             })
         }
         Command::Match {
