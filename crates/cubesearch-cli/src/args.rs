@@ -87,6 +87,12 @@ pub enum Command {
         games: u32,
         #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,
+        /// Checkers rule set (longest or american).
+        #[arg(long)]
+        rules: Option<String>,
+        /// Write every game played to this file in the game's record format (checkers: PDN).
+        #[arg(long)]
+        pdn: Option<String>,
     },
     /// Play a match of N games between two players, colours alternating.
     Match {

@@ -98,6 +98,20 @@ pub trait Game: Send + Sync + 'static {
         self.format_position(state)
     }
 
+    /// A whole game written in the game's record format (PDN for checkers), ready to save: the
+    /// moves played from `start`, `result` from the first mover's view (+1 won, −1 lost, 0 draw)
+    /// and the players' names, first mover first. `None` (the default) when the game has no
+    /// record format.
+    fn game_record(
+        &self,
+        _start: &Self::State,
+        _moves: &[Self::Move],
+        _result: i32,
+        _players: [&str; 2],
+    ) -> Option<String> {
+        None
+    }
+
     /// Writes a move in the game's notation.
     fn format_move(&self, state: &Self::State, mv: Self::Move) -> String;
 

@@ -79,11 +79,23 @@ pub fn run(cli: Cli) -> Result<()> {
             p2,
             games,
             position,
+            rules,
+            pdn,
         } => match game {
             GameName::Fib2584 => play_fib::run::<Fib>(common, &p1, &p2, games),
             GameName::Twenty48 => play_fib::run::<Pow2>(common, &p1, &p2, games),
-            _ => with_board_game!(game, None, "play", |g| {
-                play::play(g, common, &p1, &p2, games, position.as_deref())
+            _ => with_board_game!(game, rules.as_deref(), "play", |g| {
+                play::play(
+                    g,
+                    common,
+                    &play::PlayArgs {
+                        p1: &p1,
+                        p2: &p2,
+                        games,
+                        position: position.as_deref(),
+                        pdn: pdn.as_deref(),
+                    },
+                )
             }),
         },
         Command::Match {

@@ -7,6 +7,7 @@ use cubesearch_kernels::GpuGame;
 use cubesearch_search::player::{from_spec, play_game, Player};
 use serde_json::json;
 use std::io::{BufRead, Write};
+use std::path::Path;
 use std::time::Instant;
 
 /// A person at the terminal: the board, the legal moves, and a prompt until a legal move is typed.
@@ -53,22 +54,66 @@ fn start<G: Game>(game: &G, position: Option<&str>) -> Result<G::State> {
     position.map_or_else(|| Ok(game.initial()), |text| game.parse_position(text))
 }
 
+/// What `play` was asked for.
+pub struct PlayArgs<'a> {
+    pub p1: &'a str,
+    pub p2: &'a str,
+    pub games: u32,
+    /// Start position in the game's notation (default: the usual start).
+    pub position: Option<&'a str>,
+    /// Where to write every game in the game's record format (checkers: PDN).
+    pub pdn: Option<&'a str>,
+}
+
+/// Writes `text` to a temporary file beside `path`, then renames it to `path`, so that `path` is
+/// never left half written.
+fn write_atomically(path: &str, text: &str) -> Result<()> {
+    let target = Path::new(path);
+    let name = target
+        .file_name()
+        .ok_or_else(|| Error::parse(format!("--pdn {path}: not a file name")))?
+        .to_string_lossy()
+        .into_owned();
+    let tmp = target.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, target)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::Io {
+            path: path.to_string(),
+            source: e,
+        }
+    })
+}
+
 /// `play`: games shown move by move; with a human, interactively.
-pub fn play<G: GpuGame>(
-    game: &G,
-    common: &Common,
-    p1: &str,
-    p2: &str,
-    games: u32,
-    position: Option<&str>,
-) -> Result<()> {
+pub fn play<G: GpuGame>(game: &G, common: &Common, args: &PlayArgs) -> Result<()> {
+    let &PlayArgs {
+        p1,
+        p2,
+        games,
+        position,
+        pdn,
+    } = args;
     let first = start(game, position)?;
+    // Refuse before anything is played when the game has no record format.
+    if pdn.is_some() && game.game_record(&first, &[], 0, [p1, p2]).is_none() {
+        return Err(Error::Unsupported(format!(
+            "--pdn: {} has no game record format (only checkers is written as PDN)",
+            G::NAME
+        )));
+    }
     let mut players = [
         player::<G>(p1, common, common.seed)?,
         player::<G>(p2, common, common.seed ^ 0xA5A5)?,
     ];
     let interactive = p1 == "human" || p2 == "human";
     let mut results = Vec::new();
+    let mut records = Vec::new();
     for g in 0..games {
         let [a, b] = &mut players;
         let record = play_game(game, first, [a.as_mut(), b.as_mut()], |state, mv, turn| {
@@ -81,6 +126,9 @@ pub fn play<G: GpuGame>(
                 );
             }
         })?;
+        if pdn.is_some() {
+            records.extend(game.game_record(&first, &record.moves, record.result, [p1, p2]));
+        }
         let mut end = first;
         for &m in &record.moves {
             end = game.apply(&end, m);
@@ -116,10 +164,16 @@ pub fn play<G: GpuGame>(
             json!({ "result": record.result, "moves": moves, "final": game.format_position(&end) }),
         );
     }
+    if let Some(path) = pdn {
+        write_atomically(path, &records.join("\n"))?;
+        if !common.json {
+            println!("wrote {} game(s) to {path}", records.len());
+        }
+    }
     if common.json {
         println!(
             "{}",
-            json!({ "game": G::NAME, "p1": p1, "p2": p2, "games": results })
+            json!({ "game": G::NAME, "p1": p1, "p2": p2, "games": results, "pdn": pdn })
         );
     }
     Ok(())

@@ -5,11 +5,14 @@
 //! drawn after `draw_plies` plies without a capture; a side with no legal move has lost.
 //!
 //! See [`board`] for the bit layout (the seed's rotated indexing, shared with the device),
-//! [`movegen`] for the canonical move order and [`notation`] for the text formats.
+//! [`movegen`] for the canonical move order, [`notation`] for the text formats, [`display`] for
+//! the board drawn for a person and [`pdn`] for whole games as PDN.
 
 pub mod board;
+pub mod display;
 pub mod movegen;
 pub mod notation;
+pub mod pdn;
 
 pub use board::{CheckersState, Rules, Side};
 pub use movegen::CheckersMove;
@@ -155,6 +158,32 @@ impl Game for Checkers {
 
     fn format_position(&self, state: &CheckersState) -> String {
         notation::format_fen(state)
+    }
+
+    fn display(&self, state: &CheckersState) -> String {
+        display::display(state)
+    }
+
+    /// PDN, Black and White named from `players` by who moves first in `start`.
+    fn game_record(
+        &self,
+        start: &CheckersState,
+        moves: &[CheckersMove],
+        result: i32,
+        players: [&str; 2],
+    ) -> Option<String> {
+        let [black, white] = match start.side() {
+            Side::Black => players,
+            Side::White => [players[1], players[0]],
+        };
+        let tags = pdn::PdnTags {
+            event: "cubesearch play".into(),
+            date: pdn::today(),
+            black: black.into(),
+            white: white.into(),
+        };
+        let result = pdn::PdnResult::from_first_mover(result, start.side());
+        Some(pdn::game_to_pdn(start, moves, &tags, result))
     }
 
     fn format_move(&self, _state: &CheckersState, mv: CheckersMove) -> String {

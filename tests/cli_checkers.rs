@@ -1,0 +1,145 @@
+//! The command line for checkers: the board printed by `play`, and games written as PDN.
+
+use cubesearch_core::Game;
+use cubesearch_games::checkers::pdn::{pdn_move_texts, replay};
+use cubesearch_games::checkers::{Checkers, Rules};
+use std::process::{Command, Output};
+
+fn cubesearch(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// The games of a PDN file, split at their `[Event` tags.
+fn games_of(pdn: &str) -> Vec<String> {
+    let mut games: Vec<String> = Vec::new();
+    for line in pdn.lines() {
+        if line.starts_with("[Event ") || games.is_empty() {
+            games.push(String::new());
+        }
+        let last = games.last_mut().unwrap();
+        last.push_str(line);
+        last.push('\n');
+    }
+    games
+}
+
+#[test]
+fn play_writes_every_game_as_pdn() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.pdn");
+    let path_text = path.to_str().unwrap();
+    let out = cubesearch(&[
+        "play",
+        "checkers",
+        "--backend",
+        "cpu",
+        "--rules",
+        "american",
+        "--p1",
+        "random",
+        "--p2",
+        "random",
+        "--games",
+        "2",
+        "--pdn",
+        path_text,
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json: serde_json::Value =
+        serde_json::from_str(stdout.lines().last().unwrap()).expect("JSON on the last line");
+    let pdn = std::fs::read_to_string(&path).expect("the PDN file is written");
+    assert_eq!(pdn.matches("[Result ").count(), 2, "{pdn}");
+    assert_eq!(pdn.matches("[GameType \"21\"]").count(), 2, "{pdn}");
+    // Only the file itself is left in the folder: no temporary file.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["g.pdn"]);
+    // Each game replays, and its moves and result are those the JSON reports.
+    let game = Checkers::new(Rules::American);
+    let games = games_of(&pdn);
+    assert_eq!(games.len(), 2, "{pdn}");
+    for (text, reported) in games.iter().zip(json["games"].as_array().unwrap()) {
+        let moves = pdn_move_texts(text);
+        let expected: Vec<String> = reported["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(moves, expected, "{text}");
+        let start = game.initial();
+        let played = replay(&game, &start, &moves).unwrap();
+        let mut end = start;
+        for m in played {
+            end = game.apply(&end, m);
+        }
+        assert_eq!(
+            game.format_position(&end),
+            reported["final"].as_str().unwrap()
+        );
+        let token = match reported["result"].as_i64().unwrap() {
+            1 => "1-0",
+            -1 => "0-1",
+            _ => "1/2-1/2",
+        };
+        assert!(text.contains(&format!("[Result \"{token}\"]")), "{text}");
+        assert!(text.trim_end().ends_with(token), "{text}");
+    }
+}
+
+#[test]
+fn play_shows_a_numbered_board() {
+    let out = cubesearch(&[
+        "play",
+        "checkers",
+        "--backend",
+        "cpu",
+        "--p1",
+        "random",
+        "--p2",
+        "random",
+    ]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("B/W = king"), "{stdout}");
+    assert!(stdout.contains("plies since the last capture"), "{stdout}");
+}
+
+#[test]
+fn pdn_is_refused_for_a_game_without_a_record_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("n.pdn");
+    let out = cubesearch(&[
+        "play",
+        "nim",
+        "--backend",
+        "cpu",
+        "--p1",
+        "random",
+        "--p2",
+        "random",
+        "--pdn",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no game record format"), "{stderr}");
+    assert!(!path.exists());
+}
+
+#[test]
+fn rules_are_refused_for_nim() {
+    let out = cubesearch(&["play", "nim", "--rules", "american", "--p1", "random"]);
+    assert_eq!(out.status.code(), Some(2));
+}
