@@ -134,30 +134,8 @@ pub enum Command {
     /// Train an n-tuple network by TD learning.
     Train {
         game: GameName,
-        /// Games to play (on top of those of a resumed file).
-        #[arg(long)]
-        games: u64,
-        /// Where to save the weights (safetensors).
-        #[arg(long)]
-        out: String,
-        /// A weights file to continue from.
-        #[arg(long)]
-        resume: Option<String>,
-        /// CPU threads sharing the weights (0 = every core; 1 is reproducible).
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// TD learning rate (the step on V).
-        #[arg(long, default_value_t = 0.1)]
-        alpha: f32,
-        /// Tuple shapes: `seed` (three 4-tuples), `6tuple`, or cells like `0,1,2,3;4,5,6,7`.
-        #[arg(long)]
-        shapes: Option<String>,
-        /// Save the weights every N games (0 = only at the end).
-        #[arg(long, default_value_t = 0)]
-        checkpoint_every: u64,
-        /// Write the learning curve (games,mean_score,max_score) as CSV here.
-        #[arg(long)]
-        curve: Option<String>,
+        #[command(flatten)]
+        args: TrainArgs,
     },
     /// Time a benchmark suite on every available backend.
     Bench(BenchArgs),
@@ -182,4 +160,33 @@ pub struct BenchArgs {
     /// Backends to measure, comma-separated (default: cpu-1, cpu-all and every GPU available).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
+}
+
+/// What `train` takes besides the game.
+#[derive(Args, Debug, Clone)]
+pub struct TrainArgs {
+    /// Games to play (on top of those of a resumed file).
+    #[arg(long)]
+    pub games: u64,
+    /// Where to save the weights (safetensors).
+    #[arg(long)]
+    pub out: String,
+    /// A weights file to continue from.
+    #[arg(long)]
+    pub resume: Option<String>,
+    /// CPU threads sharing the weights (0 = every core; 1 is reproducible).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// TD learning rate (the step on V).
+    #[arg(long, default_value_t = 0.1)]
+    pub alpha: f32,
+    /// Tuple shapes: `seed` (three 4-tuples), `6tuple`, or cells like `0,1,2,3;4,5,6,7`.
+    #[arg(long)]
+    pub shapes: Option<String>,
+    /// Save the weights every N games (0 = only at the end).
+    #[arg(long, default_value_t = 0)]
+    pub checkpoint_every: u64,
+    /// Write the learning curve (games,mean_score,max_score) as CSV here.
+    #[arg(long)]
+    pub curve: Option<String>,
 }

@@ -120,36 +120,14 @@ pub fn run(cli: Cli) -> Result<()> {
                 solve::run(g, common, &position, depth, strategy.as_deref())
             })
         }
-        Command::Train {
-            game,
-            games,
-            out,
-            resume,
-            threads,
-            alpha,
-            shapes,
-            checkpoint_every,
-            curve,
-        } => {
-            let args = train::TrainArgs {
-                games,
-                out,
-                resume,
-                threads,
-                alpha,
-                shapes,
-                checkpoint_every,
-                curve,
-            };
-            match game {
-                GameName::Fib2584 => train::run::<Fib>(common, &args),
-                GameName::Twenty48 => train::run::<Pow2>(common, &args),
-                _ => Err(Error::parse(format!(
-                    "train takes 2584 or 2048, not {}",
-                    game.name()
-                ))),
-            }
-        }
+        Command::Train { game, args } => match game {
+            GameName::Fib2584 => train::run::<Fib>(common, &args),
+            GameName::Twenty48 => train::run::<Pow2>(common, &args),
+            _ => Err(Error::parse(format!(
+                "train takes 2584 or 2048, not {}",
+                game.name()
+            ))),
+        },
     }
 }
 

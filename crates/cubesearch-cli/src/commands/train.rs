@@ -1,24 +1,12 @@
 //! `cubesearch train <2584|2048>`: TD(0) self-play on the CPU, saving an n-tuple network.
 
-use crate::args::Common;
+use crate::args::{Common, TrainArgs};
 use crate::output::{emit, progress};
 use cubesearch_core::{Error, Result};
 use cubesearch_games::fib::{Sliding, TileRule};
 use cubesearch_learn::{curve_csv, parse_shapes, train, TrainConfig};
 use serde_json::json;
 use std::path::PathBuf;
-
-/// What `train` was asked for, beyond the common flags.
-pub struct TrainArgs {
-    pub games: u64,
-    pub out: String,
-    pub resume: Option<String>,
-    pub threads: usize,
-    pub alpha: f32,
-    pub shapes: Option<String>,
-    pub checkpoint_every: u64,
-    pub curve: Option<String>,
-}
 
 pub fn run<R: TileRule>(common: &Common, args: &TrainArgs) -> Result<()> {
     let game = Sliding::<R>::new();
