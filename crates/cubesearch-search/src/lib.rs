@@ -12,6 +12,7 @@ pub mod mcts;
 pub mod minimax;
 pub mod perft;
 pub mod player;
+pub mod reversi_players;
 pub mod testing;
 
 pub use cpu::CpuExecutor;

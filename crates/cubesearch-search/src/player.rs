@@ -24,6 +24,20 @@ pub trait Player<G: Game> {
     }
 }
 
+/// Players only some games have (Reversi's seed players `easy` and `medium`), found by
+/// [`from_spec`] before the generic specs. The default has none.
+pub trait NamedPlayers: GpuGame {
+    /// The extra specs, for error messages (`""` for none).
+    const NAMED: &'static str = "";
+    /// The player `spec` names, if it is one of this game's own.
+    fn named_player(_spec: &str, _seed: u32) -> Option<Box<dyn Player<Self>>> {
+        None
+    }
+}
+
+impl NamedPlayers for cubesearch_games::nim::Nim {}
+impl NamedPlayers for cubesearch_games::checkers::Checkers {}
+
 /// Uniformly random legal moves.
 pub struct RandomPlayer {
     rng: XorShift32,
@@ -178,12 +192,15 @@ fn executor_for(exec: &str, backend: Backend, spec: &str) -> Result<(Executor, S
 }
 
 /// Builds a computer player from its spec; `backend` is where `exec=gpu` runs. `human` is the
-/// caller's to handle.
-pub fn from_spec<G: GpuGame>(
+/// caller's to handle. The game's own players ([`NamedPlayers`]) come first.
+pub fn from_spec<G: NamedPlayers>(
     spec: &str,
     backend: Backend,
     seed: u32,
 ) -> Result<Box<dyn Player<G>>> {
+    if let Some(player) = G::named_player(spec, seed) {
+        return Ok(player);
+    }
     let kind = spec.split(':').next().unwrap_or_default().trim();
     match kind {
         "random" => {
@@ -200,12 +217,22 @@ pub fn from_spec<G: GpuGame>(
                 }
             }
             let (exec, label) = executor_for(exec, backend, spec)?;
-            Ok(Box::new(FlatPlayer { k, exec, label, seed, moves_made: 0 }))
+            Ok(Box::new(FlatPlayer {
+                k,
+                exec,
+                label,
+                seed,
+                moves_made: 0,
+            }))
         }
         "mcts" => {
-            let mut config = MctsConfig { seed, ..MctsConfig::default() };
+            let mut config = MctsConfig {
+                seed,
+                ..MctsConfig::default()
+            };
             let mut exec = "gpu";
-            for (key, value) in options(spec, &["time", "playouts", "c", "leaf", "batch", "exec"])? {
+            for (key, value) in options(spec, &["time", "playouts", "c", "leaf", "batch", "exec"])?
+            {
                 match key {
                     "time" => config.budget = Budget::Time(parse_duration(value)?),
                     "playouts" => config.budget = Budget::Playouts(number(spec, key, value)?),
@@ -216,11 +243,25 @@ pub fn from_spec<G: GpuGame>(
                 }
             }
             let (exec, label) = executor_for(exec, backend, spec)?;
-            Ok(Box::new(MctsPlayer { config, exec, label, spec: spec.to_string(), tree: None, last: None }))
+            Ok(Box::new(MctsPlayer {
+                config,
+                exec,
+                label,
+                spec: spec.to_string(),
+                tree: None,
+                last: None,
+            }))
         }
-        _ => Err(Error::parse(format!(
-            "unknown player '{spec}': human, random, flat:k=N, or mcts:time=T|playouts=N,c=X,leaf=N,exec=cpu|gpu"
-        ))),
+        _ => {
+            let own = if G::NAMED.is_empty() {
+                String::new()
+            } else {
+                format!("{}, ", G::NAMED)
+            };
+            Err(Error::parse(format!(
+                "unknown player '{spec}': human, random, {own}flat:k=N, or mcts:time=T|playouts=N,c=X,leaf=N,exec=cpu|gpu"
+            )))
+        }
     }
 }
 

@@ -3,8 +3,7 @@
 use crate::args::Common;
 use crate::output::{emit, progress};
 use cubesearch_core::{Error, Game, Result};
-use cubesearch_kernels::GpuGame;
-use cubesearch_search::player::{from_spec, play_game, Player};
+use cubesearch_search::player::{from_spec, play_game, NamedPlayers, Player};
 use serde_json::json;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -42,7 +41,7 @@ impl<G: Game> Player<G> for Human {
     }
 }
 
-fn player<G: GpuGame>(spec: &str, common: &Common, seed: u32) -> Result<Box<dyn Player<G>>> {
+fn player<G: NamedPlayers>(spec: &str, common: &Common, seed: u32) -> Result<Box<dyn Player<G>>> {
     if spec.trim() == "human" {
         Ok(Box::new(Human))
     } else {
@@ -91,7 +90,7 @@ fn write_atomically(path: &str, text: &str) -> Result<()> {
 }
 
 /// `play`: games shown move by move; with a human, interactively.
-pub fn play<G: GpuGame>(game: &G, common: &Common, args: &PlayArgs) -> Result<()> {
+pub fn play<G: NamedPlayers>(game: &G, common: &Common, args: &PlayArgs) -> Result<()> {
     let &PlayArgs {
         p1,
         p2,
@@ -180,7 +179,7 @@ pub fn play<G: GpuGame>(game: &G, common: &Common, args: &PlayArgs) -> Result<()
 }
 
 /// `match`: N games, colours alternating, W/L/D for p1.
-pub fn play_match<G: GpuGame>(
+pub fn play_match<G: NamedPlayers>(
     game: &G,
     common: &Common,
     p1: &str,

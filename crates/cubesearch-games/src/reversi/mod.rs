@@ -4,7 +4,8 @@
 //!
 //! * [`board`]: the position and its bit layout;
 //! * [`movegen`]: move generation and flips over two bitboards;
-//! * [`notation`]: position and move text.
+//! * [`notation`]: position and move text, and the board drawn for a person;
+//! * [`players`]: the seed's easy and medium move choices.
 //!
 //! Canonical move order (the device twin reproduces it): the squares of the legal placements in
 //! ascending index (a1, b1, …, h1, a2, …, h8); `pass` alone when there is none but the opponent
@@ -13,13 +14,14 @@
 pub mod board;
 pub mod movegen;
 pub mod notation;
+pub mod players;
 
 pub use board::{Board, Colour, Square};
 
 use cubesearch_core::game::illegal_move;
 use cubesearch_core::{Error, Game, Outcome, Result};
 use movegen::{legal_moves, place};
-use notation::{format_board, parse_board, parse_square, square_name};
+use notation::{display_board, format_board, parse_board, parse_square, square_name};
 
 /// The game of Reversi.
 #[derive(Clone, Copy, Debug, Default)]
@@ -138,6 +140,12 @@ impl Game for Reversi {
 
     fn format_position(&self, state: &Board) -> String {
         format_board(state)
+    }
+
+    /// An 8×8 board, rank 8 on top, with the side to move's legal squares marked `*`, the disc
+    /// counts and the side to move.
+    fn display(&self, state: &Board) -> String {
+        display_board(state)
     }
 
     fn format_move(&self, _state: &Board, mv: ReversiMove) -> String {

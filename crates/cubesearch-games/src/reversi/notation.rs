@@ -1,6 +1,6 @@
 //! Reversi text (DESIGN.md, "Command line"): a position is 64 characters for a1, b1, …, h8
 //! (`X` Black, `O` White, `-` empty), a space, and the side to move (`X` or `O`); a move is a
-//! square `a1`..`h8` or `pass`.
+//! square `a1`..`h8` or `pass`. [`display_board`] draws a position for a person.
 
 use super::board::{bit, Board, Colour, Square};
 use cubesearch_core::{Error, Result};
@@ -44,6 +44,51 @@ pub fn format_board(board: &Board) -> String {
         .collect();
     text.push(' ');
     text.push(colour_char(board.to_move));
+    text
+}
+
+/// The board drawn for a person: rank 8 on top, files a–h, `X` Black, `O` White, `*` a square
+/// where the side to move may place a disc, `-` another empty square; then the disc counts and
+/// whose turn it is (or that the game is over, or that the side to move must pass).
+pub fn display_board(board: &Board) -> String {
+    let black = board.discs(Colour::Black);
+    let white = board.discs(Colour::White);
+    let legal = super::movegen::legal_moves(board);
+    let files = "    a b c d e f g h\n";
+    let mut text = String::from(files);
+    for rank in (0..8u8).rev() {
+        text.push_str(&format!("  {} ", rank + 1));
+        for file in 0..8u8 {
+            let square = bit(rank * 8 + file);
+            text.push(if black & square != 0 {
+                'X'
+            } else if white & square != 0 {
+                'O'
+            } else if legal & square != 0 {
+                '*'
+            } else {
+                '-'
+            });
+            text.push(' ');
+        }
+        text.push_str(&format!("{}\n", rank + 1));
+    }
+    text.push_str(files);
+    text.push_str(&format!(
+        "X (Black) {}  O (White) {}\n",
+        black.count_ones(),
+        white.count_ones()
+    ));
+    let side = colour_char(board.to_move);
+    if super::is_finished(board) {
+        text.push_str("game over");
+    } else if legal == 0 {
+        text.push_str(&format!(
+            "{side} to move: no legal square, {side} must pass"
+        ));
+    } else {
+        text.push_str(&format!("{side} to move (* marks the legal squares)"));
+    }
     text
 }
 
@@ -96,6 +141,23 @@ pub fn parse_board(text: &str) -> Result<Board> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_start_is_drawn_with_coordinates_legal_squares_and_counts() {
+        let text = display_board(&Board::start());
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "    a b c d e f g h");
+        assert_eq!(lines[1], "  8 - - - - - - - - 8");
+        assert_eq!(lines[3], "  6 - - - - * - - - 6"); // e6
+        assert_eq!(lines[4], "  5 - - - X O * - - 5"); // d5 X, e5 O, f5
+        assert_eq!(lines[5], "  4 - - * O X - - - 4"); // c4, d4 O, e4 X
+        assert_eq!(lines[6], "  3 - - - * - - - - 3"); // d3
+        assert_eq!(lines[8], "  1 - - - - - - - - 1");
+        assert_eq!(lines[9], lines[0]);
+        assert_eq!(lines[10], "X (Black) 2  O (White) 2");
+        assert_eq!(lines[11], "X to move (* marks the legal squares)");
+        assert_eq!(text.matches('*').count(), 5); // four squares and the legend
+    }
 
     #[test]
     fn squares_are_named_by_file_then_rank() {
