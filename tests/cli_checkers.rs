@@ -3,14 +3,9 @@
 use cubesearch_core::Game;
 use cubesearch_games::checkers::pdn::{pdn_move_texts, replay};
 use cubesearch_games::checkers::{Checkers, Rules};
-use std::process::{Command, Output};
 
-fn cubesearch(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cubesearch"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::cubesearch;
 
 /// The games of a PDN file, split at their `[Event` tags.
 fn games_of(pdn: &str) -> Vec<String> {

@@ -1,25 +1,7 @@
 //! `cubesearch match` and `play` with the seed's Reversi players (seed 003).
 
-use serde_json::Value;
-use std::process::{Command, Output};
-
-fn cubesearch(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cubesearch"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(stdout.lines().last().expect("a last line"))
-        .expect("JSON on the last line")
-}
+mod common;
+use common::{cubesearch, json_of};
 
 /// W/L/D of p1 in a CPU match.
 fn record(p1: &str, p2: &str, games: u32, seed: u32) -> (u64, u64, u64) {
