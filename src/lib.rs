@@ -31,6 +31,7 @@ pub mod games {
     };
     pub use cubesearch_games::nim::{self, Nim, NimMove, NimState};
     pub use cubesearch_games::reversi::{self, Board, Colour, Reversi, ReversiMove, ReversiState};
+    pub use cubesearch_games::sample;
 }
 
 /// Device code: the `#[cube]` rules and generic kernels, for users who launch kernels directly.

@@ -1,37 +1,16 @@
 //! Reversi end to end: the device rules, the generic playout and perft kernels and the CPU oracle
 //! agree bit for bit on every backend.
 
+use cubesearch::games::sample::random_positions;
 use cubesearch::games::{Board, Reversi};
 use cubesearch::kernels::reversi::children::launch_children;
 use cubesearch::perft::perft_divide;
-use cubesearch::rng::XorShift32;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, CpuExecutor, Executor, Game, Perft, Playouts, Result};
 use rstest::rstest;
 
 /// Children the children kernel keeps per position (no reachable position has more moves).
 const MAX_CHILDREN: u32 = 40;
-
-/// Random reachable positions: random games from the start, cut after 0 to 69 plies (finished
-/// games and positions that must pass included).
-fn random_positions(count: usize, seed: u32) -> Vec<Board> {
-    let mut rng = XorShift32::for_worker(seed, 0);
-    let mut moves = Vec::new();
-    (0..count)
-        .map(|_| {
-            let mut board = Reversi.initial();
-            for _ in 0..rng.below(70) {
-                moves.clear();
-                Reversi.legal_moves(&board, &mut moves);
-                if moves.is_empty() {
-                    break;
-                }
-                board = Reversi.apply(&board, moves[rng.below(moves.len() as u32) as usize]);
-            }
-            board
-        })
-        .collect()
-}
 
 /// Each state's move count and children, played on the device.
 fn device_children(exec: &Executor, states: &[Board]) -> Result<Vec<(u32, Vec<Board>)>> {
@@ -49,7 +28,7 @@ fn every_child_matches_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backend: 
     let Some(gpu) = executor(backend) else {
         return;
     };
-    let mut states = random_positions(600, 21);
+    let mut states = random_positions(&Reversi, 600, 70, 21);
     states.push(Reversi.initial());
     let passes = states
         .iter()
@@ -103,7 +82,7 @@ fn perft_on_random_positions_matches_the_cpu(
         return;
     };
     let mut cpu = CpuExecutor::new(0).unwrap();
-    let roots = random_positions(60, 33);
+    let roots = random_positions(&Reversi, 60, 70, 33);
     for depth in 1..=4 {
         let expected = cpu.perft(&Reversi, &roots, depth).unwrap();
         let got = gpu.perft(&Reversi, &roots, depth).unwrap();
@@ -134,7 +113,7 @@ fn playouts_match_the_cpu_bit_for_bit(#[values(Backend::Wgpu, Backend::Cuda)] ba
         return;
     };
     let mut cpu = CpuExecutor::new(0).unwrap();
-    let mut roots = random_positions(30, 4);
+    let mut roots = random_positions(&Reversi, 30, 70, 4);
     roots.push(Reversi.initial());
     for (per_root, seed) in [(1, 1), (16, 7), (64, 0xDEAD_BEEF)] {
         let expected = cpu.playouts(&Reversi, &roots, per_root, seed).unwrap();

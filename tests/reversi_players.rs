@@ -4,28 +4,11 @@
 //! direct transcription of the seed's sequential 3-ply recursion.
 
 use cubesearch::games::reversi::players::{medium_value, reservoir_best, NO_PLACEMENT};
+use cubesearch::games::sample::random_positions;
 use cubesearch::games::{Board, Colour, Reversi, ReversiMove};
 use cubesearch::player::{from_spec, Player};
 use cubesearch::rng::XorShift32;
 use cubesearch::{Backend, Game};
-
-/// Random reachable positions: random games from the start cut after 0 to 69 plies.
-fn random_positions(count: usize, seed: u32) -> Vec<Board> {
-    let mut rng = XorShift32::for_worker(seed, 0);
-    (0..count)
-        .map(|_| {
-            let mut board = Reversi.initial();
-            for _ in 0..rng.below(70) {
-                let moves = Reversi.moves(&board);
-                if moves.is_empty() {
-                    break;
-                }
-                board = Reversi.apply(&board, moves[rng.below(moves.len() as u32) as usize]);
-            }
-            board
-        })
-        .collect()
-}
 
 /// The board as the seed keeps it: `cells[row][col]`, row 0 = rank 1, 1 = the side to move's
 /// disc, 2 = the opponent's, 0 = empty.
@@ -143,7 +126,7 @@ fn player(spec: &str, seed: u32) -> Box<dyn Player<Reversi>> {
 fn easy_always_plays_a_move_of_maximal_flips() {
     let mut easy = player("easy", 11);
     let mut checked = 0;
-    for board in random_positions(400, 3) {
+    for board in random_positions(&Reversi, 400, 70, 3) {
         if Reversi.moves(&board).is_empty() {
             continue;
         }
@@ -187,7 +170,7 @@ fn easy_breaks_ties_uniformly_and_reproducibly() {
     }
 
     // The same seed gives the same choices; another seed does not, somewhere.
-    let positions = random_positions(200, 9);
+    let positions = random_positions(&Reversi, 200, 70, 9);
     let run = |spec: &str, seed: u32| -> Vec<ReversiMove> {
         let mut p = player(spec, seed);
         positions
@@ -209,7 +192,7 @@ fn medium_scores_and_chooses_as_the_seeds_recursion() {
     let mut rng = XorShift32::for_worker(21, 0x5EED_0003);
     let mut sentinel_seen = false;
     let mut checked = 0;
-    for board in random_positions(150, 4) {
+    for board in random_positions(&Reversi, 150, 70, 4) {
         if Reversi.moves(&board).is_empty() {
             continue;
         }

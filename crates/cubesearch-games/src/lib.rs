@@ -7,6 +7,7 @@ pub mod fib;
 pub mod nim;
 pub mod perft;
 pub mod reversi;
+pub mod sample;
 
 pub use checkers::Checkers;
 pub use fib::{Dir, Fib, Game2048, Game2584, Pow2, Sliding, TileRule};

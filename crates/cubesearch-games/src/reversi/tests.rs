@@ -1,5 +1,6 @@
 use super::*;
 use crate::perft::perft;
+use crate::sample::random_positions;
 use cubesearch_core::rng::XorShift32;
 use rstest::rstest;
 
@@ -38,27 +39,9 @@ fn the_start_prints_as_designed() {
     assert_eq!(Reversi.outcome(&start), Outcome::Ongoing);
 }
 
-/// Random reachable positions: random games cut at a random ply.
-fn random_positions(count: usize, seed: u32) -> Vec<Board> {
-    let mut rng = XorShift32::for_worker(seed, 0);
-    (0..count)
-        .map(|_| {
-            let mut board = Reversi.initial();
-            for _ in 0..rng.below(70) {
-                let moves = Reversi.moves(&board);
-                if moves.is_empty() {
-                    break;
-                }
-                board = Reversi.apply(&board, moves[rng.below(moves.len() as u32) as usize]);
-            }
-            board
-        })
-        .collect()
-}
-
 #[test]
 fn positions_round_trip_through_text_and_words() {
-    for board in random_positions(200, 5) {
+    for board in random_positions(&Reversi, 200, 70, 5) {
         let text = Reversi.format_position(&board);
         assert_eq!(Reversi.parse_position(&text).unwrap(), board, "{text}");
         let mut words = [0; 5];
@@ -69,7 +52,7 @@ fn positions_round_trip_through_text_and_words() {
 
 #[test]
 fn discs_are_conserved_and_every_placement_flips() {
-    for board in random_positions(200, 6) {
+    for board in random_positions(&Reversi, 200, 70, 6) {
         let before = (board.player | board.opponent).count_ones();
         for mv in Reversi.moves(&board) {
             let after = Reversi.apply(&board, mv);
