@@ -3,6 +3,8 @@
 #   .dev/  cubesearch (release, --features cuda), test binaries (tests-*), COMMIT
 #   .gl/   Vulkan loader .deb, so wgpu can use the NVIDIA Vulkan driver
 # It runs the CUDA and wgpu parity tests, then every benchmark suite, and writes the tables to $OUT.
+# With arguments, each one is a `cubesearch bench` command line and only those benchmarks run:
+#   scripts/device-h200.sh "nim-minimax --reps 7" "td-train"
 set -uo pipefail
 export CUDA_PATH="${CUDA_PATH:-/usr/local/cuda}"
 export CUBESEARCH_COMMIT="$(cat .dev/COMMIT 2>/dev/null || echo unknown)"
@@ -22,6 +24,13 @@ for t in .dev/tests-*; do
     "$t" --test-threads=1 > "$out/$(basename "$t").log" 2>&1 || status=1
     grep -E "^test result|FAILED|panicked" "$out/$(basename "$t").log" || { echo "$t: no result line"; status=1; }
 done
+if [ $# -gt 0 ]; then
+    for run in "$@"; do
+        echo; echo "Command: \`cubesearch bench $run\`"; echo
+        .dev/cubesearch bench $run 2>&1 | grep -v XDG_RUNTIME_DIR
+    done | tee -a "$out/bench.md"
+    exit $status
+fi
 echo "== bench"
 scripts/bench-gpu .dev/cubesearch "$out/bench.md" 2>&1 | grep -v XDG_RUNTIME_DIR
 echo "== fixed-depth perft (issue targets)"

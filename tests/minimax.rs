@@ -10,7 +10,7 @@ use cubesearch::testing::executor;
 use cubesearch::{Backend, Executor, Game, GpuGame};
 use rstest::rstest;
 
-const ALL_STRATEGIES: [&str; 5] = ["cpu", "cpu-split", "v1", "v4", "split"];
+const ALL_STRATEGIES: [&str; 6] = ["cpu", "cpu-split", "v1", "v2", "v4", "split"];
 
 /// Random Nim positions of 2–8 heaps ≤ 15 holding exactly `objects` objects: a full-depth search
 /// stays small, and one depth means one kernel to compile.
@@ -154,6 +154,73 @@ fn subtree_values_match_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backend:
             gpu.search(&Reversi, &positions, depth).unwrap()
         );
     }
+}
+
+/// Fail-soft values and node counts in narrow windows are the CPU's, position by position (the
+/// device walks the same tree in the same order).
+#[rstest]
+fn windowed_subtrees_match_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    use cubesearch::SubtreeSearch;
+    let Some(mut gpu) = executor(backend) else {
+        return;
+    };
+    let limited = gpu.limits().is_some_and(|l| l.loop_iterations.is_some());
+    let mut cpu = cubesearch::CpuExecutor::new(0).unwrap();
+    let mut rng = XorShift32::for_worker(11, 0);
+    let positions = reached(&Reversi, 60, 30, 9);
+    let windows: Vec<(i32, i32)> = positions
+        .iter()
+        .map(|_| {
+            let gamma = rng.below(21) as i32 - 10;
+            (gamma - 1, gamma)
+        })
+        .collect();
+    for depth in 1..=if limited { 1 } else { 4 } {
+        let want = cpu
+            .search_windows(&Reversi, &positions, &windows, depth)
+            .unwrap();
+        let got = gpu
+            .search_windows(&Reversi, &positions, &windows, depth)
+            .unwrap();
+        assert_eq!(got, want, "depth {depth}");
+    }
+    // Deeper on lavapipe the host walks the upper plies: exact values, which satisfy any window.
+    let exact = cpu.search(&Reversi, &positions, 3).unwrap();
+    let got = gpu
+        .search_windows(&Reversi, &positions, &windows, 3)
+        .unwrap();
+    for ((&(alpha, beta), &v), &x) in windows.iter().zip(&got.values).zip(&exact) {
+        assert!(
+            (v <= alpha && x <= v) || (v >= beta && x >= v) || (alpha < v && v < beta && v == x),
+            "window ({alpha}, {beta}): fail-soft {v}, exact {x}"
+        );
+    }
+}
+
+/// The split's upper tree is the one alpha-beta visits when its guesses are right (Nim's
+/// depth-limited values are all 0, so they are): it visits no more nodes than the sequential
+/// search (up to the roots of its two tests), and far fewer than the root split's full windows.
+#[rstest]
+fn the_split_keeps_the_pruning(#[values(4, 5, 6)] depth: u32) {
+    let s = NimState::seed_board(5).unwrap();
+    let mut exec = cubesearch::CpuExecutor::new(2).unwrap();
+    let (split, _, _) = cubesearch::minimax::solve_split(&mut exec, &Nim, &s, depth).unwrap();
+    let root_split = cubesearch::minimax::solve_root_split(&Nim, &s, depth);
+    let mut options = SearchOptions::default();
+    let sequential = cubesearch::minimax::solve_sequential(&Nim, &s, depth, &mut options);
+    assert_eq!(
+        (split.value, split.best),
+        (sequential.value, sequential.best)
+    );
+    let (split, sequential, root_split) = (
+        split.nodes.unwrap(),
+        sequential.nodes.unwrap(),
+        root_split.nodes.unwrap(),
+    );
+    assert!(
+        split <= sequential + sequential / 100 && split * 2 < root_split,
+        "split {split} nodes, sequential {sequential}, root split {root_split}"
+    );
 }
 
 /// Plain negamax without pruning: the reference for alpha-beta.

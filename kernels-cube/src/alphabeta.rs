@@ -1,11 +1,12 @@
 //! Depth-limited negamax with alpha-beta on the device, generic over the device game: an
 //! iterative walk over an explicit stack (no recursion on GPUs), and the kernels built on it.
 //!
-//! * [`subtree_kernel`]: one unit per root, full window: the `SubtreeSearch` executor and the
-//!   leaf step of the `split` strategy.
-//! * [`root_kernel`]: the seed's v1 and v4 shape: one cube per root move, one unit per
+//! * [`subtree_kernel`]: one unit per root, each in its own window: the `SubtreeSearch`
+//!   executor and the leaf step of the `split` strategy.
+//! * [`root_kernel`]: the seed's v1, v2 and v4 shapes: one cube per root move, one unit per
 //!   second-level move, a shared-memory maximum in the cube; v1 returns each root move's value,
-//!   v4 also reduces over the root moves on the device and returns only the best move and value.
+//!   v2 does the same over a packed stack, v4 also reduces over the root moves on the device and
+//!   returns only the best move and value.
 
 use crate::device_game::{DeviceGame, GpuGame, ONGOING};
 use crate::launch::{grid, read, upload};
@@ -15,62 +16,176 @@ use cubesearch_core::{Error, Result};
 /// Larger than any score: the window's infinity.
 pub const INFINITY: i32 = 1 << 22;
 
-/// The negamax value of `root` searched `depth ≥ 1` plies, from its side to move. Leaves and
-/// finished games are scored by `G::score`.
+/// Bits of each packed value: the seed's v2 keeps a level's counters in two words.
+const PACKED_BIAS: i32 = 1 << 15;
+/// Packed values are clamped to ±`PACKED_LIMIT` (every game's scores are far inside it).
+const PACKED_LIMIT: i32 = (1 << 15) - 1;
+
+/// One unit's search stack: per level the position and its counters. Wide (v1, v4, split): five
+/// words a level. Packed (v2, the seed's compact encoding): two words a level,
+///
+/// ```text
+///  cursor = next move | move count << 8 | (best + 2¹⁵) << 16     (≤ 255 moves a position)
+///  bounds = (alpha + 2¹⁵) | (beta + 2¹⁵) << 16                    (values clamped to ±(2¹⁵ − 1))
+/// ```
+#[derive(CubeType)]
+struct Stack {
+    boards: Array<u32>,
+    cursor: Array<u32>,
+    counts: Array<u32>,
+    bounds: Array<u32>,
+    alpha: Array<i32>,
+    beta: Array<i32>,
+    best: Array<i32>,
+}
+
+#[cube]
+fn pack16(value: i32) -> u32 {
+    u32::cast_from(i32::clamp(value, -PACKED_LIMIT, PACKED_LIMIT) + PACKED_BIAS)
+}
+
+#[cube]
+fn unpack16(bits: u32) -> i32 {
+    i32::cast_from(bits & 0xFFFFu32) - PACKED_BIAS
+}
+
+#[cube]
+impl Stack {
+    fn new(#[comptime] levels: usize, #[comptime] words: usize, #[comptime] packed: bool) -> Stack {
+        // The unused arrays of a layout are never touched, so the compiler drops them.
+        let wide = comptime!(if packed { 1usize } else { levels });
+        let narrow = comptime!(if packed { levels } else { 1usize });
+        Stack {
+            boards: Array::<u32>::new(comptime!(levels * words)),
+            cursor: Array::<u32>::new(levels),
+            counts: Array::<u32>::new(wide),
+            bounds: Array::<u32>::new(narrow),
+            alpha: Array::<i32>::new(wide),
+            beta: Array::<i32>::new(wide),
+            best: Array::<i32>::new(wide),
+        }
+    }
+
+    /// Opens level `l` on a position with `count` moves, searched in (`alpha`, `beta`).
+    fn open(&mut self, l: usize, count: u32, alpha: i32, beta: i32, #[comptime] packed: bool) {
+        if packed {
+            self.cursor[l] = (count << 8u32) | (pack16(-INFINITY) << 16u32);
+            self.bounds[l] = pack16(alpha) | (pack16(beta) << 16u32);
+        } else {
+            self.cursor[l] = 0u32;
+            self.counts[l] = count;
+            self.alpha[l] = alpha;
+            self.beta[l] = beta;
+            self.best[l] = -INFINITY;
+        }
+    }
+
+    /// Whether level `l` has a move left to search and no cut-off yet.
+    fn searching(&self, l: usize, #[comptime] packed: bool) -> bool {
+        if packed {
+            let cursor = self.cursor[l];
+            (cursor & 0xFFu32) < ((cursor >> 8u32) & 0xFFu32)
+                && self.alpha(l, packed) < self.beta(l, packed)
+        } else {
+            self.cursor[l] < self.counts[l] && self.alpha[l] < self.beta[l]
+        }
+    }
+
+    /// The index of level `l`'s next move, then steps past it.
+    fn take_move(&mut self, l: usize, #[comptime] packed: bool) -> u32 {
+        let cursor = self.cursor[l];
+        self.cursor[l] = cursor + 1u32;
+        if packed {
+            cursor & 0xFFu32
+        } else {
+            cursor
+        }
+    }
+
+    fn alpha(&self, l: usize, #[comptime] packed: bool) -> i32 {
+        if packed {
+            unpack16(self.bounds[l])
+        } else {
+            self.alpha[l]
+        }
+    }
+
+    fn beta(&self, l: usize, #[comptime] packed: bool) -> i32 {
+        if packed {
+            unpack16(self.bounds[l] >> 16u32)
+        } else {
+            self.beta[l]
+        }
+    }
+
+    fn best(&self, l: usize, #[comptime] packed: bool) -> i32 {
+        if packed {
+            unpack16(self.cursor[l] >> 16u32)
+        } else {
+            self.best[l]
+        }
+    }
+
+    /// A child of level `l` returned `value` (from level `l`'s side).
+    fn raise(&mut self, l: usize, value: i32, #[comptime] packed: bool) {
+        if packed {
+            let cursor = self.cursor[l];
+            let best = i32::max(unpack16(cursor >> 16u32), value);
+            self.cursor[l] = (cursor & 0xFFFFu32) | (pack16(best) << 16u32);
+            let bounds = self.bounds[l];
+            let alpha = i32::max(unpack16(bounds), value);
+            self.bounds[l] = (bounds & 0xFFFF_0000u32) | pack16(alpha);
+        } else {
+            self.best[l] = i32::max(self.best[l], value);
+            self.alpha[l] = i32::max(self.alpha[l], value);
+        }
+    }
+}
+
+/// The fail-soft negamax value of `root` searched `depth ≥ 1` plies in the window
+/// (`alpha`, `beta`), from its side to move; `nodes` counts the positions visited below the
+/// root. Leaves and finished games are scored by `G::score`.
 #[cube]
 pub fn negamax<G: DeviceGame>(
     root: &G::State,
+    alpha: i32,
+    beta: i32,
+    nodes: &mut u32,
     #[comptime] depth: u32,
     #[comptime] words: usize,
+    #[comptime] packed: bool,
 ) -> i32 {
     let mut result: i32 = G::score(root);
     let moves = G::move_count(root);
     if moves > 0 && G::outcome(root) == ONGOING {
-        let levels = comptime!(depth as usize);
-        let mut boards = Array::<u32>::new(comptime!(levels * words));
-        let mut next = Array::<u32>::new(levels);
-        let mut counts = Array::<u32>::new(levels);
-        let mut alpha = Array::<i32>::new(levels);
-        let mut beta = Array::<i32>::new(levels);
-        let mut best = Array::<i32>::new(levels);
-        G::store(root, &mut boards, 0);
-        next[0] = 0u32;
-        counts[0] = moves;
-        alpha[0] = -INFINITY;
-        beta[0] = INFINITY;
-        best[0] = -INFINITY;
+        let mut stack = Stack::new(comptime!(depth as usize), words, packed);
+        G::store(root, &mut stack.boards, 0);
+        stack.open(0, moves, alpha, beta, packed);
         let mut level: u32 = 0u32;
         let last = comptime!(depth - 1);
         let mut done = false;
         while !done {
             let l = level as usize;
-            if next[l] < counts[l] && alpha[l] < beta[l] {
-                let mut child = G::load(&boards, l * words);
-                G::play(&mut child, next[l]);
-                next[l] += 1u32;
+            if stack.searching(l, packed) {
+                let mut child = G::load(&stack.boards, l * words);
+                G::play(&mut child, stack.take_move(l, packed));
+                *nodes += 1u32;
                 let child_moves = G::move_count(&child);
                 if level == last || child_moves == 0 {
-                    let value = -G::score(&child);
-                    best[l] = i32::max(best[l], value);
-                    alpha[l] = i32::max(alpha[l], value);
+                    stack.raise(l, -G::score(&child), packed);
                 } else {
                     let down = l + 1;
-                    G::store(&child, &mut boards, down * words);
-                    next[down] = 0u32;
-                    counts[down] = child_moves;
-                    alpha[down] = -beta[l];
-                    beta[down] = -alpha[l];
-                    best[down] = -INFINITY;
+                    let (alpha, beta) = (stack.alpha(l, packed), stack.beta(l, packed));
+                    G::store(&child, &mut stack.boards, down * words);
+                    stack.open(down, child_moves, -beta, -alpha, packed);
                     level += 1u32;
                 }
             } else if level == 0 {
-                result = best[0];
+                result = stack.best(0, packed);
                 done = true;
             } else {
-                let value = -best[l];
-                let up = l - 1;
-                best[up] = i32::max(best[up], value);
-                alpha[up] = i32::max(alpha[up], value);
+                let value = -stack.best(l, packed);
+                stack.raise(l - 1, value, packed);
                 level -= 1u32;
             }
         }
@@ -78,38 +193,65 @@ pub fn negamax<G: DeviceGame>(
     result
 }
 
-/// `values[r]` = negamax(root r, `depth`).
+/// `values[r]` = negamax(root r, `depth`) in the window (`windows[2r]`, `windows[2r + 1]`);
+/// `nodes[r]` = the positions visited, root included.
 #[cube(launch_unchecked)]
 pub fn subtree_kernel<G: DeviceGame>(
     roots: &Array<u32>,
+    windows: &Array<i32>,
     values: &mut Array<i32>,
+    nodes: &mut Array<u32>,
     count: u32,
     #[comptime] depth: u32,
     #[comptime] words: usize,
 ) {
     let root = ABSOLUTE_POS as u32;
     if root < count {
-        let state = G::load(roots, root as usize * words);
+        let r = root as usize;
+        let state = G::load(roots, r * words);
         let mut value: i32 = G::score(&state);
+        let mut visited: u32 = 1u32;
         if comptime!(depth > 0) {
-            value = negamax::<G>(&state, depth, words);
+            value = negamax::<G>(
+                &state,
+                windows[2 * r],
+                windows[2 * r + 1],
+                &mut visited,
+                depth,
+                words,
+                false,
+            );
         }
-        values[root as usize] = value;
+        values[r] = value;
+        nodes[r] = visited;
     }
 }
 
-/// Negamax values of every root to `depth`, one unit a root.
+/// Fail-soft negamax values of every root to `depth` in its window (the full window when
+/// `windows` is empty), one unit a root, and the positions visited.
 pub fn launch_subtrees<R: Runtime, G: GpuGame>(
     client: &ComputeClient<R>,
     game: &G,
     roots: &[G::State],
+    windows: &[(i32, i32)],
     depth: u32,
-) -> Result<Vec<i32>> {
+) -> Result<(Vec<i32>, u64)> {
     if roots.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     }
+    let bounds: Vec<i32> = if windows.is_empty() {
+        [-INFINITY, INFINITY].repeat(roots.len())
+    } else {
+        assert_eq!(windows.len(), roots.len(), "one window a root");
+        windows.iter().flat_map(|&(a, b)| [a, b]).collect()
+    };
     let roots_handle = upload(client, &game.encode_all(roots));
+    let windows_handle = upload(
+        client,
+        &bounds.iter().map(|&v| v as u32).collect::<Vec<_>>(),
+    );
     let values = client.empty(roots.len() * 4);
+    let nodes = client.empty(roots.len() * 4);
     let (count, dim) = grid(client, roots.len());
     // SAFETY: units past `roots.len()` return at once; the walk stays within `depth` levels.
     unsafe {
@@ -118,13 +260,17 @@ pub fn launch_subtrees<R: Runtime, G: GpuGame>(
             count,
             dim,
             ArrayArg::from_raw_parts(roots_handle, roots.len() * G::STATE_WORDS),
+            ArrayArg::from_raw_parts(windows_handle, 2 * roots.len()),
             ArrayArg::from_raw_parts(values.clone(), roots.len()),
+            ArrayArg::from_raw_parts(nodes.clone(), roots.len()),
             roots.len() as u32,
             depth,
             G::STATE_WORDS,
         );
     }
-    read::<R, i32>(client, values)
+    let values = read::<R, i32>(client, values)?;
+    let nodes = read::<R, u32>(client, nodes)?;
+    Ok((values, nodes.iter().map(|&n| u64::from(n)).sum()))
 }
 
 /// Cube `m` takes root move `m`, unit `u` second-level move `u`; each unit searches its
@@ -137,10 +283,12 @@ pub fn root_kernel<G: DeviceGame>(
     root: &Array<u32>,
     values: &mut Array<i32>,
     best: &mut Array<Atomic<u32>>,
+    nodes: &mut Array<u32>,
     #[comptime] depth: u32,
     #[comptime] words: usize,
     #[comptime] units: u32,
     #[comptime] on_device: bool,
+    #[comptime] packed: bool,
 ) {
     let mv = CUBE_POS as u32;
     let unit = UNIT_POS;
@@ -156,18 +304,29 @@ pub fn root_kernel<G: DeviceGame>(
     // The best reply's value for the side to move after the root move.
     // (A `let` of a negative constant does not compile in `#[cube]` code; start from 0.)
     let mut reply: i32 = 0i32;
+    let mut visited: u32 = 0u32;
     if mv >= root_moves || unit >= child_moves {
         reply -= INFINITY;
     } else {
         let mut grandchild = G::load(root, 0);
         G::play(&mut grandchild, mv);
         G::play(&mut grandchild, unit);
+        visited = 1u32;
         if comptime!(depth > 2) {
-            reply = -negamax::<G>(&grandchild, comptime!(depth - 2), words);
+            reply = -negamax::<G>(
+                &grandchild,
+                -INFINITY,
+                INFINITY,
+                &mut visited,
+                comptime!(depth - 2),
+                words,
+                packed,
+            );
         } else {
             reply = -G::score(&grandchild);
         }
     }
+    nodes[(mv * units + unit) as usize] = visited;
     replies[unit as usize] = reply;
     sync_cube();
     // A runtime stride (a mutable comptime value does not compile to a loop).
@@ -192,6 +351,17 @@ pub fn root_kernel<G: DeviceGame>(
     }
 }
 
+/// The seed's root-search shapes: one cube per root move, one unit per reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootShape {
+    /// Each root move's value comes back; the host picks the best.
+    V1,
+    /// v1 with the seed's compact stack: two words of counters a level instead of five.
+    V2,
+    /// The reduction over root moves on the device too: one word comes back.
+    V4,
+}
+
 /// What a root search returns: the best move's index in canonical order and the root's value,
 /// and per root move values where the strategy brings them back.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -200,13 +370,14 @@ pub struct RootSearch {
     pub best: u32,
     /// The root's negamax value.
     pub value: i32,
-    /// Each root move's value (v1 only).
+    /// Each root move's value (v1 and v2).
     pub move_values: Vec<i32>,
+    /// Positions visited, root included (v1 and v2; v4 brings back only its one word).
+    pub nodes: Option<u64>,
 }
 
-/// The seed's v1 (`on_device = false`: per-move values come back, the host picks the best) and
-/// v4 (`on_device = true`: one word comes back). `max_replies` bounds the second-level moves
-/// (it sets the cube size); `depth ≥ 2`. The root must have a legal move.
+/// Searches `root` to `depth ≥ 2` in the given shape. `max_replies` bounds the second-level
+/// moves (it sets the cube size). The root must have a legal move.
 pub fn launch_root_search<R: Runtime, G: GpuGame>(
     client: &ComputeClient<R>,
     game: &G,
@@ -214,7 +385,7 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
     root_moves: u32,
     max_replies: u32,
     depth: u32,
-    on_device: bool,
+    shape: RootShape,
 ) -> Result<RootSearch> {
     if depth < 2 || root_moves == 0 || root_moves > 256 {
         return Err(Error::Unsupported(format!(
@@ -222,16 +393,20 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
         )));
     }
     let units = max_replies.max(1).next_power_of_two();
-    if units > client.properties().hardware.max_units_per_cube {
+    if units > client.properties().hardware.max_units_per_cube
+        || (shape == RootShape::V2 && units > 256)
+    {
         return Err(Error::Unsupported(format!(
             "{max_replies} replies do not fit in one cube"
         )));
     }
+    let on_device = shape == RootShape::V4;
     let root_handle = upload(client, &game.encode_all(std::slice::from_ref(root)));
     let values = upload(client, &vec![0u32; root_moves as usize]);
     let best = upload(client, &[0u32]);
-    // SAFETY: cubes past the root moves and units past the replies write nothing but their
-    // shared-memory slot; shared memory holds `units` values.
+    let nodes = client.empty((root_moves * units) as usize * 4);
+    // SAFETY: cube m writes values[m] and nodes[m·units ..(m + 1)·units]; shared memory holds
+    // `units` values.
     unsafe {
         root_kernel::launch_unchecked::<G::Device, R>(
             client,
@@ -240,28 +415,36 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
             ArrayArg::from_raw_parts(root_handle, G::STATE_WORDS),
             ArrayArg::from_raw_parts(values.clone(), root_moves as usize),
             ArrayArg::from_raw_parts(best.clone(), 1),
+            ArrayArg::from_raw_parts(nodes.clone(), (root_moves * units) as usize),
             depth,
             G::STATE_WORDS,
             units,
             on_device,
+            shape == RootShape::V2,
         );
     }
     if on_device {
         let key = read::<R, u32>(client, best)?[0];
-        Ok(RootSearch {
+        return Ok(RootSearch {
             best: 255 - (key & 0xFF),
             value: (key >> 8) as i32 - (1 << 23),
             move_values: Vec::new(),
-        })
-    } else {
-        let move_values = read::<R, i32>(client, values)?;
-        let (best, value) = first_max(&move_values);
-        Ok(RootSearch {
-            best,
-            value,
-            move_values,
-        })
+            nodes: None,
+        });
     }
+    let move_values = read::<R, i32>(client, values)?;
+    let below: u64 = read::<R, u32>(client, nodes)?
+        .iter()
+        .map(|&n| u64::from(n))
+        .sum();
+    let (best, value) = first_max(&move_values);
+    Ok(RootSearch {
+        best,
+        value,
+        move_values,
+        // The root and its children are not walked by any unit.
+        nodes: Some(1 + u64::from(root_moves) + below),
+    })
 }
 
 /// The index and value of the first maximum.

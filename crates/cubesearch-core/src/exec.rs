@@ -62,12 +62,37 @@ pub trait Perft<G: Game> {
     }
 }
 
+/// A search window `(alpha, beta)`: values inside it are exact, a value `≤ alpha` is an upper
+/// bound and a value `≥ beta` a lower bound (fail-soft alpha-beta).
+pub type Window = (i32, i32);
+
+/// What a batch of subtree searches returns.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Searched {
+    /// One fail-soft value per root, from its side to move.
+    pub values: Vec<i32>,
+    /// Positions visited, roots included.
+    pub nodes: u64,
+}
+
 /// Depth-limited minimax of many subtrees, the leaf step of a split alpha-beta search.
 /// Values are negamax values from each root's side to move: +1 win, −1 loss, 0 unknown or draw
 /// (games with an evaluation scale it into `i32`).
 pub trait SubtreeSearch<G: Game> {
-    /// The negamax value of every root searched to `depth` plies.
-    fn search(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<i32>>;
+    /// Every root searched to `depth` plies with alpha-beta in its window (`windows[i]`; an
+    /// empty slice means the full window for all), fail-soft.
+    fn search_windows(
+        &mut self,
+        game: &G,
+        roots: &[G::State],
+        windows: &[Window],
+        depth: u32,
+    ) -> Result<Searched>;
+
+    /// The exact negamax value of every root searched to `depth` plies.
+    fn search(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<i32>> {
+        Ok(self.search_windows(game, roots, &[], depth)?.values)
+    }
 }
 
 /// Expectimax evaluation of many roots of a stochastic game under a value function `V`

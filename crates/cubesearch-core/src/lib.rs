@@ -11,5 +11,7 @@ pub mod rng;
 
 pub use backend::{Backend, BackendInfo, ResolvedBackend};
 pub use error::{Error, Result};
-pub use exec::{ExpectimaxEval, Perft, Playouts, SubtreeSearch, TdUpdate, WinDrawCounts};
+pub use exec::{
+    ExpectimaxEval, Perft, Playouts, Searched, SubtreeSearch, TdUpdate, WinDrawCounts, Window,
+};
 pub use game::{Game, Outcome, StochasticGame};

@@ -4,7 +4,7 @@
 
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{
-    Error, Game, Outcome, Perft, Playouts, Result, SubtreeSearch, WinDrawCounts,
+    Error, Game, Outcome, Perft, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window,
 };
 use rayon::prelude::*;
 
@@ -91,23 +91,30 @@ impl<G: Game> Playouts<G> for CpuExecutor {
 }
 
 impl<G: Game> SubtreeSearch<G> for CpuExecutor {
-    fn search(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<i32>> {
+    fn search_windows(
+        &mut self,
+        game: &G,
+        roots: &[G::State],
+        windows: &[Window],
+        depth: u32,
+    ) -> Result<Searched> {
         use crate::minimax::{alphabeta, SearchOptions, INFINITY};
-        Ok(self.pool.install(|| {
+        let searched: Vec<(i32, u64)> = self.pool.install(|| {
             roots
                 .par_iter()
-                .map(|r| {
-                    alphabeta(
-                        game,
-                        r,
-                        depth,
-                        -INFINITY,
-                        INFINITY,
-                        &mut SearchOptions::default(),
-                    )
+                .enumerate()
+                .map(|(i, r)| {
+                    let (alpha, beta) = windows.get(i).copied().unwrap_or((-INFINITY, INFINITY));
+                    let mut options = SearchOptions::default();
+                    let value = alphabeta(game, r, depth, alpha, beta, &mut options);
+                    (value, options.nodes)
                 })
                 .collect()
-        }))
+        });
+        Ok(Searched {
+            values: searched.iter().map(|s| s.0).collect(),
+            nodes: searched.iter().map(|s| s.1).sum(),
+        })
     }
 }
 

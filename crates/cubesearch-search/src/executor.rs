@@ -3,8 +3,8 @@
 
 use crate::{CpuExecutor, GpuExecutor};
 use cubesearch_core::backend::{self, Backend, ResolvedBackend};
-use cubesearch_core::{Perft, Playouts, Result, SubtreeSearch, WinDrawCounts};
-use cubesearch_kernels::alphabeta::RootSearch;
+use cubesearch_core::{Perft, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window};
+use cubesearch_kernels::alphabeta::{RootSearch, RootShape};
 use cubesearch_kernels::GpuGame;
 
 /// An executor on the CPU, on wgpu or on CUDA.
@@ -84,28 +84,34 @@ impl<G: GpuGame> Playouts<G> for Executor {
 }
 
 impl<G: GpuGame> SubtreeSearch<G> for Executor {
-    fn search(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<i32>> {
-        dispatch!(self, e => e.search(game, roots, depth))
+    fn search_windows(
+        &mut self,
+        game: &G,
+        roots: &[G::State],
+        windows: &[Window],
+        depth: u32,
+    ) -> Result<Searched> {
+        dispatch!(self, e => e.search_windows(game, roots, windows, depth))
     }
 }
 
 impl Executor {
-    /// The seed's v1 / v4 root search on a GPU executor.
+    /// The seed's v1 / v2 / v4 root search on a GPU executor.
     pub fn root_search<G: GpuGame>(
         &mut self,
         game: &G,
         root: &G::State,
         depth: u32,
-        on_device: bool,
+        shape: RootShape,
     ) -> Result<RootSearch> {
         match self {
             Executor::Cpu(_) => Err(cubesearch_core::Error::Unsupported(
-                "strategies v1 and v4 run on a GPU backend (--backend wgpu or cuda)".into(),
+                "strategies v1, v2 and v4 run on a GPU backend (--backend wgpu or cuda)".into(),
             )),
             #[cfg(feature = "wgpu")]
-            Executor::Wgpu(e) => e.root_search(game, root, depth, on_device),
+            Executor::Wgpu(e) => e.root_search(game, root, depth, shape),
             #[cfg(feature = "cuda")]
-            Executor::Cuda(e) => e.root_search(game, root, depth, on_device),
+            Executor::Cuda(e) => e.root_search(game, root, depth, shape),
         }
     }
 }

@@ -4,9 +4,9 @@
 use crate::minimax::UpperTree;
 use cubecl::prelude::*;
 use cubesearch_core::backend::{start_client, DeviceLimits};
-use cubesearch_core::{Perft, Playouts, Result, SubtreeSearch, WinDrawCounts};
+use cubesearch_core::{Perft, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window};
 use cubesearch_games::perft::expand;
-use cubesearch_kernels::alphabeta::{launch_root_search, launch_subtrees, RootSearch};
+use cubesearch_kernels::alphabeta::{launch_root_search, launch_subtrees, RootSearch, RootShape};
 use cubesearch_kernels::{perft::launch_perft, playout::launch_playouts, GpuGame};
 
 /// Deepest subtree one unit walks on a loop-limited device (lavapipe): perft counts the last ply
@@ -66,32 +66,43 @@ impl<R: Runtime, G: GpuGame> Playouts<G> for GpuExecutor<R> {
 }
 
 impl<R: Runtime, G: GpuGame> SubtreeSearch<G> for GpuExecutor<R> {
-    fn search(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<i32>> {
+    fn search_windows(
+        &mut self,
+        game: &G,
+        roots: &[G::State],
+        windows: &[Window],
+        depth: u32,
+    ) -> Result<Searched> {
         if !self.loop_limited() || depth <= LOOP_LIMITED_SEARCH_DEPTH {
-            return launch_subtrees::<R, G>(&self.client, game, roots, depth);
+            let (values, nodes) =
+                launch_subtrees::<R, G>(&self.client, game, roots, windows, depth)?;
+            return Ok(Searched { values, nodes });
         }
-        // The upper plies on the host, one ply per unit on the device.
+        // The upper plies on the host, one ply per unit on the device: exact values, which
+        // answer any window.
         let plies = depth - LOOP_LIMITED_SEARCH_DEPTH;
         let tree = UpperTree::build(game, roots, plies, usize::MAX);
-        let leaves =
-            launch_subtrees::<R, G>(&self.client, game, tree.frontier(), depth - tree.plies)?;
-        Ok(tree.back_up(game, &leaves)[..roots.len()].to_vec())
+        let (leaves, nodes) =
+            launch_subtrees::<R, G>(&self.client, game, tree.frontier(), &[], depth - tree.plies)?;
+        Ok(Searched {
+            values: tree.back_up(game, &leaves)[..roots.len()].to_vec(),
+            nodes: nodes + (tree.len() - tree.frontier().len()) as u64,
+        })
     }
 }
 
 impl<R: Runtime> GpuExecutor<R> {
-    /// The seed's v1 (`on_device = false`) or v4 (`true`) root search: one cube per root move,
-    /// one unit per reply. Returns `None` for the best move when the root has no move.
+    /// The seed's v1, v2 or v4 root search: one cube per root move, one unit per reply.
     pub fn root_search<G: GpuGame>(
         &mut self,
         game: &G,
         root: &G::State,
         depth: u32,
-        on_device: bool,
+        shape: RootShape,
     ) -> Result<RootSearch> {
         if self.loop_limited() && depth > 2 + LOOP_LIMITED_SEARCH_DEPTH {
             return Err(cubesearch_core::Error::Unsupported(format!(
-                "v1/v4 at depth {depth} exceed this device's loop budget (lavapipe stops loops after {} \
+                "v1/v2/v4 at depth {depth} exceed this device's loop budget (lavapipe stops loops after {} \
                  iterations per unit); use --strategy split, or depth ≤ {}",
                 self.limits.loop_iterations.unwrap_or(0),
                 2 + LOOP_LIMITED_SEARCH_DEPTH
@@ -110,7 +121,7 @@ impl<R: Runtime> GpuExecutor<R> {
             moves.len() as u32,
             max_replies as u32,
             depth,
-            on_device,
+            shape,
         )
     }
 }

@@ -8,10 +8,12 @@
 //! | `cpu` | one CPU thread | iterative alpha-beta with the root window narrowing |
 //! | `cpu-split` | all CPU cores | each root move searched with a full window on its own thread |
 //! | `v1` | GPU | one cube per root move, one unit per second-level move, host picks the best |
+//! | `v2` | GPU | v1 over the seed's compact stack: two words of counters a level instead of five |
 //! | `v4` | GPU | as v1, and the reduction over root moves on the device: one word comes back |
-//! | `split` | any executor | upper tree of depth s on the host, every frontier node searched to depth p = d − s by [`SubtreeSearch`] (Rocki & Suda), s grown until the frontier fills the device |
+//! | `split` | any executor | null-window tests (MTD(f)) whose upper tree of depth s, pruned as alpha-beta would, is built on the host and whose frontier is searched to depth p = d − s by [`SubtreeSearch`] in one batch (Rocki & Suda's split with the pruning kept) |
 
 use cubesearch_core::{Error, Game, Result, SubtreeSearch};
+use cubesearch_kernels::alphabeta::RootShape;
 use std::collections::HashMap;
 use std::hash::Hash;
 
@@ -310,6 +312,16 @@ impl<S: Copy> UpperTree<S> {
         }
     }
 
+    /// Positions in the tree, frontier included.
+    pub fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Whether the tree holds no position.
+    pub fn is_empty(&self) -> bool {
+        self.states.is_empty()
+    }
+
     /// The positions to search further.
     pub fn frontier(&self) -> &[S] {
         &self.states[self.frontier.clone()]
@@ -341,62 +353,257 @@ impl<S: Copy> UpperTree<S> {
     }
 }
 
-/// Frontier nodes searched per launch before the split stops growing the upper tree.
-pub const SPLIT_TARGET: usize = 1 << 15;
+/// Frontier positions the split strategy aims to hand the executor per test (enough units to
+/// fill a GPU while keeping the upper tree small on the host).
+pub const SPLIT_TARGET: usize = 1 << 12;
 
-/// The split strategy: the upper tree to depth `s` on the host (s grows until the frontier holds
-/// [`SPLIT_TARGET`] positions, leaving at least one ply to the executor), every frontier node
-/// searched to `depth − s` by the executor, then minimax over the upper tree. Returns `s` too.
+/// One position of the split strategy's upper tree.
+struct TestNode<S> {
+    state: S,
+    ply: u32,
+    /// The test at this node: is its value ≥ `gamma`? (Its children ask 1 − gamma.)
+    gamma: i32,
+    /// Every child position in canonical order; the first `expanded` are in `children`.
+    child_states: Vec<S>,
+    children: Vec<usize>,
+    /// The fail-soft result once known.
+    value: Option<i32>,
+}
+
+/// One null-window test of the split strategy, "is the root's value ≥ gamma?", as a tree of
+/// such tests: a node expected to pass needs one child that fails, so only its first child is
+/// expanded; a node expected to fail needs every child to pass, so all are. The nodes at ply
+/// `split` are searched by the executor with the window (gamma − 1, gamma) in rounds; a node
+/// whose first child did not decide it gets its remaining children in the next round.
+struct NullWindowTest<'g, G: Game> {
+    game: &'g G,
+    nodes: Vec<TestNode<G::State>>,
+    depth: u32,
+    split: u32,
+    /// Frontier nodes waiting for the executor.
+    queue: Vec<usize>,
+    /// Positions visited: upper tree and executor.
+    visited: u64,
+    /// The largest batch handed to the executor.
+    widest: usize,
+}
+
+impl<'g, G: Game> NullWindowTest<'g, G> {
+    /// The test "is `root`'s value ≥ `gamma`?", expected to pass (`expect`) or fail.
+    fn new(game: &'g G, root: &G::State, depth: u32, split: u32, gamma: i32, expect: bool) -> Self {
+        let mut test = Self {
+            game,
+            nodes: Vec::new(),
+            depth,
+            split,
+            queue: Vec::new(),
+            visited: 0,
+            widest: 0,
+        };
+        test.add(*root, 0, gamma, expect);
+        test
+    }
+
+    /// Adds a position expected to pass (`expect`) or fail its test; returns its index.
+    fn add(&mut self, state: G::State, ply: u32, gamma: i32, expect: bool) -> usize {
+        let index = self.nodes.len();
+        let game = self.game;
+        let frontier = ply == self.split && ply < self.depth;
+        let child_states: Vec<G::State> = if ply < self.depth && !frontier {
+            let moves = game.moves(&state);
+            moves.into_iter().map(|m| game.apply(&state, m)).collect()
+        } else {
+            Vec::new()
+        };
+        let finished = child_states.is_empty() && !frontier;
+        self.nodes.push(TestNode {
+            state,
+            ply,
+            gamma,
+            child_states,
+            children: Vec::new(),
+            value: finished.then(|| game.score(&state)),
+        });
+        if frontier {
+            // The executor searches it (and counts it).
+            self.queue.push(index);
+            return index;
+        }
+        self.visited += 1;
+        if !finished {
+            self.expand(index, if expect { 1 } else { usize::MAX }, !expect);
+        }
+        index
+    }
+
+    /// Expands up to `count` more children of node `i`, each expected to pass (`expect`) or fail.
+    fn expand(&mut self, i: usize, count: usize, expect: bool) {
+        let node = &self.nodes[i];
+        let (first, ply, gamma) = (node.children.len(), node.ply, node.gamma);
+        let last = (first.saturating_add(count)).min(node.child_states.len());
+        for k in first..last {
+            let state = self.nodes[i].child_states[k];
+            let child = self.add(state, ply + 1, 1 - gamma, expect);
+            self.nodes[i].children.push(child);
+        }
+    }
+
+    /// Hands the queued frontier to the executor.
+    fn search_frontier<E: SubtreeSearch<G>>(&mut self, exec: &mut E) -> Result<()> {
+        let queue = std::mem::take(&mut self.queue);
+        self.widest = self.widest.max(queue.len());
+        let roots: Vec<G::State> = queue.iter().map(|&i| self.nodes[i].state).collect();
+        let windows: Vec<(i32, i32)> = queue
+            .iter()
+            .map(|&i| (self.nodes[i].gamma - 1, self.nodes[i].gamma))
+            .collect();
+        let remaining = self.depth - self.split;
+        let searched = exec.search_windows(self.game, &roots, &windows, remaining)?;
+        self.visited += searched.nodes;
+        for (&i, value) in queue.iter().zip(searched.values) {
+            self.nodes[i].value = Some(value);
+        }
+        Ok(())
+    }
+
+    /// Node `i`'s result if its children decide it; otherwise expands what it still needs.
+    fn resolve(&mut self, i: usize) -> Option<i32> {
+        if let Some(value) = self.nodes[i].value {
+            return Some(value);
+        }
+        let mut best = -INFINITY;
+        let mut pending = false;
+        for k in 0..self.nodes[i].children.len() {
+            match self.resolve(self.nodes[i].children[k]) {
+                Some(value) => best = best.max(-value),
+                None => pending = true,
+            }
+        }
+        if pending {
+            return None;
+        }
+        let node = &self.nodes[i];
+        if best >= node.gamma || node.children.len() == node.child_states.len() {
+            self.nodes[i].value = Some(best);
+            return Some(best);
+        }
+        // The first child did not pass the node: every other child must now be tried.
+        self.expand(i, usize::MAX, true);
+        None
+    }
+
+    /// Runs rounds until the root is decided; returns its fail-soft value and the first root
+    /// child that passed the root (if it did).
+    fn run<E: SubtreeSearch<G>>(&mut self, exec: &mut E) -> Result<(i32, Option<usize>)> {
+        loop {
+            if !self.queue.is_empty() {
+                self.search_frontier(exec)?;
+            }
+            if let Some(value) = self.resolve(0) {
+                let gamma = self.nodes[0].gamma;
+                let passed = self.nodes[0]
+                    .children
+                    .iter()
+                    .position(|&c| self.nodes[c].value.is_some_and(|v| -v >= gamma));
+                return Ok((value, passed));
+            }
+        }
+    }
+}
+
+/// The split strategy, built to keep alpha-beta's pruning above the executor (after Rocki &
+/// Suda's split, with the upper tree searched as null-window tests, MTD(f)): each test expands
+/// only the upper-tree nodes alpha-beta would visit with good move ordering, to ply `s` (grown
+/// from the branching factor until about [`SPLIT_TARGET`] frontier positions exist, leaving at
+/// least one ply to the executor), and hands the frontier to the executor in one batch with
+/// null windows. A first guess comes from a 2-ply host search; tests move the bounds until they
+/// meet, and the best move is the first root move that passes the test at the exact value.
+/// Returns the solution (nodes: upper tree plus executor), `s`, and the largest batch.
 pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
     exec: &mut E,
     game: &G,
     state: &G::State,
     depth: u32,
-) -> Result<(Solution<G::Move>, u32)> {
+) -> Result<(Solution<G::Move>, u32, usize)> {
     let moves = game.moves(state);
     if moves.is_empty() || depth == 0 {
-        return Ok((
-            Solution {
-                best: None,
-                value: game.score(state),
-                nodes: None,
-            },
-            0,
-        ));
+        let solution = Solution {
+            best: None,
+            value: game.score(state),
+            nodes: Some(1),
+        };
+        return Ok((solution, 0, 0));
     }
-    let tree = UpperTree::build(
+    let split = split_depth(moves.len(), depth);
+    let (mut visited, mut widest) = (0, 0);
+    let guess = alphabeta(
         game,
-        std::slice::from_ref(state),
-        depth.saturating_sub(1).max(1),
-        SPLIT_TARGET,
+        state,
+        depth.min(2),
+        -INFINITY,
+        INFINITY,
+        &mut SearchOptions::default(),
     );
-    let leaf_values = exec.search(game, tree.frontier(), depth - tree.plies)?;
-    let values = tree.back_up(game, &leaf_values);
-    let (index, best) = first_max(tree.root_move_values(&values, 0).into_iter());
-    Ok((
-        Solution {
-            best: Some(moves[index]),
-            value: best,
-            nodes: None,
-        },
-        tree.plies,
-    ))
+    let (mut lower, mut upper, mut g) = (-INFINITY, INFINITY, guess);
+    let mut best = None;
+    while lower < upper {
+        // Testing ≥ g expects a pass (g is a guess or a bound just found from above); testing
+        // ≥ g + 1 just above a lower bound expects a fail.
+        let gamma = if g == lower { g + 1 } else { g };
+        let mut test = NullWindowTest::new(game, state, depth, split, gamma, gamma == g);
+        let (value, passed) = test.run(exec)?;
+        visited += test.visited;
+        widest = widest.max(test.widest);
+        if value >= gamma {
+            lower = value;
+            best = passed.map(|k| (gamma, k));
+        } else {
+            upper = value;
+        }
+        g = value;
+    }
+    // The first root move that passes the test at the exact value is the first best move.
+    let index = match best {
+        Some((gamma, k)) if gamma == lower => k,
+        _ => {
+            let mut test = NullWindowTest::new(game, state, depth, split, lower, true);
+            let (_, passed) = test.run(exec)?;
+            visited += test.visited;
+            widest = widest.max(test.widest);
+            passed.expect("the root passes the test at its own value")
+        }
+    };
+    let solution = Solution {
+        best: Some(moves[index]),
+        value: lower,
+        nodes: Some(visited),
+    };
+    Ok((solution, split, widest))
+}
+
+/// The split ply: the least s < depth whose expected upper tree (b children at every other
+/// ply) has about [`SPLIT_TARGET`] frontier positions.
+fn split_depth(branching: usize, depth: u32) -> u32 {
+    let b = branching.max(2) as f64;
+    let plies = 2.0 * (SPLIT_TARGET as f64).ln() / b.ln();
+    (plies.ceil() as u32).clamp(1, depth.saturating_sub(1).max(1))
 }
 
 /// Checks a strategy name.
 pub fn check_strategy(name: &str) -> Result<()> {
     match name {
-        "cpu" | "cpu-split" | "v1" | "v4" | "split" => Ok(()),
+        "cpu" | "cpu-split" | "v1" | "v2" | "v4" | "split" => Ok(()),
         other => Err(Error::parse(format!(
-            "unknown strategy '{other}': cpu, cpu-split, v1, v4 or split"
+            "unknown strategy '{other}': cpu, cpu-split, v1, v2, v4 or split"
         ))),
     }
 }
 
 /// Bytes of stack one unit of the GPU search holds for a subtree of `depth` plies: per level the
-/// position (`words` u32) and five counters. Bounded by the depth, never by the tree.
-pub fn stack_bytes(depth: u32, words: usize) -> usize {
-    depth as usize * (words + 5) * 4
+/// position (`words` u32) and five counters, or two packed words (`packed`, v2). Bounded by the
+/// depth, never by the tree.
+pub fn stack_bytes(depth: u32, words: usize, packed: bool) -> usize {
+    depth as usize * (words + if packed { 2 } else { 5 }) * 4
 }
 
 /// A solved root with how it was searched.
@@ -443,36 +650,38 @@ pub fn solve<G: cubesearch_kernels::GpuGame>(
             &mut SearchOptions::default(),
         ))),
         "cpu-split" => Ok(plain(solve_root_split(game, state, depth))),
-        "v1" | "v4" => {
+        "v1" | "v2" | "v4" => {
             if depth < 2 {
                 return Ok(plain(solve_root_split(game, state, depth)));
             }
-            let found = exec.root_search(game, state, depth, strategy == "v4")?;
+            let shape = match strategy {
+                "v1" => RootShape::V1,
+                "v2" => RootShape::V2,
+                _ => RootShape::V4,
+            };
+            let found = exec.root_search(game, state, depth, shape)?;
             let replies: usize = moves
                 .iter()
                 .map(|&m| game.moves(&game.apply(state, m)).len())
                 .sum();
+            let per_unit = stack_bytes(depth - 2, G::STATE_WORDS, shape == RootShape::V2);
             Ok(Solved {
                 solution: Solution {
                     best: Some(moves[found.best as usize]),
                     value: found.value,
-                    nodes: None,
+                    nodes: found.nodes,
                 },
                 units: Some(replies),
-                stack_memory: Some(replies * stack_bytes(depth.saturating_sub(2), G::STATE_WORDS)),
+                stack_memory: Some(replies * per_unit),
                 split: None,
             })
         }
         _ => {
-            let (solution, split) = solve_split(exec, game, state, depth)?;
-            let frontier =
-                cubesearch_games::perft::expand(game, std::slice::from_ref(state), split)
-                    .0
-                    .len();
+            let (solution, split, widest) = solve_split(exec, game, state, depth)?;
             Ok(Solved {
                 solution,
-                units: Some(frontier),
-                stack_memory: Some(frontier * stack_bytes(depth - split, G::STATE_WORDS)),
+                units: Some(widest),
+                stack_memory: Some(widest * stack_bytes(depth - split, G::STATE_WORDS, false)),
                 split: Some(split),
             })
         }

@@ -374,11 +374,16 @@ fn nim_minimax(common: &Common, args: &BenchArgs) -> Result<()> {
         Executor::Cpu(CpuExecutor::new(all)?),
         "cpu-split",
     ));
+    columns.push((
+        format!("cpu-{all} split"),
+        Executor::Cpu(CpuExecutor::new(all)?),
+        "split",
+    ));
     for backend in [Backend::Cuda, Backend::Wgpu] {
         if !args.only.is_empty() && !args.only.iter().any(|o| o == backend.name()) {
             continue;
         }
-        for strategy in ["v1", "v4", "split"] {
+        for strategy in ["v1", "v2", "v4", "split"] {
             match Executor::new(backend) {
                 Ok((exec, _)) => {
                     columns.push((format!("{} {strategy}", backend.name()), exec, strategy))
@@ -441,6 +446,54 @@ fn nim_minimax(common: &Common, args: &BenchArgs) -> Result<()> {
             for cell in row["cells"].as_array().into_iter().flatten() {
                 out += &format!(" {:.3} |", cell["ms"].as_f64().unwrap_or(f64::NAN));
             }
+        }
+        out += "\n\nNodes visited and nodes/s (v4 walks v1's tree but brings back only its answer, so its \
+                nodes are v1's), and the speed-up in time over the CPU baseline (root split on all cores):\n\n| size | depth |";
+        for (label, _, _) in &columns {
+            out += &format!(" {label} |");
+        }
+        out += "\n|---:|---:|";
+        out += &"---|".repeat(columns.len());
+        for row in &rows {
+            out += &format!("\n| {} | {} |", row["size"], row["depth"]);
+            let cells = row["cells"].as_array().cloned().unwrap_or_default();
+            let baseline = cells
+                .get(1)
+                .and_then(|c| c["ms"].as_f64())
+                .unwrap_or(f64::NAN);
+            for (i, cell) in cells.iter().enumerate() {
+                let ms = cell["ms"].as_f64().unwrap_or(f64::NAN);
+                // v4 (the column after v2) repeats v1's count.
+                let nodes = cell["nodes"].as_u64().or_else(|| {
+                    cells
+                        .get(i.wrapping_sub(2))
+                        .and_then(|c| c["nodes"].as_u64())
+                });
+                match nodes {
+                    Some(n) => {
+                        out += &format!(
+                            " {n} ({:.2e}/s, ×{:.1}) |",
+                            n as f64 / ms * 1e3,
+                            baseline / ms
+                        )
+                    }
+                    None => out += " – |",
+                }
+            }
+        }
+        out += "\n\nThe GPU overtakes the CPU baseline (cpu-all at depth 7) from size:";
+        for (i, (label, _, _)) in columns.iter().enumerate().skip(2) {
+            let faster = |row: &serde_json::Value| {
+                let cells = row["cells"].as_array().cloned().unwrap_or_default();
+                cells[i]["ms"].as_f64() < cells[1]["ms"].as_f64()
+            };
+            let depth7: Vec<&serde_json::Value> = rows.iter().filter(|r| r["depth"] == 7).collect();
+            let from = (0..depth7.len()).find(|&k| depth7[k..].iter().all(|r| faster(r)));
+            out += &format!(
+                " {label}: {};",
+                from.map(|k| depth7[k]["size"].to_string())
+                    .unwrap_or_else(|| "never".into())
+            );
         }
         out + "\n\nEvery cell returns the same value (checked by the tests); GPU times include upload, launch and read-back."
     };

@@ -37,8 +37,9 @@ pub fn run<G: GpuGame>(
         common.json,
         || {
             format!(
-                "value {value} (for the side to move), best move {} — {strategy}, depth {depth}, {seconds:.3} s{}",
+                "value {value} (for the side to move), best move {} — {strategy}, depth {depth}, {seconds:.3} s{}{}",
                 best.as_deref().unwrap_or("none (the game is over)"),
+                solved.solution.nodes.map(|n| format!(", {n} nodes ({:.3e}/s)", n as f64 / seconds)).unwrap_or_default(),
                 solved.stack_memory.map(|b| format!(", {} units, {} KiB of search stacks", solved.units.unwrap_or(0), b / 1024)).unwrap_or_default()
             )
         },
