@@ -204,7 +204,7 @@ fn windowed_subtrees_match_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backe
 fn the_split_keeps_the_pruning(#[values(4, 5, 6)] depth: u32) {
     let s = NimState::seed_board(5).unwrap();
     let mut exec = cubesearch::CpuExecutor::new(2).unwrap();
-    let (split, _, _) = cubesearch::minimax::solve_split(&mut exec, &Nim, &s, depth).unwrap();
+    let (split, _) = cubesearch::minimax::solve_split(&mut exec, &Nim, &s, depth).unwrap();
     let root_split = cubesearch::minimax::solve_root_split(&Nim, &s, depth);
     let mut options = SearchOptions::default();
     let sequential = cubesearch::minimax::solve_sequential(&Nim, &s, depth, &mut options);

@@ -386,6 +386,8 @@ struct NullWindowTest<'g, G: Game> {
     visited: u64,
     /// The largest batch handed to the executor.
     widest: usize,
+    /// Batches handed to the executor.
+    launches: usize,
 }
 
 impl<'g, G: Game> NullWindowTest<'g, G> {
@@ -399,6 +401,7 @@ impl<'g, G: Game> NullWindowTest<'g, G> {
             queue: Vec::new(),
             visited: 0,
             widest: 0,
+            launches: 0,
         };
         test.add(*root, 0, gamma, expect);
         test
@@ -452,6 +455,7 @@ impl<'g, G: Game> NullWindowTest<'g, G> {
     fn search_frontier<E: SubtreeSearch<G>>(&mut self, exec: &mut E) -> Result<()> {
         let queue = std::mem::take(&mut self.queue);
         self.widest = self.widest.max(queue.len());
+        self.launches += 1;
         let roots: Vec<G::State> = queue.iter().map(|&i| self.nodes[i].state).collect();
         let windows: Vec<(i32, i32)> = queue
             .iter()
@@ -518,13 +522,13 @@ impl<'g, G: Game> NullWindowTest<'g, G> {
 /// least one ply to the executor), and hands the frontier to the executor in one batch with
 /// null windows. A first guess comes from a 2-ply host search; tests move the bounds until they
 /// meet, and the best move is the first root move that passes the test at the exact value.
-/// Returns the solution (nodes: upper tree plus executor), `s`, and the largest batch.
+/// Returns the solution (nodes: upper tree plus executor) and how it was split.
 pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
     exec: &mut E,
     game: &G,
     state: &G::State,
     depth: u32,
-) -> Result<(Solution<G::Move>, u32, usize)> {
+) -> Result<(Solution<G::Move>, SplitShape)> {
     let moves = game.moves(state);
     if moves.is_empty() || depth == 0 {
         let solution = Solution {
@@ -532,10 +536,14 @@ pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
             value: game.score(state),
             nodes: Some(1),
         };
-        return Ok((solution, 0, 0));
+        return Ok((solution, SplitShape::default()));
     }
     let split = split_depth(moves.len(), depth);
-    let (mut visited, mut widest) = (0, 0);
+    let mut shape = SplitShape {
+        split,
+        ..SplitShape::default()
+    };
+    let mut visited = 0;
     let guess = alphabeta(
         game,
         state,
@@ -553,7 +561,7 @@ pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
         let mut test = NullWindowTest::new(game, state, depth, split, gamma, gamma == g);
         let (value, passed) = test.run(exec)?;
         visited += test.visited;
-        widest = widest.max(test.widest);
+        shape.add(&test);
         if value >= gamma {
             lower = value;
             best = passed.map(|k| (gamma, k));
@@ -569,7 +577,7 @@ pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
             let mut test = NullWindowTest::new(game, state, depth, split, lower, true);
             let (_, passed) = test.run(exec)?;
             visited += test.visited;
-            widest = widest.max(test.widest);
+            shape.add(&test);
             passed.expect("the root passes the test at its own value")
         }
     };
@@ -578,15 +586,36 @@ pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
         value: lower,
         nodes: Some(visited),
     };
-    Ok((solution, split, widest))
+    Ok((solution, shape))
 }
 
-/// The split ply: the least s < depth whose expected upper tree (b children at every other
-/// ply) has about [`SPLIT_TARGET`] frontier positions.
+/// How a split search ran.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SplitShape {
+    /// The split ply s.
+    pub split: u32,
+    /// Null-window tests run.
+    pub tests: usize,
+    /// Batches handed to the executor over all tests.
+    pub launches: usize,
+    /// The largest batch.
+    pub widest: usize,
+}
+
+impl SplitShape {
+    fn add<G: Game>(&mut self, test: &NullWindowTest<G>) {
+        self.tests += 1;
+        self.launches += test.launches;
+        self.widest = self.widest.max(test.widest);
+    }
+}
+
+/// The split ply: an even s < depth (both of a test's node kinds then sit at the frontier in
+/// equal numbers, b^(s/2) each) with b^(s/2) nearest [`SPLIT_TARGET`] in ratio.
 fn split_depth(branching: usize, depth: u32) -> u32 {
     let b = branching.max(2) as f64;
-    let plies = 2.0 * (SPLIT_TARGET as f64).ln() / b.ln();
-    (plies.ceil() as u32).clamp(1, depth.saturating_sub(1).max(1))
+    let half = ((SPLIT_TARGET as f64).ln() / b.ln()).round().max(1.0) as u32;
+    (2 * half).clamp(1, depth.saturating_sub(1).max(1))
 }
 
 /// Checks a strategy name.
@@ -615,8 +644,8 @@ pub struct Solved<M> {
     pub units: Option<usize>,
     /// Device memory for the search stacks, in bytes (GPU strategies).
     pub stack_memory: Option<usize>,
-    /// The split depth s (split strategy).
-    pub split: Option<u32>,
+    /// How the split strategy ran.
+    pub split: Option<SplitShape>,
 }
 
 /// Searches `state` to `depth` with the named strategy (see the module docs).
@@ -677,12 +706,13 @@ pub fn solve<G: cubesearch_kernels::GpuGame>(
             })
         }
         _ => {
-            let (solution, split, widest) = solve_split(exec, game, state, depth)?;
+            let (solution, shape) = solve_split(exec, game, state, depth)?;
+            let per_unit = stack_bytes(depth - shape.split, G::STATE_WORDS, false);
             Ok(Solved {
                 solution,
-                units: Some(widest),
-                stack_memory: Some(widest * stack_bytes(depth - split, G::STATE_WORDS, false)),
-                split: Some(split),
+                units: Some(shape.widest),
+                stack_memory: Some(shape.widest * per_unit),
+                split: Some(shape),
             })
         }
     }

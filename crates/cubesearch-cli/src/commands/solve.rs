@@ -46,7 +46,7 @@ pub fn run<G: GpuGame>(
         json!({
             "game": G::NAME, "position": game.format_position(&state), "depth": depth, "strategy": strategy,
             "value": value, "best_move": best, "seconds": seconds, "nodes": solved.solution.nodes,
-            "units": solved.units, "stack_bytes": solved.stack_memory, "split": solved.split,
+            "units": solved.units, "stack_bytes": solved.stack_memory, "split": solved.split.map(|s| json!({"ply": s.split, "tests": s.tests, "launches": s.launches, "widest": s.widest})),
             "backend": device.backend().name(), "device": device.device_name(),
         }),
     );
