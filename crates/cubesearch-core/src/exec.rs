@@ -93,6 +93,11 @@ pub trait SubtreeSearch<G: Game> {
     fn search(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<i32>> {
         Ok(self.search_windows(game, roots, &[], depth)?.values)
     }
+
+    /// About how many subtrees one call should get to keep this executor busy.
+    fn preferred_batch(&self) -> usize {
+        1 << 12
+    }
 }
 
 /// Expectimax evaluation of many roots of a stochastic game under a value function `V`

@@ -116,6 +116,10 @@ impl<G: Game> SubtreeSearch<G> for CpuExecutor {
             nodes: searched.iter().map(|s| s.1).sum(),
         })
     }
+
+    fn preferred_batch(&self) -> usize {
+        64 * self.threads()
+    }
 }
 
 impl<G: Game> Perft<G> for CpuExecutor {

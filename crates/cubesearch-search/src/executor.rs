@@ -93,6 +93,10 @@ impl<G: GpuGame> SubtreeSearch<G> for Executor {
     ) -> Result<Searched> {
         dispatch!(self, e => e.search_windows(game, roots, windows, depth))
     }
+
+    fn preferred_batch(&self) -> usize {
+        dispatch!(self, e => SubtreeSearch::<G>::preferred_batch(e))
+    }
 }
 
 impl Executor {

@@ -89,6 +89,14 @@ impl<R: Runtime, G: GpuGame> SubtreeSearch<G> for GpuExecutor<R> {
             nodes: nodes + (tree.len() - tree.frontier().len()) as u64,
         })
     }
+
+    /// 32 subtrees a multiprocessor: one warp's worth each, enough to hide latency on a GPU
+    /// whose units diverge as their searches prune differently.
+    fn preferred_batch(&self) -> usize {
+        self.limits
+            .multiprocessors
+            .map_or(1 << 12, |m| 32 * m as usize)
+    }
 }
 
 impl<R: Runtime> GpuExecutor<R> {

@@ -353,10 +353,6 @@ impl<S: Copy> UpperTree<S> {
     }
 }
 
-/// Frontier positions the split strategy aims to hand the executor per test (enough units to
-/// fill a GPU while keeping the upper tree small on the host).
-pub const SPLIT_TARGET: usize = 1 << 12;
-
 /// One position of the split strategy's upper tree.
 struct TestNode<S> {
     state: S,
@@ -518,7 +514,7 @@ impl<'g, G: Game> NullWindowTest<'g, G> {
 /// The split strategy, built to keep alpha-beta's pruning above the executor (after Rocki &
 /// Suda's split, with the upper tree searched as null-window tests, MTD(f)): each test expands
 /// only the upper-tree nodes alpha-beta would visit with good move ordering, to ply `s` (grown
-/// from the branching factor until about [`SPLIT_TARGET`] frontier positions exist, leaving at
+/// from the branching factor so that about [`SubtreeSearch::preferred_batch`] frontier positions exist, leaving at
 /// least one ply to the executor), and hands the frontier to the executor in one batch with
 /// null windows. A first guess comes from a 2-ply host search; tests move the bounds until they
 /// meet, and the best move is the first root move that passes the test at the exact value.
@@ -538,7 +534,7 @@ pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
         };
         return Ok((solution, SplitShape::default()));
     }
-    let split = split_depth(moves.len(), depth);
+    let split = split_depth(moves.len(), depth, exec.preferred_batch());
     let mut shape = SplitShape {
         split,
         ..SplitShape::default()
@@ -611,10 +607,10 @@ impl SplitShape {
 }
 
 /// The split ply: an even s < depth (both of a test's node kinds then sit at the frontier in
-/// equal numbers, b^(s/2) each) with b^(s/2) nearest [`SPLIT_TARGET`] in ratio.
-fn split_depth(branching: usize, depth: u32) -> u32 {
+/// equal numbers, b^(s/2) each) with b^(s/2) nearest the executor's preferred batch in ratio.
+fn split_depth(branching: usize, depth: u32, target: usize) -> u32 {
     let b = branching.max(2) as f64;
-    let half = ((SPLIT_TARGET as f64).ln() / b.ln()).round().max(1.0) as u32;
+    let half = ((target.max(2) as f64).ln() / b.ln()).round().max(1.0) as u32;
     (2 * half).clamp(1, depth.saturating_sub(1).max(1))
 }
 
