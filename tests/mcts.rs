@@ -47,13 +47,47 @@ fn a_playout_budget_gives_the_same_search_on_every_backend(
     assert_eq!(on_cpu.root_moves(), on_gpu.root_moves());
 }
 
+/// Root parallelism: several trees share each launch; the search is still the same on every
+/// backend, every simulation lands in exactly one tree, and the trees do not all agree (their
+/// leaves draw different games).
+#[rstest]
+fn several_trees_search_alike_on_every_backend(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(mut gpu) = executor(backend) else {
+        return;
+    };
+    let mut cpu = CpuExecutor::new(0).unwrap();
+    let trees = |seed| MctsConfig {
+        trees: 3,
+        ..config(12_000, seed)
+    };
+    let state = Nim.parse_position("2,3,5,6").unwrap();
+    let mut on_cpu = Mcts::new(&Nim, state, trees(5));
+    let mut on_gpu = Mcts::new(&Nim, state, trees(5));
+    let (cpu_move, cpu_stats) = on_cpu.search(&Nim, &mut cpu).unwrap();
+    let (gpu_move, gpu_stats) = on_gpu.search(&Nim, &mut gpu).unwrap();
+    assert_eq!(cpu_move, gpu_move);
+    assert_eq!(on_cpu.root_moves(), on_gpu.root_moves());
+    assert_eq!(
+        (cpu_stats.playouts, cpu_stats.batches, cpu_stats.nodes),
+        (gpu_stats.playouts, gpu_stats.batches, gpu_stats.nodes)
+    );
+    assert_eq!(on_cpu.root_visits(), cpu_stats.playouts);
+    assert!(cpu_stats.playouts >= 12_000);
+    // One tree with the same budget reaches a different visit distribution.
+    let mut single = Mcts::new(&Nim, state, config(12_000, 5));
+    single.search(&Nim, &mut cpu).unwrap();
+    assert_ne!(single.root_moves(), on_cpu.root_moves());
+}
+
 /// Random playouts carry little signal in Nim (in 3,4,5 every root move scores about 0.5 after
 /// 2M playouts), so MCTS is held to boards small enough for the tree to prove the win.
 #[rstest]
 #[case("1,3")]
 #[case("1,2,4")]
 #[case("2,3,4")]
-fn mcts_finds_the_winning_nim_move(#[case] position: &str) {
+fn mcts_finds_the_winning_nim_move(#[case] position: &str, #[values(1, 4)] trees: usize) {
     let mut cpu = CpuExecutor::new(0).unwrap();
     let state = Nim.parse_position(position).unwrap();
     let winning = state.winning_moves();
@@ -61,7 +95,11 @@ fn mcts_finds_the_winning_nim_move(#[case] position: &str) {
         !winning.is_empty(),
         "{position} should be a win for the side to move"
     );
-    let mut tree = Mcts::new(&Nim, state, config(200_000, 1));
+    let budget = MctsConfig {
+        trees,
+        ..config(200_000 * trees as u64, 1)
+    };
+    let mut tree = Mcts::new(&Nim, state, budget);
     let (mv, stats) = tree.search(&Nim, &mut cpu).unwrap();
     assert!(
         winning.contains(&mv.unwrap()),

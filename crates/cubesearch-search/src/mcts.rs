@@ -6,12 +6,18 @@
 //! expands each leaf, simulates `leaf` random games from every leaf on the executor, and
 //! backpropagates with a draw as half a win (scores kept ×2, in integers).
 //!
-//! CPU and device overlap: a worker thread runs batch k on the executor while this thread selects
+//! Root parallelism: `trees` independent trees of the same position select their leaves on as
+//! many CPU threads, and their batches go to the device in one launch; the move played is the one
+//! with the most visits summed over the trees. (The trees differ through their simulations: each
+//! leaf's games are drawn from its own slot of the launch.)
+//!
+//! CPU and device overlap: a worker thread runs batch k on the executor while the trees select
 //! batch k + 1. The schedule is fixed (select k + 1, then collect k), so with a playout budget
 //! and a fixed seed the search, and the move it picks, is the same on every backend.
 
 use cubesearch_core::rng::mix32;
 use cubesearch_core::{Game, Outcome, Playouts, Result, WinDrawCounts};
+use rayon::prelude::*;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -33,8 +39,10 @@ pub struct MctsConfig {
     pub c: f64,
     /// Random games per selected leaf.
     pub leaf: u32,
-    /// Leaves selected per batch.
+    /// Leaves selected per batch by each tree.
     pub batch: usize,
+    /// Independent trees searched side by side (root parallelism), one CPU thread each.
+    pub trees: usize,
     /// Seed of the simulations.
     pub seed: u32,
 }
@@ -46,6 +54,7 @@ impl Default for MctsConfig {
             c: std::f64::consts::SQRT_2,
             leaf: 32,
             batch: 256,
+            trees: 1,
             seed: 1,
         }
     }
@@ -92,12 +101,19 @@ impl<G: Game> Clone for Node<G> {
     }
 }
 
-/// A search tree that survives between moves.
+/// A search that survives between moves: one tree, or several searched side by side.
 pub struct Mcts<G: Game> {
-    nodes: Vec<Node<G>>,
-    root: usize,
+    trees: Vec<Tree<G>>,
     config: MctsConfig,
     batches_run: u64,
+}
+
+/// One search tree: the nodes in an arena, children contiguous.
+struct Tree<G: Game> {
+    nodes: Vec<Node<G>>,
+    root: usize,
+    leaf: u32,
+    c: f64,
 }
 
 /// One leaf waiting for its simulations, with the nodes it passed through.
@@ -105,24 +121,21 @@ struct Pending {
     path: Vec<usize>,
 }
 
+/// A tree's part of one batch.
+struct Selected<S> {
+    /// Leaves to simulate, with their states.
+    pending: Vec<Pending>,
+    roots: Vec<S>,
+}
+
 impl<G: Game> Mcts<G> {
-    /// A tree rooted at `state`.
+    /// A search rooted at `state`.
     pub fn new(game: &G, state: G::State, config: MctsConfig) -> Self {
-        let root = Node::<G> {
-            state,
-            mv: None,
-            parent: None,
-            first_child: 0,
-            child_count: 0,
-            expanded: false,
-            outcome: game.outcome(&state),
-            visits: 0,
-            score2: 0,
-            virtual_visits: 0,
-        };
+        let trees = (0..config.trees.max(1))
+            .map(|_| Tree::new(game, state, &config))
+            .collect();
         Self {
-            nodes: vec![root],
-            root: 0,
+            trees,
             config,
             batches_run: 0,
         }
@@ -130,7 +143,7 @@ impl<G: Game> Mcts<G> {
 
     /// The position at the root.
     pub fn root_state(&self) -> G::State {
-        self.nodes[self.root].state
+        self.trees[0].nodes[self.trees[0].root].state
     }
 
     /// The settings.
@@ -147,10 +160,12 @@ impl<G: Game> Mcts<G> {
     ) -> Result<(Option<G::Move>, SearchStats)> {
         let start = Instant::now();
         let mut stats = SearchStats::default();
-        if self.nodes[self.root].outcome != Outcome::Ongoing {
+        if self.trees[0].nodes[self.trees[0].root].outcome != Outcome::Ongoing {
             return Ok((None, stats));
         }
-        self.expand(game, self.root);
+        for tree in &mut self.trees {
+            tree.expand(game, tree.root);
+        }
         let leaf = self.config.leaf.max(1);
         let budget = self.config.budget;
         let done = |stats: &SearchStats| match budget {
@@ -170,18 +185,15 @@ impl<G: Game> Mcts<G> {
                     }
                 }
             });
-            let mut in_flight: Option<Vec<Pending>> = None;
+            let mut in_flight: Option<Vec<Vec<Pending>>> = None;
             loop {
                 // Select the next batch while the previous one simulates.
                 let next = if done(&stats) {
                     None
                 } else {
                     let planned = self.planned_batch(&stats);
-                    let (batch, roots, terminal) = self.select_batch(game, planned);
-                    for (pending, outcome) in terminal {
-                        self.backpropagate_outcome(&pending, outcome, leaf as u64);
-                        stats.playouts += leaf as u64;
-                    }
+                    let (pending, roots, known) = self.select_batches(game, planned);
+                    stats.playouts += known;
                     if roots.is_empty() {
                         None
                     } else {
@@ -190,17 +202,15 @@ impl<G: Game> Mcts<G> {
                         to_worker
                             .send((roots, seed))
                             .expect("the simulation worker is alive");
-                        Some(batch)
+                        Some(pending)
                     }
                 };
                 if let Some(batch) = in_flight.take() {
                     let waited = Instant::now();
                     let counts = results.recv().expect("the simulation worker answers")?;
                     stats.wait_seconds += waited.elapsed().as_secs_f64();
-                    for (pending, c) in batch.iter().zip(counts) {
-                        self.backpropagate(pending, c);
-                        stats.playouts += c.games;
-                    }
+                    stats.playouts += counts.iter().map(|c| c.games).sum::<u64>();
+                    self.backpropagate_batches(batch, &counts);
                     stats.batches += 1;
                 }
                 match next {
@@ -215,61 +225,147 @@ impl<G: Game> Mcts<G> {
             Ok(())
         });
         result?;
-        stats.nodes = self.nodes.len();
+        stats.nodes = self.trees.iter().map(|t| t.nodes.len()).sum();
         stats.seconds = start.elapsed().as_secs_f64();
         Ok((self.best_move(), stats))
     }
 
-    /// Leaves in the next batch: the configured batch, trimmed to what a playout budget has left.
+    /// Every tree selects its share of the batch, in parallel; finished games found on the way
+    /// are scored at once. Returns each tree's pending leaves, all leaf states in tree order,
+    /// and the games counted without simulating.
+    #[allow(clippy::type_complexity)]
+    fn select_batches(
+        &mut self,
+        game: &G,
+        per_tree: usize,
+    ) -> (Vec<Vec<Pending>>, Vec<G::State>, u64) {
+        let selected: Vec<(Selected<G::State>, u64)> = self
+            .trees
+            .par_iter_mut()
+            .map(|tree| tree.select_batch(game, per_tree))
+            .collect();
+        let mut pending = Vec::with_capacity(selected.len());
+        let mut roots = Vec::new();
+        let mut known = 0;
+        for (s, k) in selected {
+            roots.extend(s.roots);
+            pending.push(s.pending);
+            known += k;
+        }
+        (pending, roots, known)
+    }
+
+    /// Hands each tree its slice of the launch's results.
+    fn backpropagate_batches(&mut self, batch: Vec<Vec<Pending>>, counts: &[WinDrawCounts]) {
+        let mut slices = Vec::with_capacity(batch.len());
+        let mut rest = counts;
+        for pending in &batch {
+            let (mine, later) = rest.split_at(pending.len());
+            slices.push(mine);
+            rest = later;
+        }
+        self.trees
+            .par_iter_mut()
+            .zip(batch.into_par_iter().zip(slices))
+            .for_each(|(tree, (pending, counts))| {
+                for (p, &c) in pending.iter().zip(counts) {
+                    tree.backpropagate(p, c);
+                }
+            });
+    }
+
+    /// Leaves each tree selects next: the configured batch, trimmed to what a playout budget has
+    /// left.
     fn planned_batch(&self, stats: &SearchStats) -> usize {
         match self.config.budget {
             Budget::Playouts(n) => {
                 let left = n
                     .saturating_sub(stats.playouts)
-                    .div_ceil(self.config.leaf.max(1) as u64);
+                    .div_ceil(self.config.leaf.max(1) as u64 * self.trees.len() as u64);
                 (left as usize).clamp(1, self.config.batch.max(1))
             }
             Budget::Time(_) => self.config.batch.max(1),
         }
     }
 
-    /// The root moves with their visits and win rate for the side to move at the root.
+    /// The root moves with their visits and win rate for the side to move at the root, summed
+    /// over the trees.
     pub fn root_moves(&self) -> Vec<(G::Move, u64, f64)> {
-        let root = &self.nodes[self.root];
-        (root.first_child..root.first_child + root.child_count)
-            .map(|i| {
-                let n = &self.nodes[i];
-                (
-                    n.mv.expect("children have moves"),
-                    n.visits,
-                    n.score2 as f64 / (2.0 * n.visits.max(1) as f64),
-                )
-            })
+        self.root_totals()
+            .into_iter()
+            .map(|(mv, visits, score2)| (mv, visits, score2 as f64 / (2.0 * visits.max(1) as f64)))
             .collect()
     }
 
-    /// Visits at the root (completed simulations through it).
+    /// Each root move with its visits and ×2 score summed over the trees.
+    fn root_totals(&self) -> Vec<(G::Move, u64, u64)> {
+        let mut totals: Vec<(G::Move, u64, u64)> = Vec::new();
+        for tree in &self.trees {
+            let root = &tree.nodes[tree.root];
+            let children = &tree.nodes[root.first_child..root.first_child + root.child_count];
+            if totals.is_empty() {
+                totals = children
+                    .iter()
+                    .map(|n| (n.mv.expect("children have moves"), 0, 0))
+                    .collect();
+            }
+            for (total, n) in totals.iter_mut().zip(children) {
+                total.1 += n.visits;
+                total.2 += n.score2;
+            }
+        }
+        totals
+    }
+
+    /// Visits at the root (completed simulations through it), summed over the trees.
     pub fn root_visits(&self) -> u64 {
-        self.nodes[self.root].visits
+        self.trees.iter().map(|t| t.nodes[t.root].visits).sum()
     }
 
     /// The most visited root move, ties to the better score then the earlier move.
     pub fn best_move(&self) -> Option<G::Move> {
-        let root = &self.nodes[self.root];
-        (root.first_child..root.first_child + root.child_count)
-            .max_by(|&a, &b| {
-                let (a, b) = (&self.nodes[a], &self.nodes[b]);
-                a.visits
-                    .cmp(&b.visits)
-                    .then(a.score2.cmp(&b.score2))
+        self.root_totals()
+            .into_iter()
+            .max_by(|a, b| {
+                a.1.cmp(&b.1)
+                    .then(a.2.cmp(&b.2))
                     .then(std::cmp::Ordering::Greater)
             })
-            .and_then(|i| self.nodes[i].mv)
+            .map(|(mv, _, _)| mv)
     }
 
-    /// Moves the root to the child reached by `mv`, keeping its subtree; a position not in the
-    /// tree starts a fresh one.
+    /// Moves the root to the child reached by `mv`, keeping its subtree in every tree; a
+    /// position not in a tree starts that tree afresh.
     pub fn advance(&mut self, game: &G, mv: G::Move) {
+        for tree in &mut self.trees {
+            tree.advance(game, mv);
+        }
+    }
+}
+
+impl<G: Game> Tree<G> {
+    fn new(game: &G, state: G::State, config: &MctsConfig) -> Self {
+        let root = Node::<G> {
+            state,
+            mv: None,
+            parent: None,
+            first_child: 0,
+            child_count: 0,
+            expanded: false,
+            outcome: game.outcome(&state),
+            visits: 0,
+            score2: 0,
+            virtual_visits: 0,
+        };
+        Self {
+            nodes: vec![root],
+            root: 0,
+            leaf: config.leaf.max(1),
+            c: config.c,
+        }
+    }
+
+    fn advance(&mut self, game: &G, mv: G::Move) {
         let root = &self.nodes[self.root];
         let child = (root.first_child..root.first_child + root.child_count)
             .find(|&i| self.nodes[i].mv == Some(mv));
@@ -277,7 +373,16 @@ impl<G: Game> Mcts<G> {
             Some(child) => self.reroot(child),
             None => {
                 let state = game.apply(&self.nodes[self.root].state, mv);
-                *self = Self::new(game, state, self.config.clone());
+                let (leaf, c) = (self.leaf, self.c);
+                *self = Self::new(
+                    game,
+                    state,
+                    &MctsConfig {
+                        leaf,
+                        c,
+                        ..MctsConfig::default()
+                    },
+                );
             }
         }
     }
@@ -341,17 +446,15 @@ impl<G: Game> Mcts<G> {
         node.expanded = true;
     }
 
-    /// Selects up to `count` leaves: the ones needing simulations (with their states), and the
-    /// finished games among them, whose result is known without simulating.
-    #[allow(clippy::type_complexity)]
-    fn select_batch(
-        &mut self,
-        game: &G,
-        count: usize,
-    ) -> (Vec<Pending>, Vec<G::State>, Vec<(Pending, Outcome)>) {
-        let mut batch = Vec::with_capacity(count);
-        let mut roots = Vec::with_capacity(count);
-        let mut terminal = Vec::new();
+    /// Selects up to `count` leaves needing simulations; finished games reached on the way are
+    /// scored without simulating (their games are the returned total).
+    fn select_batch(&mut self, game: &G, count: usize) -> (Selected<G::State>, u64) {
+        let mut selected = Selected {
+            pending: Vec::with_capacity(count),
+            roots: Vec::with_capacity(count),
+        };
+        let mut finished = Vec::new();
+        let leaf = self.leaf as u64;
         for _ in 0..count {
             let mut path = vec![self.root];
             let mut node = self.root;
@@ -368,17 +471,22 @@ impl<G: Game> Mcts<G> {
                 path.push(node);
             }
             for &n in &path {
-                self.nodes[n].virtual_visits += self.config.leaf as u64;
+                self.nodes[n].virtual_visits += leaf;
             }
             let outcome = self.nodes[node].outcome;
             if outcome == Outcome::Ongoing {
-                roots.push(self.nodes[node].state);
-                batch.push(Pending { path });
+                selected.roots.push(self.nodes[node].state);
+                selected.pending.push(Pending { path });
             } else {
-                terminal.push((Pending { path }, outcome));
+                finished.push((Pending { path }, outcome));
             }
         }
-        (batch, roots, terminal)
+        // Known results land after the whole batch is chosen, like the simulated ones: until
+        // then their virtual losses keep spreading the batch.
+        for (pending, outcome) in &finished {
+            self.backpropagate_outcome(pending, *outcome, leaf);
+        }
+        (selected, leaf * finished.len() as u64)
     }
 
     /// UCT over `parent`'s children, virtual visits counted as losses; unvisited children first.
@@ -394,7 +502,7 @@ impl<G: Game> Mcts<G> {
             let value = if n == 0 {
                 f64::INFINITY
             } else {
-                c.score2 as f64 / (2.0 * n as f64) + self.config.c * (log_n / n as f64).sqrt()
+                c.score2 as f64 / (2.0 * n as f64) + self.c * (log_n / n as f64).sqrt()
             };
             if value > best_value {
                 best_value = value;
@@ -407,7 +515,7 @@ impl<G: Game> Mcts<G> {
     /// Adds a leaf's results along its path. `counts` are for the side to move at the leaf; each
     /// node keeps scores for the player who moved into it.
     fn backpropagate(&mut self, pending: &Pending, counts: WinDrawCounts) {
-        let leaf = self.config.leaf as u64;
+        let leaf = self.leaf as u64;
         // The leaf's mover is the one who moved into the leaf: it scores the leaf side's losses.
         let mut score2 = 2 * counts.losses() + counts.draws;
         for &n in pending.path.iter().rev() {

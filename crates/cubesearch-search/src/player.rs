@@ -231,14 +231,15 @@ pub fn from_spec<G: NamedPlayers>(
                 ..MctsConfig::default()
             };
             let mut exec = "gpu";
-            for (key, value) in options(spec, &["time", "playouts", "c", "leaf", "batch", "exec"])?
-            {
+            let keys = ["time", "playouts", "c", "leaf", "batch", "trees", "exec"];
+            for (key, value) in options(spec, &keys)? {
                 match key {
                     "time" => config.budget = Budget::Time(parse_duration(value)?),
                     "playouts" => config.budget = Budget::Playouts(number(spec, key, value)?),
                     "c" => config.c = number(spec, key, value)?,
                     "leaf" => config.leaf = number::<u32>(spec, key, value)?.max(1),
                     "batch" => config.batch = number::<usize>(spec, key, value)?.max(1),
+                    "trees" => config.trees = number::<usize>(spec, key, value)?.clamp(1, 256),
                     _ => exec = value,
                 }
             }
@@ -259,7 +260,7 @@ pub fn from_spec<G: NamedPlayers>(
                 format!("{}, ", G::NAMED)
             };
             Err(Error::parse(format!(
-                "unknown player '{spec}': human, random, {own}flat:k=N, or mcts:time=T|playouts=N,c=X,leaf=N,exec=cpu|gpu"
+                "unknown player '{spec}': human, random, {own}flat:k=N, or mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu"
             )))
         }
     }

@@ -71,16 +71,19 @@ fn perft<G: GpuGame>(exec: &mut Executor, game: &G, root: G::State, level: u32) 
 /// One MCTS search of one second from `root`; the units are simulated games.
 fn mcts<G: GpuGame>(exec: &mut Executor, game: &G, root: G::State, seed: u32) -> Result<u64> {
     let gpu = !exec.is_cpu();
+    // The device wants wide launches: one tree per core selects 256 leaves each. The CPU executor
+    // simulates on every core already, fed by one tree.
+    let trees = if gpu { cpu_threads() } else { 1 };
     let config = MctsConfig {
         budget: Budget::Time(Duration::from_secs(1)),
         seed,
-        // The device wants wide batches; the CPU executor is fed as many leaves as it has cores.
-        batch: if gpu { 4096 } else { 256 },
+        batch: 256,
+        trees,
         ..MctsConfig::default()
     };
     let (_, stats) = Mcts::new(game, root, config).search(game, exec)?;
     eprintln!(
-        "  mcts: {} playouts in {:.2} s, {} batches, waited for the executor {:.0}% of the time",
+        "  mcts: {} playouts in {:.2} s, {trees} trees, {} launches, waited for the executor {:.0}% of the time",
         stats.playouts,
         stats.seconds,
         stats.batches,
