@@ -1,0 +1,272 @@
+//! A new game in one file: Connect Four's host rules, its device twin, and then perft, MCTS and
+//! alpha-beta on the CPU and on whichever GPU backend `--backend` picks, through the public API.
+//!
+//! ```text
+//! cargo run --release --example connect4 -- --backend auto
+//! ```
+
+use cubecl::prelude::*;
+use cubesearch::kernels::{device_game, rng};
+use cubesearch::mcts::{Budget, Mcts, MctsConfig};
+use cubesearch::{
+    minimax, perft, Backend, CpuExecutor, DeviceGame, Error, Executor, Game, GpuGame,
+};
+use cubesearch::{Outcome, Result};
+
+// A column is 7 bits, bottom cell first; the 7th bit of each column stays empty, so a shift can
+// never carry a line from one column into the next (John Tromp's layout):
+//
+//   5 12 19 26 33 40 47      row 5 (top)
+//   ...
+//   0  7 14 21 28 35 42      row 0 (bottom)
+//  col 1  2  3  4  5  6  7   (the move names)
+const BOTTOM: u64 = 0x0000_0408_1020_4081; // bit 0 of every column: 1 << 7c
+const TOP: u64 = BOTTOM << 5;
+const FULL: u64 = BOTTOM * 0x3F;
+const COLUMN: u64 = 0x7F;
+
+/// Connect Four: the side to move's stones and all stones, as two 49-bit boards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    pub mine: u64,
+    pub all: u64,
+}
+
+/// The host rules.
+pub struct ConnectFour;
+
+/// Whether `stones` hold four in a line: vertical (1), horizontal (7) and both diagonals (6, 8).
+fn four_in_a_row(stones: u64) -> bool {
+    [1, 7, 6, 8].iter().any(|&s| {
+        let pairs = stones & (stones >> s);
+        pairs & (pairs >> (2 * s)) != 0
+    })
+}
+
+impl Game for ConnectFour {
+    type State = Position;
+    type Move = u8; // a column, 0..7
+    const NAME: &'static str = "connect4";
+    const STATE_WORDS: usize = 4;
+
+    fn initial(&self) -> Position {
+        Position { mine: 0, all: 0 }
+    }
+
+    fn legal_moves(&self, s: &Position, out: &mut Vec<u8>) {
+        if self.outcome(s) == Outcome::Ongoing {
+            out.extend((0..7).filter(|&c| s.all & TOP & (COLUMN << (7 * c)) == 0));
+        }
+    }
+
+    fn apply(&self, s: &Position, column: u8) -> Position {
+        // The opponent moves next: their stones are everything that is not ours.
+        let all = s.all | (s.all + (BOTTOM & (COLUMN << (7 * column))));
+        Position {
+            mine: s.mine ^ s.all,
+            all,
+        }
+    }
+
+    fn outcome(&self, s: &Position) -> Outcome {
+        if four_in_a_row(s.mine ^ s.all) {
+            Outcome::Loss // the player who just moved made four
+        } else if s.all == FULL {
+            Outcome::Draw
+        } else {
+            Outcome::Ongoing
+        }
+    }
+
+    fn encode(&self, s: &Position, out: &mut [u32]) {
+        out.copy_from_slice(&[
+            s.mine as u32,
+            (s.mine >> 32) as u32,
+            s.all as u32,
+            (s.all >> 32) as u32,
+        ]);
+    }
+
+    fn decode(&self, w: &[u32]) -> Position {
+        let word = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
+        Position {
+            mine: word(w[0], w[1]),
+            all: word(w[2], w[3]),
+        }
+    }
+
+    /// The columns played from the empty board, 1-based: `4453`.
+    fn parse_position(&self, text: &str) -> Result<Position> {
+        text.trim().chars().try_fold(self.initial(), |s, ch| {
+            let column = ch.to_digit(10).filter(|c| (1..=7).contains(c));
+            match column.map(|c| c as u8 - 1) {
+                Some(c) if self.moves(&s).contains(&c) => Ok(self.apply(&s, c)),
+                _ => Err(Error::parse(format!(
+                    "'{ch}' in '{text}' is not a playable column 1-7"
+                ))),
+            }
+        })
+    }
+
+    /// The board, top row first: `x` the side to move, `o` the other, `.` empty.
+    fn format_position(&self, s: &Position) -> String {
+        let cell = |row: u32, col: u32| match 1u64 << (7 * col + row) {
+            b if s.mine & b != 0 => 'x',
+            b if s.all & b != 0 => 'o',
+            _ => '.',
+        };
+        let rows: Vec<String> = (0..6)
+            .rev()
+            .map(|r| (0..7).map(|c| cell(r, c)).collect())
+            .collect();
+        rows.join("/")
+    }
+
+    fn format_move(&self, _: &Position, column: u8) -> String {
+        (column + 1).to_string()
+    }
+}
+
+/// The device twin: the same two boards in registers.
+pub struct DeviceConnectFour;
+
+impl GpuGame for ConnectFour {
+    type Device = DeviceConnectFour;
+}
+
+#[derive(CubeType, Clone, Copy)]
+pub struct DevicePosition {
+    mine: u64,
+    all: u64,
+}
+
+#[cube]
+fn device_line(stones: u64, step: u64) -> bool {
+    let pairs = stones & (stones >> step);
+    (pairs & (pairs >> (2u64 * step))) != 0u64
+}
+
+#[cube]
+fn device_four(stones: u64) -> bool {
+    device_line(stones, 1u64)
+        || device_line(stones, 7u64)
+        || device_line(stones, 6u64)
+        || device_line(stones, 8u64)
+}
+
+/// Whether column `c` has room, as 0 or 1.
+#[cube]
+fn open(all: u64, c: u64) -> u32 {
+    u32::cast_from(((all & TOP) >> (7u64 * c + 5u64)) & 1u64) ^ 1u32
+}
+
+#[cube]
+impl DeviceGame for DeviceConnectFour {
+    type State = DevicePosition;
+
+    fn load(w: &Array<u32>, at: usize) -> DevicePosition {
+        DevicePosition {
+            mine: u64::cast_from(w[at]) | (u64::cast_from(w[at + 1]) << 32u64),
+            all: u64::cast_from(w[at + 2]) | (u64::cast_from(w[at + 3]) << 32u64),
+        }
+    }
+
+    fn store(s: &DevicePosition, w: &mut Array<u32>, at: usize) {
+        w[at] = u32::cast_from(s.mine & 0xFFFF_FFFFu64);
+        w[at + 1] = u32::cast_from(s.mine >> 32u64);
+        w[at + 2] = u32::cast_from(s.all & 0xFFFF_FFFFu64);
+        w[at + 3] = u32::cast_from(s.all >> 32u64);
+    }
+
+    fn outcome(s: &DevicePosition) -> u32 {
+        let lost = device_four(s.mine ^ s.all);
+        select(
+            lost,
+            device_game::LOSS,
+            select(s.all == FULL, device_game::DRAW, device_game::ONGOING),
+        )
+    }
+
+    fn score(s: &DevicePosition) -> i32 {
+        select(Self::outcome(s) == device_game::LOSS, -1i32, 0i32)
+    }
+
+    fn move_count(s: &DevicePosition) -> u32 {
+        let mut count = 0u32;
+        #[unroll]
+        for c in 0..7u64 {
+            count += open(s.all, c);
+        }
+        select(Self::outcome(s) == device_game::ONGOING, count, 0u32)
+    }
+
+    fn play(s: &mut DevicePosition, index: u32) {
+        // The index-th column whose top cell is empty.
+        let mut column = 0u64;
+        let mut skip = index;
+        while skip > 0u32 || open(s.all, column) == 0u32 {
+            skip -= open(s.all, column);
+            column += 1u64;
+        }
+        let all = s.all | (s.all + (BOTTOM & (COLUMN << (7u64 * column))));
+        s.mine ^= s.all;
+        s.all = all;
+    }
+
+    fn play_random(s: &mut DevicePosition, state: &mut u32) {
+        let pick = rng::below(state, Self::move_count(s));
+        Self::play(s, pick);
+    }
+}
+
+/// Perft, an MCTS move and an alpha-beta value from `position`, on the CPU and on `backend`.
+pub fn tour(backend: Backend, position: &str) -> Result<()> {
+    let game = ConnectFour;
+    let root = game.parse_position(position)?;
+    let (mut gpu, device) = Executor::new(backend)?;
+    let mut cpu = CpuExecutor::new(0)?;
+    println!("connect4 on {device}\n{}", game.format_position(&root));
+    for depth in 1..=6 {
+        let (on_cpu, on_gpu) = (
+            perft::perft_split(&mut cpu, &game, &root, depth)?,
+            perft::perft_split(&mut gpu, &game, &root, depth)?,
+        );
+        println!(
+            "perft({depth}) = {on_cpu} on the CPU, {on_gpu} on {}",
+            device.backend()
+        );
+    }
+    let config = MctsConfig {
+        budget: Budget::Playouts(200_000),
+        ..MctsConfig::default()
+    };
+    let (best, stats) = Mcts::new(&game, root, config).search(&game, &mut gpu)?;
+    println!(
+        "mcts: column {} after {} playouts",
+        best.map_or(0, |c| c + 1),
+        stats.playouts
+    );
+    for strategy in ["cpu", "split"] {
+        let solved = minimax::solve(&mut gpu, &game, &root, 6, strategy)?.solution;
+        println!(
+            "alpha-beta depth 6 ({strategy}): value {}, column {}",
+            solved.value,
+            solved.best.map_or(0, |c| c + 1)
+        );
+    }
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+    };
+    let backend = flag("--backend").map_or(Ok(Backend::Auto), |b| b.parse::<Backend>());
+    if let Err(e) = backend.and_then(|b| tour(b, flag("--position").map_or("", |p| p))) {
+        eprintln!("connect4: {e}");
+        std::process::exit(2);
+    }
+}
