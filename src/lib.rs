@@ -29,10 +29,14 @@ pub mod games {
     pub use cubesearch_games::checkers::{
         self, Checkers, CheckersMove, CheckersState, Rules, Side,
     };
+    pub use cubesearch_games::fib::{self, Game2048, Game2584};
     pub use cubesearch_games::nim::{self, Nim, NimMove, NimState};
     pub use cubesearch_games::reversi::{self, Board, Colour, Reversi, ReversiMove, ReversiState};
     pub use cubesearch_games::sample;
 }
+
+/// n-tuple networks, TD(0) training and weights files for 2584 and 2048.
+pub use cubesearch_learn as learn;
 
 /// Device code: the `#[cube]` rules and generic kernels, for users who launch kernels directly.
 pub use cubesearch_kernels as kernels;
