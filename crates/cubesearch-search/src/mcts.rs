@@ -559,6 +559,18 @@ pub fn flat_monte_carlo<G: Game, E: Playouts<G>>(
     k: u32,
     seed: u32,
 ) -> Result<Option<(G::Move, i64)>> {
+    Ok(first_best(flat_scores(game, exec, state, k, seed)?))
+}
+
+/// Each root move with wins minus losses, for the side to move, over `k` random games after it
+/// (one batch, one launch on a GPU).
+pub fn flat_scores<G: Game, E: Playouts<G>>(
+    game: &G,
+    exec: &mut E,
+    state: &G::State,
+    k: u32,
+    seed: u32,
+) -> Result<Vec<(G::Move, i64)>> {
     let moves = game.moves(state);
     let children: Vec<G::State> = moves.iter().map(|&m| game.apply(state, m)).collect();
     let counts = exec.playouts(game, &children, k, seed)?;
@@ -567,8 +579,15 @@ pub fn flat_monte_carlo<G: Game, E: Playouts<G>>(
         .into_iter()
         .zip(counts)
         .map(|(m, c)| (m, c.losses() as i64 - c.wins as i64))
-        .fold(None, |best: Option<(G::Move, i64)>, (m, v)| match best {
+        .collect())
+}
+
+/// The first move with the highest score.
+pub fn first_best<M: Copy>(scores: impl IntoIterator<Item = (M, i64)>) -> Option<(M, i64)> {
+    scores
+        .into_iter()
+        .fold(None, |best: Option<(M, i64)>, (m, v)| match best {
             Some((_, bv)) if bv >= v => best,
             _ => Some((m, v)),
-        }))
+        })
 }

@@ -2,13 +2,13 @@
 //! `mcts:time=1s,c=1.4,leaf=32,exec=gpu`. Searching players own an executor on the backend the
 //! spec (or the command line) asks for.
 
-use crate::mcts::{flat_monte_carlo, Budget, Mcts, MctsConfig, SearchStats};
+use crate::mcts::{first_best, flat_scores, Budget, Mcts, MctsConfig, SearchStats};
 use crate::Executor;
 use cubesearch_core::backend::{cpu_threads, Backend};
 use cubesearch_core::rng::{mix32, XorShift32};
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_kernels::GpuGame;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Something that picks moves.
 pub trait Player<G: Game> {
@@ -65,23 +65,48 @@ impl<G: Game> Player<G> for RandomPlayer {
     }
 }
 
-/// Flat Monte Carlo: `k` random games after each root move.
+/// Flat Monte Carlo: `k` random games after each root move; with a time budget, batches of `k`
+/// are repeated until the time is up and their scores summed.
 pub struct FlatPlayer {
     k: u32,
+    time: Option<Duration>,
     exec: Executor,
     label: String,
     seed: u32,
-    moves_made: u32,
+    batches: u32,
 }
 
 impl<G: GpuGame> Player<G> for FlatPlayer {
     fn name(&self) -> String {
-        format!("flat:k={} ({})", self.k, self.label)
+        match self.time {
+            Some(t) => format!(
+                "flat:time={}ms,k={} ({})",
+                t.as_millis(),
+                self.k,
+                self.label
+            ),
+            None => format!("flat:k={} ({})", self.k, self.label),
+        }
     }
     fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
-        self.moves_made += 1;
-        let seed = mix32(self.seed ^ mix32(self.moves_made));
-        flat_monte_carlo(game, &mut self.exec, state, self.k, seed)?
+        let start = Instant::now();
+        let mut totals: Vec<(G::Move, i64)> = Vec::new();
+        loop {
+            self.batches += 1;
+            let seed = mix32(self.seed ^ mix32(self.batches));
+            let scores = flat_scores(game, &mut self.exec, state, self.k, seed)?;
+            if totals.is_empty() {
+                totals = scores;
+            } else {
+                for (total, (_, s)) in totals.iter_mut().zip(scores) {
+                    total.1 += s;
+                }
+            }
+            if self.time.is_none_or(|t| start.elapsed() >= t) {
+                break;
+            }
+        }
+        first_best(totals)
             .map(|(m, _)| m)
             .ok_or_else(|| Error::Unsupported("no legal move: the game is over".into()))
     }
@@ -209,20 +234,23 @@ pub fn from_spec<G: NamedPlayers>(
         }
         "flat" => {
             let mut k = 1000;
+            let mut time = None;
             let mut exec = "gpu";
-            for (key, value) in options(spec, &["k", "exec"])? {
+            for (key, value) in options(spec, &["k", "time", "exec"])? {
                 match key {
-                    "k" => k = number(spec, key, value)?,
+                    "k" => k = number::<u32>(spec, key, value)?.max(1),
+                    "time" => time = Some(parse_duration(value)?),
                     _ => exec = value,
                 }
             }
             let (exec, label) = executor_for(exec, backend, spec)?;
             Ok(Box::new(FlatPlayer {
                 k,
+                time,
                 exec,
                 label,
                 seed,
-                moves_made: 0,
+                batches: 0,
             }))
         }
         "mcts" => {
@@ -260,7 +288,7 @@ pub fn from_spec<G: NamedPlayers>(
                 format!("{}, ", G::NAMED)
             };
             Err(Error::parse(format!(
-                "unknown player '{spec}': human, random, {own}flat:k=N, or mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu"
+                "unknown player '{spec}': human, random, {own}flat:k=N[,time=T], or mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu"
             )))
         }
     }
