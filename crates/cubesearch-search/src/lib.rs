@@ -14,6 +14,7 @@ pub mod minimax;
 pub mod perft;
 pub mod player;
 pub mod reversi_players;
+pub mod td;
 pub mod testing;
 
 pub use cpu::CpuExecutor;
@@ -21,3 +22,4 @@ pub(crate) use executor::dispatch;
 pub use executor::Executor;
 pub use fib::SlidingRules;
 pub use gpu::GpuExecutor;
+pub use td::GpuTd;
