@@ -119,3 +119,69 @@ fn gpu_training_improves_greedy_play(#[values(Backend::Wgpu, Backend::Cuda)] bac
         "untrained {untrained}, trained {trained}"
     );
 }
+
+/// Two agents on one device stand in for two GPUs: after a round, both hold
+/// `w₀ + (w_a − w₀) + (w_b − w₀)`, where `w_a` and `w_b` are what each agent learned alone from
+/// `w₀` on its half of the games (one unit each, so each agent's run is deterministic).
+#[test]
+fn multi_gpu_rounds_sum_every_agents_changes() {
+    use cubesearch::td::MultiGpuTd;
+    use cubesearch::Executor;
+    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
+        panic!("the wgpu executor")
+    };
+    let budget = gpu.limits().loop_iterations;
+    let clients = [gpu.client().clone(), gpu.client().clone()];
+    let base = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let step = 0.1 / base.lookups() as f32;
+    // One unit an agent: a round is 8 games an agent, 16 in all.
+    let mut multi = MultiGpuTd::<_, Pow2>::new(&clients, Some(1), budget);
+    let mut merged = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let mut scores = Vec::new();
+    multi
+        .play(&merged, 0, 16, 9, step, &mut |e| {
+            scores.push(e.score);
+            Ok(())
+        })
+        .unwrap();
+    multi.sync(&mut merged).unwrap();
+    let alone = |first: u64| {
+        let mut net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+        let mut engine = gpu.td_engine::<Pow2>(Some(1));
+        let mut s = Vec::new();
+        engine
+            .play(&net, first, 8, 9, step, &mut |e| {
+                s.push(e.score);
+                Ok(())
+            })
+            .unwrap();
+        engine.sync(&mut net).unwrap();
+        (net, s)
+    };
+    let (a, sa) = alone(0);
+    let (b, sb) = alone(8);
+    assert_eq!(
+        scores,
+        [sa, sb].concat(),
+        "games in order, as each agent played them"
+    );
+    let mut changed = 0;
+    for t in 0..3 {
+        let (m, a, b) = (merged.table(t), a.table(t), b.table(t));
+        for i in 0..m.len() {
+            let want = a[i] + b[i];
+            assert!(
+                (m[i] - want).abs() <= 1e-5 * want.abs().max(1.0),
+                "table {t} weight {i}: merged {}, agents {} + {}",
+                m[i],
+                a[i],
+                b[i]
+            );
+            changed += (a[i] != 0.0 && b[i] != 0.0) as usize;
+        }
+    }
+    assert!(
+        changed > 10,
+        "the agents' changes overlap in {changed} weights"
+    );
+}

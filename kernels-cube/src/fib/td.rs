@@ -486,6 +486,20 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
             .collect())
     }
 
+    /// Replaces the device's weights (tables as [`DeviceTd::read_tables`] gives them).
+    pub fn write_tables(&mut self, tables: &[Vec<f32>]) -> Result<()> {
+        if tables.len() != self.sizes.len()
+            || tables.iter().zip(&self.sizes).any(|(t, &n)| t.len() != n)
+        {
+            return Err(Error::Unsupported(
+                "weights of another network shape cannot replace the device's".into(),
+            ));
+        }
+        let flat: Vec<f32> = tables.concat();
+        self.weights = self.client.create_from_slice(f32::as_bytes(&flat));
+        Ok(())
+    }
+
     /// Copies the weights back, one vector per table.
     pub fn read_tables(&self) -> Result<Vec<Vec<f32>>> {
         let flat = read::<R, f32>(&self.client, self.weights.clone())?;
