@@ -206,3 +206,34 @@ fn train_on_wgpu_checkpoints_resumes_and_refuses_bad_gpu_options() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn bench_td_suites_report_moves_and_updates() {
+    for (suite, unit, units) in [
+        ("td-train", "moves", None),
+        ("td-update", "updates", Some(1_000_000)),
+    ] {
+        let json = json_of(&cubesearch(&[
+            "bench",
+            suite,
+            "--only",
+            "cpu-1,wgpu",
+            "--level",
+            "0",
+            "--reps",
+            "1",
+            "--warmup",
+            "0",
+            "--json",
+        ]));
+        let rows = json["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 2, "{suite}: {rows:?}");
+        for row in rows {
+            assert_eq!(row["unit"], unit);
+            assert!(row["per_second"].as_f64().unwrap() > 0.0);
+            if let Some(n) = units {
+                assert_eq!(row["units"], n);
+            }
+        }
+    }
+}

@@ -185,3 +185,66 @@ fn multi_gpu_rounds_sum_every_agents_changes() {
         "the agents' changes overlap in {changed} weights"
     );
 }
+
+/// The seed's parallel update kernel (one unit per time step) on cases whose units cannot race:
+/// game A's afterstate s0 (tiles 1 and 2 only, trained weights) is followed by s1 (tiles 5 and
+/// 6 only, untrained, so its own update is zero); game B is one step on tiles 3 and 4. The
+/// device must give what the CPU's per-step update gives.
+#[test]
+fn the_per_step_update_kernel_equals_the_cpu_update() {
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::td::td_net;
+    use cubesearch::Executor;
+    use cubesearch_games::fib::Board;
+    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
+        panic!("the wgpu executor")
+    };
+    let board = |seed: u32, tiles: [u8; 2]| {
+        let mut rng = cubesearch::rng::XorShift32::for_worker(seed, 0);
+        let cells: [u8; 16] = std::array::from_fn(|_| tiles[rng.below(2) as usize]);
+        Board::<u128>::from_cells(&cells, 5)
+    };
+    let (s0, s1, b0) = (board(1, [1, 2]), board(2, [5, 6]), board(3, [3, 4]));
+    let (r1, rb) = (34u32, 0u32);
+    let net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    net.update::<Fib>(s0, 0.75);
+    net.update::<Fib>(b0, -0.5);
+    let step = 0.1 / net.lookups() as f32;
+    let mut words = Vec::new();
+    for (b, r) in [(s0, 0), (s1, r1), (b0, rb)] {
+        let mut w = [0u32; 3];
+        Fib::encode(b, &mut w);
+        words.extend_from_slice(&w);
+        words.push(r);
+    }
+    // Games of one round each would not reach s1 from s0: lay out game A as two rounds and
+    // game B padded with a second, untrained step of its own.
+    let pad = board(4, [7, 8]);
+    let mut w = [0u32; 3];
+    Fib::encode(pad, &mut w);
+    words.extend_from_slice(&w);
+    words.push(0);
+    let shape = TdShape {
+        units: 1,
+        max_moves: 1,
+        cap: 1,
+    };
+    let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&net), shape).unwrap();
+    device.learn_steps(&words, 2, step).unwrap();
+    let got = device.read_tables().unwrap();
+    // The CPU: each step's δ from the weights before the launch.
+    let d0 = step * (r1 as f32 + net.value::<Fib>(s1) - net.value::<Fib>(s0));
+    let db = step * (0.0 + net.value::<Fib>(pad) - net.value::<Fib>(b0));
+    assert!(d0 != 0.0 && db != 0.0);
+    net.update::<Fib>(s0, d0);
+    net.update::<Fib>(b0, db);
+    for (t, table) in got.iter().enumerate() {
+        let want = net.table(t);
+        for (i, (g, w)) in table.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-6 * w.abs().max(1.0),
+                "table {t} weight {i}: GPU {g}, CPU {w}"
+            );
+        }
+    }
+}
