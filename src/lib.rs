@@ -17,11 +17,11 @@
 
 pub use cubesearch_core::{
     backend, rng, Backend, Error, Game, Outcome, Perft, Playouts, ResolvedBackend, Result,
-    StochasticGame, SubtreeSearch, WinDrawCounts,
+    StochasticGame, SubtreeSearch, TdUpdate, WinDrawCounts,
 };
 pub use cubesearch_kernels::{DeviceGame, GpuGame};
 pub use cubesearch_search::{
-    mcts, minimax, perft, player, testing, CpuExecutor, Executor, GpuExecutor,
+    mcts, minimax, perft, player, td, testing, CpuExecutor, Executor, GpuExecutor, SlidingRules,
 };
 
 /// The games: CPU rules (device twins implement [`DeviceGame`]).

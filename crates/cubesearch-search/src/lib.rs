@@ -7,14 +7,19 @@
 
 pub mod cpu;
 pub mod executor;
+pub mod fib;
 pub mod gpu;
 pub mod mcts;
 pub mod minimax;
 pub mod perft;
 pub mod player;
 pub mod reversi_players;
+pub mod td;
 pub mod testing;
 
 pub use cpu::CpuExecutor;
+pub(crate) use executor::dispatch;
 pub use executor::Executor;
+pub use fib::SlidingRules;
 pub use gpu::GpuExecutor;
+pub use td::GpuTd;

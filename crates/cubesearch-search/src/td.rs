@@ -1,0 +1,396 @@
+//! TD(0) training on a GPU: [`GpuTd`] plays the trainer's games with
+//! `cubesearch_kernels::fib::td` (weights on the device, f32 atomic adds) behind the same
+//! [`TdEngine`] interface as the CPU trainer, so `cubesearch_learn::train_on` gives it the
+//! CPU trainer's progress reports, learning curve, checkpoints and resuming.
+
+use crate::{CpuExecutor, Executor, GpuExecutor};
+use cubecl::prelude::*;
+use cubesearch_core::{Error, Result, TdUpdate};
+use cubesearch_games::fib::{symmetry_cell, Sliding};
+use cubesearch_kernels::fib::td::{DeviceTd, TdNet, TdShape};
+use cubesearch_kernels::fib::GpuTiles;
+use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, TdEngine};
+
+/// The device form of `net`: its tables, and its lookups in the order V sums them (shape by
+/// shape, symmetries 0..8 within a shape, as `NTupleNetwork` builds them).
+pub fn td_net(net: &NTupleNetwork) -> TdNet {
+    let shapes = net.shapes();
+    TdNet {
+        tables: (0..shapes.len()).map(|t| net.table(t)).collect(),
+        lookups: shapes
+            .iter()
+            .enumerate()
+            .flat_map(|(t, shape)| {
+                (0..8).map(move |s| {
+                    (
+                        t,
+                        shape
+                            .iter()
+                            .map(|&c| symmetry_cell(s, c as usize) as u8)
+                            .collect(),
+                    )
+                })
+            })
+            .collect(),
+    }
+}
+
+/// A TD(0) engine on one GPU; the device copy of the weights is made on the first `play` and
+/// read back only by `sync` (checkpoints and the end of a run).
+pub struct GpuTd<R: Runtime, T: GpuTiles> {
+    client: ComputeClient<R>,
+    units: Option<u32>,
+    loop_budget: Option<u32>,
+    device: Option<DeviceTd<R, T>>,
+    /// The weights the device started from, kept for [`MultiGpuTd`]'s reductions only.
+    base: Option<Vec<Vec<f32>>>,
+    keep_base: bool,
+}
+
+impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
+    /// An engine on `client` playing `units` games at once (default per
+    /// [`TdShape::for_device`]); `loop_budget` is the device's loop limit, if any.
+    pub fn new(client: &ComputeClient<R>, units: Option<u32>, loop_budget: Option<u32>) -> Self {
+        Self {
+            client: client.clone(),
+            units,
+            loop_budget,
+            device: None,
+            base: None,
+            keep_base: false,
+        }
+    }
+
+    /// The launch shape in use (known after the first `play`).
+    pub fn shape(&self) -> Option<TdShape> {
+        self.device.as_ref().map(|d| d.shape())
+    }
+}
+
+impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
+    fn play(
+        &mut self,
+        net: &NTupleNetwork,
+        first: u64,
+        games: u64,
+        seed: u32,
+        step: f32,
+        on_game: &mut dyn FnMut(Episode) -> Result<()>,
+    ) -> Result<()> {
+        net.check_game::<T>()?;
+        if first + games > u32::MAX as u64 {
+            return Err(Error::Unsupported(format!(
+                "game numbers up to {}: the GPU trainer numbers games with u32",
+                first + games
+            )));
+        }
+        if self.device.is_none() {
+            if !cubesearch_core::backend::DeviceLimits::of(&self.client, false).f32_atomic_add {
+                return Err(Error::Unsupported(
+                    "this device has no f32 atomic add, which GPU training needs (on wgpu: an \
+                     adapter without SHADER_FLOAT32_ATOMIC); use --backend cuda or cpu"
+                        .into(),
+                ));
+            }
+            let shape = TdShape::for_device(self.units, net.lookups() as u32, self.loop_budget);
+            let start = td_net(net);
+            self.device = Some(DeviceTd::new(&self.client, &start, shape)?);
+            if self.keep_base {
+                self.base = Some(start.tables);
+            }
+        }
+        let device = self.device.as_mut().expect("made above");
+        // Batches of several games a unit keep the units busy; each batch's games come back in
+        // order.
+        let batch = device.shape().units as u64 * 8;
+        let mut done = 0u64;
+        while done < games {
+            let n = batch.min(games - done);
+            for g in device.play_batch((first + done) as u32, n as u32, seed, step)? {
+                on_game(Episode {
+                    score: g.score as u64,
+                    moves: g.moves,
+                    max_index: g.max_index,
+                })?;
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    fn sync(&mut self, net: &mut NTupleNetwork) -> Result<()> {
+        if let Some(device) = &self.device {
+            for (t, table) in device.read_tables()?.into_iter().enumerate() {
+                net.set_table(t, table.into_iter());
+            }
+        }
+        Ok(())
+    }
+
+    fn parallelism(&self) -> usize {
+        self.shape().map_or_else(
+            || TdShape::for_device(self.units, 24, self.loop_budget).units,
+            |s| s.units,
+        ) as usize
+    }
+}
+
+impl<R: Runtime> GpuExecutor<R> {
+    /// A TD(0) engine on this device playing `units` games at once (default per
+    /// [`TdShape::for_device`]).
+    pub fn td_engine<T: GpuTiles>(&self, units: Option<u32>) -> GpuTd<R, T> {
+        GpuTd::new(self.client(), units, self.limits().loop_iterations)
+    }
+}
+
+impl Executor {
+    /// A TD(0) engine on this executor: CPU threads, or the GPU with `units` games at once
+    /// (default per [`TdShape::for_device`]).
+    pub fn td_engine<T: GpuTiles>(&self, units: Option<u32>) -> Box<dyn TdEngine<T>> {
+        match self {
+            Executor::Cpu(e) => Box::new(CpuEngine {
+                threads: e.threads(),
+            }),
+            #[cfg(feature = "wgpu")]
+            Executor::Wgpu(e) => Box::new(e.td_engine::<T>(units)),
+            #[cfg(feature = "cuda")]
+            Executor::Cuda(e) => Box::new(e.td_engine::<T>(units)),
+        }
+    }
+}
+
+impl Executor {
+    /// A TD(0) engine on `gpus` devices of this executor's backend ([`MultiGpuTd`]); one GPU is
+    /// [`Executor::td_engine`]. Several GPUs need CUDA and that many devices.
+    pub fn td_engine_on_gpus<T: GpuTiles>(
+        &self,
+        gpus: usize,
+        units: Option<u32>,
+    ) -> Result<Box<dyn TdEngine<T>>> {
+        if gpus <= 1 {
+            return Ok(self.td_engine::<T>(units));
+        }
+        match self {
+            #[cfg(feature = "cuda")]
+            Executor::Cuda(_) => {
+                use cubecl::cuda::{CudaDevice, CudaRuntime};
+                let found = cubesearch_core::backend::cuda_device_count();
+                if found < gpus {
+                    return Err(Error::Unsupported(format!(
+                        "--gpus {gpus}: only {found} CUDA device(s) found"
+                    )));
+                }
+                let clients = (0..gpus)
+                    .map(|i| {
+                        cubesearch_core::backend::start_client::<CudaRuntime>(
+                            &CudaDevice::new(i),
+                            "cuda",
+                        )
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Box::new(MultiGpuTd::<CudaRuntime, T>::new(
+                    &clients, units, None,
+                )))
+            }
+            _ => Err(Error::Unsupported(format!(
+                "--gpus {gpus} trains on several CUDA devices: use --backend cuda on an NVIDIA host"
+            ))),
+        }
+    }
+}
+
+/// Plays `games` with `engine` from `value`'s weights and copies the learned weights back.
+fn train_games<T: GpuTiles>(
+    engine: &mut dyn TdEngine<T>,
+    value: &mut NTupleNetwork,
+    games: u32,
+    alpha: f32,
+    seed: u32,
+) -> Result<Vec<u64>> {
+    value.check_game::<T>()?;
+    let step = alpha / value.lookups() as f32;
+    let mut scores = Vec::with_capacity(games as usize);
+    engine.play(value, 0, games as u64, seed, step, &mut |e| {
+        scores.push(e.score);
+        Ok(())
+    })?;
+    engine.sync(value)?;
+    Ok(scores)
+}
+
+impl<R: Runtime, T: GpuTiles> TdUpdate<Sliding<T>, NTupleNetwork> for GpuExecutor<R> {
+    fn train(
+        &mut self,
+        _game: &Sliding<T>,
+        value: &mut NTupleNetwork,
+        games: u32,
+        alpha: f32,
+        seed: u32,
+    ) -> Result<Vec<u64>> {
+        let mut engine = self.td_engine::<T>(None);
+        train_games(&mut engine, value, games, alpha, seed)
+    }
+}
+
+impl<T: GpuTiles> TdUpdate<Sliding<T>, NTupleNetwork> for CpuExecutor {
+    fn train(
+        &mut self,
+        game: &Sliding<T>,
+        value: &mut NTupleNetwork,
+        games: u32,
+        alpha: f32,
+        seed: u32,
+    ) -> Result<Vec<u64>> {
+        CpuTd {
+            threads: self.threads(),
+        }
+        .train(game, value, games, alpha, seed)
+    }
+}
+
+impl<T: GpuTiles> TdUpdate<Sliding<T>, NTupleNetwork> for Executor {
+    fn train(
+        &mut self,
+        game: &Sliding<T>,
+        value: &mut NTupleNetwork,
+        games: u32,
+        alpha: f32,
+        seed: u32,
+    ) -> Result<Vec<u64>> {
+        crate::dispatch!(self, e => e.train(game, value, games, alpha, seed))
+    }
+}
+
+/// TD(0) on several GPUs (the seed's 4.6): one agent per device, each with its own copy of the
+/// weights and its own games. Agents play rounds of `units × 8` games each in parallel; after a
+/// round the host all-reduces their changes, `w = w₀ + Σₖ (wₖ − w₀)` from the round's common
+/// start `w₀`, and gives every device the result, so all copies are equal again. (The seed
+/// instead replays every agent's game history on every GPU; summing deltas applies the same
+/// updates, computed against the weights of the round's start.) Games keep their numbers:
+/// agent `k` plays the `k`-th slice of each round, and results come back in game order.
+pub struct MultiGpuTd<R: Runtime, T: GpuTiles> {
+    agents: Vec<GpuTd<R, T>>,
+}
+
+impl<R: Runtime, T: GpuTiles> MultiGpuTd<R, T> {
+    /// One agent per client (a client per device; tests may pass one device twice).
+    pub fn new(clients: &[ComputeClient<R>], units: Option<u32>, loop_budget: Option<u32>) -> Self {
+        Self {
+            agents: clients
+                .iter()
+                .enumerate()
+                .map(|(i, c)| GpuTd {
+                    keep_base: i == 0,
+                    ..GpuTd::new(c, units, loop_budget)
+                })
+                .collect(),
+        }
+    }
+}
+
+impl<R: Runtime, T: GpuTiles> TdEngine<T> for MultiGpuTd<R, T> {
+    fn play(
+        &mut self,
+        net: &NTupleNetwork,
+        first: u64,
+        games: u64,
+        seed: u32,
+        step: f32,
+        on_game: &mut dyn FnMut(Episode) -> Result<()>,
+    ) -> Result<()> {
+        let k = self.agents.len() as u64;
+        if k == 0 {
+            return Err(Error::Unsupported("multi-GPU training needs a GPU".into()));
+        }
+        let per_agent = self.parallelism() as u64 / k * 8;
+        let mut done = 0;
+        while done < games {
+            let round = (per_agent * k).min(games - done);
+            let slice = round.div_ceil(k);
+            let start = first + done;
+            let results: Vec<Result<Vec<Episode>>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = self
+                    .agents
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(i, agent)| {
+                        let lo = (i as u64 * slice).min(round);
+                        let hi = ((i as u64 + 1) * slice).min(round);
+                        scope.spawn(move || {
+                            let mut out = Vec::with_capacity((hi - lo) as usize);
+                            agent.play(net, start + lo, hi - lo, seed, step, &mut |e| {
+                                out.push(e);
+                                Ok(())
+                            })?;
+                            Ok(out)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Err(Error::Unsupported("a GPU agent's thread panicked".into()))
+                        })
+                    })
+                    .collect()
+            });
+            for agent_games in results {
+                for e in agent_games? {
+                    on_game(e)?;
+                }
+            }
+            self.all_reduce()?;
+            done += round;
+        }
+        Ok(())
+    }
+
+    fn sync(&mut self, net: &mut NTupleNetwork) -> Result<()> {
+        // All agents hold the same weights after every round.
+        match self.agents.first_mut() {
+            Some(agent) => agent.sync(net),
+            None => Ok(()),
+        }
+    }
+
+    fn parallelism(&self) -> usize {
+        self.agents.iter().map(|a| a.parallelism()).sum()
+    }
+}
+
+impl<R: Runtime, T: GpuTiles> MultiGpuTd<R, T> {
+    /// Sums every agent's change since the last reduction into one set of weights and gives it
+    /// to every agent. The round's start is kept on the host between rounds.
+    fn all_reduce(&mut self) -> Result<()> {
+        if self.agents.len() < 2 {
+            return Ok(());
+        }
+        let mut tables = Vec::with_capacity(self.agents.len());
+        for agent in &self.agents {
+            if let Some(device) = &agent.device {
+                tables.push(device.read_tables()?);
+            }
+        }
+        let Some(base) = self.agents[0].base.take() else {
+            return Err(Error::Unsupported(
+                "multi-GPU reduction before the first round".into(),
+            ));
+        };
+        let mut merged = base.clone();
+        for agent_tables in &tables {
+            for ((m, b), a) in merged.iter_mut().zip(&base).zip(agent_tables) {
+                for ((m, b), a) in m.iter_mut().zip(b).zip(a) {
+                    *m += a - b;
+                }
+            }
+        }
+        for agent in &mut self.agents {
+            if let Some(device) = &mut agent.device {
+                device.write_tables(&merged)?;
+            }
+        }
+        self.agents[0].base = Some(merged);
+        Ok(())
+    }
+}

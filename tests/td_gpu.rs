@@ -1,0 +1,324 @@
+//! TD(0) training on the GPU: with one unit the device plays and learns exactly as the CPU's
+//! single-thread trainer (same games, same weights within float rounding), and a short run with
+//! many units learns (greedy play gets better than with untrained weights).
+
+use cubesearch::kernels::fib::GpuTiles;
+use cubesearch::learn::{play, seed_shapes, CpuTd, NTupleNetwork, TdEngine};
+use cubesearch::testing::executor;
+use cubesearch::{Backend, TdUpdate};
+use cubesearch_games::fib::{Fib, Pow2, Sliding, TileRule};
+use rstest::rstest;
+
+/// Trains `games` games from zero weights with one GPU unit (game order as the CPU's) and with
+/// the CPU single-thread trainer; returns (CPU scores, GPU scores, CPU net, GPU net).
+fn one_unit_run<T: GpuTiles>(
+    backend: Backend,
+    games: u32,
+    alpha: f32,
+    seed: u32,
+) -> Option<(Vec<u64>, Vec<u64>, NTupleNetwork, NTupleNetwork)> {
+    let exec = executor(backend)?;
+    let game = Sliding::<T>::new();
+    let mut cpu_net = NTupleNetwork::for_game::<T>(&seed_shapes()).unwrap();
+    let cpu_scores = CpuTd { threads: 1 }
+        .train(&game, &mut cpu_net, games, alpha, seed)
+        .unwrap();
+    let mut gpu_net = NTupleNetwork::for_game::<T>(&seed_shapes()).unwrap();
+    let mut engine: Box<dyn TdEngine<T>> = exec.td_engine::<T>(Some(1));
+    let step = alpha / gpu_net.lookups() as f32;
+    let mut gpu_scores = Vec::new();
+    engine
+        .play(&gpu_net, 0, games as u64, seed, step, &mut |e| {
+            gpu_scores.push(e.score);
+            Ok(())
+        })
+        .unwrap();
+    engine.sync(&mut gpu_net).unwrap();
+    Some((cpu_scores, gpu_scores, cpu_net, gpu_net))
+}
+
+fn assert_same_weights(what: &str, cpu: &NTupleNetwork, gpu: &NTupleNetwork) {
+    let mut changed = 0;
+    for t in 0..cpu.shapes().len() {
+        let (c, g) = (cpu.table(t), gpu.table(t));
+        for (i, (a, b)) in c.iter().zip(&g).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-5 * a.abs().max(1.0),
+                "{what}: table {t} weight {i}: CPU {a}, GPU {b}"
+            );
+            changed += (*a != 0.0) as usize;
+        }
+    }
+    assert!(changed > 100, "{what}: only {changed} weights learned");
+}
+
+fn one_unit_equals_cpu<T: GpuTiles>(backend: Backend) {
+    let Some((cpu_scores, gpu_scores, cpu_net, gpu_net)) = one_unit_run::<T>(backend, 6, 0.1, 5)
+    else {
+        return;
+    };
+    assert_eq!(cpu_scores, gpu_scores, "{}: game scores", T::NAME);
+    assert_same_weights(T::NAME, &cpu_net, &gpu_net);
+}
+
+#[rstest]
+fn one_unit_trains_exactly_as_the_cpu_single_thread_trainer(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    one_unit_equals_cpu::<Fib>(backend);
+    one_unit_equals_cpu::<Pow2>(backend);
+}
+
+#[rstest]
+fn the_td_update_executor_trains_on_every_backend(
+    #[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(mut exec) = executor(backend) else {
+        return;
+    };
+    let game = Sliding::<Pow2>::new();
+    let mut net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let scores = exec.train(&game, &mut net, 40, 0.1, 3).unwrap();
+    assert_eq!(scores.len(), 40);
+    assert!(scores.iter().all(|&s| s > 0));
+    assert!(net.table(0).iter().any(|&w| w != 0.0));
+    // A network of the other game is refused, not trained.
+    let mut wrong = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    assert!(exec.train(&game, &mut wrong, 1, 0.1, 3).is_err());
+}
+
+/// Mean greedy score (CPU, 300 games, fixed seed) before and after `games` of GPU training.
+fn gpu_learning<T: TileRule + GpuTiles>(backend: Backend, games: u64) -> Option<(f64, f64)> {
+    let exec = executor(backend)?;
+    let game = Sliding::<T>::new();
+    let mut net = NTupleNetwork::for_game::<T>(&seed_shapes()).unwrap();
+    let untrained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
+    let mut engine = exec.td_engine::<T>(Some(32));
+    let step = 0.1 / net.lookups() as f32;
+    let mut n = 0;
+    engine
+        .play(&net, 0, games, 7, step, &mut |_| {
+            n += 1;
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(n, games);
+    engine.sync(&mut net).unwrap();
+    let trained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
+    Some((untrained, trained))
+}
+
+#[rstest]
+fn gpu_training_improves_greedy_play(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    let Some((untrained, trained)) = gpu_learning::<Pow2>(backend, 600) else {
+        return;
+    };
+    eprintln!("2048: greedy untrained {untrained:.0}, after GPU training {trained:.0}");
+    assert!(
+        trained > 1.2 * untrained,
+        "untrained {untrained}, trained {trained}"
+    );
+}
+
+/// Two agents on one device stand in for two GPUs: after a round, both hold
+/// `w₀ + (w_a − w₀) + (w_b − w₀)`, where `w_a` and `w_b` are what each agent learned alone from
+/// `w₀` on its half of the games (one unit each, so each agent's run is deterministic).
+#[test]
+fn multi_gpu_rounds_sum_every_agents_changes() {
+    use cubesearch::td::MultiGpuTd;
+    use cubesearch::Executor;
+    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
+        panic!("the wgpu executor")
+    };
+    let budget = gpu.limits().loop_iterations;
+    let clients = [gpu.client().clone(), gpu.client().clone()];
+    let base = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let step = 0.1 / base.lookups() as f32;
+    // One unit an agent: a round is 8 games an agent, 16 in all.
+    let mut multi = MultiGpuTd::<_, Pow2>::new(&clients, Some(1), budget);
+    let mut merged = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let mut scores = Vec::new();
+    multi
+        .play(&merged, 0, 16, 9, step, &mut |e| {
+            scores.push(e.score);
+            Ok(())
+        })
+        .unwrap();
+    multi.sync(&mut merged).unwrap();
+    let alone = |first: u64| {
+        let mut net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+        let mut engine = gpu.td_engine::<Pow2>(Some(1));
+        let mut s = Vec::new();
+        engine
+            .play(&net, first, 8, 9, step, &mut |e| {
+                s.push(e.score);
+                Ok(())
+            })
+            .unwrap();
+        engine.sync(&mut net).unwrap();
+        (net, s)
+    };
+    let (a, sa) = alone(0);
+    let (b, sb) = alone(8);
+    assert_eq!(
+        scores,
+        [sa, sb].concat(),
+        "games in order, as each agent played them"
+    );
+    let mut changed = 0;
+    for t in 0..3 {
+        let (m, a, b) = (merged.table(t), a.table(t), b.table(t));
+        for i in 0..m.len() {
+            let want = a[i] + b[i];
+            assert!(
+                (m[i] - want).abs() <= 1e-5 * want.abs().max(1.0),
+                "table {t} weight {i}: merged {}, agents {} + {}",
+                m[i],
+                a[i],
+                b[i]
+            );
+            changed += (a[i] != 0.0 && b[i] != 0.0) as usize;
+        }
+    }
+    assert!(
+        changed > 10,
+        "the agents' changes overlap in {changed} weights"
+    );
+}
+
+/// The seed's parallel update kernel (one unit per time step) on cases whose units cannot race:
+/// game A's afterstate s0 (tiles 1 and 2 only, trained weights) is followed by s1 (tiles 5 and
+/// 6 only, untrained, so its own update is zero); game B is one step on tiles 3 and 4. The
+/// device must give what the CPU's per-step update gives.
+#[test]
+fn the_per_step_update_kernel_equals_the_cpu_update() {
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::td::td_net;
+    use cubesearch::Executor;
+    use cubesearch_games::fib::Board;
+    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
+        panic!("the wgpu executor")
+    };
+    let board = |seed: u32, tiles: [u8; 2]| {
+        let mut rng = cubesearch::rng::XorShift32::for_worker(seed, 0);
+        let cells: [u8; 16] = std::array::from_fn(|_| tiles[rng.below(2) as usize]);
+        Board::<u128>::from_cells(&cells, 5)
+    };
+    let (s0, s1, b0) = (board(1, [1, 2]), board(2, [5, 6]), board(3, [3, 4]));
+    let (r1, rb) = (34u32, 0u32);
+    let net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    net.update::<Fib>(s0, 0.75);
+    net.update::<Fib>(b0, -0.5);
+    let step = 0.1 / net.lookups() as f32;
+    let mut words = Vec::new();
+    for (b, r) in [(s0, 0), (s1, r1), (b0, rb)] {
+        let mut w = [0u32; 3];
+        Fib::encode(b, &mut w);
+        words.extend_from_slice(&w);
+        words.push(r);
+    }
+    // Games of one round each would not reach s1 from s0: lay out game A as two rounds and
+    // game B padded with a second, untrained step of its own.
+    let pad = board(4, [7, 8]);
+    let mut w = [0u32; 3];
+    Fib::encode(pad, &mut w);
+    words.extend_from_slice(&w);
+    words.push(0);
+    let shape = TdShape {
+        units: 1,
+        max_moves: 1,
+        cap: 1,
+    };
+    let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&net), shape).unwrap();
+    device.learn_steps(&words, 2, step).unwrap();
+    let got = device.read_tables().unwrap();
+    // The CPU: each step's δ from the weights before the launch.
+    let d0 = step * (r1 as f32 + net.value::<Fib>(s1) - net.value::<Fib>(s0));
+    let db = step * (0.0 + net.value::<Fib>(pad) - net.value::<Fib>(b0));
+    assert!(d0 != 0.0 && db != 0.0);
+    net.update::<Fib>(s0, d0);
+    net.update::<Fib>(b0, db);
+    for (t, table) in got.iter().enumerate() {
+        let want = net.table(t);
+        for (i, (g, w)) in table.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-6 * w.abs().max(1.0),
+                "table {t} weight {i}: GPU {g}, CPU {w}"
+            );
+        }
+    }
+}
+
+/// A CPU re-implementation of the device's capped paths: when `cap` entries are stored and a
+/// move is about to add another, the stored part is learned backward from that move's
+/// `reward + V(afterstate)`, then the path starts again.
+fn cpu_capped_training(
+    net: &NTupleNetwork,
+    games: u32,
+    seed: u32,
+    step: f32,
+    cap: usize,
+) -> Vec<u64> {
+    use cubesearch::learn::td::greedy;
+    use cubesearch::rng::XorShift32;
+    use cubesearch::StochasticGame;
+    let game = Sliding::<Fib>::new();
+    let learn = |path: &[(cubesearch_games::fib::BoardOf<Fib>, u32)], mut target: f32| {
+        for &(after, reward) in path.iter().rev() {
+            let v = net.value::<Fib>(after);
+            net.update::<Fib>(after, step * (target - v));
+            target = reward as f32 + net.value::<Fib>(after);
+        }
+    };
+    (0..games)
+        .map(|g| {
+            let mut rng = XorShift32::for_worker(seed, g);
+            let mut s = game.initial(&mut rng);
+            let mut path = Vec::new();
+            let mut score = 0u64;
+            while let Some((_, after, reward)) = greedy(&game, net, s) {
+                if path.len() == cap {
+                    learn(&path, reward as f32 + net.value::<Fib>(after));
+                    path.clear();
+                }
+                score += reward as u64;
+                path.push((after, reward));
+                s = game.sample_chance(&after, &mut rng);
+            }
+            learn(&path, 0.0);
+            score
+        })
+        .collect()
+}
+
+/// Games longer than a unit's path and than one launch: with `cap` 16 and 5 moves a launch,
+/// every game is learned in segments over dozens of launches, and must still equal the CPU
+/// re-implementation update for update.
+#[test]
+fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::td::td_net;
+    use cubesearch::Executor;
+    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
+        panic!("the wgpu executor")
+    };
+    let cpu_net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let step = 0.1 / cpu_net.lookups() as f32;
+    let cpu_scores = cpu_capped_training(&cpu_net, 4, 21, step, 16);
+    let gpu_net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let shape = TdShape {
+        units: 1,
+        max_moves: 5,
+        cap: 16,
+    };
+    let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
+    let games = device.play_batch(0, 4, 21, step).unwrap();
+    let gpu_scores: Vec<u64> = games.iter().map(|g| g.score as u64).collect();
+    assert_eq!(cpu_scores, gpu_scores);
+    assert!(games.iter().all(|g| g.moves > 3 * 16), "{games:?}");
+    let mut gpu_net = gpu_net;
+    for (t, table) in device.read_tables().unwrap().into_iter().enumerate() {
+        gpu_net.set_table(t, table.into_iter());
+    }
+    assert_same_weights("2584, capped paths", &cpu_net, &gpu_net);
+}
