@@ -5,6 +5,7 @@
 //! * [`Executor`]: whichever of these a [`Backend`](cubesearch_core::Backend) resolves to.
 //! * Pipelines, generic over game and executor: [`perft`].
 
+pub mod alphabeta_player;
 pub mod cpu;
 pub mod executor;
 pub mod gpu;

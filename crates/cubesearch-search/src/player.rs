@@ -252,6 +252,35 @@ pub fn from_spec<G: NamedPlayers>(
                 last: None,
             }))
         }
+        "alphabeta" => {
+            use crate::alphabeta_player::{AlphaBetaPlayer, Limit};
+            let mut limit = None;
+            let mut exec = "cpu";
+            let mut strategy = "split";
+            for (key, value) in options(spec, &["depth", "time", "exec", "strategy"])? {
+                match key {
+                    "depth" => limit = Some(Limit::Depth(number::<u32>(spec, key, value)?.max(1))),
+                    "time" => limit = Some(Limit::Time(parse_duration(value)?)),
+                    "exec" => exec = value,
+                    _ => strategy = value,
+                }
+            }
+            let limit = limit.ok_or_else(|| {
+                Error::parse(format!(
+                    "'{spec}' needs depth=D or time=T (alphabeta:depth=6)"
+                ))
+            })?;
+            match exec {
+                "cpu" => Ok(Box::new(AlphaBetaPlayer::<G>::cpu(limit, spec))),
+                _ => {
+                    crate::minimax::check_strategy(strategy)?;
+                    let (exec, label) = executor_for(exec, backend, spec)?;
+                    Ok(Box::new(AlphaBetaPlayer::<G>::gpu(
+                        limit, exec, strategy, &label, spec,
+                    )))
+                }
+            }
+        }
         _ => {
             let own = if G::NAMED.is_empty() {
                 String::new()
@@ -259,7 +288,7 @@ pub fn from_spec<G: NamedPlayers>(
                 format!("{}, ", G::NAMED)
             };
             Err(Error::parse(format!(
-                "unknown player '{spec}': human, random, {own}flat:k=N, or mcts:time=T|playouts=N,c=X,leaf=N,exec=cpu|gpu"
+                "unknown player '{spec}': human, random, {own}flat:k=N, mcts:time=T|playouts=N,c=X,leaf=N,exec=cpu|gpu, or alphabeta:depth=D|time=T,exec=cpu|gpu,strategy=S"
             )))
         }
     }
