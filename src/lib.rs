@@ -21,7 +21,8 @@ pub use cubesearch_core::{
 };
 pub use cubesearch_kernels::{DeviceGame, GpuGame};
 pub use cubesearch_search::{
-    alphabeta_player, mcts, minimax, perft, player, testing, CpuExecutor, Executor, GpuExecutor,
+    alphabeta_player, mcts, minimax, perft, player, reversi_batch, reversi_players, testing,
+    CpuExecutor, Executor, GpuExecutor,
 };
 
 /// The games: CPU rules (device twins implement [`DeviceGame`]).

@@ -13,6 +13,7 @@ pub mod mcts;
 pub mod minimax;
 pub mod perft;
 pub mod player;
+pub mod reversi_batch;
 pub mod reversi_players;
 pub mod testing;
 

@@ -29,8 +29,13 @@ pub trait Player<G: Game> {
 pub trait NamedPlayers: GpuGame {
     /// The extra specs, for error messages (`""` for none).
     const NAMED: &'static str = "";
-    /// The player `spec` names, if it is one of this game's own.
-    fn named_player(_spec: &str, _seed: u32) -> Option<Box<dyn Player<Self>>> {
+    /// The player `spec` names, if it is one of this game's own (an error if its options are
+    /// bad or its backend cannot start); `backend` is where `exec=gpu` runs.
+    fn named_player(
+        _spec: &str,
+        _backend: Backend,
+        _seed: u32,
+    ) -> Option<Result<Box<dyn Player<Self>>>> {
         None
     }
 }
@@ -175,7 +180,7 @@ fn number<T: std::str::FromStr>(spec: &str, key: &str, value: &str) -> Result<T>
 }
 
 /// The executor a spec's `exec=` asks for: `cpu` (all cores) or `gpu` (the command's backend).
-fn executor_for(exec: &str, backend: Backend, spec: &str) -> Result<(Executor, String)> {
+pub fn executor_for(exec: &str, backend: Backend, spec: &str) -> Result<(Executor, String)> {
     match exec {
         "cpu" => Ok((
             Executor::Cpu(crate::CpuExecutor::new(cpu_threads())?),
@@ -198,8 +203,8 @@ pub fn from_spec<G: NamedPlayers>(
     backend: Backend,
     seed: u32,
 ) -> Result<Box<dyn Player<G>>> {
-    if let Some(player) = G::named_player(spec, seed) {
-        return Ok(player);
+    if let Some(player) = G::named_player(spec, backend, seed) {
+        return player;
     }
     let kind = spec.split(':').next().unwrap_or_default().trim();
     match kind {

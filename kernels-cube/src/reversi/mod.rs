@@ -12,6 +12,7 @@
 
 pub mod children;
 pub mod eval;
+pub mod seed_players;
 
 use crate::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING, WIN};
 use crate::rng;

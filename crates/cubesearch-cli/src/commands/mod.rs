@@ -3,6 +3,7 @@
 mod apply;
 mod apply_fib;
 mod bench;
+mod bench_reversi;
 mod info;
 mod perft;
 mod play;
