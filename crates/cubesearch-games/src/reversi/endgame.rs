@@ -57,37 +57,62 @@ pub fn moves(p: u64, o: u64) -> u64 {
     (dir(p, inner, 1) | dir(p, o, 8) | dir(p, inner, 7) | dir(p, inner, 9)) & empty
 }
 
-/// The discs a disc of `p` on `square` (empty) turns over.
+/// The squares seen from each square in each direction, nearest first: `RAYS[sq][d]` for the
+/// four directions up the index (E, N, NE, NW) then the four down it (W, S, SW, SE).
+static RAYS: [[u64; 8]; 64] = rays();
+
+const fn rays() -> [[u64; 8]; 64] {
+    const STEPS: [(i32, i32); 8] = [
+        (1, 0),
+        (0, 1),
+        (1, 1),
+        (-1, 1),
+        (-1, 0),
+        (0, -1),
+        (-1, -1),
+        (1, -1),
+    ];
+    let mut out = [[0u64; 8]; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut d = 0;
+        while d < 8 {
+            let (dx, dy) = STEPS[d];
+            let (mut x, mut y) = ((sq % 8) as i32 + dx, (sq / 8) as i32 + dy);
+            while x >= 0 && x < 8 && y >= 0 && y < 8 {
+                out[sq][d] |= 1u64 << (y * 8 + x);
+                x += dx;
+                y += dy;
+            }
+            d += 1;
+        }
+        sq += 1;
+    }
+    out
+}
+
+/// The discs a disc of `p` on `square` (empty) turns over: along each ray, the opponent discs
+/// before the first square that is not the opponent's, when that square is `p`'s.
 #[inline]
 pub fn flips(p: u64, o: u64, square: u32) -> u64 {
-    const STEPS: [(i32, u64); 8] = [
-        (1, 0xFEFE_FEFE_FEFE_FEFE),
-        (-1, 0x7F7F_7F7F_7F7F_7F7F),
-        (8, !0),
-        (-8, !0),
-        (9, 0xFEFE_FEFE_FEFE_FEFE),
-        (-9, 0x7F7F_7F7F_7F7F_7F7F),
-        (7, 0x7F7F_7F7F_7F7F_7F7F),
-        (-7, 0xFEFE_FEFE_FEFE_FEFE),
-    ];
-    let start = 1u64 << square;
+    let rays = &RAYS[square as usize];
     let mut flipped = 0;
-    for &(by, land) in &STEPS {
-        let step = |b: u64| {
-            if by > 0 {
-                (b << by) & land
-            } else {
-                (b >> -by) & land
-            }
-        };
-        let mut line = 0;
-        let mut at = step(start);
-        while at & o != 0 {
-            line |= at;
-            at = step(at);
+    for ray in &rays[..4] {
+        // Up the index: the nearest square is the lowest bit.
+        let stop = ray & !o;
+        let first = stop & stop.wrapping_neg();
+        if first & p != 0 {
+            flipped |= ray & (first - 1);
         }
-        if at & p != 0 {
-            flipped |= line;
+    }
+    for ray in &rays[4..] {
+        // Down the index: the nearest square is the highest bit.
+        let stop = ray & !o;
+        if stop != 0 {
+            let first = 1u64 << (63 - stop.leading_zeros());
+            if first & p != 0 {
+                flipped |= ray & !((first << 1).wrapping_sub(1));
+            }
         }
     }
     flipped
