@@ -53,3 +53,21 @@ fn bad_reversi_positions_are_refused() {
     let out = cubesearch(&["solve", "reversi", "--position", "XO- X"]);
     assert_bad_input(&out, "position");
 }
+
+#[test]
+fn bench_lists_the_reversi_suites() {
+    let out = cubesearch(&["bench", "list"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for suite in [
+        "reversi-endgame",
+        "reversi-tables",
+        "reversi-table3",
+        "reversi-alphabeta",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(suite)),
+            "{suite}: {text}"
+        );
+    }
+}
