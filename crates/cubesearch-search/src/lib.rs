@@ -15,6 +15,7 @@ pub mod perft;
 pub mod player;
 pub mod reversi_batch;
 pub mod reversi_players;
+pub mod reversi_words;
 pub mod testing;
 
 pub use cpu::CpuExecutor;

@@ -13,6 +13,7 @@
 pub mod children;
 pub mod eval;
 pub mod seed_players;
+pub mod words;
 
 use crate::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING, WIN};
 use crate::rng;

@@ -6,6 +6,8 @@
 //! * `reversi-table3`: the seed's Table 3, total decision time of easy and medium over 100 games
 //!   against random: CPU one thread, CPU all cores, and each GPU one launch per decision (the
 //!   seed's shape) and one launch for all waiting games (batched);
+//! * `reversi-board-words`: the layout question, u64 boards against pairs of u32 words,
+//!   timed on each GPU backend;
 //! * `reversi-alphabeta`: alpha-beta at depths 6 and 8 (or `--level D`) from ten fixed midgame
 //!   positions, CPU one thread and all cores and the GPU strategies.
 
@@ -28,6 +30,7 @@ pub const SUITES: &[(&str, &str)] = &[
     ("reversi-endgame", "exact endgame solves, CPU 1 thread: FFO #40-#44 and 10 random positions with 14-20 empties"),
     ("reversi-tables", "the seed's Tables 1 and 2: every AI against random and every pairing, 100 games each"),
     ("reversi-table3", "the seed's Table 3: total decision time of easy and medium over 100 games against random (--level L: 100*2^L games)"),
+    ("reversi-board-words", "device boards as u64 vs 2 x u32: move generation + flips of 2^18 positions, per GPU backend"),
     ("reversi-alphabeta", "alpha-beta ms and nodes/s at depths 6, 8 (--level D: D) from 10 fixed midgame positions"),
 ];
 
@@ -38,6 +41,7 @@ pub fn run(common: &Common, args: &BenchArgs) -> Option<Result<()>> {
         "reversi-tables" => tables(common),
         "reversi-table3" => table3(common, args),
         "reversi-alphabeta" => alphabeta(common, args),
+        "reversi-board-words" => board_words(common, args),
         _ => return None,
     })
 }
@@ -509,6 +513,74 @@ fn alphabeta(common: &Common, args: &BenchArgs) -> Result<()> {
         common.json,
         text,
         json!({ "suite": "reversi-alphabeta", "rows": rows }),
+    );
+    Ok(())
+}
+
+fn board_words(common: &Common, args: &BenchArgs) -> Result<()> {
+    use cubesearch_kernels::reversi::words::checksum;
+    let boards: Vec<(u64, u64)> =
+        cubesearch_games::sample::random_positions(&Reversi, 1 << 18, 60, common.seed)
+            .iter()
+            .map(|b| (b.player, b.opponent))
+            .collect();
+    let mut rows = Vec::new();
+    for backend in [Backend::Cuda, Backend::Wgpu] {
+        if !args.only.is_empty() && !args.only.iter().any(|o| o == backend.name()) {
+            continue;
+        }
+        let (exec, device) = match Executor::new(backend) {
+            Ok(found) => found,
+            Err(e) => {
+                eprintln!("bench: skipping {backend}: {e}");
+                continue;
+            }
+        };
+        for split in [false, true] {
+            if exec.is_cpu() {
+                continue;
+            }
+            let (seconds, sums) = cubesearch_search::reversi_words::time_board_words(
+                &exec, &boards, split, args.reps,
+            )?;
+            // The layouts must agree with the CPU (checked on a prefix: the tests check more).
+            if boards
+                .iter()
+                .zip(&sums)
+                .take(4096)
+                .any(|(&(p, o), &s)| checksum(p, o) != s)
+            {
+                return Err(Error::Unsupported(format!(
+                    "{backend}: board sums differ from the CPU"
+                )));
+            }
+            rows.push(json!({
+                "backend": backend.name(), "device": device.device_name(),
+                "layout": if split { "2 x u32" } else { "u64" },
+                "positions": boards.len(), "median_seconds": seconds,
+                "positions_per_sec": boards.len() as f64 / seconds,
+            }));
+        }
+    }
+    let text = || {
+        let mut out = String::from("reversi-board-words — legal moves of both sides + flips of every placement, one unit per position (median launch incl. read-back)\n\n| backend | device | layout | positions | median s | positions/s |\n|---|---|---|---:|---:|---:|");
+        for r in &rows {
+            out += &format!(
+                "\n| {} | {} | {} | {} | {:.5} | {:.3e} |",
+                r["backend"].as_str().unwrap_or(""),
+                r["device"].as_str().unwrap_or(""),
+                r["layout"].as_str().unwrap_or(""),
+                r["positions"],
+                r["median_seconds"].as_f64().unwrap_or(0.0),
+                r["positions_per_sec"].as_f64().unwrap_or(0.0)
+            );
+        }
+        out
+    };
+    emit(
+        common.json,
+        text,
+        json!({ "suite": "reversi-board-words", "rows": rows }),
     );
     Ok(())
 }
