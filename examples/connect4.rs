@@ -132,6 +132,7 @@ pub struct DeviceConnectFour;
 
 impl GpuGame for ConnectFour {
     type Device = DeviceConnectFour;
+    const MAX_SCORE: i32 = 1;
 }
 
 #[derive(CubeType, Clone, Copy)]

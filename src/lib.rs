@@ -21,7 +21,8 @@ pub use cubesearch_core::{
 };
 pub use cubesearch_kernels::{DeviceGame, GpuGame};
 pub use cubesearch_search::{
-    mcts, minimax, perft, player, td, testing, CpuExecutor, Executor, GpuExecutor, SlidingRules,
+    alphabeta_player, mcts, minimax, perft, player, reversi_batch, reversi_players, td, testing,
+    CpuExecutor, Executor, GpuExecutor, SlidingRules,
 };
 
 /// The games: CPU rules (device twins implement [`DeviceGame`]).

@@ -4,6 +4,7 @@
 use cubesearch::games::sample::random_positions;
 use cubesearch::games::{Board, Reversi};
 use cubesearch::kernels::reversi::children::launch_children;
+use cubesearch::kernels::scores::launch_scores;
 use cubesearch::perft::perft_divide;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, CpuExecutor, Executor, Game, Perft, Playouts, Result};
@@ -21,6 +22,40 @@ fn device_children(exec: &Executor, states: &[Board]) -> Result<Vec<(u32, Vec<Bo
         #[cfg(feature = "cuda")]
         Executor::Cuda(gpu) => launch_children(gpu.client(), &Reversi, states, MAX_CHILDREN),
     }
+}
+
+/// Each state's leaf score, computed on the device.
+fn device_scores(exec: &Executor, states: &[Board]) -> Result<Vec<i32>> {
+    match exec {
+        Executor::Cpu(_) => unreachable!("the scores kernel runs on a GPU executor"),
+        #[cfg(feature = "wgpu")]
+        Executor::Wgpu(gpu) => launch_scores(gpu.client(), &Reversi, states),
+        #[cfg(feature = "cuda")]
+        Executor::Cuda(gpu) => launch_scores(gpu.client(), &Reversi, states),
+    }
+}
+
+/// The evaluation the GPU search strategies score leaves with equals the host's, finished games
+/// (scaled final scores) included.
+#[rstest]
+fn every_score_matches_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    let Some(gpu) = executor(backend) else {
+        return;
+    };
+    let mut states = random_positions(&Reversi, 2000, 70, 33);
+    states.push(Reversi.initial());
+    let expected: Vec<i32> = states.iter().map(|s| Reversi.score(s)).collect();
+    let finished = states
+        .iter()
+        .filter(|s| Reversi.moves(s).is_empty())
+        .count();
+    let distinct: std::collections::BTreeSet<i32> = expected.iter().copied().collect();
+    assert!(
+        finished > 0 && distinct.len() > 200,
+        "{finished} finished, {} values",
+        distinct.len()
+    );
+    assert_eq!(device_scores(&gpu, &states).unwrap(), expected);
 }
 
 #[rstest]

@@ -400,6 +400,12 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
             "{max_replies} replies do not fit in one cube"
         )));
     }
+    if shape == RootShape::V2 && G::MAX_SCORE > PACKED_LIMIT {
+        return Err(Error::Unsupported(format!(
+            "v2 packs values into 16 bits, and {} scores are not bounded by {PACKED_LIMIT}; use v1, v4 or split",
+            G::NAME
+        )));
+    }
     let on_device = shape == RootShape::V4;
     let root_handle = upload(client, &game.encode_all(std::slice::from_ref(root)));
     let values = upload(client, &vec![0u32; root_moves as usize]);

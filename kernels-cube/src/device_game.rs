@@ -42,4 +42,7 @@ pub trait DeviceGame: 'static + Send + Sync {
 pub trait GpuGame: Game {
     /// The device rules.
     type Device: DeviceGame;
+    /// A bound on `|score|`. The `v2` search packs values into 16 bits and refuses a game whose
+    /// bound is larger; the default (unknown) is refused.
+    const MAX_SCORE: i32 = i32::MAX;
 }

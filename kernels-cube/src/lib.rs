@@ -18,5 +18,6 @@ pub mod perft;
 pub mod playout;
 pub mod reversi;
 pub mod rng;
+pub mod scores;
 
 pub use device_game::{DeviceGame, GpuGame};

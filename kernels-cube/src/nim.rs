@@ -16,6 +16,7 @@ pub struct DeviceNim;
 
 impl GpuGame for Nim {
     type Device = DeviceNim;
+    const MAX_SCORE: i32 = 1;
 }
 
 /// Low nibble of every byte; heap nibbles, count excluded.

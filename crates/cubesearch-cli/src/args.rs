@@ -109,7 +109,8 @@ pub enum Command {
         game: GameName,
         #[arg(long, allow_hyphen_values = true)]
         position: String,
-        /// Plies to search (default: to the end for Nim and Reversi, 8 for checkers).
+        /// Plies to search (default: to the end for Nim, 8 for checkers; Reversi without it or
+        /// --strategy is solved exactly by the endgame solver).
         #[arg(long)]
         depth: Option<u32>,
         /// cpu, cpu-split, v1, v4 or split (default: cpu-split on the CPU, split on a GPU).

@@ -5,6 +5,7 @@
 //! * [`Executor`]: whichever of these a [`Backend`](cubesearch_core::Backend) resolves to.
 //! * Pipelines, generic over game and executor: [`perft`].
 
+pub mod alphabeta_player;
 pub mod cpu;
 pub mod executor;
 pub mod fib;
@@ -13,7 +14,9 @@ pub mod mcts;
 pub mod minimax;
 pub mod perft;
 pub mod player;
+pub mod reversi_batch;
 pub mod reversi_players;
+pub mod reversi_words;
 pub mod td;
 pub mod testing;
 

@@ -1,7 +1,8 @@
 //! The minimax / alpha-beta pipeline (the seed's Nim study, generic over games).
 //!
 //! Values are negamax values from the side to move: `Game::score` at leaves (Nim: +1 win, −1
-//! loss, 0 unknown at the depth cut-off; Reversi: discs). Strategies:
+//! loss, 0 unknown at the depth cut-off; Reversi: its evaluation, finished games scaled above
+//! it). Strategies:
 //!
 //! | name | where | shape |
 //! |---|---|---|
@@ -16,6 +17,7 @@ use cubesearch_core::{Error, Game, Result, SubtreeSearch};
 use cubesearch_kernels::alphabeta::RootShape;
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::time::Instant;
 
 /// Larger than any score (the device's `INFINITY`).
 pub const INFINITY: i32 = 1 << 22;
@@ -47,6 +49,11 @@ impl<S: Hash + Eq> TranspositionTable<S> {
         }
     }
 
+    /// Forgets every position (keeps the allocation).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
     fn store(&mut self, state: S, depth: u32, value: i32, bound: Bound) {
         if self.entries.len() >= self.capacity {
             self.entries.clear();
@@ -63,6 +70,11 @@ pub struct SearchOptions<'a, G: Game> {
     pub table: Option<&'a mut TranspositionTable<G::State>>,
     /// Nodes visited (counted by the search).
     pub nodes: u64,
+    /// Stop searching once this instant has passed: the search unwinds at once and sets
+    /// [`SearchOptions::aborted`]; its values are then meaningless.
+    pub deadline: Option<Instant>,
+    /// Set when the deadline cut the search short.
+    pub aborted: bool,
 }
 
 impl<G: Game> Default for SearchOptions<'_, G> {
@@ -71,9 +83,14 @@ impl<G: Game> Default for SearchOptions<'_, G> {
             order: None,
             table: None,
             nodes: 0,
+            deadline: None,
+            aborted: false,
         }
     }
 }
+
+/// Nodes between two looks at the clock.
+const CLOCK_EVERY: u64 = 1024;
 
 /// One level of the explicit stack.
 struct Frame<S> {
@@ -111,6 +128,15 @@ pub fn alphabeta<G: Game>(
                  options: &mut SearchOptions<G>|
      -> Option<i32> {
         options.nodes += 1;
+        if let Some(deadline) = options.deadline {
+            if options.aborted
+                || (options.nodes.is_multiple_of(CLOCK_EVERY) && Instant::now() >= deadline)
+            {
+                // Unwind: every node from here on is a leaf of no value, and nothing is stored.
+                options.aborted = true;
+                return Some(0);
+            }
+        }
         let (mut alpha, mut beta) = (alpha, beta);
         if let Some(table) = options.table.as_deref() {
             if let Some(&(d, v, bound)) = table.entries.get(&state) {
@@ -167,7 +193,7 @@ pub fn alphabeta<G: Game>(
         } else {
             let frame = stack.pop().expect("a frame is on the stack");
             moves.truncate(frame.first);
-            if let Some(table) = options.table.as_deref_mut() {
+            if let (Some(table), false) = (options.table.as_deref_mut(), options.aborted) {
                 let bound = if frame.best <= frame.alpha_at_entry {
                     Bound::Upper
                 } else if frame.best >= frame.beta {
@@ -224,6 +250,94 @@ pub fn solve_sequential<G: Game>(
         value: best.1,
         nodes: Some(options.nodes),
     }
+}
+
+/// A [`MoveOrder`] for any game: children by their static score, best for the mover first
+/// (lowest for the opponent), canonical order among equals. Worth its cost where `Game::score`
+/// is a real evaluation (Reversi) and the search is a few plies deep.
+pub fn order_by_score<G: Game>(game: &G, state: &G::State, moves: &mut [G::Move]) {
+    moves.sort_by_cached_key(|&m| game.score(&game.apply(state, m)));
+}
+
+/// What an iterative-deepening search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Deepened<M> {
+    /// The result of the deepest search that finished.
+    pub solution: Solution<M>,
+    /// Its depth (0 when the root has no move).
+    pub depth: u32,
+}
+
+/// Iterative deepening on one thread: depths 1, 2, … up to `max_depth`, each a root search with
+/// the previous iteration's best move tried first and `options` (move order, transposition table)
+/// shared by all iterations. With a `deadline`, an iteration that runs past it is dropped and the
+/// last finished one answers; no iteration starts once half the time is gone (the next would
+/// rarely finish). Depth 1 always finishes, so there is always a move.
+pub fn solve_iterative<G: Game>(
+    game: &G,
+    state: &G::State,
+    max_depth: u32,
+    deadline: Option<Instant>,
+    options: &mut SearchOptions<G>,
+) -> Deepened<G::Move> {
+    let mut moves = game.moves(state);
+    if moves.is_empty() || max_depth == 0 {
+        return Deepened {
+            solution: Solution {
+                best: None,
+                value: game.score(state),
+                nodes: Some(1),
+            },
+            depth: 0,
+        };
+    }
+    if let Some(order) = options.order {
+        order(game, state, &mut moves);
+    }
+    let start = Instant::now();
+    let mut done: Option<Deepened<G::Move>> = None;
+    for depth in 1..=max_depth {
+        if let (Some(deadline), Some(_)) = (deadline, &done) {
+            let now = Instant::now();
+            if now >= deadline || now - start >= (deadline - start) / 2 {
+                break;
+            }
+        }
+        // The first iteration always finishes: it is the move of last resort.
+        options.deadline = if done.is_some() { deadline } else { None };
+        options.aborted = false;
+        let mut best = (None, -INFINITY);
+        for &mv in &moves {
+            let child = game.apply(state, mv);
+            let value = -alphabeta(game, &child, depth - 1, -INFINITY, -best.1, options);
+            if options.aborted {
+                break;
+            }
+            if value > best.1 {
+                best = (Some(mv), value);
+            }
+        }
+        if options.aborted {
+            break;
+        }
+        // The best move leads the next iteration.
+        if let Some(b) = best.0 {
+            let at = moves.iter().position(|&m| m == b).expect("a root move");
+            moves[..=at].rotate_right(1);
+        }
+        done = Some(Deepened {
+            solution: Solution {
+                best: best.0,
+                value: best.1,
+                nodes: Some(options.nodes),
+            },
+            depth,
+        });
+    }
+    options.deadline = None;
+    let mut found = done.expect("depth 1 always finishes");
+    found.solution.nodes = Some(options.nodes);
+    found
 }
 
 /// The CPU baseline on all cores: each root move searched with a full window on its own task.

@@ -29,8 +29,13 @@ pub trait Player<G: Game> {
 pub trait NamedPlayers: GpuGame {
     /// The extra specs, for error messages (`""` for none).
     const NAMED: &'static str = "";
-    /// The player `spec` names, if it is one of this game's own.
-    fn named_player(_spec: &str, _seed: u32) -> Option<Box<dyn Player<Self>>> {
+    /// The player `spec` names, if it is one of this game's own (an error if its options are
+    /// bad or its backend cannot start); `backend` is where `exec=gpu` runs.
+    fn named_player(
+        _spec: &str,
+        _backend: Backend,
+        _seed: u32,
+    ) -> Option<Result<Box<dyn Player<Self>>>> {
         None
     }
 }
@@ -200,7 +205,7 @@ fn number<T: std::str::FromStr>(spec: &str, key: &str, value: &str) -> Result<T>
 }
 
 /// The executor a spec's `exec=` asks for: `cpu` (all cores) or `gpu` (the command's backend).
-fn executor_for(exec: &str, backend: Backend, spec: &str) -> Result<(Executor, String)> {
+pub fn executor_for(exec: &str, backend: Backend, spec: &str) -> Result<(Executor, String)> {
     match exec {
         "cpu" => Ok((
             Executor::Cpu(crate::CpuExecutor::new(cpu_threads())?),
@@ -223,8 +228,8 @@ pub fn from_spec<G: NamedPlayers>(
     backend: Backend,
     seed: u32,
 ) -> Result<Box<dyn Player<G>>> {
-    if let Some(player) = G::named_player(spec, seed) {
-        return Ok(player);
+    if let Some(player) = G::named_player(spec, backend, seed) {
+        return player;
     }
     let kind = spec.split(':').next().unwrap_or_default().trim();
     match kind {
@@ -281,6 +286,35 @@ pub fn from_spec<G: NamedPlayers>(
                 last: None,
             }))
         }
+        "alphabeta" => {
+            use crate::alphabeta_player::{AlphaBetaPlayer, Limit};
+            let mut limit = None;
+            let mut exec = "cpu";
+            let mut strategy = "split";
+            for (key, value) in options(spec, &["depth", "time", "exec", "strategy"])? {
+                match key {
+                    "depth" => limit = Some(Limit::Depth(number::<u32>(spec, key, value)?.max(1))),
+                    "time" => limit = Some(Limit::Time(parse_duration(value)?)),
+                    "exec" => exec = value,
+                    _ => strategy = value,
+                }
+            }
+            let limit = limit.ok_or_else(|| {
+                Error::parse(format!(
+                    "'{spec}' needs depth=D or time=T (alphabeta:depth=6)"
+                ))
+            })?;
+            match exec {
+                "cpu" => Ok(Box::new(AlphaBetaPlayer::<G>::cpu(limit, spec))),
+                _ => {
+                    crate::minimax::check_strategy(strategy)?;
+                    let (exec, label) = executor_for(exec, backend, spec)?;
+                    Ok(Box::new(AlphaBetaPlayer::<G>::gpu(
+                        limit, exec, strategy, &label, spec,
+                    )))
+                }
+            }
+        }
         _ => {
             let own = if G::NAMED.is_empty() {
                 String::new()
@@ -288,7 +322,7 @@ pub fn from_spec<G: NamedPlayers>(
                 format!("{}, ", G::NAMED)
             };
             Err(Error::parse(format!(
-                "unknown player '{spec}': human, random, {own}flat:k=N[,time=T], or mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu"
+                "unknown player '{spec}': human, random, {own}flat:k=N[,time=T], mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu, or alphabeta:depth=D|time=T,exec=cpu|gpu,strategy=S"
             )))
         }
     }

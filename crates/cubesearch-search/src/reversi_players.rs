@@ -1,11 +1,15 @@
-//! The seed's Reversi players (seed 003) as [`Player`]s: `easy` and `medium`, on the CPU. The move
-//! choices themselves are [`cubesearch_games::reversi::players`]; this file seeds them and names
-//! them for [`from_spec`](crate::player::from_spec).
+//! The seed's Reversi players (seed 003) as [`Player`]s: `easy` and `medium`, on the CPU or, with
+//! `exec=gpu`, scored on the device one unit per square as the seed's CUDA version
+//! (`cubesearch_kernels::reversi::seed_players`). The move choices themselves are
+//! [`cubesearch_games::reversi::players`]; both places give bit-identical square values and the
+//! same reservoir draw, so a GPU player makes the CPU player's moves.
 
-use crate::player::{NamedPlayers, Player};
+use crate::player::{executor_for, NamedPlayers, Player};
+use crate::Executor;
+use cubesearch_core::backend::Backend;
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Result};
-use cubesearch_games::reversi::players::{easy_move, medium_move};
+use cubesearch_games::reversi::players::{easy_move, medium_move, reservoir_best};
 use cubesearch_games::reversi::{is_finished, Board, Reversi, ReversiMove};
 
 /// Which of the seed's players.
@@ -21,29 +25,83 @@ pub enum Level {
 pub struct SeedReversiPlayer {
     level: Level,
     rng: XorShift32,
+    /// Where squares are scored with `exec=gpu`, and the backend's name.
+    device: Option<(Executor, String)>,
 }
 
 impl SeedReversiPlayer {
-    /// A player of `level` whose tie-breaks are drawn from a generator seeded with `seed`.
+    /// A CPU player of `level` whose tie-breaks are drawn from a generator seeded with `seed`.
     pub fn new(level: Level, seed: u32) -> Self {
         Self {
             level,
             rng: XorShift32::for_worker(seed, 0x5EED_0003),
+            device: None,
+        }
+    }
+
+    /// The same player scoring squares on `exec` (a GPU executor).
+    pub fn on_device(level: Level, seed: u32, exec: Executor, label: String) -> Self {
+        Self {
+            device: Some((exec, label)),
+            ..Self::new(level, seed)
         }
     }
 }
 
+/// The value of every square of every board (`cubesearch_kernels::reversi::seed_players`), in
+/// one launch on a GPU executor.
+pub fn device_square_values(
+    exec: &Executor,
+    boards: &[Board],
+    level: Level,
+) -> Result<Vec<[i32; 64]>> {
+    #[allow(unused_imports)]
+    use cubesearch_kernels::reversi::seed_players::launch_seed_values;
+    let medium = level == Level::Medium;
+    match exec {
+        Executor::Cpu(_) => Err(Error::Unsupported(
+            "device square values need a GPU executor".into(),
+        )),
+        #[cfg(feature = "wgpu")]
+        Executor::Wgpu(gpu) => launch_seed_values(gpu.client(), boards, medium),
+        #[cfg(feature = "cuda")]
+        Executor::Cuda(gpu) => launch_seed_values(gpu.client(), boards, medium),
+    }
+}
+
+/// The seed's choice from a board's 64 square values: reservoir sampling over the best legal
+/// squares in ascending order, as the CPU players draw.
+pub fn choose_from_values(values: &[i32; 64], rng: &mut XorShift32) -> ReversiMove {
+    use cubesearch_kernels::reversi::seed_players::NOT_LEGAL;
+    reservoir_best(
+        values
+            .iter()
+            .enumerate()
+            .filter(|&(_, &v)| v != NOT_LEGAL)
+            .map(|(sq, &v)| (sq as u8, v)),
+        rng,
+    )
+}
+
 impl Player<Reversi> for SeedReversiPlayer {
     fn name(&self) -> String {
-        match self.level {
-            Level::Easy => "easy".into(),
-            Level::Medium => "medium".into(),
+        let level = match self.level {
+            Level::Easy => "easy",
+            Level::Medium => "medium",
+        };
+        match &self.device {
+            None => level.into(),
+            Some((_, label)) => format!("{level}:exec=gpu ({label})"),
         }
     }
 
     fn choose(&mut self, _game: &Reversi, state: &Board) -> Result<ReversiMove> {
         if is_finished(state) {
             return Err(Error::Unsupported("no legal move: the game is over".into()));
+        }
+        if let Some((exec, _)) = &self.device {
+            let values = device_square_values(exec, std::slice::from_ref(state), self.level)?;
+            return Ok(choose_from_values(&values[0], &mut self.rng));
         }
         Ok(match self.level {
             Level::Easy => easy_move(state, &mut self.rng),
@@ -53,14 +111,28 @@ impl Player<Reversi> for SeedReversiPlayer {
 }
 
 impl NamedPlayers for Reversi {
-    const NAMED: &'static str = "easy, medium";
+    const NAMED: &'static str = "easy, medium (each with exec=cpu|gpu)";
 
-    fn named_player(spec: &str, seed: u32) -> Option<Box<dyn Player<Self>>> {
-        let level = match spec.trim() {
+    fn named_player(
+        spec: &str,
+        backend: Backend,
+        seed: u32,
+    ) -> Option<Result<Box<dyn Player<Self>>>> {
+        let (name, options) = spec.trim().split_once(':').unwrap_or((spec.trim(), ""));
+        let level = match name {
             "easy" => Level::Easy,
             "medium" => Level::Medium,
             _ => return None,
         };
-        Some(Box::new(SeedReversiPlayer::new(level, seed)))
+        Some(match options.trim() {
+            "" | "exec=cpu" => Ok(Box::new(SeedReversiPlayer::new(level, seed))),
+            "exec=gpu" => executor_for("gpu", backend, spec).map(|(exec, label)| {
+                Box::new(SeedReversiPlayer::on_device(level, seed, exec, label))
+                    as Box<dyn Player<Self>>
+            }),
+            other => Err(Error::parse(format!(
+                "bad option '{other}' in '{spec}': {name} takes exec=cpu or exec=gpu"
+            ))),
+        })
     }
 }

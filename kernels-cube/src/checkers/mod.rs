@@ -40,6 +40,7 @@ pub struct DeviceCheckers;
 
 impl GpuGame for Checkers {
     type Device = DeviceCheckers;
+    const MAX_SCORE: i32 = LOSS_SCORE;
 }
 
 /// A position in registers: the host's four words.

@@ -11,6 +11,9 @@
 //! the opponent can move; none once the game is over.
 
 pub mod children;
+pub mod eval;
+pub mod seed_players;
+pub mod words;
 
 use crate::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING, WIN};
 use crate::rng;
@@ -36,9 +39,9 @@ pub struct ReversiBoard {
 }
 
 /// Every square but file a: where a step east (or north-east, south-east) may land.
-const NOT_FILE_A: u64 = 0xFEFE_FEFE_FEFE_FEFE;
+pub(crate) const NOT_FILE_A: u64 = 0xFEFE_FEFE_FEFE_FEFE;
 /// Every square but file h: where a step west (or north-west, south-west) may land.
-const NOT_FILE_H: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+pub(crate) const NOT_FILE_H: u64 = 0x7F7F_7F7F_7F7F_7F7F;
 
 /// Discs counted without a population-count instruction (SWAR), which not every backend has for
 /// 64-bit integers.
@@ -91,13 +94,13 @@ pub fn nth_bit(x: u64, index: u32) -> u64 {
 
 /// Every disc one step up the index by `by` (north, east, ...), kept where it may `land`.
 #[cube]
-fn step_up(discs: u64, by: u64, land: u64) -> u64 {
+pub(crate) fn step_up(discs: u64, by: u64, land: u64) -> u64 {
     (discs << by) & land
 }
 
 /// Every disc one step down the index by `by` (south, west, ...), kept where it may `land`.
 #[cube]
-fn step_down(discs: u64, by: u64, land: u64) -> u64 {
+pub(crate) fn step_down(discs: u64, by: u64, land: u64) -> u64 {
     (discs >> by) & land
 }
 
@@ -240,15 +243,7 @@ impl DeviceGame for DeviceReversi {
     }
 
     fn score(state: &ReversiBoard) -> i32 {
-        let mine = i32::cast_from(popcount(state.player));
-        let theirs = i32::cast_from(popcount(state.opponent));
-        let over = (legal_moves(state.player, state.opponent)
-            | legal_moves(state.opponent, state.player))
-            == 0u64;
-        // Finished: the final score, empty squares to the winner; otherwise the disc difference.
-        let empty = 64i32 - mine - theirs;
-        let bonus = select(mine > theirs, empty, select(mine < theirs, -empty, 0i32));
-        mine - theirs + select(over, bonus, 0i32)
+        eval::score(state.player, state.opponent)
     }
 
     fn move_count(state: &ReversiBoard) -> u32 {

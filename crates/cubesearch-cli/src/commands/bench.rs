@@ -316,10 +316,16 @@ pub fn run(common: &Common, args: &BenchArgs) -> Result<()> {
             "{:<18} the seed's minimax table: ms to the first move, Nim sizes 2..8",
             "nim-minimax"
         );
+        for (name, about) in super::bench_reversi::SUITES {
+            println!("{name:<18} {about}");
+        }
         return Ok(());
     }
     if args.suite == "nim-minimax" {
         return nim_minimax(common, args);
+    }
+    if let Some(done) = super::bench_reversi::run(common, args) {
+        return done;
     }
     let suite = SUITES
         .iter()

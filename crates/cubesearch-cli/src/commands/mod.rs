@@ -3,11 +3,13 @@
 mod apply;
 mod apply_fib;
 mod bench;
+mod bench_reversi;
 mod info;
 mod perft;
 mod play;
 mod play_fib;
 mod solve;
+mod solve_reversi;
 mod train;
 
 use crate::args::{Cli, Command, GameName};
@@ -116,6 +118,11 @@ pub fn run(cli: Cli) -> Result<()> {
             strategy,
             rules,
         } => {
+            // Reversi to the end: the exact endgame solver rather than the evaluation's minimax.
+            if game == GameName::Reversi && depth.is_none() && strategy.is_none() {
+                no_rules(game, rules.as_deref())?;
+                return solve_reversi::run(common, &position);
+            }
             with_board_game!(game, rules.as_deref(), "solve", |g| {
                 solve::run(g, common, &position, depth, strategy.as_deref())
             })

@@ -5,13 +5,17 @@
 //! * [`board`]: the position and its bit layout;
 //! * [`movegen`]: move generation and flips over two bitboards;
 //! * [`notation`]: position and move text, and the board drawn for a person;
-//! * [`players`]: the seed's easy and medium move choices.
+//! * [`players`]: the seed's easy and medium move choices;
+//! * [`eval`]: the static evaluation alpha-beta scores leaves with;
+//! * [`endgame`]: the exact endgame solver.
 //!
 //! Canonical move order (the device twin reproduces it): the squares of the legal placements in
 //! ascending index (a1, b1, …, h1, a2, …, h8); `pass` alone when there is none but the opponent
 //! can move; nothing once the game is over.
 
 pub mod board;
+pub mod endgame;
+pub mod eval;
 pub mod movegen;
 pub mod notation;
 pub mod players;
@@ -94,12 +98,13 @@ impl Game for Reversi {
         }
     }
 
-    /// Finished: the final score (empties to the winner); otherwise the disc difference.
+    /// Finished: the final score (empties to the winner) times [`eval::WIN_SCALE`]; otherwise
+    /// the heuristic [`eval::evaluate`], which stays below any win.
     fn score(&self, state: &Board) -> i32 {
         if is_finished(state) {
-            final_score(state)
+            final_score(state) * eval::WIN_SCALE
         } else {
-            state.player.count_ones() as i32 - state.opponent.count_ones() as i32
+            eval::evaluate(state)
         }
     }
 

@@ -1,0 +1,586 @@
+//! Reversi's own bench suites (seed 003 and beyond), each a table and one JSON object:
+//!
+//! * `reversi-endgame`: the exact solver (CPU, one thread) on FFO test positions #40–#44 and on
+//!   ten positions with 14–20 empties reached by random play (seeded);
+//! * `reversi-tables`: the seed's Tables 1 and 2, 100 games per pairing, colours alternating;
+//! * `reversi-table3`: the seed's Table 3, total decision time of easy and medium over 100 games
+//!   against random: CPU one thread, CPU all cores, and each GPU one launch per decision (the
+//!   seed's shape) and one launch for all waiting games (batched);
+//! * `reversi-board-words`: the layout question, u64 boards against pairs of u32 words,
+//!   timed on each GPU backend;
+//! * `reversi-alphabeta`: alpha-beta at depths 6 and 8 (or `--level D`) from ten fixed midgame
+//!   positions, CPU one thread and all cores and the GPU strategies.
+
+use crate::args::{BenchArgs, Common};
+use crate::output::emit;
+use cubesearch_core::backend::{cpu_threads, Backend};
+use cubesearch_core::rng::XorShift32;
+use cubesearch_core::{Error, Game, Result};
+use cubesearch_games::reversi::endgame::Solver;
+use cubesearch_games::reversi::{Board, Reversi};
+use cubesearch_search::player::{from_spec, play_game};
+use cubesearch_search::reversi_batch::{seed_ai_against_random, Decider};
+use cubesearch_search::reversi_players::Level;
+use cubesearch_search::Executor;
+use serde_json::{json, Value};
+use std::time::Instant;
+
+/// The suites of this file and what they measure.
+pub const SUITES: &[(&str, &str)] = &[
+    ("reversi-endgame", "exact endgame solves, CPU 1 thread: FFO #40-#44 and 10 random positions with 14-20 empties"),
+    ("reversi-tables", "the seed's Tables 1 and 2: every AI against random and every pairing, 100 games each"),
+    ("reversi-table3", "the seed's Table 3: total decision time of easy and medium over 100 games against random (--level L: 100*2^L games)"),
+    ("reversi-board-words", "device boards as u64 vs 2 x u32: move generation + flips of 2^18 positions, per GPU backend"),
+    ("reversi-alphabeta", "alpha-beta ms and nodes/s at depths 6, 8 (--level D: D) from 10 fixed midgame positions"),
+];
+
+/// Runs the named suite if it is one of these; `None` otherwise.
+pub fn run(common: &Common, args: &BenchArgs) -> Option<Result<()>> {
+    Some(match args.suite.as_str() {
+        "reversi-endgame" => endgame(common),
+        "reversi-tables" => tables(common),
+        "reversi-table3" => table3(common, args),
+        "reversi-alphabeta" => alphabeta(common, args),
+        "reversi-board-words" => board_words(common, args),
+        _ => return None,
+    })
+}
+
+/// FFO endgame test positions #40–#44 (www.radagast.se/othello/ffotest.html) with their published
+/// values and best moves, checked by the solver every time the suite runs.
+const FFO: [(&str, &str, i32, &str); 5] = [
+    (
+        "#40",
+        "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X",
+        38,
+        "a2",
+    ),
+    (
+        "#41",
+        "-OOOOO----OOOOX--OOOOOO-XXXXXOO--XXOOX--OOXOXX----OXXO---OOO--O- X",
+        0,
+        "h4",
+    ),
+    (
+        "#42",
+        "--OOO-------XX-OOOOOOXOO-OOOOXOOX-OOOXXO---OOXOO---OOOXO--OOOO-- X",
+        6,
+        "g2",
+    ),
+    (
+        "#43",
+        "--XXXXX---XXXX---OOOXX---OOXXXX--OOXXXO-OOOOXOO----XOX----XXXXX- O",
+        -12,
+        "c7 g3",
+    ),
+    (
+        "#44",
+        "--O-X-O---O-XO-O-OOXXXOOOOOOXXXOOOOOXX--XXOOXO----XXXX-----XXX-- O",
+        -14,
+        "d2 b8",
+    ),
+];
+
+/// Positions reached by random play (seed `seed`) with exactly `empties` empty squares.
+pub fn random_with_empties(empties: u32, seed: u32) -> Board {
+    let mut rng = XorShift32::for_worker(seed, empties);
+    loop {
+        let mut b = Reversi.initial();
+        loop {
+            if b.empty().count_ones() == empties {
+                return b;
+            }
+            let moves = Reversi.moves(&b);
+            if moves.is_empty() {
+                break;
+            }
+            b = Reversi.apply(&b, moves[rng.below(moves.len() as u32) as usize]);
+        }
+    }
+}
+
+/// A named endgame position and, for the FFO ones, the published value and best moves.
+type Endgame = (String, Board, Option<(i32, &'static str)>);
+
+fn endgame(common: &Common) -> Result<()> {
+    let mut solver = Solver::new();
+    let mut rows: Vec<Value> = Vec::new();
+    let mut positions: Vec<Endgame> = FFO
+        .iter()
+        .map(|&(name, text, value, moves)| {
+            Ok((
+                format!("FFO {name}"),
+                Reversi.parse_position(text)?,
+                Some((value, moves)),
+            ))
+        })
+        .collect::<Result<_>>()?;
+    for (k, empties) in [14, 15, 16, 16, 17, 18, 18, 19, 20, 20]
+        .into_iter()
+        .enumerate()
+    {
+        positions.push((
+            format!("random {}", k + 1),
+            random_with_empties(empties, 2026 + k as u32),
+            None,
+        ));
+    }
+    for (name, board, published) in positions {
+        let started = Instant::now();
+        let solved = solver.solve(&board);
+        let seconds = started.elapsed().as_secs_f64();
+        let best = solved.best.map(|m| Reversi.format_move(&board, m));
+        let agrees = published.map(|(v, moves)| {
+            v == solved.value
+                && best
+                    .as_deref()
+                    .is_some_and(|b| moves.split(' ').any(|m| m == b))
+        });
+        if !common.json {
+            eprintln!("  {name}: {} in {seconds:.3} s", solved.value);
+        }
+        rows.push(json!({
+            "position": name, "board": Reversi.format_position(&board),
+            "empties": board.empty().count_ones(), "value": solved.value, "best_move": best,
+            "published": published.map(|p| json!({"value": p.0, "moves": p.1})),
+            "agrees": agrees, "nodes": solved.nodes, "seconds": seconds,
+            "nodes_per_sec": solved.nodes as f64 / seconds.max(1e-9),
+        }));
+    }
+    if rows.iter().any(|r| r["agrees"] == false) {
+        return Err(Error::Unsupported(format!(
+            "the solver disagrees with a published FFO value: {rows:?}"
+        )));
+    }
+    let text = || {
+        let mut out = String::from("reversi-endgame — exact solve, CPU 1 thread (negamax + PVS, fastest-first, parity, transposition table)\n\n| position | empties | value | best | published | nodes | seconds | nodes/s |\n|---|---:|---:|---|---|---:|---:|---:|");
+        for r in &rows {
+            let published = if r["published"].is_null() {
+                "–".to_string()
+            } else {
+                format!(
+                    "{:+} {}",
+                    r["published"]["value"],
+                    r["published"]["moves"].as_str().unwrap_or("")
+                )
+            };
+            out += &format!(
+                "\n| {} | {} | {:+} | {} | {published} | {} | {:.3} | {:.2e} |",
+                r["position"].as_str().unwrap_or(""),
+                r["empties"],
+                r["value"].as_i64().unwrap_or(0),
+                r["best_move"].as_str().unwrap_or("–"),
+                r["nodes"],
+                r["seconds"].as_f64().unwrap_or(0.0),
+                r["nodes_per_sec"].as_f64().unwrap_or(0.0)
+            );
+        }
+        out
+    };
+    emit(
+        common.json,
+        text,
+        json!({ "suite": "reversi-endgame", "rows": rows }),
+    );
+    Ok(())
+}
+
+/// W/L/D of `p1` against `p2` over `games` games, colours alternating (p1 first in even games).
+fn record(p1: &str, p2: &str, games: u32, common: &Common) -> Result<(u32, u32, u32, f64)> {
+    let mut one = from_spec::<Reversi>(p1, common.backend, common.seed)?;
+    let mut two = from_spec::<Reversi>(p2, common.backend, common.seed ^ 0xA5A5)?;
+    let (mut w, mut l, mut d) = (0, 0, 0);
+    let started = Instant::now();
+    for g in 0..games {
+        let first = g % 2 == 0;
+        let order = if first {
+            [one.as_mut(), two.as_mut()]
+        } else {
+            [two.as_mut(), one.as_mut()]
+        };
+        let r = play_game(&Reversi, Reversi.initial(), order, |_, _, _| {})?.result;
+        match if first { r } else { -r } {
+            1 => w += 1,
+            -1 => l += 1,
+            _ => d += 1,
+        }
+    }
+    Ok((w, l, d, started.elapsed().as_secs_f64()))
+}
+
+fn tables(common: &Common) -> Result<()> {
+    const GAMES: u32 = 100;
+    let mut ais: Vec<&str> = vec!["easy", "medium", "alphabeta:depth=3"];
+    // The GPU versions where a GPU answers (the seed's CUDA rows).
+    if common.backend != Backend::Cpu
+        && Executor::new(common.backend).is_ok_and(|(e, _)| !e.is_cpu())
+    {
+        ais = vec![
+            "easy",
+            "easy:exec=gpu",
+            "medium",
+            "medium:exec=gpu",
+            "alphabeta:depth=3",
+        ];
+    }
+    let mut table1 = Vec::new();
+    for ai in &ais {
+        let (w, l, d, s) = record(ai, "random", GAMES, common)?;
+        if !common.json {
+            eprintln!("  {ai} vs random: +{w} -{l} ={d}");
+        }
+        table1.push(
+            json!({ "p1": ai, "p2": "random", "wins": w, "losses": l, "draws": d, "seconds": s }),
+        );
+    }
+    let mut table2 = Vec::new();
+    for (i, a) in ais.iter().enumerate() {
+        for b in &ais[i + 1..] {
+            let (w, l, d, s) = record(a, b, GAMES, common)?;
+            if !common.json {
+                eprintln!("  {a} vs {b}: +{w} -{l} ={d}");
+            }
+            table2.push(
+                json!({ "p1": a, "p2": b, "wins": w, "losses": l, "draws": d, "seconds": s }),
+            );
+        }
+    }
+    let text = || {
+        let rows = |t: &[Value], last: &str| {
+            let mut out =
+                format!("| p1 | p2 | win | loss | draw | {last} |\n|---|---|---:|---:|---:|---:|");
+            for r in t {
+                out += &format!(
+                    "\n| {} | {} | {} | {} | {} | {}% |",
+                    r["p1"].as_str().unwrap_or(""),
+                    r["p2"].as_str().unwrap_or(""),
+                    r["wins"],
+                    r["losses"],
+                    r["draws"],
+                    r["wins"]
+                );
+            }
+            out
+        };
+        format!(
+            "reversi-tables — {GAMES} games per row, colours alternating (p1 first in even games), seed {}\n\nTable 1: AI against random\n\n{}\n\nTable 2: AI against AI\n\n{}",
+            common.seed,
+            rows(&table1, "winning rate"),
+            rows(&table2, "p1 winning rate")
+        )
+    };
+    emit(
+        common.json,
+        text,
+        json!({ "suite": "reversi-tables", "games": GAMES, "seed": common.seed, "table1": table1, "table2": table2 }),
+    );
+    Ok(())
+}
+
+/// A Table 3 column: its label, and a GPU executor (batched or not) or a CPU pool.
+type Table3Column = (String, Option<(Executor, bool)>, Option<rayon::ThreadPool>);
+
+fn table3(common: &Common, args: &BenchArgs) -> Result<()> {
+    // The seed's 100 games; `--level L` plays 100·2^L to find where a batch pays on the GPU.
+    let level = args.level.unwrap_or(0);
+    if level > 9 {
+        return Err(Error::parse(
+            "--level goes up to 9 for reversi-table3 (51200 games)",
+        ));
+    }
+    let games: u32 = 100 << level;
+    let mut columns: Vec<Table3Column> = Vec::new();
+    let pool = |n: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| Error::Unsupported(format!("cannot start {n} threads: {e}")))
+    };
+    let wanted = |name: &str| args.only.is_empty() || args.only.iter().any(|o| o == name);
+    if wanted("cpu-1") {
+        columns.push(("cpu-1".into(), None, Some(pool(1)?)));
+    }
+    let all = cpu_threads();
+    if wanted(&format!("cpu-{all}")) || wanted("cpu") {
+        columns.push((format!("cpu-{all}"), None, Some(pool(all)?)));
+    }
+    for backend in [Backend::Cuda, Backend::Wgpu] {
+        if !wanted(backend.name()) || (common.backend != Backend::Auto && common.backend != backend)
+        {
+            continue;
+        }
+        // One launch per decision (the seed's shape) only at the seed's scale: beyond it, it
+        // would dominate the run and say nothing new.
+        for batched in [false, true].into_iter().filter(|&b| b || level <= 2) {
+            match Executor::new(backend) {
+                Ok((exec, _)) => {
+                    let shape = if batched { "batched" } else { "per decision" };
+                    columns.push((
+                        format!("{} {shape}", backend.name()),
+                        Some((exec, batched)),
+                        None,
+                    ));
+                }
+                Err(e) => {
+                    eprintln!("bench: skipping {backend}: {e}");
+                    break;
+                }
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for ai in [Level::Easy, Level::Medium] {
+        let mut reference: Option<(u32, u32, u32)> = None;
+        for (label, device, pool) in &columns {
+            let decider = match (device, pool) {
+                (Some((exec, batched)), _) => Decider::Device {
+                    exec,
+                    batched: *batched,
+                },
+                (None, Some(p)) => Decider::Cpu(p),
+                _ => unreachable!("a column has a pool or a device"),
+            };
+            // One untimed run compiles the kernels; then the median of the timed runs.
+            seed_ai_against_random(ai, 2, common.seed, &decider)?;
+            let mut runs = Vec::new();
+            for _ in 0..args.reps.max(1) {
+                runs.push(seed_ai_against_random(ai, games, common.seed, &decider)?);
+            }
+            runs.sort_by_key(|r| r.decision_time);
+            let r = &runs[runs.len() / 2];
+            let wld = (r.wins, r.losses, r.draws);
+            // Every column plays the same games (the tests hold them equal); say so if not.
+            if *reference.get_or_insert(wld) != wld {
+                return Err(Error::Unsupported(format!(
+                    "{label} played other games: {wld:?} vs {reference:?}"
+                )));
+            }
+            if !common.json {
+                eprintln!(
+                    "  {ai:?} on {label}: {:.1} ms",
+                    r.decision_time.as_secs_f64() * 1e3
+                );
+            }
+            rows.push(json!({
+                "ai": format!("{ai:?}").to_lowercase(), "column": label, "games": games,
+                "decision_ms": r.decision_time.as_secs_f64() * 1e3, "decisions": r.decisions,
+                "launches": match device { Some((_, true)) => r.rounds, Some((_, false)) => r.decisions, None => 0 },
+                "rounds": r.rounds, "wins": r.wins, "losses": r.losses, "draws": r.draws,
+            }));
+        }
+    }
+    let text = || {
+        let mut out = format!("reversi-table3 — total decision time of the AI over {games} games against random (ms, median of {} runs); seed (GTX-class GPU): easy 33 ms CPU vs 739 ms CUDA, medium 13360 ms CPU vs 54320 ms CUDA\n\n| AI | column | decisions | GPU launches | W-L-D | total decision ms |\n|---|---|---:|---:|---|---:|", args.reps.max(1));
+        for r in &rows {
+            out += &format!(
+                "\n| {} | {} | {} | {} | {}-{}-{} | {:.2} |",
+                r["ai"].as_str().unwrap_or(""),
+                r["column"].as_str().unwrap_or(""),
+                r["decisions"],
+                r["launches"],
+                r["wins"],
+                r["losses"],
+                r["draws"],
+                r["decision_ms"].as_f64().unwrap_or(0.0)
+            );
+        }
+        out + "\n\nEvery column plays the same games (same square values, same tie draws). GPU time includes upload, launch and read-back; `batched` decides all waiting games in one launch."
+    };
+    emit(
+        common.json,
+        text,
+        json!({ "suite": "reversi-table3", "games": games, "rows": rows }),
+    );
+    Ok(())
+}
+
+/// Ten midgame positions: random play from the start (seeded), 20 to 29 discs on the board.
+pub fn midgame_positions() -> Vec<Board> {
+    (0..10u32)
+        .map(|k| random_with_empties(44 - k, 600 + k))
+        .collect()
+}
+
+fn alphabeta(common: &Common, args: &BenchArgs) -> Result<()> {
+    use cubesearch_search::minimax::solve;
+    let positions = midgame_positions();
+    let depths: Vec<u32> = match args.level {
+        Some(d) => vec![d],
+        // Depth 10 on one CPU thread takes minutes: asked for with --level 10.
+        None => vec![6, 8],
+    };
+    let all = cpu_threads();
+    let mut columns: Vec<(String, Executor, &str)> = vec![
+        (
+            "cpu-1".into(),
+            Executor::Cpu(cubesearch_search::CpuExecutor::new(1)?),
+            "cpu",
+        ),
+        (
+            format!("cpu-{all}"),
+            Executor::Cpu(cubesearch_search::CpuExecutor::new(all)?),
+            "cpu-split",
+        ),
+    ];
+    for backend in [Backend::Cuda, Backend::Wgpu] {
+        if !args.only.is_empty() && !args.only.iter().any(|o| o == backend.name()) {
+            continue;
+        }
+        for strategy in ["v1", "v4", "split"] {
+            match Executor::new(backend) {
+                Ok((exec, _)) => {
+                    columns.push((format!("{} {strategy}", backend.name()), exec, strategy))
+                }
+                Err(e) => {
+                    eprintln!("bench: skipping {backend}: {e}");
+                    break;
+                }
+            }
+        }
+    }
+    if !args.only.is_empty() {
+        columns.retain(|(label, _, _)| {
+            args.only.iter().any(|o| label.starts_with(o.as_str())) || label.starts_with("cpu-1")
+        });
+    }
+    let mut rows = Vec::new();
+    for &depth in &depths {
+        let mut reference: Option<Vec<i32>> = None;
+        for (label, exec, strategy) in columns.iter_mut() {
+            // Warm-up (kernel compilation) on the first position.
+            let run = |exec: &mut Executor| -> Result<(f64, Vec<i32>, u64)> {
+                solve(exec, &Reversi, &positions[0], depth, strategy)?;
+                let started = Instant::now();
+                let mut values = Vec::new();
+                let mut nodes = 0u64;
+                for p in &positions {
+                    let solved = solve(exec, &Reversi, p, depth, strategy)?;
+                    values.push(solved.solution.value);
+                    nodes += solved.solution.nodes.unwrap_or(0);
+                }
+                Ok((started.elapsed().as_secs_f64(), values, nodes))
+            };
+            // A strategy a device cannot run (v1/v4 deep on lavapipe) is a row that says why.
+            let (seconds, values, nodes) = match run(exec) {
+                Ok(done) => done,
+                Err(e) => {
+                    eprintln!("  depth {depth} {label}: {e}");
+                    rows.push(json!({ "depth": depth, "column": label, "error": e.to_string() }));
+                    continue;
+                }
+            };
+            let same = reference.get_or_insert_with(|| values.clone()) == &values;
+            if !common.json {
+                eprintln!(
+                    "  depth {depth} {label}: {:.1} ms per position",
+                    seconds * 100.0
+                );
+            }
+            rows.push(json!({
+                "depth": depth, "column": label, "ms_per_position": seconds * 100.0,
+                "nodes": if nodes > 0 { Some(nodes) } else { None },
+                "nodes_per_sec": if nodes > 0 { Some(nodes as f64 / seconds) } else { None },
+                "values_agree": same,
+            }));
+        }
+    }
+    let text = || {
+        let mut out = String::from("reversi-alphabeta — 10 fixed midgame positions (random play, seeded), evaluation leaves; ms per position (mean); nodes counted on the CPU only\n\n| depth | column | ms / position | nodes | nodes/s | values = cpu-1 |\n|---:|---|---:|---:|---:|---|");
+        for r in &rows {
+            if let Some(e) = r["error"].as_str() {
+                out += &format!(
+                    "\n| {} | {} | – | – | – | {e} |",
+                    r["depth"],
+                    r["column"].as_str().unwrap_or("")
+                );
+                continue;
+            }
+            out += &format!(
+                "\n| {} | {} | {:.2} | {} | {} | {} |",
+                r["depth"],
+                r["column"].as_str().unwrap_or(""),
+                r["ms_per_position"].as_f64().unwrap_or(0.0),
+                r["nodes"].as_u64().map_or("–".into(), |n| n.to_string()),
+                r["nodes_per_sec"]
+                    .as_f64()
+                    .map_or("–".into(), |n| format!("{n:.3e}")),
+                r["values_agree"]
+            );
+        }
+        out
+    };
+    emit(
+        common.json,
+        text,
+        json!({ "suite": "reversi-alphabeta", "rows": rows }),
+    );
+    Ok(())
+}
+
+fn board_words(common: &Common, args: &BenchArgs) -> Result<()> {
+    use cubesearch_kernels::reversi::words::checksum;
+    let boards: Vec<(u64, u64)> =
+        cubesearch_games::sample::random_positions(&Reversi, 1 << 18, 60, common.seed)
+            .iter()
+            .map(|b| (b.player, b.opponent))
+            .collect();
+    let mut rows = Vec::new();
+    for backend in [Backend::Cuda, Backend::Wgpu] {
+        if !args.only.is_empty() && !args.only.iter().any(|o| o == backend.name()) {
+            continue;
+        }
+        let (exec, device) = match Executor::new(backend) {
+            Ok(found) => found,
+            Err(e) => {
+                eprintln!("bench: skipping {backend}: {e}");
+                continue;
+            }
+        };
+        for split in [false, true] {
+            if exec.is_cpu() {
+                continue;
+            }
+            let (seconds, sums) = cubesearch_search::reversi_words::time_board_words(
+                &exec, &boards, split, args.reps,
+            )?;
+            // The layouts must agree with the CPU (checked on a prefix: the tests check more).
+            if boards
+                .iter()
+                .zip(&sums)
+                .take(4096)
+                .any(|(&(p, o), &s)| checksum(p, o) != s)
+            {
+                return Err(Error::Unsupported(format!(
+                    "{backend}: board sums differ from the CPU"
+                )));
+            }
+            rows.push(json!({
+                "backend": backend.name(), "device": device.device_name(),
+                "layout": if split { "2 x u32" } else { "u64" },
+                "positions": boards.len(), "median_seconds": seconds,
+                "positions_per_sec": boards.len() as f64 / seconds,
+            }));
+        }
+    }
+    let text = || {
+        let mut out = String::from("reversi-board-words — legal moves of both sides + flips of every placement, one unit per position (median launch incl. read-back)\n\n| backend | device | layout | positions | median s | positions/s |\n|---|---|---|---:|---:|---:|");
+        for r in &rows {
+            out += &format!(
+                "\n| {} | {} | {} | {} | {:.5} | {:.3e} |",
+                r["backend"].as_str().unwrap_or(""),
+                r["device"].as_str().unwrap_or(""),
+                r["layout"].as_str().unwrap_or(""),
+                r["positions"],
+                r["median_seconds"].as_f64().unwrap_or(0.0),
+                r["positions_per_sec"].as_f64().unwrap_or(0.0)
+            );
+        }
+        out
+    };
+    emit(
+        common.json,
+        text,
+        json!({ "suite": "reversi-board-words", "rows": rows }),
+    );
+    Ok(())
+}

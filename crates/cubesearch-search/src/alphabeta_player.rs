@@ -1,0 +1,126 @@
+//! `alphabeta:depth=D|time=T[,exec=cpu|gpu][,strategy=S]`: a minimax player through the minimax
+//! pipeline, for any game whose `Game::score` is a real evaluation (Reversi's).
+//!
+//! * `exec=cpu` (default): [`solve_iterative`] on one thread: iterative deepening, the previous
+//!   iteration's best move first, children ordered by their static score, one transposition table
+//!   shared by the iterations; with `time=T` the deepest finished iteration answers.
+//! * `exec=gpu`: [`minimax::solve`](crate::minimax::solve) with a GPU strategy (`split` by
+//!   default) on the command's backend; with `time=T`, depths 1, 2, … while the next one is
+//!   expected to finish in time (a launch cannot be cut short).
+//!
+//! The leaf values are the same on every backend, so `exec=cpu` and `exec=gpu` at one depth
+//! choose the same move value (the first best move in their own order).
+
+use crate::minimax::{self, order_by_score, solve_iterative, SearchOptions, TranspositionTable};
+use crate::player::Player;
+use crate::Executor;
+use cubesearch_core::{Error, Game, Result};
+use cubesearch_kernels::GpuGame;
+use std::time::{Duration, Instant};
+
+/// Deepest search a time budget may reach (a guard, far beyond what any budget allows).
+const MAX_DEPTH: u32 = 64;
+/// Positions the CPU player's transposition table holds before it is cleared.
+const TABLE: usize = 1 << 18;
+
+/// How deep to search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Limit {
+    /// Exactly this many plies.
+    Depth(u32),
+    /// As deep as fits in this time per move.
+    Time(Duration),
+}
+
+/// An alpha-beta player.
+pub struct AlphaBetaPlayer<G: Game> {
+    limit: Limit,
+    /// `None`: one CPU thread; otherwise the executor and strategy of the GPU search.
+    gpu: Option<(Executor, String, String)>,
+    table: TranspositionTable<G::State>,
+    spec: String,
+    /// Depth of the last move's search.
+    pub last_depth: u32,
+}
+
+impl<G: GpuGame> AlphaBetaPlayer<G> {
+    /// A player searching with `limit` on one CPU thread.
+    pub fn cpu(limit: Limit, spec: &str) -> Self {
+        Self {
+            limit,
+            gpu: None,
+            table: TranspositionTable::new(TABLE),
+            spec: spec.to_string(),
+            last_depth: 0,
+        }
+    }
+
+    /// A player searching with `limit` on `exec` by `strategy` (`label` names the backend).
+    pub fn gpu(limit: Limit, exec: Executor, strategy: &str, label: &str, spec: &str) -> Self {
+        Self {
+            limit,
+            gpu: Some((exec, strategy.to_string(), label.to_string())),
+            table: TranspositionTable::new(0),
+            spec: spec.to_string(),
+            last_depth: 0,
+        }
+    }
+
+    fn choose_gpu(&mut self, game: &G, state: &G::State) -> Result<Option<G::Move>> {
+        let (exec, strategy, _) = self.gpu.as_mut().expect("a GPU player");
+        let (depths, deadline) = match self.limit {
+            Limit::Depth(d) => (d..=d, None),
+            Limit::Time(t) => (1..=MAX_DEPTH, Some(Instant::now() + t)),
+        };
+        let mut best = None;
+        let mut last = Duration::ZERO;
+        for depth in depths {
+            if let (Some(deadline), Some(_)) = (deadline, best) {
+                // A search costs several times the one before it.
+                if Instant::now() + last * 6 > deadline {
+                    break;
+                }
+            }
+            let started = Instant::now();
+            let solved = minimax::solve(exec, game, state, depth, strategy)?;
+            last = started.elapsed();
+            best = solved.solution.best;
+            self.last_depth = depth;
+            if best.is_none() {
+                break;
+            }
+        }
+        Ok(best)
+    }
+}
+
+impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
+    fn name(&self) -> String {
+        let place = match &self.gpu {
+            None => "cpu-1".to_string(),
+            Some((_, strategy, label)) => format!("{label} {strategy}"),
+        };
+        format!("{} ({place})", self.spec)
+    }
+
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
+        let best = if self.gpu.is_some() {
+            self.choose_gpu(game, state)?
+        } else {
+            let (depth, deadline) = match self.limit {
+                Limit::Depth(d) => (d, None),
+                Limit::Time(t) => (MAX_DEPTH, Some(Instant::now() + t)),
+            };
+            self.table.clear();
+            let mut options = SearchOptions {
+                order: Some(order_by_score::<G>),
+                table: Some(&mut self.table),
+                ..SearchOptions::default()
+            };
+            let found = solve_iterative(game, state, depth, deadline, &mut options);
+            self.last_depth = found.depth;
+            found.solution.best
+        };
+        best.ok_or_else(|| Error::Unsupported("no legal move: the game is over".into()))
+    }
+}

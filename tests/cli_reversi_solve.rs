@@ -1,0 +1,73 @@
+//! `cubesearch solve reversi`: exact values by the endgame solver (held to plain minimax in the
+//! games crate's tests), by the evaluation's minimax with `--depth`, and bad positions refused.
+
+mod common;
+use common::{assert_bad_input, cubesearch, json_of};
+use cubesearch::games::reversi::endgame::solve;
+use cubesearch::games::Reversi;
+use cubesearch::Game;
+
+/// A position 12 moves from the end of a game (random play, fixed seed), White to move.
+const TWELVE_EMPTIES: &str = "XXXXXXXOXXOOOOXOXOXOXXXOXOOXOXXOXXXXXOOO--XXXOO---XXX-----XXXX-- O";
+
+#[test]
+fn solve_reversi_is_exact_and_names_a_move_of_that_value() {
+    let json = json_of(&cubesearch(&[
+        "solve",
+        "reversi",
+        "--position",
+        TWELVE_EMPTIES,
+        "--json",
+    ]));
+    let board = Reversi.parse_position(TWELVE_EMPTIES).unwrap();
+    let exact = solve(&board);
+    assert_eq!(json["exact"], true);
+    assert_eq!(json["empties"], 12);
+    assert_eq!(json["value"], exact.value);
+    // The named move keeps the value: the solver on the child says minus as much.
+    let mv = Reversi
+        .parse_move(&board, json["best_move"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(-solve(&Reversi.apply(&board, mv)).value, exact.value);
+}
+
+#[test]
+fn solve_reversi_with_a_depth_searches_the_evaluation() {
+    let json = json_of(&cubesearch(&[
+        "solve",
+        "reversi",
+        "--position",
+        TWELVE_EMPTIES,
+        "--depth",
+        "2",
+        "--backend",
+        "cpu",
+        "--json",
+    ]));
+    assert_eq!(json["depth"], 2);
+    assert!(json["best_move"].is_string(), "{json}");
+}
+
+#[test]
+fn bad_reversi_positions_are_refused() {
+    let out = cubesearch(&["solve", "reversi", "--position", "XO- X"]);
+    assert_bad_input(&out, "position");
+}
+
+#[test]
+fn bench_lists_the_reversi_suites() {
+    let out = cubesearch(&["bench", "list"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for suite in [
+        "reversi-endgame",
+        "reversi-tables",
+        "reversi-table3",
+        "reversi-alphabeta",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(suite)),
+            "{suite}: {text}"
+        );
+    }
+}

@@ -1,0 +1,131 @@
+//! The alpha-beta Reversi player: it beats random play, iterative deepening returns the value of
+//! a plain fixed-depth search, a time budget is honoured, and `exec=gpu` (the evaluation on the
+//! device) chooses a move of the same value as the CPU search.
+
+use cubesearch::games::sample::random_positions;
+use cubesearch::games::{Board, Reversi};
+use cubesearch::minimax::{
+    alphabeta, order_by_score, solve_iterative, SearchOptions, TranspositionTable, INFINITY,
+};
+use cubesearch::player::{from_spec, play_game, Player, RandomPlayer};
+use cubesearch::{Backend, Game};
+use std::time::{Duration, Instant};
+
+fn player(spec: &str) -> Box<dyn Player<Reversi>> {
+    from_spec::<Reversi>(spec, Backend::Wgpu, 7).unwrap()
+}
+
+/// The plain negamax value of `s` at `depth` (alpha-beta, full window, no table or ordering).
+fn value(s: &Board, depth: u32) -> i32 {
+    alphabeta(
+        &Reversi,
+        s,
+        depth,
+        -INFINITY,
+        INFINITY,
+        &mut SearchOptions::default(),
+    )
+}
+
+#[test]
+fn depth_3_beats_random_in_at_least_95_of_100_games() {
+    let mut ab = player("alphabeta:depth=3");
+    let mut wins = 0;
+    for game in 0..100u32 {
+        let mut random = RandomPlayer::new(1000 + game);
+        // Colours alternate: alpha-beta moves first in even games.
+        let won = if game % 2 == 0 {
+            let players: [&mut dyn Player<Reversi>; 2] = [&mut *ab, &mut random];
+            play_game(&Reversi, Reversi.initial(), players, |_, _, _| {})
+                .unwrap()
+                .result
+                == 1
+        } else {
+            let players: [&mut dyn Player<Reversi>; 2] = [&mut random, &mut *ab];
+            play_game(&Reversi, Reversi.initial(), players, |_, _, _| {})
+                .unwrap()
+                .result
+                == -1
+        };
+        wins += won as u32;
+    }
+    assert!(wins >= 95, "{wins} wins of 100");
+}
+
+#[test]
+fn iterative_deepening_returns_the_fixed_depth_value_and_a_move_that_has_it() {
+    let mut table = TranspositionTable::new(1 << 16);
+    for s in random_positions(&Reversi, 12, 40, 17) {
+        if Reversi.moves(&s).is_empty() {
+            continue;
+        }
+        for depth in 1..=4 {
+            table.clear();
+            let mut options = SearchOptions {
+                order: Some(order_by_score::<Reversi>),
+                table: Some(&mut table),
+                ..SearchOptions::default()
+            };
+            let found = solve_iterative(&Reversi, &s, depth, None, &mut options);
+            assert_eq!(found.depth, depth);
+            assert_eq!(found.solution.value, value(&s, depth), "depth {depth}");
+            let best = found.solution.best.unwrap();
+            assert_eq!(
+                -value(&Reversi.apply(&s, best), depth - 1),
+                found.solution.value
+            );
+        }
+    }
+}
+
+#[test]
+fn a_time_budget_is_honoured_and_still_deepens() {
+    let start = Reversi.initial();
+    let mut options = SearchOptions::default();
+    let began = Instant::now();
+    let budget = Duration::from_millis(200);
+    let found = solve_iterative(&Reversi, &start, 60, Some(began + budget), &mut options);
+    // The clock is read every 1024 nodes: allow a little beyond the budget, never a whole
+    // further iteration.
+    assert!(began.elapsed() < budget * 2, "{:?}", began.elapsed());
+    assert!(
+        found.depth >= 2 && found.depth < 60,
+        "depth {}",
+        found.depth
+    );
+    assert!(Reversi
+        .moves(&start)
+        .contains(&found.solution.best.unwrap()));
+    let mut timed = player("alphabeta:time=50ms");
+    let mv = timed.choose(&Reversi, &start).unwrap();
+    assert!(Reversi.moves(&start).contains(&mv));
+}
+
+#[test]
+fn gpu_moves_have_the_cpu_search_value() {
+    let mut gpu = player("alphabeta:depth=3,exec=gpu");
+    assert!(gpu.name().contains("wgpu"), "{}", gpu.name());
+    for s in random_positions(&Reversi, 6, 40, 23) {
+        if Reversi.moves(&s).is_empty() {
+            continue;
+        }
+        let mv = gpu.choose(&Reversi, &s).unwrap();
+        assert_eq!(-value(&Reversi.apply(&s, mv), 2), value(&s, 3));
+    }
+}
+
+#[test]
+fn bad_alphabeta_specs_are_parse_errors() {
+    for spec in [
+        "alphabeta",
+        "alphabeta:depth=x",
+        "alphabeta:depth=3,exec=tpu",
+        "alphabeta:depth=3,strategy=v9,exec=gpu",
+        "alphabeta:speed=3",
+    ] {
+        let err = from_spec::<Reversi>(spec, Backend::Cpu, 1)
+            .err()
+            .expect(spec);
+        assert!(matches!(err, cubesearch::Error::Parse(_)), "{spec}: {err}");
+    }
+}

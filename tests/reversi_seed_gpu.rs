@@ -1,0 +1,123 @@
+//! The seed's easy and medium players on the GPU (one unit per square): square values equal the
+//! CPU's bit for bit, the GPU players make the CPU players' moves, and the Table 3 lockstep
+//! driver plays the same games however the decisions are made.
+
+use cubesearch::games::reversi::players::{flip_counts, medium_value};
+use cubesearch::games::sample::random_positions;
+use cubesearch::games::Reversi;
+use cubesearch::kernels::reversi::seed_players::NOT_LEGAL;
+use cubesearch::player::from_spec;
+use cubesearch::reversi_batch::{seed_ai_against_random, Decider};
+use cubesearch::reversi_players::{device_square_values, Level};
+use cubesearch::testing::{assert_same, executor};
+use cubesearch::{Backend, Game};
+use rstest::rstest;
+
+#[rstest]
+fn square_values_match_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    let Some(gpu) = executor(backend) else {
+        return;
+    };
+    let boards = random_positions(&Reversi, 150, 60, 51);
+    for level in [Level::Easy, Level::Medium] {
+        let expected: Vec<Vec<i32>> = boards
+            .iter()
+            .map(|b| {
+                let mut v = vec![NOT_LEGAL; 64];
+                for (sq, flips) in flip_counts(b) {
+                    v[sq as usize] = match level {
+                        Level::Easy => flips as i32,
+                        Level::Medium => medium_value(b, sq),
+                    };
+                }
+                v
+            })
+            .collect();
+        let got: Vec<Vec<i32>> = device_square_values(&gpu, &boards, level)
+            .unwrap()
+            .iter()
+            .map(|v| v.to_vec())
+            .collect();
+        assert_same(&format!("{level:?} square values"), &expected, &got);
+        // Something was actually scored (a failed kernel would leave zeros or garbage).
+        assert!(got.iter().flatten().filter(|&&v| v != NOT_LEGAL).count() > 500);
+    }
+}
+
+#[rstest]
+fn gpu_players_make_the_cpu_players_moves(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    if executor(backend).is_none() {
+        return;
+    }
+    for name in ["easy", "medium"] {
+        let mut cpu = from_spec::<Reversi>(name, backend, 9).unwrap();
+        let mut gpu = from_spec::<Reversi>(&format!("{name}:exec=gpu"), backend, 9).unwrap();
+        assert!(gpu.name().contains("exec=gpu"), "{}", gpu.name());
+        for b in random_positions(&Reversi, 40, 60, 52) {
+            if Reversi.moves(&b).is_empty() {
+                continue;
+            }
+            assert_eq!(
+                cpu.choose(&Reversi, &b).unwrap(),
+                gpu.choose(&Reversi, &b).unwrap()
+            );
+        }
+    }
+}
+
+#[rstest]
+fn table3_games_are_the_same_however_decided(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(gpu) = executor(backend) else {
+        return;
+    };
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    for level in [Level::Easy, Level::Medium] {
+        let reference = seed_ai_against_random(level, 6, 4, &Decider::Cpu(&one)).unwrap();
+        assert_eq!(reference.wins + reference.losses + reference.draws, 6);
+        // Whole games (the shortest possible game has 9 plies).
+        assert!(reference.moves.iter().all(|m| m.len() >= 9));
+        assert!(reference.moves.iter().map(Vec::len).sum::<usize>() > 6 * 40);
+        for decider in [
+            Decider::Cpu(&two),
+            Decider::Device {
+                exec: &gpu,
+                batched: true,
+            },
+            Decider::Device {
+                exec: &gpu,
+                batched: false,
+            },
+        ] {
+            let got = seed_ai_against_random(level, 6, 4, &decider).unwrap();
+            assert_eq!(got.moves, reference.moves, "{level:?}");
+            assert_eq!(
+                (got.wins, got.losses, got.draws, got.decisions),
+                (
+                    reference.wins,
+                    reference.losses,
+                    reference.draws,
+                    reference.decisions
+                )
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_seed_player_options_are_parse_errors() {
+    let err = from_spec::<Reversi>("easy:exec=tpu", Backend::Cpu, 1)
+        .err()
+        .expect("an error");
+    assert!(matches!(err, cubesearch::Error::Parse(_)), "{err}");
+}
