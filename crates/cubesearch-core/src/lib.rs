@@ -11,5 +11,8 @@ pub mod rng;
 
 pub use backend::{Backend, BackendInfo, ResolvedBackend};
 pub use error::{Error, Result};
-pub use exec::{ExpectimaxEval, Perft, Playouts, SubtreeSearch, TdUpdate, WinDrawCounts};
+pub use exec::{
+    AfterstateValue, ExpectimaxEval, Perft, Playouts, RootValue, SubtreeSearch, TdUpdate,
+    WinDrawCounts,
+};
 pub use game::{Game, Outcome, StochasticGame};

@@ -7,6 +7,7 @@
 
 pub mod cpu;
 pub mod executor;
+pub mod expectimax;
 pub mod gpu;
 pub mod mcts;
 pub mod minimax;
