@@ -31,6 +31,7 @@ macro_rules! dispatch {
         }
     };
 }
+pub(crate) use dispatch;
 
 impl Executor {
     /// Resolves `backend` and starts its executor.

@@ -8,6 +8,7 @@
 pub mod cpu;
 pub mod executor;
 pub mod expectimax;
+pub mod fib;
 pub mod gpu;
 pub mod mcts;
 pub mod minimax;
@@ -17,5 +18,7 @@ pub mod reversi_players;
 pub mod testing;
 
 pub use cpu::CpuExecutor;
+pub(crate) use executor::dispatch;
 pub use executor::Executor;
+pub use fib::SlidingRules;
 pub use gpu::GpuExecutor;

@@ -1,0 +1,222 @@
+//! 2584 and 2048 on the device: the host's `Sliding<R>` rules, computed in registers.
+//!
+//! A board in registers is four row values ([`FibBoard`]), one u32 per row, in the host's
+//! row-value form (`cell0 | cell1 << B | cell2 << 2B | cell3 << 3B`, B = 5 for 2584 and 4 for
+//! 2048; see `cubesearch_games::fib::board`). Moves are computed per row rather than read from
+//! the host's row tables: a row slide is a dozen selects, every loop is unrolled (no back-edges,
+//! which matters on lavapipe's loop budget), and no kernel needs a table buffer. Left and right
+//! slide the rows (right through a reversed row); up and down slide the rows of the transposed
+//! board.
+//!
+//! In memory a board is the host's packed word split into little-endian u32 words
+//! ([`GpuTiles::WORDS`]: 3 for 2584's 80 bits, 2 for 2048's 64 bits):
+//! ```text
+//!  2584  word 0 = bits 0..32   word 1 = bits 32..64   word 2 = bits 64..80 (high 16 bits zero)
+//!        row r is bits 20r..20r+20: row 0 in w0, row 1 straddles w0/w1, row 2 in w1,
+//!        row 3 straddles w1/w2
+//!  2048  word 0 = rows 0 (low 16 bits) and 1, word 1 = rows 2 and 3
+//! ```
+//!
+//! The device API, shared by the TD trainer and expectimax kernels:
+//! [`moves::slide`] (a direction: the new board, its reward, whether anything moved),
+//! [`moves::spawn`] (a tile drawn with xorshift32 exactly as the host's `Sliding::spawn` draws
+//! it), [`moves::empty_count`], [`moves::cell`]. [`launch`] holds the test kernels and their
+//! launchers.
+
+pub mod launch;
+pub mod moves;
+
+use cubecl::prelude::*;
+use cubesearch_games::fib::{Board, BoardOf, BoardWord, Fib, Pow2, TileRule};
+
+/// A board in registers: four row values, row 0 (the top) first.
+#[derive(CubeType, Clone, Copy)]
+pub struct FibBoard {
+    /// Row 0 (top).
+    pub r0: u32,
+    /// Row 1.
+    pub r1: u32,
+    /// Row 2.
+    pub r2: u32,
+    /// Row 3 (bottom).
+    pub r3: u32,
+}
+
+/// The tile arithmetic of one rule on the device: the twin of the host's `TileRule`.
+#[cube]
+pub trait DeviceTiles: 'static + Send + Sync {
+    /// Bits a cell.
+    fn bits() -> u32;
+    /// The tile index that tiles `a` and `b` (both non-zero) merge into, or 0 if they do not.
+    fn merge(a: u32, b: u32) -> u32;
+    /// The value of tile index `k` (`k ≥ 1`).
+    fn value(k: u32) -> u32;
+    /// The spawn weights' total (the host's `SPAWN_TOTAL`).
+    fn spawn_total() -> u32;
+    /// The tile spawned for a draw `pick < spawn_total()`, walking the host's `SPAWNS` in order.
+    fn spawn_tile(pick: u32) -> u32;
+    /// Reads the board stored at `words[offset..offset + WORDS]`.
+    fn load(words: &Array<u32>, offset: usize) -> FibBoard;
+    /// Stores `board` at `words[offset..offset + WORDS]`.
+    fn store(board: &FibBoard, words: &mut Array<u32>, offset: usize);
+}
+
+/// 2584 on the device.
+pub struct DeviceFib;
+/// 2048 on the device.
+pub struct DevicePow2;
+
+#[cube]
+impl DeviceTiles for DeviceFib {
+    fn bits() -> u32 {
+        u32::new(5)
+    }
+
+    fn merge(a: u32, b: u32) -> u32 {
+        let diff = select(a > b, a - b, b - a);
+        let high = select(a > b, a, b);
+        let m = select(
+            a == 1u32 && b == 1u32,
+            2u32,
+            select(diff == 1u32, high + 1u32, 0u32),
+        );
+        select(m < 32u32, m, 0u32)
+    }
+
+    fn value(k: u32) -> u32 {
+        // Fibonacci by index, unrolled (a table would need a buffer or shared memory).
+        let mut a = 1u32;
+        let mut b = 2u32;
+        let mut v = 0u32;
+        #[unroll]
+        for i in 1..32u32 {
+            v = select(k == i, a, v);
+            let c = a + b;
+            a = b;
+            b = c;
+        }
+        v
+    }
+
+    fn spawn_total() -> u32 {
+        u32::new(4)
+    }
+
+    fn spawn_tile(pick: u32) -> u32 {
+        // SPAWNS = [(1, 3), (3, 1)]
+        select(pick < 3u32, 1u32, 3u32)
+    }
+
+    fn load(words: &Array<u32>, offset: usize) -> FibBoard {
+        let w0 = words[offset];
+        let w1 = words[offset + 1];
+        let w2 = words[offset + 2];
+        FibBoard {
+            r0: w0 & 0xF_FFFFu32,
+            r1: (w0 >> 20u32) | ((w1 & 0xFFu32) << 12u32),
+            r2: (w1 >> 8u32) & 0xF_FFFFu32,
+            r3: (w1 >> 28u32) | ((w2 & 0xFFFFu32) << 4u32),
+        }
+    }
+
+    fn store(board: &FibBoard, words: &mut Array<u32>, offset: usize) {
+        let w0 = board.r0 | (board.r1 << 20u32);
+        let w1 = (board.r1 >> 12u32) | (board.r2 << 8u32) | (board.r3 << 28u32);
+        let w2 = board.r3 >> 4u32;
+        words[offset] = w0;
+        words[offset + 1] = w1;
+        words[offset + 2] = w2;
+    }
+}
+
+#[cube]
+impl DeviceTiles for DevicePow2 {
+    fn bits() -> u32 {
+        u32::new(4)
+    }
+
+    fn merge(a: u32, b: u32) -> u32 {
+        select(a == b && a < 15u32, a + 1u32, 0u32)
+    }
+
+    fn value(k: u32) -> u32 {
+        1u32 << k
+    }
+
+    fn spawn_total() -> u32 {
+        u32::new(10)
+    }
+
+    fn spawn_tile(pick: u32) -> u32 {
+        // SPAWNS = [(1, 9), (2, 1)]
+        select(pick < 9u32, 1u32, 2u32)
+    }
+
+    fn load(words: &Array<u32>, offset: usize) -> FibBoard {
+        let w0 = words[offset];
+        let w1 = words[offset + 1];
+        FibBoard {
+            r0: w0 & 0xFFFFu32,
+            r1: w0 >> 16u32,
+            r2: w1 & 0xFFFFu32,
+            r3: w1 >> 16u32,
+        }
+    }
+
+    fn store(board: &FibBoard, words: &mut Array<u32>, offset: usize) {
+        let w0 = board.r0 | (board.r1 << 16u32);
+        let w1 = board.r2 | (board.r3 << 16u32);
+        words[offset] = w0;
+        words[offset + 1] = w1;
+    }
+}
+
+/// A host tile rule with a device twin, and the board's word form.
+pub trait GpuTiles: TileRule {
+    /// The device rules.
+    type Device: DeviceTiles;
+    /// u32 words a board takes in device memory.
+    const WORDS: usize;
+
+    /// Writes `b` as exactly [`GpuTiles::WORDS`] words, low bits first.
+    fn encode(b: BoardOf<Self>, out: &mut [u32]) {
+        for (i, w) in out.iter_mut().enumerate().take(Self::WORDS) {
+            *w = b.0.shr(32 * i as u32).low_u32();
+        }
+    }
+
+    /// Reads a board written by [`GpuTiles::encode`].
+    fn decode(words: &[u32]) -> BoardOf<Self> {
+        let w = words[..Self::WORDS]
+            .iter()
+            .enumerate()
+            .fold(Self::Word::ZERO, |acc, (i, &x)| {
+                acc.or(Self::Word::from_u32(x).shl(32 * i as u32))
+            });
+        Board(w)
+    }
+
+    /// Encodes many boards into one word buffer, ready to upload.
+    fn encode_all(boards: &[BoardOf<Self>]) -> Vec<u32> {
+        let mut words = vec![0; boards.len() * Self::WORDS];
+        for (b, chunk) in boards.iter().zip(words.chunks_exact_mut(Self::WORDS)) {
+            Self::encode(*b, chunk);
+        }
+        words
+    }
+
+    /// Decodes a word buffer of boards.
+    fn decode_all(words: &[u32]) -> Vec<BoardOf<Self>> {
+        words.chunks_exact(Self::WORDS).map(Self::decode).collect()
+    }
+}
+
+impl GpuTiles for Fib {
+    type Device = DeviceFib;
+    const WORDS: usize = 3;
+}
+
+impl GpuTiles for Pow2 {
+    type Device = DevicePow2;
+    const WORDS: usize = 2;
+}
