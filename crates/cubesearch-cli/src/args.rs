@@ -85,6 +85,9 @@ pub enum Command {
         p2: String,
         #[arg(long, default_value_t = 1)]
         games: u32,
+        /// 2584/2048 expectimax: games whose moves are searched together in one call.
+        #[arg(long, default_value_t = 32)]
+        batch: u32,
         #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,
         /// Checkers rule set (longest or american).

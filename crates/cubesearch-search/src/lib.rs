@@ -8,6 +8,7 @@
 pub mod cpu;
 pub mod executor;
 pub mod expectimax;
+pub mod expectimax_gpu;
 pub mod fib;
 pub mod gpu;
 pub mod mcts;

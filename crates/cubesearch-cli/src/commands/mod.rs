@@ -78,12 +78,13 @@ pub fn run(cli: Cli) -> Result<()> {
             p1,
             p2,
             games,
+            batch,
             position,
             rules,
             pdn,
         } => match game {
-            GameName::Fib2584 => play_fib::run::<Fib>(common, &p1, &p2, games),
-            GameName::Twenty48 => play_fib::run::<Pow2>(common, &p1, &p2, games),
+            GameName::Fib2584 => play_fib::run::<Fib>(common, &p1, &p2, games, batch),
+            GameName::Twenty48 => play_fib::run::<Pow2>(common, &p1, &p2, games, batch),
             _ => with_board_game!(game, rules.as_deref(), "play", |g| {
                 play::play(
                     g,

@@ -1,0 +1,87 @@
+//! The command line's expectimax player for 2584 and 2048.
+
+mod common;
+
+use common::{assert_bad_input, cubesearch, json_of};
+
+fn weights(game: &str, dir: &std::path::Path) -> String {
+    let w = dir.join(format!("w{game}.safetensors"));
+    let w = w.to_str().unwrap().to_string();
+    json_of(&cubesearch(&[
+        "train", game, "--games", "100", "--out", &w, "--json",
+    ]));
+    w
+}
+
+#[test]
+fn zero_layers_plays_the_td_players_games_and_one_layer_reports_the_statistics() {
+    let dir = std::env::temp_dir().join(format!("cubesearch-xm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for game in ["2584", "2048"] {
+        let w = weights(game, &dir);
+        let play = |spec: &str, batch: &str| {
+            json_of(&cubesearch(&[
+                "play",
+                game,
+                "--p1",
+                spec,
+                "--games",
+                "6",
+                "--batch",
+                batch,
+                "--backend",
+                "cpu",
+                "--seed",
+                "5",
+                "--json",
+            ]))
+        };
+        let td = play(&format!("td:weights={w}"), "1");
+        let x0 = play(&format!("expectimax:layers=0,weights={w}"), "4");
+        for key in ["mean_score", "max_score", "mean_moves", "reach"] {
+            assert_eq!(td["stats"][key], x0["stats"][key], "{game} {key}");
+        }
+        let x1 = play(&format!("expectimax:layers=1,weights={w},tt=on"), "3");
+        assert_eq!(x1["stats"]["games"], 6);
+        assert!(x1["stats"]["mean_score"].as_f64().unwrap() > 0.0);
+        assert_eq!(
+            x1["device"].as_str().unwrap().split(' ').next(),
+            Some("cpu")
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_expectimax_specs_exit_with_status_2() {
+    let bad = |spec: &str, mentions: &str| {
+        assert_bad_input(
+            &cubesearch(&["play", "2584", "--p1", spec, "--backend", "cpu"]),
+            mentions,
+        )
+    };
+    bad("expectimax:layers=1", "weights=FILE is required");
+    bad("expectimax:weights=w.safetensors", "layers=L is required");
+    bad("expectimax:layers=9,weights=w", "layers go from 0 to 4");
+    bad("expectimax:layers=x,weights=w", "layers must be a number");
+    bad(
+        "expectimax:layers=1,weights=w,method=magic",
+        "naive or multilevel",
+    );
+    bad(
+        "expectimax:layers=1,weights=w,depth=3",
+        "unknown option 'depth'",
+    );
+    bad("expectimax:layers=1,weights=/no/such/file", "/no/such/file");
+    assert_bad_input(
+        &cubesearch(&[
+            "play",
+            "2048",
+            "--p1",
+            "expectimax:layers=1,weights=w",
+            "--batch",
+            "0",
+        ]),
+        "--batch",
+    );
+}
