@@ -85,3 +85,46 @@ fn bad_expectimax_specs_exit_with_status_2() {
         "--batch",
     );
 }
+
+#[test]
+fn boards_writes_one_board_of_each_class_per_game() {
+    let dir = std::env::temp_dir().join(format!("cubesearch-boards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let w = weights("2048", &dir);
+    let out = dir.join("boards.txt");
+    let out_s = out.to_str().unwrap();
+    let json = json_of(&cubesearch(&[
+        "boards",
+        "2048",
+        "--weights",
+        &w,
+        "--layers",
+        "0",
+        "--games",
+        "3",
+        "--out",
+        out_s,
+        "--json",
+    ]));
+    assert_eq!(json["boards"], 9);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let classes: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        classes,
+        ["starter", "starter", "starter", "normal", "normal", "normal", "late", "late", "late"]
+    );
+    assert!(text.starts_with("# 2048 benchmark boards"));
+    assert_bad_input(
+        &cubesearch(&["boards", "2584", "--weights", &w, "--out", out_s]),
+        "not for 2584",
+    );
+    assert_bad_input(
+        &cubesearch(&["boards", "nim", "--weights", &w, "--out", out_s]),
+        "2584 or 2048",
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -142,6 +142,30 @@ pub enum Command {
     },
     /// Time a benchmark suite on every available backend.
     Bench(BenchArgs),
+    /// 2584/2048: write the seed's starter, normal and late-game benchmark boards, taken from
+    /// an expectimax agent's games (on the CPU).
+    Boards {
+        game: GameName,
+        #[command(flatten)]
+        args: BoardsArgs,
+    },
+}
+
+/// What `boards` takes besides the game.
+#[derive(Args, Debug, Clone)]
+pub struct BoardsArgs {
+    /// The agent's weights (safetensors).
+    #[arg(long)]
+    pub weights: String,
+    /// The agent's expectimax layers (0 = greedy).
+    #[arg(long, default_value_t = 1)]
+    pub layers: u32,
+    /// Games to play: one board of each class from each.
+    #[arg(long, default_value_t = 8)]
+    pub games: u32,
+    /// The board file to write.
+    #[arg(long)]
+    pub out: String,
 }
 
 #[derive(Args, Debug, Clone)]

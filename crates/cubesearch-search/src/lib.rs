@@ -5,6 +5,7 @@
 //! * [`Executor`]: whichever of these a [`Backend`](cubesearch_core::Backend) resolves to.
 //! * Pipelines, generic over game and executor: [`perft`].
 
+pub mod boards;
 pub mod cpu;
 pub mod executor;
 pub mod expectimax;

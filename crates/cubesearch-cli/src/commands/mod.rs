@@ -3,6 +3,7 @@
 mod apply;
 mod apply_fib;
 mod bench;
+mod boards;
 mod info;
 mod perft;
 mod play;
@@ -121,6 +122,14 @@ pub fn run(cli: Cli) -> Result<()> {
                 solve::run(g, common, &position, depth, strategy.as_deref())
             })
         }
+        Command::Boards { game, args } => match game {
+            GameName::Fib2584 => boards::run::<Fib>(common, &args),
+            GameName::Twenty48 => boards::run::<Pow2>(common, &args),
+            _ => Err(Error::parse(format!(
+                "boards takes 2584 or 2048, not {}",
+                game.name()
+            ))),
+        },
         Command::Train { game, args } => match game {
             GameName::Fib2584 => train::run::<Fib>(common, &args),
             GameName::Twenty48 => train::run::<Pow2>(common, &args),
