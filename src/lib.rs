@@ -17,7 +17,7 @@
 
 pub use cubesearch_core::{
     backend, rng, Backend, Error, Game, Outcome, Perft, Playouts, ResolvedBackend, Result,
-    StochasticGame, SubtreeSearch, WinDrawCounts,
+    StochasticGame, SubtreeSearch, TdUpdate, WinDrawCounts,
 };
 pub use cubesearch_kernels::{DeviceGame, GpuGame};
 pub use cubesearch_search::{
@@ -33,6 +33,9 @@ pub mod games {
     pub use cubesearch_games::reversi::{self, Board, Colour, Reversi, ReversiMove, ReversiState};
     pub use cubesearch_games::sample;
 }
+
+/// n-tuple networks, TD learning and weight files for 2584 and 2048.
+pub use cubesearch_learn as learn;
 
 /// Device code: the `#[cube]` rules and generic kernels, for users who launch kernels directly.
 pub use cubesearch_kernels as kernels;

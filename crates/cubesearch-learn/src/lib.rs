@@ -23,7 +23,11 @@ pub mod train;
 pub use file::WeightsMeta;
 pub use network::{parse_shapes, seed_shapes, six_tuple_shapes, NTupleNetwork};
 pub use play::{play, play_random, stats, PlayStats, Reach};
-pub use train::{curve_csv, train, CurvePoint, TrainConfig, TrainProgress, TrainReport};
+pub use td::Episode;
+pub use train::{
+    curve_csv, train, train_on, CpuEngine, CurvePoint, TdEngine, TrainConfig, TrainProgress,
+    TrainReport,
+};
 
 use cubesearch_core::{Result, TdUpdate};
 use cubesearch_games::fib::{Sliding, TileRule};

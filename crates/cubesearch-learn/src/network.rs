@@ -191,7 +191,7 @@ impl NTupleNetwork {
     }
 
     /// Overwrites table `t` (which must have the same length).
-    pub(crate) fn set_table(&mut self, t: usize, values: impl Iterator<Item = f32>) {
+    pub fn set_table(&mut self, t: usize, values: impl Iterator<Item = f32>) {
         for (w, v) in self.tables[t].iter_mut().zip(values) {
             *w.get_mut() = v.to_bits();
         }

@@ -3,6 +3,7 @@
 
 use crate::network::{seed_shapes, NTupleNetwork};
 use crate::runner::{run_games, thread_count, Policy};
+use crate::td::Episode;
 use cubesearch_core::{Error, Result};
 use cubesearch_games::fib::{Sliding, TileRule};
 use serde::Serialize;
@@ -128,6 +129,80 @@ pub fn curve_csv(curve: &[CurvePoint]) -> String {
 pub fn train<R: TileRule>(
     game: &Sliding<R>,
     cfg: &TrainConfig,
+    progress: impl FnMut(&TrainProgress),
+) -> Result<(NTupleNetwork, TrainReport)> {
+    let mut engine = CpuEngine {
+        threads: thread_count(cfg.threads),
+    };
+    train_on(game, cfg, &mut engine, progress)
+}
+
+/// Where the games of a training run are played and learned from: CPU threads ([`CpuEngine`])
+/// or a GPU, whose weights live on the device between [`TdEngine::sync`] calls.
+pub trait TdEngine<R: TileRule> {
+    /// Plays games `first..first + games` (game `g` draws from `XorShift32::for_worker(seed, g)`)
+    /// greedily on the engine's weights, learning with `step` per weight, and hands each
+    /// finished game to `on_game`. The first call starts from `net`'s weights.
+    fn play(
+        &mut self,
+        net: &NTupleNetwork,
+        first: u64,
+        games: u64,
+        seed: u32,
+        step: f32,
+        on_game: &mut dyn FnMut(Episode) -> Result<()>,
+    ) -> Result<()>;
+
+    /// Copies the engine's weights into `net` (a CPU engine learns in `net` itself).
+    fn sync(&mut self, _net: &mut NTupleNetwork) -> Result<()> {
+        Ok(())
+    }
+
+    /// Threads (CPU) or game units (GPU) playing at once.
+    fn parallelism(&self) -> usize;
+}
+
+/// TD(0) on CPU threads sharing the network without locks (the seed's 4.3); one thread
+/// replays a run exactly.
+#[derive(Clone, Copy, Debug)]
+pub struct CpuEngine {
+    /// Threads (≥ 1).
+    pub threads: usize,
+}
+
+impl<R: TileRule> TdEngine<R> for CpuEngine {
+    fn play(
+        &mut self,
+        net: &NTupleNetwork,
+        first: u64,
+        games: u64,
+        seed: u32,
+        step: f32,
+        on_game: &mut dyn FnMut(Episode) -> Result<()>,
+    ) -> Result<()> {
+        run_games(
+            &Sliding::<R>::new(),
+            Policy::Greedy(net, Some(step)),
+            first,
+            games,
+            seed,
+            self.threads,
+            on_game,
+        )
+    }
+
+    fn parallelism(&self) -> usize {
+        self.threads
+    }
+}
+
+/// [`train`] on any engine: the same progress reports, learning curve, checkpoints and
+/// resuming whatever plays the games. Checkpoints split the run into chunks, after each of
+/// which the engine's weights are synced to the host and saved.
+pub fn train_on<R: TileRule>(
+    _game: &Sliding<R>,
+    cfg: &TrainConfig,
+    engine: &mut dyn TdEngine<R>,
     mut progress: impl FnMut(&TrainProgress),
 ) -> Result<(NTupleNetwork, TrainReport)> {
     if !(cfg.alpha.is_finite() && cfg.alpha > 0.0) {
@@ -136,7 +211,7 @@ pub fn train<R: TileRule>(
             cfg.alpha
         )));
     }
-    let (net, prior) = match &cfg.resume {
+    let (mut net, prior) = match &cfg.resume {
         Some(path) => {
             let (net, meta) = NTupleNetwork::load::<R>(path, cfg.shapes.as_deref())?;
             (net, meta.games)
@@ -147,7 +222,7 @@ pub fn train<R: TileRule>(
         ),
     };
     let step = cfg.alpha / net.lookups() as f32;
-    let threads = thread_count(cfg.threads);
+    let threads = engine.parallelism();
     let curve_every = if cfg.curve_every > 0 {
         cfg.curve_every
     } else {
@@ -173,14 +248,14 @@ pub fn train<R: TileRule>(
             seconds: secs,
         }
     };
-    run_games(
-        game,
-        Policy::Greedy(&net, Some(step)),
-        prior,
-        cfg.games,
-        cfg.seed,
-        threads,
-        |e| {
+    let chunk = match (&cfg.out, cfg.checkpoint_every) {
+        (Some(_), every) if every > 0 => every,
+        _ => cfg.games.max(1),
+    };
+    let mut started = 0u64;
+    while started < cfg.games {
+        let games = chunk.min(cfg.games - started);
+        let mut on_game = |e: Episode| -> Result<()> {
             done += 1;
             moves += e.moves as u64;
             score_sum += e.score as f64;
@@ -202,18 +277,23 @@ pub fn train<R: TileRule>(
                 (window_sum, window_max, window_n) = (0, 0, 0);
             }
             let recent_mean = recent_sum as f64 / recent.len() as f64;
-            if cfg.checkpoint_every > 0 && done % cfg.checkpoint_every == 0 && done < cfg.games {
-                if let Some(out) = &cfg.out {
-                    net.save(out, prior + done, recent_mean)?;
-                }
-            }
             if last_report.elapsed() >= cfg.progress_interval && done < cfg.games {
                 last_report = Instant::now();
                 progress(&snapshot(done, moves, recent_mean));
             }
             Ok(())
-        },
-    )?;
+        };
+        engine.play(&net, prior + started, games, cfg.seed, step, &mut on_game)?;
+        started += games;
+        if started < cfg.games {
+            if let Some(out) = &cfg.out {
+                engine.sync(&mut net)?;
+                let recent_mean = recent_sum as f64 / recent.len().max(1) as f64;
+                net.save(out, prior + done, recent_mean)?;
+            }
+        }
+    }
+    engine.sync(&mut net)?;
     let recent_mean = if recent.is_empty() {
         0.0
     } else {

@@ -17,6 +17,7 @@ pub mod minimax;
 pub mod perft;
 pub mod player;
 pub mod reversi_players;
+pub mod td;
 pub mod testing;
 
 pub use cpu::CpuExecutor;
@@ -24,3 +25,4 @@ pub(crate) use executor::dispatch;
 pub use executor::Executor;
 pub use fib::SlidingRules;
 pub use gpu::GpuExecutor;
+pub use td::GpuTd;

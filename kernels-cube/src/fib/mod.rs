@@ -25,6 +25,7 @@
 
 pub mod launch;
 pub mod moves;
+pub mod td;
 
 use cubecl::prelude::*;
 use cubesearch_games::fib::{Board, BoardOf, BoardWord, Fib, Pow2, TileRule};

@@ -1,0 +1,500 @@
+//! TD(0) self-play on the device (the seed's 4.5): one unit per game, the n-tuple weights in
+//! device memory as f32 updated with atomic adds, never copied back while training.
+//!
+//! The rules are the CPU trainer's (`cubesearch_learn::td`): greedy on `reward + V(afterstate)`
+//! (ties to the first direction in canonical order), the game's `(afterstate, reward)` path
+//! kept, and when the game ends a backward pass moves the last afterstate toward 0 and each
+//! earlier one toward `r_{t+1} + V(s'_{t+1})` read after its own update, each lookup by
+//! `step · δ`. One difference: a unit keeps at most `cap` path entries; when a longer game
+//! fills them, the stored part is learned backward at once with the target
+//! `r + V(s')` of the afterstate about to be stored (the TD(0) target at that boundary), and
+//! the path starts again. Runs whose games fit in `cap` are the CPU's update for update.
+//!
+//! Device memory (all u32 unless said):
+//! ```text
+//!  weights   f32 atomics, the tables one after another
+//!  lut       per lookup (shape × symmetry, in the network's order): [table offset, cell 0, ..,
+//!            cell len-1]; every shape has the same length `len` (comptime: the cell loop unrolls)
+//!  boards    per unit: the board (WORDS words)
+//!  units     per unit: [game (NONE = idle), rng, score, moves, path length]
+//!  paths     per unit: cap × [afterstate (WORDS words), reward]
+//!  results   per game of the batch: [score, moves, largest tile index]
+//!  counters  atomics: [next game to start, games finished, moves played]
+//! ```
+//! A launch plays at most `max_moves` moves per unit (lavapipe stops long loops, see
+//! `DeviceLimits::loop_iterations`), so games run over several launches; a unit whose game ends
+//! takes the batch's next game from `counters[0]`.
+
+use super::moves::{cell, initial, max_index, set_board, slide, spawn};
+use super::{DeviceTiles, FibBoard, GpuTiles};
+use crate::launch::{grid, read, upload};
+use crate::rng;
+use cubecl::prelude::*;
+use cubesearch_core::{Error, Result};
+
+/// `units[..]` game slot of an idle unit.
+pub const NONE: u32 = u32::MAX;
+/// u32 words of one unit's entry in `units`.
+pub const UNIT_WORDS: usize = 5;
+
+/// The table index of lookup `l` for `board`: tile indices of its cells, `bits` bits each,
+/// first cell lowest.
+#[cube]
+fn lookup_index<T: DeviceTiles>(
+    board: &FibBoard,
+    lut: &Array<u32>,
+    l: u32,
+    #[comptime] len: u32,
+) -> usize {
+    let bits = T::bits();
+    let base = l * (len + 1u32);
+    let mut idx = lut[base as usize];
+    #[unroll]
+    for j in 0..len {
+        let c = lut[(base + 1u32 + j) as usize];
+        idx += cell::<T>(board, c) << (j * bits);
+    }
+    idx as usize
+}
+
+/// V(board): the sum of the weights of every lookup, in the network's order.
+#[cube]
+pub fn value<T: DeviceTiles>(
+    board: &FibBoard,
+    weights: &Array<Atomic<f32>>,
+    lut: &Array<u32>,
+    lookups: u32,
+    #[comptime] len: u32,
+) -> f32 {
+    let mut v = 0.0f32;
+    for l in 0..lookups {
+        v += weights[lookup_index::<T>(board, lut, l, len)].load();
+    }
+    v
+}
+
+/// Adds `delta` to every weight V(board) reads.
+#[cube]
+pub fn update<T: DeviceTiles>(
+    board: &FibBoard,
+    weights: &Array<Atomic<f32>>,
+    lut: &Array<u32>,
+    delta: f32,
+    lookups: u32,
+    #[comptime] len: u32,
+) {
+    for l in 0..lookups {
+        weights[lookup_index::<T>(board, lut, l, len)].fetch_add(delta);
+    }
+}
+
+/// The backward TD(0) pass over `count` path entries starting at entry `first`, the last
+/// afterstate moved toward `target`.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn learn<T: DeviceTiles>(
+    weights: &Array<Atomic<f32>>,
+    lut: &Array<u32>,
+    paths: &Array<u32>,
+    first: u32,
+    count: u32,
+    target0: f32,
+    step: f32,
+    lookups: u32,
+    #[comptime] len: u32,
+    #[comptime] words: usize,
+) {
+    let stride = (words + 1) as u32;
+    let mut target = target0;
+    let mut i = count;
+    while i > 0u32 {
+        i -= 1u32;
+        let at = ((first + i) * stride) as usize;
+        let after = T::load(paths, at);
+        let reward = paths[at + words];
+        let v = value::<T>(&after, weights, lut, lookups, len);
+        update::<T>(&after, weights, lut, step * (target - v), lookups, len);
+        target = f32::cast_from(reward) + value::<T>(&after, weights, lut, lookups, len);
+    }
+}
+
+/// Unit `u` starts game `u` of the batch (or idles when the batch is smaller than the grid).
+#[cube(launch_unchecked)]
+pub fn td_start_kernel<T: DeviceTiles>(
+    boards: &mut Array<u32>,
+    units: &mut Array<u32>,
+    seed: u32,
+    first: u32,
+    games: u32,
+    unit_count: u32,
+    #[comptime] words: usize,
+) {
+    let u = ABSOLUTE_POS as u32;
+    if u < unit_count {
+        let at = u as usize * UNIT_WORDS;
+        let mut state = rng::worker_state(seed, first + u);
+        let board = initial::<T>(&mut state);
+        T::store(&board, boards, u as usize * words);
+        units[at] = select(u < games, u, NONE);
+        units[at + 1] = state;
+        units[at + 2] = 0u32;
+        units[at + 3] = 0u32;
+        units[at + 4] = 0u32;
+    }
+}
+
+/// Each unit plays up to `max_moves` moves of its game, learning when it ends (see the module
+/// docs), then takes the batch's next game.
+#[cube(launch_unchecked)]
+#[allow(clippy::too_many_arguments)]
+pub fn td_play_kernel<T: DeviceTiles>(
+    weights: &mut Array<Atomic<f32>>,
+    lut: &Array<u32>,
+    boards: &mut Array<u32>,
+    units: &mut Array<u32>,
+    paths: &mut Array<u32>,
+    results: &mut Array<u32>,
+    counters: &mut Array<Atomic<u32>>,
+    step: f32,
+    seed: u32,
+    first: u32,
+    games: u32,
+    unit_count: u32,
+    max_moves: u32,
+    cap: u32,
+    lookups: u32,
+    #[comptime] len: u32,
+    #[comptime] words: usize,
+) {
+    let u = ABSOLUTE_POS as u32;
+    if u < unit_count {
+        let at = u as usize * UNIT_WORDS;
+        let stride = (words + 1) as u32;
+        let mut game = units[at];
+        let mut state = units[at + 1];
+        let mut score = units[at + 2];
+        let mut moves = units[at + 3];
+        let mut plen = units[at + 4];
+        let mut board = T::load(boards, u as usize * words);
+        let mut budget = max_moves;
+        while budget > 0u32 && game != NONE {
+            budget -= 1u32;
+            // The greedy direction: the first best `reward + V(afterstate)`.
+            let mut found = false;
+            let mut best_dir = 0u32;
+            let mut best_v = 0.0f32;
+            for d in 0..4u32 {
+                let s = slide::<T>(&board, d);
+                if s.moved {
+                    let v =
+                        f32::cast_from(s.reward) + value::<T>(&s.board, weights, lut, lookups, len);
+                    if !found || v > best_v {
+                        best_v = v;
+                        best_dir = d;
+                        found = true;
+                    }
+                }
+            }
+            if found {
+                let s = slide::<T>(&board, best_dir);
+                if plen == cap {
+                    learn::<T>(
+                        weights,
+                        lut,
+                        paths,
+                        u * cap,
+                        plen,
+                        best_v,
+                        step,
+                        lookups,
+                        len,
+                        words,
+                    );
+                    plen = 0u32;
+                }
+                let entry = ((u * cap + plen) * stride) as usize;
+                T::store(&s.board, paths, entry);
+                paths[entry + words] = s.reward;
+                plen += 1u32;
+                score += s.reward;
+                moves += 1u32;
+                set_board(&mut board, &s.board);
+                spawn::<T>(&mut board, &mut state);
+            } else {
+                learn::<T>(
+                    weights,
+                    lut,
+                    paths,
+                    u * cap,
+                    plen,
+                    0.0f32,
+                    step,
+                    lookups,
+                    len,
+                    words,
+                );
+                let r = game as usize * 3;
+                results[r] = score;
+                results[r + 1] = moves;
+                results[r + 2] = max_index::<T>(&board);
+                counters[1].fetch_add(1u32);
+                let next = counters[0].fetch_add(1u32);
+                if next < games {
+                    game = next;
+                    state = rng::worker_state(seed, first + next);
+                    let fresh = initial::<T>(&mut state);
+                    set_board(&mut board, &fresh);
+                } else {
+                    game = NONE;
+                }
+                score = 0u32;
+                moves = 0u32;
+                plen = 0u32;
+            }
+        }
+        if budget < max_moves {
+            counters[2].fetch_add(max_moves - budget);
+        }
+        T::store(&board, boards, u as usize * words);
+        units[at] = game;
+        units[at + 1] = state;
+        units[at + 2] = score;
+        units[at + 3] = moves;
+        units[at + 4] = plen;
+    }
+}
+
+/// An n-tuple network as the device sees it: the weight tables, and every lookup (shape ×
+/// symmetry, in the order V sums them) as its table and its cells.
+#[derive(Clone, Debug)]
+pub struct TdNet {
+    /// The weight tables.
+    pub tables: Vec<Vec<f32>>,
+    /// Each lookup's table and cells; every lookup has the same number of cells.
+    pub lookups: Vec<(usize, Vec<u8>)>,
+}
+
+/// How a device trainer spreads its work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TdShape {
+    /// Games played at once (one unit each).
+    pub units: u32,
+    /// Most moves a unit plays in one launch.
+    pub max_moves: u32,
+    /// Path entries a unit keeps before learning from a game's start (see the module docs).
+    pub cap: u32,
+}
+
+impl TdShape {
+    /// The shape for a network of `lookups` lookups: `units` games at once (default: 64 on a
+    /// loop-limited device, 16384 otherwise). On a device whose driver stops a unit's loops
+    /// after `loop_budget` back-edges (lavapipe), a launch stays inside it: a move costs about
+    /// `4·lookups` back-edges (V of four afterstates, the lookup loop is not unrolled so that
+    /// the kernel compiles quickly), a learned path entry `3·lookups`, and a launch learns at
+    /// most `cap + max_moves` entries.
+    pub fn for_device(units: Option<u32>, lookups: u32, loop_budget: Option<u32>) -> Self {
+        match loop_budget {
+            Some(budget) => {
+                let per_move = 4 * lookups + 12;
+                let per_entry = 3 * lookups + 4;
+                let max_moves = 32;
+                let spare = (budget as u64 * 9 / 10)
+                    .saturating_sub(max_moves as u64 * (per_move + per_entry) as u64);
+                TdShape {
+                    units: units.unwrap_or(64),
+                    max_moves,
+                    cap: (spare / per_entry as u64).clamp(16, 4096) as u32,
+                }
+            }
+            None => TdShape {
+                units: units.unwrap_or(16384),
+                max_moves: 4096,
+                cap: 4096,
+            },
+        }
+    }
+}
+
+/// One finished game of a batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TdGame {
+    /// The sum of the rewards.
+    pub score: u32,
+    /// Moves played.
+    pub moves: u32,
+    /// The largest tile index reached.
+    pub max_index: u8,
+}
+
+/// A TD(0) trainer on one device: the weights and every unit's game live in device memory.
+pub struct DeviceTd<R: Runtime, T: GpuTiles> {
+    client: ComputeClient<R>,
+    shape: TdShape,
+    sizes: Vec<usize>,
+    lookups: u32,
+    len: u32,
+    weights: cubecl::server::Handle,
+    lut: cubecl::server::Handle,
+    lut_len: usize,
+    boards: cubecl::server::Handle,
+    units: cubecl::server::Handle,
+    paths: cubecl::server::Handle,
+    _rule: std::marker::PhantomData<T>,
+}
+
+impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
+    /// Uploads `net` and allocates the units' games and paths.
+    pub fn new(client: &ComputeClient<R>, net: &TdNet, shape: TdShape) -> Result<Self> {
+        let len = net.lookups.first().map_or(0, |l| l.1.len());
+        if len == 0 || net.lookups.iter().any(|l| l.1.len() != len) {
+            return Err(Error::Unsupported(
+                "the GPU trainer needs tuple shapes that all have the same number of cells".into(),
+            ));
+        }
+        if shape.units == 0 || shape.max_moves == 0 || shape.cap == 0 {
+            return Err(Error::Unsupported(format!(
+                "bad GPU trainer shape {shape:?}: units, moves per launch and path length must be positive"
+            )));
+        }
+        let mut offsets = Vec::with_capacity(net.tables.len());
+        let mut flat = Vec::new();
+        for t in &net.tables {
+            offsets.push(flat.len());
+            flat.extend_from_slice(t);
+        }
+        if flat.len() > u32::MAX as usize {
+            return Err(Error::Unsupported(format!(
+                "{} weights: the GPU trainer indexes at most 2^32",
+                flat.len()
+            )));
+        }
+        let mut lut = Vec::with_capacity(net.lookups.len() * (len + 1));
+        for (table, cells) in &net.lookups {
+            lut.push(offsets[*table] as u32);
+            lut.extend(cells.iter().map(|&c| c as u32));
+        }
+        let units = shape.units as usize;
+        let path_words = units * shape.cap as usize * (T::WORDS + 1);
+        Ok(Self {
+            client: client.clone(),
+            shape,
+            sizes: net.tables.iter().map(|t| t.len()).collect(),
+            lookups: net.lookups.len() as u32,
+            len: len as u32,
+            weights: client.create_from_slice(f32::as_bytes(&flat)),
+            lut_len: lut.len(),
+            lut: upload(client, &lut),
+            boards: client.empty(units * T::WORDS * 4),
+            units: client.empty(units * UNIT_WORDS * 4),
+            paths: client.empty(path_words.max(1) * 4),
+            _rule: std::marker::PhantomData,
+        })
+    }
+
+    /// The launch shape.
+    pub fn shape(&self) -> TdShape {
+        self.shape
+    }
+
+    /// Plays and learns from games `first..first + games` of a run seeded `seed` (game `g`
+    /// draws from worker `g`'s xorshift32), `step` per weight per unit of TD error. Returns
+    /// the games in order.
+    pub fn play_batch(
+        &mut self,
+        first: u32,
+        games: u32,
+        seed: u32,
+        step: f32,
+    ) -> Result<Vec<TdGame>> {
+        if games == 0 {
+            return Ok(Vec::new());
+        }
+        let client = &self.client;
+        let shape = self.shape;
+        let units = shape.units as usize;
+        let words = T::WORDS;
+        let (cubes, dim) = grid(client, units);
+        // SAFETY: units past `shape.units` do nothing; unit u writes only its own slots.
+        unsafe {
+            td_start_kernel::launch_unchecked::<T::Device, R>(
+                client,
+                cubes.clone(),
+                dim,
+                ArrayArg::from_raw_parts(self.boards.clone(), units * words),
+                ArrayArg::from_raw_parts(self.units.clone(), units * UNIT_WORDS),
+                seed,
+                first,
+                games,
+                shape.units,
+                words,
+            );
+        }
+        let counters = upload(client, &[games.min(shape.units), 0, 0]);
+        let results = client.empty(games as usize * 3 * 4);
+        let mut moves_seen = 0u32;
+        loop {
+            // SAFETY: every index stays inside its buffer: unit slots below `shape.units`,
+            // path entries below `cap`, results below `games`, weights at the offsets of `lut`.
+            unsafe {
+                td_play_kernel::launch_unchecked::<T::Device, R>(
+                    client,
+                    cubes.clone(),
+                    dim,
+                    ArrayArg::from_raw_parts(self.weights.clone(), self.sizes.iter().sum()),
+                    ArrayArg::from_raw_parts(self.lut.clone(), self.lut_len),
+                    ArrayArg::from_raw_parts(self.boards.clone(), units * words),
+                    ArrayArg::from_raw_parts(self.units.clone(), units * UNIT_WORDS),
+                    ArrayArg::from_raw_parts(
+                        self.paths.clone(),
+                        units * shape.cap as usize * (words + 1),
+                    ),
+                    ArrayArg::from_raw_parts(results.clone(), games as usize * 3),
+                    ArrayArg::from_raw_parts(counters.clone(), 3),
+                    step,
+                    seed,
+                    first,
+                    games,
+                    shape.units,
+                    shape.max_moves,
+                    shape.cap,
+                    self.lookups,
+                    self.len,
+                    words,
+                );
+            }
+            let c = read::<R, u32>(client, counters.clone())?;
+            if c[1] >= games {
+                break;
+            }
+            if c[2] == moves_seen {
+                // Every launch plays a move in each busy unit: no progress means the kernel
+                // did not run (a compile failure leaves buffers untouched).
+                return Err(Error::Device {
+                    backend: R::name(client),
+                    why: "the TD kernel made no progress (did it fail to compile?)".into(),
+                });
+            }
+            moves_seen = c[2];
+        }
+        let r = read::<R, u32>(client, results)?;
+        Ok(r.chunks_exact(3)
+            .map(|g| TdGame {
+                score: g[0],
+                moves: g[1],
+                max_index: g[2] as u8,
+            })
+            .collect())
+    }
+
+    /// Copies the weights back, one vector per table.
+    pub fn read_tables(&self) -> Result<Vec<Vec<f32>>> {
+        let flat = read::<R, f32>(&self.client, self.weights.clone())?;
+        let mut out = Vec::with_capacity(self.sizes.len());
+        let mut at = 0;
+        for &n in &self.sizes {
+            out.push(flat[at..at + n].to_vec());
+            at += n;
+        }
+        Ok(out)
+    }
+}
