@@ -128,3 +128,55 @@ fn boards_writes_one_board_of_each_class_per_game() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn bench_expectimax_times_every_class_and_column() {
+    let json = json_of(&cubesearch(&[
+        "bench",
+        "expectimax",
+        "--layers",
+        "2",
+        "--per-class",
+        "1",
+        "--reps",
+        "1",
+        "--batch",
+        "2",
+        "--only",
+        "cpu-1,cpu-2,wgpu",
+        "--json",
+    ]));
+    let rows = json["rows"].as_array().unwrap();
+    let columns = ["cpu-1", "cpu-2 tree", "wgpu naive", "wgpu multilevel"];
+    for column in columns {
+        for class in ["starter", "normal", "late"] {
+            let row = rows
+                .iter()
+                .find(|r| r["column"] == column && r["class"] == class)
+                .unwrap_or_else(|| panic!("no {column} {class} row: {rows:?}"));
+            assert!(row["ms_per_move"].as_f64().unwrap() > 0.0);
+            assert_eq!(row["layers"], 2);
+        }
+        let throughput = rows
+            .iter()
+            .find(|r| r["column"] == column && r["kind"] == "throughput")
+            .unwrap();
+        assert_eq!(throughput["roots"], 2);
+        assert!(throughput["roots_per_sec"].as_f64().unwrap() > 0.0);
+    }
+    assert_bad_input(
+        &cubesearch(&["bench", "expectimax", "--layers", "5", "--only", "cpu-1"]),
+        "--layers",
+    );
+    assert_bad_input(
+        &cubesearch(&[
+            "bench",
+            "expectimax-2048",
+            "--boards",
+            "/no/such/boards",
+            "--only",
+            "cpu-1",
+        ]),
+        "/no/such/boards",
+    );
+}

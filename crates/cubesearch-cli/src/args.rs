@@ -187,6 +187,22 @@ pub struct BenchArgs {
     /// Backends to measure, comma-separated (default: cpu-1, cpu-all and every GPU available).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
+    /// expectimax suites: the n-tuple weights at the leaves (default: an all-zero network of
+    /// the seed's shapes, which searches exactly as much).
+    #[arg(long)]
+    pub weights: Option<String>,
+    /// expectimax suites: the layers to time, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [1, 2, 3])]
+    pub layers: Vec<u32>,
+    /// expectimax suites: a board file instead of the committed benches/boards-<game>.txt.
+    #[arg(long)]
+    pub boards: Option<String>,
+    /// expectimax suites: boards timed per class (0 = all in the file).
+    #[arg(long, default_value_t = 0)]
+    pub per_class: usize,
+    /// expectimax suites: roots per call in the throughput rows.
+    #[arg(long, default_value_t = 64)]
+    pub batch: usize,
 }
 
 /// What `train` takes besides the game.

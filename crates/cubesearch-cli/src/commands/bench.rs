@@ -167,16 +167,28 @@ pub fn run(common: &Common, args: &BenchArgs) -> Result<()> {
             "{:<18} the seed's minimax table: ms to the first move, Nim sizes 2..8",
             "nim-minimax"
         );
+        println!(
+            "{:<18} the seed's expectimax table (2584): ms per move at 1-3 layers on starter/normal/late boards, and roots/s",
+            "expectimax"
+        );
+        println!("{:<18} the same for 2048", "expectimax-2048");
         return Ok(());
     }
     if args.suite == "nim-minimax" {
         return nim_minimax(common, args);
     }
+    if matches!(
+        args.suite.as_str(),
+        "expectimax" | "expectimax-2584" | "expectimax-2048"
+    ) {
+        return super::bench_expectimax::run(common, args);
+    }
     let suite = SUITES
         .iter()
         .find(|s| s.name == args.suite)
         .ok_or_else(|| {
-            let names: Vec<_> = SUITES.iter().map(|s| s.name).collect();
+            let mut names: Vec<_> = SUITES.iter().map(|s| s.name).collect();
+            names.extend(["nim-minimax", "expectimax", "expectimax-2048"]);
             Error::parse(format!(
                 "unknown bench suite '{}': one of {}",
                 args.suite,

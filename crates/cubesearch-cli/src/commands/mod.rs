@@ -3,6 +3,7 @@
 mod apply;
 mod apply_fib;
 mod bench;
+mod bench_expectimax;
 mod boards;
 mod info;
 mod perft;
