@@ -201,7 +201,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 0)]
     pub per_class: usize,
     /// expectimax suites: roots per call in the throughput rows.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 32)]
     pub batch: usize,
 }
 
