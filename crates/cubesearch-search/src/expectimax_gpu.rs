@@ -9,7 +9,7 @@ use cubesearch_core::backend::{self, start_client, Backend, ResolvedBackend};
 use cubesearch_core::{ExpectimaxEval, Result, RootValue};
 use cubesearch_games::fib::{BoardOf, Sliding};
 pub use cubesearch_kernels::expectimax::launch::ExpectimaxMethod;
-use cubesearch_kernels::expectimax::launch::{launch_expectimax, DeviceNetwork};
+use cubesearch_kernels::expectimax::launch::{launch_expectimax, DeviceNetwork, MAX_ENTRIES};
 use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::NTupleNetwork;
 use std::marker::PhantomData;
@@ -21,6 +21,7 @@ pub struct GpuExpectimax<R: Runtime, T: GpuTiles> {
     /// The uploaded network and the host network it copies (its address): a call with another
     /// network uploads that one.
     network: Option<(usize, DeviceNetwork)>,
+    chunk_entries: usize,
     rule: PhantomData<T>,
 }
 
@@ -35,6 +36,7 @@ impl<R: Runtime, T: GpuTiles> GpuExpectimax<R, T> {
             client: start_client::<R>(device, backend)?,
             method,
             network: None,
+            chunk_entries: MAX_ENTRIES,
             rule: PhantomData,
         })
     }
@@ -62,6 +64,12 @@ impl<R: Runtime, T: GpuTiles> GpuExpectimax<R, T> {
         Ok(&self.network.as_ref().expect("uploaded above").1)
     }
 
+    /// Cuts batches into chunks of at most this many leaf paths (default and most: the
+    /// kernels' `MAX_ENTRIES`); tests use it to cover the chunking with small batches.
+    pub fn set_chunk_entries(&mut self, entries: usize) {
+        self.chunk_entries = entries;
+    }
+
     /// Forgets the uploaded weights: the next call uploads them again.
     pub fn reload(&mut self) {
         self.network = None;
@@ -78,7 +86,14 @@ impl<R: Runtime, T: GpuTiles> ExpectimaxEval<Sliding<T>, NTupleNetwork> for GpuE
     ) -> Result<Vec<RootValue>> {
         self.prepare(value)?;
         let net = &self.network.as_ref().expect("prepared").1;
-        let found = launch_expectimax::<R, T>(&self.client, net, roots, layers, self.method)?;
+        let found = launch_expectimax::<R, T>(
+            &self.client,
+            net,
+            roots,
+            layers,
+            self.method,
+            self.chunk_entries,
+        )?;
         Ok(found
             .into_iter()
             .map(|d| RootValue {

@@ -11,7 +11,7 @@ use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::{seed_shapes, CpuTd, NTupleNetwork};
 use cubesearch_search::boards;
 use cubesearch_search::expectimax::search;
-use cubesearch_search::expectimax_gpu::{ExpectimaxExecutor, ExpectimaxMethod};
+use cubesearch_search::expectimax_gpu::{ExpectimaxExecutor, ExpectimaxMethod, GpuExpectimax};
 
 fn trained<R: GpuTiles>(games: u32) -> NTupleNetwork {
     let mut net = NTupleNetwork::for_game::<R>(&seed_shapes()).unwrap();
@@ -169,4 +169,43 @@ fn a_network_for_the_other_game_is_refused() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("2048"), "{err}");
+}
+
+/// Batches cut into chunks (here of 3 roots) and reduction grids past 65535 cubes in one
+/// dimension (17000 roots at one layer: 68000 reduction blocks) give the CPU's values too.
+#[test]
+fn wgpu_chunks_and_two_dimensional_grids_equal_the_cpu() {
+    let resolved = cubesearch_core::backend::resolve(Backend::Wgpu).unwrap();
+    let cubesearch_core::ResolvedBackend::Wgpu { device, .. } = resolved else {
+        panic!("wgpu resolved to {resolved}");
+    };
+    let mut gpu = GpuExpectimax::<cubecl::wgpu::WgpuRuntime, Fib>::new(
+        &device,
+        "wgpu",
+        ExpectimaxMethod::Naive,
+    )
+    .unwrap();
+    let game = Sliding::<Fib>::new();
+    let net = trained::<Fib>(100);
+    let roots = boards::<Fib>(
+        include_str!("../../../benches/boards-2584.txt"),
+        8,
+        DEAD_2584,
+    );
+    let cpu: Vec<RootValue> = roots
+        .iter()
+        .map(|r| search(&game, &net, r, 1, false))
+        .collect();
+    gpu.set_chunk_entries(3 * 4 * 128);
+    for method in ExpectimaxMethod::ALL {
+        gpu.set_method(method);
+        let got = gpu.evaluate(&game, &net, &roots, 1).unwrap();
+        assert_close(&format!("chunks of 3, {}", method.name()), &cpu, &got);
+    }
+    gpu.set_chunk_entries(usize::MAX);
+    gpu.set_method(ExpectimaxMethod::Multilevel);
+    let many: Vec<_> = roots.iter().cycle().take(17_000).copied().collect();
+    let got = gpu.evaluate(&game, &net, &many, 1).unwrap();
+    let want: Vec<RootValue> = cpu.iter().cycle().take(17_000).cloned().collect();
+    assert_close("17000 roots", &want, &got);
 }

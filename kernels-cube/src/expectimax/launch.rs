@@ -146,13 +146,15 @@ fn blocks(groups: usize) -> (CubeCount, CubeDim) {
 }
 
 /// An `layers`-layer expectimax of every root under `net` with `method`: the whole search on
-/// the device, roots in chunks of at most [`MAX_ENTRIES`] leaf paths.
+/// the device, roots in chunks of at most `max_entries` leaf paths (at least one root a chunk;
+/// [`MAX_ENTRIES`] unless a test wants small chunks).
 pub fn launch_expectimax<R: Runtime, T: GpuTiles>(
     client: &ComputeClient<R>,
     net: &DeviceNetwork,
     roots: &[BoardOf<T>],
     layers: u32,
     method: ExpectimaxMethod,
+    max_entries: usize,
 ) -> Result<Vec<DeviceRoot>> {
     if net.bits != T::BITS {
         return Err(Error::Unsupported(format!(
@@ -177,7 +179,7 @@ pub fn launch_expectimax<R: Runtime, T: GpuTiles>(
             (ACTIONS as f64) * (BLOCK as f64).powi(layers as i32)
         )));
     }
-    let chunk = (MAX_ENTRIES / per_root).max(1);
+    let chunk = (max_entries.min(MAX_ENTRIES) / per_root).max(1);
     let tiles: Vec<u32> = T::SPAWNS.iter().map(|&(k, _)| k as u32).collect();
     let probs: Vec<f32> = T::SPAWNS
         .iter()
