@@ -21,7 +21,7 @@ pub use cubesearch_core::{
 };
 pub use cubesearch_kernels::{DeviceGame, GpuGame};
 pub use cubesearch_search::{
-    mcts, minimax, perft, player, testing, CpuExecutor, Executor, GpuExecutor, SlidingRules,
+    mcts, minimax, perft, player, td, testing, CpuExecutor, Executor, GpuExecutor, SlidingRules,
 };
 
 /// The games: CPU rules (device twins implement [`DeviceGame`]).

@@ -131,3 +131,109 @@ fn play_reports_the_seeds_statistics_for_trained_weights() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn train_on_wgpu_checkpoints_resumes_and_refuses_bad_gpu_options() {
+    let dir = std::env::temp_dir().join(format!("cubesearch-cli-gputrain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("w.safetensors");
+    let out_s = out.to_str().unwrap();
+    let json = json_of(&cubesearch(&[
+        "train",
+        "2584",
+        "--games",
+        "48",
+        "--out",
+        out_s,
+        "--backend",
+        "wgpu",
+        "--units",
+        "8",
+        "--checkpoint-every",
+        "16",
+        "--json",
+    ]));
+    assert_eq!(json["backend"], "wgpu");
+    assert_eq!(json["games"], 48);
+    assert_eq!(json["threads"], 8);
+    assert!(json["mean_score"].as_f64().unwrap() > 0.0);
+    // The device's weights came back: the file holds a trained network that resumes.
+    let json = json_of(&cubesearch(&[
+        "train",
+        "2584",
+        "--games",
+        "8",
+        "--out",
+        out_s,
+        "--resume",
+        out_s,
+        "--backend",
+        "wgpu",
+        "--units",
+        "4",
+        "--json",
+    ]));
+    assert_eq!(json["total_games"], 56);
+    assert_bad_input(
+        &cubesearch(&[
+            "train",
+            "2584",
+            "--games",
+            "8",
+            "--out",
+            out_s,
+            "--backend",
+            "wgpu",
+            "--gpus",
+            "2",
+        ]),
+        "--gpus 2",
+    );
+    assert_bad_input(
+        &cubesearch(&[
+            "train",
+            "2584",
+            "--games",
+            "8",
+            "--out",
+            out_s,
+            "--backend",
+            "wgpu",
+            "--units",
+            "0",
+        ]),
+        "--units",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bench_td_suites_report_moves_and_updates() {
+    for (suite, unit, units) in [
+        ("td-train", "moves", None),
+        ("td-update", "updates", Some(1_000_000)),
+    ] {
+        let json = json_of(&cubesearch(&[
+            "bench",
+            suite,
+            "--only",
+            "cpu-1,wgpu",
+            "--level",
+            "0",
+            "--reps",
+            "1",
+            "--warmup",
+            "0",
+            "--json",
+        ]));
+        let rows = json["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 2, "{suite}: {rows:?}");
+        for row in rows {
+            assert_eq!(row["unit"], unit);
+            assert!(row["per_second"].as_f64().unwrap() > 0.0);
+            if let Some(n) = units {
+                assert_eq!(row["units"], n);
+            }
+        }
+    }
+}

@@ -119,3 +119,132 @@ fn gpu_training_improves_greedy_play(#[values(Backend::Wgpu, Backend::Cuda)] bac
         "untrained {untrained}, trained {trained}"
     );
 }
+
+/// Two agents on one device stand in for two GPUs: after a round, both hold
+/// `w₀ + (w_a − w₀) + (w_b − w₀)`, where `w_a` and `w_b` are what each agent learned alone from
+/// `w₀` on its half of the games (one unit each, so each agent's run is deterministic).
+#[test]
+fn multi_gpu_rounds_sum_every_agents_changes() {
+    use cubesearch::td::MultiGpuTd;
+    use cubesearch::Executor;
+    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
+        panic!("the wgpu executor")
+    };
+    let budget = gpu.limits().loop_iterations;
+    let clients = [gpu.client().clone(), gpu.client().clone()];
+    let base = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let step = 0.1 / base.lookups() as f32;
+    // One unit an agent: a round is 8 games an agent, 16 in all.
+    let mut multi = MultiGpuTd::<_, Pow2>::new(&clients, Some(1), budget);
+    let mut merged = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let mut scores = Vec::new();
+    multi
+        .play(&merged, 0, 16, 9, step, &mut |e| {
+            scores.push(e.score);
+            Ok(())
+        })
+        .unwrap();
+    multi.sync(&mut merged).unwrap();
+    let alone = |first: u64| {
+        let mut net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+        let mut engine = gpu.td_engine::<Pow2>(Some(1));
+        let mut s = Vec::new();
+        engine
+            .play(&net, first, 8, 9, step, &mut |e| {
+                s.push(e.score);
+                Ok(())
+            })
+            .unwrap();
+        engine.sync(&mut net).unwrap();
+        (net, s)
+    };
+    let (a, sa) = alone(0);
+    let (b, sb) = alone(8);
+    assert_eq!(
+        scores,
+        [sa, sb].concat(),
+        "games in order, as each agent played them"
+    );
+    let mut changed = 0;
+    for t in 0..3 {
+        let (m, a, b) = (merged.table(t), a.table(t), b.table(t));
+        for i in 0..m.len() {
+            let want = a[i] + b[i];
+            assert!(
+                (m[i] - want).abs() <= 1e-5 * want.abs().max(1.0),
+                "table {t} weight {i}: merged {}, agents {} + {}",
+                m[i],
+                a[i],
+                b[i]
+            );
+            changed += (a[i] != 0.0 && b[i] != 0.0) as usize;
+        }
+    }
+    assert!(
+        changed > 10,
+        "the agents' changes overlap in {changed} weights"
+    );
+}
+
+/// The seed's parallel update kernel (one unit per time step) on cases whose units cannot race:
+/// game A's afterstate s0 (tiles 1 and 2 only, trained weights) is followed by s1 (tiles 5 and
+/// 6 only, untrained, so its own update is zero); game B is one step on tiles 3 and 4. The
+/// device must give what the CPU's per-step update gives.
+#[test]
+fn the_per_step_update_kernel_equals_the_cpu_update() {
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::td::td_net;
+    use cubesearch::Executor;
+    use cubesearch_games::fib::Board;
+    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
+        panic!("the wgpu executor")
+    };
+    let board = |seed: u32, tiles: [u8; 2]| {
+        let mut rng = cubesearch::rng::XorShift32::for_worker(seed, 0);
+        let cells: [u8; 16] = std::array::from_fn(|_| tiles[rng.below(2) as usize]);
+        Board::<u128>::from_cells(&cells, 5)
+    };
+    let (s0, s1, b0) = (board(1, [1, 2]), board(2, [5, 6]), board(3, [3, 4]));
+    let (r1, rb) = (34u32, 0u32);
+    let net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    net.update::<Fib>(s0, 0.75);
+    net.update::<Fib>(b0, -0.5);
+    let step = 0.1 / net.lookups() as f32;
+    let mut words = Vec::new();
+    for (b, r) in [(s0, 0), (s1, r1), (b0, rb)] {
+        let mut w = [0u32; 3];
+        Fib::encode(b, &mut w);
+        words.extend_from_slice(&w);
+        words.push(r);
+    }
+    // Games of one round each would not reach s1 from s0: lay out game A as two rounds and
+    // game B padded with a second, untrained step of its own.
+    let pad = board(4, [7, 8]);
+    let mut w = [0u32; 3];
+    Fib::encode(pad, &mut w);
+    words.extend_from_slice(&w);
+    words.push(0);
+    let shape = TdShape {
+        units: 1,
+        max_moves: 1,
+        cap: 1,
+    };
+    let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&net), shape).unwrap();
+    device.learn_steps(&words, 2, step).unwrap();
+    let got = device.read_tables().unwrap();
+    // The CPU: each step's δ from the weights before the launch.
+    let d0 = step * (r1 as f32 + net.value::<Fib>(s1) - net.value::<Fib>(s0));
+    let db = step * (0.0 + net.value::<Fib>(pad) - net.value::<Fib>(b0));
+    assert!(d0 != 0.0 && db != 0.0);
+    net.update::<Fib>(s0, d0);
+    net.update::<Fib>(b0, db);
+    for (t, table) in got.iter().enumerate() {
+        let want = net.table(t);
+        for (i, (g, w)) in table.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-6 * w.abs().max(1.0),
+                "table {t} weight {i}: GPU {g}, CPU {w}"
+            );
+        }
+    }
+}

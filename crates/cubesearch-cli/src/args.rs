@@ -232,4 +232,10 @@ pub struct TrainArgs {
     /// Write the learning curve (games,mean_score,max_score) as CSV here.
     #[arg(long)]
     pub curve: Option<String>,
+    /// GPU backends: games played at once, one unit each (default: 16384; 64 on lavapipe).
+    #[arg(long)]
+    pub units: Option<u32>,
+    /// CUDA: train on this many GPUs, one agent each, their changes summed after every round.
+    #[arg(long, default_value_t = 1)]
+    pub gpus: usize,
 }

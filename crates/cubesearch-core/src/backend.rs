@@ -227,6 +227,19 @@ fn probe_cuda() -> Result<ResolvedBackend> {
     }
 }
 
+/// How many CUDA devices the driver reports (0 when the driver cannot be loaded).
+#[cfg(feature = "cuda")]
+pub fn cuda_device_count() -> usize {
+    catch_device_panic(|| cudarc::driver::CudaContext::device_count().unwrap_or(0))
+        .map_or(0, |n| n.max(0) as usize)
+}
+
+/// How many CUDA devices the driver reports: none in a build without the `cuda` feature.
+#[cfg(not(feature = "cuda"))]
+pub fn cuda_device_count() -> usize {
+    0
+}
+
 #[cfg(not(feature = "cuda"))]
 fn probe_cuda() -> Result<ResolvedBackend> {
     Err(Error::BackendUnavailable {

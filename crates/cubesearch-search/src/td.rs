@@ -42,6 +42,9 @@ pub struct GpuTd<R: Runtime, T: GpuTiles> {
     units: Option<u32>,
     loop_budget: Option<u32>,
     device: Option<DeviceTd<R, T>>,
+    /// The weights the device started from, kept for [`MultiGpuTd`]'s reductions only.
+    base: Option<Vec<Vec<f32>>>,
+    keep_base: bool,
 }
 
 impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
@@ -53,6 +56,8 @@ impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
             units,
             loop_budget,
             device: None,
+            base: None,
+            keep_base: false,
         }
     }
 
@@ -81,7 +86,11 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
         }
         if self.device.is_none() {
             let shape = TdShape::for_device(self.units, net.lookups() as u32, self.loop_budget);
-            self.device = Some(DeviceTd::new(&self.client, &td_net(net), shape)?);
+            let start = td_net(net);
+            self.device = Some(DeviceTd::new(&self.client, &start, shape)?);
+            if self.keep_base {
+                self.base = Some(start.tables);
+            }
         }
         let device = self.device.as_mut().expect("made above");
         // Batches of several games a unit keep the units busy; each batch's games come back in
@@ -139,6 +148,46 @@ impl Executor {
             Executor::Wgpu(e) => Box::new(e.td_engine::<T>(units)),
             #[cfg(feature = "cuda")]
             Executor::Cuda(e) => Box::new(e.td_engine::<T>(units)),
+        }
+    }
+}
+
+impl Executor {
+    /// A TD(0) engine on `gpus` devices of this executor's backend ([`MultiGpuTd`]); one GPU is
+    /// [`Executor::td_engine`]. Several GPUs need CUDA and that many devices.
+    pub fn td_engine_on_gpus<T: GpuTiles>(
+        &self,
+        gpus: usize,
+        units: Option<u32>,
+    ) -> Result<Box<dyn TdEngine<T>>> {
+        if gpus <= 1 {
+            return Ok(self.td_engine::<T>(units));
+        }
+        match self {
+            #[cfg(feature = "cuda")]
+            Executor::Cuda(_) => {
+                use cubecl::cuda::{CudaDevice, CudaRuntime};
+                let found = cubesearch_core::backend::cuda_device_count();
+                if found < gpus {
+                    return Err(Error::Unsupported(format!(
+                        "--gpus {gpus}: only {found} CUDA device(s) found"
+                    )));
+                }
+                let clients = (0..gpus)
+                    .map(|i| {
+                        cubesearch_core::backend::start_client::<CudaRuntime>(
+                            &CudaDevice::new(i),
+                            "cuda",
+                        )
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Box::new(MultiGpuTd::<CudaRuntime, T>::new(
+                    &clients, units, None,
+                )))
+            }
+            _ => Err(Error::Unsupported(format!(
+                "--gpus {gpus} trains on several CUDA devices: use --backend cuda on an NVIDIA host"
+            ))),
         }
     }
 }
@@ -202,5 +251,139 @@ impl<T: GpuTiles> TdUpdate<Sliding<T>, NTupleNetwork> for Executor {
         seed: u32,
     ) -> Result<Vec<u64>> {
         crate::dispatch!(self, e => e.train(game, value, games, alpha, seed))
+    }
+}
+
+/// TD(0) on several GPUs (the seed's 4.6): one agent per device, each with its own copy of the
+/// weights and its own games. Agents play rounds of `units × 8` games each in parallel; after a
+/// round the host all-reduces their changes, `w = w₀ + Σₖ (wₖ − w₀)` from the round's common
+/// start `w₀`, and gives every device the result, so all copies are equal again. (The seed
+/// instead replays every agent's game history on every GPU; summing deltas applies the same
+/// updates, computed against the weights of the round's start.) Games keep their numbers:
+/// agent `k` plays the `k`-th slice of each round, and results come back in game order.
+pub struct MultiGpuTd<R: Runtime, T: GpuTiles> {
+    agents: Vec<GpuTd<R, T>>,
+}
+
+impl<R: Runtime, T: GpuTiles> MultiGpuTd<R, T> {
+    /// One agent per client (a client per device; tests may pass one device twice).
+    pub fn new(clients: &[ComputeClient<R>], units: Option<u32>, loop_budget: Option<u32>) -> Self {
+        Self {
+            agents: clients
+                .iter()
+                .enumerate()
+                .map(|(i, c)| GpuTd {
+                    keep_base: i == 0,
+                    ..GpuTd::new(c, units, loop_budget)
+                })
+                .collect(),
+        }
+    }
+}
+
+impl<R: Runtime, T: GpuTiles> TdEngine<T> for MultiGpuTd<R, T> {
+    fn play(
+        &mut self,
+        net: &NTupleNetwork,
+        first: u64,
+        games: u64,
+        seed: u32,
+        step: f32,
+        on_game: &mut dyn FnMut(Episode) -> Result<()>,
+    ) -> Result<()> {
+        let k = self.agents.len() as u64;
+        if k == 0 {
+            return Err(Error::Unsupported("multi-GPU training needs a GPU".into()));
+        }
+        let per_agent = self.parallelism() as u64 / k * 8;
+        let mut done = 0;
+        while done < games {
+            let round = (per_agent * k).min(games - done);
+            let slice = round.div_ceil(k);
+            let start = first + done;
+            let results: Vec<Result<Vec<Episode>>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = self
+                    .agents
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(i, agent)| {
+                        let lo = (i as u64 * slice).min(round);
+                        let hi = ((i as u64 + 1) * slice).min(round);
+                        scope.spawn(move || {
+                            let mut out = Vec::with_capacity((hi - lo) as usize);
+                            agent.play(net, start + lo, hi - lo, seed, step, &mut |e| {
+                                out.push(e);
+                                Ok(())
+                            })?;
+                            Ok(out)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Err(Error::Unsupported("a GPU agent's thread panicked".into()))
+                        })
+                    })
+                    .collect()
+            });
+            for agent_games in results {
+                for e in agent_games? {
+                    on_game(e)?;
+                }
+            }
+            self.all_reduce()?;
+            done += round;
+        }
+        Ok(())
+    }
+
+    fn sync(&mut self, net: &mut NTupleNetwork) -> Result<()> {
+        // All agents hold the same weights after every round.
+        match self.agents.first_mut() {
+            Some(agent) => agent.sync(net),
+            None => Ok(()),
+        }
+    }
+
+    fn parallelism(&self) -> usize {
+        self.agents.iter().map(|a| a.parallelism()).sum()
+    }
+}
+
+impl<R: Runtime, T: GpuTiles> MultiGpuTd<R, T> {
+    /// Sums every agent's change since the last reduction into one set of weights and gives it
+    /// to every agent. The round's start is kept on the host between rounds.
+    fn all_reduce(&mut self) -> Result<()> {
+        if self.agents.len() < 2 {
+            return Ok(());
+        }
+        let mut tables = Vec::with_capacity(self.agents.len());
+        for agent in &self.agents {
+            if let Some(device) = &agent.device {
+                tables.push(device.read_tables()?);
+            }
+        }
+        let Some(base) = self.agents[0].base.take() else {
+            return Err(Error::Unsupported(
+                "multi-GPU reduction before the first round".into(),
+            ));
+        };
+        let mut merged = base.clone();
+        for agent_tables in &tables {
+            for ((m, b), a) in merged.iter_mut().zip(&base).zip(agent_tables) {
+                for ((m, b), a) in m.iter_mut().zip(b).zip(a) {
+                    *m += a - b;
+                }
+            }
+        }
+        for agent in &mut self.agents {
+            if let Some(device) = &mut agent.device {
+                device.write_tables(&merged)?;
+            }
+        }
+        self.agents[0].base = Some(merged);
+        Ok(())
     }
 }

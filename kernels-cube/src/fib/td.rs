@@ -118,6 +118,40 @@ fn learn<T: DeviceTiles>(
     }
 }
 
+/// The seed's parallel weight update (4.5): unit `i` takes time step `t = i % rounds` of game
+/// `i / rounds` in `paths` (`[afterstate, reward]` entries, `rounds` a game) and moves
+/// V(s'_t) toward `r_{t+1} + V(s'_{t+1})` (0 after the last step) with the weights as it finds
+/// them, all steps at once. No unit loops more than `lookups` times, so lavapipe runs it whole.
+#[cube(launch_unchecked)]
+#[allow(clippy::too_many_arguments)]
+pub fn td_steps_kernel<T: DeviceTiles>(
+    weights: &mut Array<Atomic<f32>>,
+    lut: &Array<u32>,
+    paths: &Array<u32>,
+    rounds: u32,
+    total: u32,
+    step: f32,
+    lookups: u32,
+    #[comptime] len: u32,
+    #[comptime] words: usize,
+) {
+    let i = ABSOLUTE_POS as u32;
+    if i < total {
+        let stride = (words + 1) as u32;
+        let at = (i * stride) as usize;
+        let after = T::load(paths, at);
+        let v = value::<T>(&after, weights, lut, lookups, len);
+        let mut target = 0.0f32;
+        if (i % rounds) + 1u32 < rounds {
+            let next_at = at + stride as usize;
+            let next = T::load(paths, next_at);
+            target = f32::cast_from(paths[next_at + words])
+                + value::<T>(&next, weights, lut, lookups, len);
+        }
+        update::<T>(&after, weights, lut, step * (target - v), lookups, len);
+    }
+}
+
 /// Unit `u` starts game `u` of the batch (or idles when the batch is smaller than the grid).
 #[cube(launch_unchecked)]
 pub fn td_start_kernel<T: DeviceTiles>(
@@ -484,6 +518,59 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                 max_index: g[2] as u8,
             })
             .collect())
+    }
+
+    /// Runs [`td_steps_kernel`] over `paths` (the [`GpuTiles::WORDS`]-word afterstate and the
+    /// reward of every step, `rounds` steps a game) and waits for it.
+    pub fn learn_steps(&mut self, paths: &[u32], rounds: u32, step: f32) -> Result<()> {
+        let words = T::WORDS;
+        let total = paths.len() / (words + 1);
+        if rounds == 0
+            || total / rounds as usize * rounds as usize != total
+            || total > u32::MAX as usize
+        {
+            return Err(Error::Unsupported(format!(
+                "{total} steps do not make games of {rounds} rounds"
+            )));
+        }
+        let client = &self.client;
+        let paths_handle = upload(client, paths);
+        let done = client.empty(4);
+        let (cubes, dim) = grid(client, total);
+        // SAFETY: units past `total` do nothing; unit i reads entries i and i + 1 (only when i
+        // is not a game's last step) and updates weights at the offsets of `lut`.
+        unsafe {
+            td_steps_kernel::launch_unchecked::<T::Device, R>(
+                client,
+                cubes,
+                dim,
+                ArrayArg::from_raw_parts(self.weights.clone(), self.sizes.iter().sum()),
+                ArrayArg::from_raw_parts(self.lut.clone(), self.lut_len),
+                ArrayArg::from_raw_parts(paths_handle, paths.len()),
+                rounds,
+                total as u32,
+                step,
+                self.lookups,
+                self.len,
+                words,
+            );
+        }
+        // Reading any buffer waits for the launch.
+        read::<R, u32>(client, done).map(|_| ())
+    }
+
+    /// Replaces the device's weights (tables as [`DeviceTd::read_tables`] gives them).
+    pub fn write_tables(&mut self, tables: &[Vec<f32>]) -> Result<()> {
+        if tables.len() != self.sizes.len()
+            || tables.iter().zip(&self.sizes).any(|(t, &n)| t.len() != n)
+        {
+            return Err(Error::Unsupported(
+                "weights of another network shape cannot replace the device's".into(),
+            ));
+        }
+        let flat: Vec<f32> = tables.concat();
+        self.weights = self.client.create_from_slice(f32::as_bytes(&flat));
+        Ok(())
     }
 
     /// Copies the weights back, one vector per table.

@@ -89,7 +89,153 @@ fn mcts<G: GpuGame>(exec: &mut Executor, game: &G, root: G::State, seed: u32) ->
     Ok(stats.playouts)
 }
 
+fn td_games_at(level: u32) -> u64 {
+    1024 << level
+}
+
+/// TD(0) training of the default 2584 network from zero weights for `td_games_at(level)`
+/// games on the executor's engine (CPU threads, or the GPU with its default units); the
+/// units are moves played (and learned from). A fresh engine each run, so GPU figures include
+/// the weight upload and the read-back at the end.
+fn td_train(exec: &mut Executor, level: u32, seed: u32) -> Result<u64> {
+    use cubesearch_games::fib::Fib;
+    use cubesearch_learn::{seed_shapes, NTupleNetwork};
+    let mut net = NTupleNetwork::for_game::<Fib>(&seed_shapes())?;
+    let step = 0.1 / net.lookups() as f32;
+    let mut engine = exec.td_engine::<Fib>(None);
+    let mut moves = 0u64;
+    engine.play(&net, 0, td_games_at(level), seed, step, &mut |e| {
+        moves += e.moves as u64;
+        Ok(())
+    })?;
+    engine.sync(&mut net)?;
+    Ok(moves)
+}
+
+/// Games and rounds of the seed's TD-update table (6.6).
+const TD_UPDATE_GAMES: usize = 1000;
+const TD_UPDATE_ROUNDS: usize = 1000;
+
+/// The histories the td-update suite learns from, made once: random 2584 games played back to
+/// back (seed 1) and cut into `TD_UPDATE_GAMES` histories of `TD_UPDATE_ROUNDS`
+/// `(afterstate, reward)` steps; also in the device's word form.
+type Board2584 = cubesearch_games::fib::BoardOf<cubesearch_games::fib::Fib>;
+/// The histories as `(afterstate, reward)` paths, and as device words.
+type Histories = (Vec<Vec<(Board2584, u32)>>, Vec<u32>);
+fn td_histories() -> &'static Histories {
+    use cubesearch_core::rng::XorShift32;
+    use cubesearch_core::StochasticGame;
+    use cubesearch_games::fib::{Fib, Game2584};
+    use cubesearch_kernels::fib::GpuTiles;
+    static HISTORIES: std::sync::OnceLock<Histories> = std::sync::OnceLock::new();
+    HISTORIES.get_or_init(|| {
+        let game = Game2584::new();
+        let mut rng = XorShift32::for_worker(1, 0);
+        let mut state = game.initial(&mut rng);
+        let mut legal = Vec::with_capacity(4);
+        let histories: Vec<Vec<(Board2584, u32)>> = (0..TD_UPDATE_GAMES)
+            .map(|_| {
+                (0..TD_UPDATE_ROUNDS)
+                    .map(|_| loop {
+                        legal.clear();
+                        game.legal_actions(&state, &mut legal);
+                        if legal.is_empty() {
+                            state = game.initial(&mut rng);
+                            continue;
+                        }
+                        let (_, after, reward) = legal[rng.below(legal.len() as u32) as usize];
+                        state = game.sample_chance(&after, &mut rng);
+                        break (after, reward);
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut words = Vec::with_capacity(TD_UPDATE_GAMES * TD_UPDATE_ROUNDS * 4);
+        let mut w = [0u32; 3];
+        for (after, reward) in histories.iter().flatten() {
+            Fib::encode(*after, &mut w);
+            words.extend_from_slice(&w);
+            words.push(*reward);
+        }
+        (histories, words)
+    })
+}
+
+/// The seed's TD-update table: one pass of TD(0) updates over 1000 games × 1000 rounds into a
+/// zero 2584 network (default shapes). The CPU learns each game backward (`learn`, the
+/// trainer's update), games split over the threads; a GPU runs the seed's per-step kernel
+/// (one unit per time step, all at once) and reads the weights back. Units: updates.
+fn td_update(exec: &mut Executor, _level: u32, _seed: u32) -> Result<u64> {
+    use cubesearch_games::fib::Fib;
+    use cubesearch_learn::{seed_shapes, NTupleNetwork};
+    let (histories, words) = td_histories();
+    let net = NTupleNetwork::for_game::<Fib>(&seed_shapes())?;
+    let step = 0.1 / net.lookups() as f32;
+    match exec {
+        Executor::Cpu(cpu) => {
+            let threads = cpu.threads().max(1);
+            let per = histories.len().div_ceil(threads);
+            std::thread::scope(|scope| {
+                for chunk in histories.chunks(per) {
+                    let net = &net;
+                    scope.spawn(move || {
+                        for path in chunk {
+                            cubesearch_learn::td::learn::<Fib>(net, path, step);
+                        }
+                    });
+                }
+            });
+        }
+        #[cfg(feature = "wgpu")]
+        Executor::Wgpu(gpu) => gpu_steps(gpu.client(), &net, words, step)?,
+        #[cfg(feature = "cuda")]
+        Executor::Cuda(gpu) => gpu_steps(gpu.client(), &net, words, step)?,
+    }
+    Ok((TD_UPDATE_GAMES * TD_UPDATE_ROUNDS) as u64)
+}
+
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
+fn gpu_steps<R: cubecl::Runtime>(
+    client: &cubecl::prelude::ComputeClient<R>,
+    net: &cubesearch_learn::NTupleNetwork,
+    words: &[u32],
+    step: f32,
+) -> Result<()> {
+    use cubesearch_kernels::fib::td::{DeviceTd, TdShape};
+    let shape = TdShape {
+        units: 1,
+        max_moves: 1,
+        cap: 1,
+    };
+    let mut device = DeviceTd::<R, cubesearch_games::fib::Fib>::new(
+        client,
+        &cubesearch_search::td::td_net(net),
+        shape,
+    )?;
+    device.learn_steps(words, TD_UPDATE_ROUNDS as u32, step)?;
+    device.read_tables().map(|_| ())
+}
+
 const SUITES: &[Suite] = &[
+    Suite {
+        name: "td-update",
+        about: "the seed's TD-update table: 1000 games × 1000 rounds of updates into a 2584 \
+                network, CPU backward per game vs the seed's one-unit-per-step GPU kernel \
+                (weights uploaded and read back)",
+        unit: "updates",
+        run: td_update,
+        size: |_| "1000 × 1000".into(),
+        max_level: 0,
+    },
+    Suite {
+        name: "td-train",
+        about: "TD(0) training of the default 2584 network (three 4-tuples) from zero weights; \
+                GPUs play 16384 games at once, so use --level ≥ 7 (131072 games) there",
+        unit: "moves",
+        run: td_train,
+        size: |l| format!("{} games", td_games_at(l)),
+        max_level: 12,
+    },
     Suite {
         name: "nim-playouts",
         about: "random Nim playouts from the seed's 8-heap board (1,3,...,15)",

@@ -1,14 +1,62 @@
-//! `cubesearch train <2584|2048>`: TD(0) self-play on the CPU, saving an n-tuple network.
+//! `cubesearch train <2584|2048>`: TD(0) self-play on the CPU, one GPU or several CUDA GPUs,
+//! saving an n-tuple network.
+//!
+//! `--backend auto` trains on a real GPU when there is one (CUDA, or wgpu on a hardware
+//! adapter) and otherwise on the CPU: a software rasteriser (lavapipe) is slower than the CPU
+//! trainer, so it is used only when asked for with `--backend wgpu`.
 
 use crate::args::{Common, TrainArgs};
 use crate::output::{emit, progress};
+use cubesearch_core::backend::{resolve, Backend, ResolvedBackend};
 use cubesearch_core::{Error, Result};
-use cubesearch_games::fib::{Sliding, TileRule};
-use cubesearch_learn::{curve_csv, parse_shapes, train, TrainConfig};
+use cubesearch_games::fib::Sliding;
+use cubesearch_kernels::fib::GpuTiles;
+use cubesearch_learn::runner::thread_count;
+use cubesearch_learn::{curve_csv, parse_shapes, train_on, CpuEngine, TdEngine, TrainConfig};
+use cubesearch_search::Executor;
 use serde_json::json;
 use std::path::PathBuf;
 
-pub fn run<R: TileRule>(common: &Common, args: &TrainArgs) -> Result<()> {
+/// The engine `--backend` and `--gpus` ask for, and where it runs.
+fn engine<R: GpuTiles>(
+    common: &Common,
+    args: &TrainArgs,
+) -> Result<(Box<dyn TdEngine<R>>, ResolvedBackend)> {
+    if args.gpus == 0 {
+        return Err(Error::parse("--gpus must be at least 1"));
+    }
+    if args.units == Some(0) {
+        return Err(Error::parse("--units must be at least 1"));
+    }
+    let resolved = match common.backend {
+        Backend::Auto => match resolve(Backend::Auto)? {
+            r @ ResolvedBackend::Cpu { .. } => r,
+            r if r.is_software() => resolve(Backend::Cpu)?,
+            r => r,
+        },
+        other => resolve(other)?,
+    };
+    if let ResolvedBackend::Cpu { .. } = resolved {
+        if args.gpus > 1 {
+            return Err(Error::parse(format!(
+                "--gpus {} trains on several CUDA devices: use --backend cuda on an NVIDIA host",
+                args.gpus
+            )));
+        }
+        let threads = thread_count(args.threads);
+        return Ok((
+            Box::new(CpuEngine { threads }),
+            ResolvedBackend::Cpu { threads },
+        ));
+    }
+    let exec = Executor::on(&resolved)?;
+    Ok((
+        exec.td_engine_on_gpus::<R>(args.gpus, args.units)?,
+        resolved,
+    ))
+}
+
+pub fn run<R: GpuTiles>(common: &Common, args: &TrainArgs) -> Result<()> {
     let game = Sliding::<R>::new();
     let cfg = TrainConfig {
         games: args.games,
@@ -21,8 +69,9 @@ pub fn run<R: TileRule>(common: &Common, args: &TrainArgs) -> Result<()> {
         resume: args.resume.as_ref().map(PathBuf::from),
         ..TrainConfig::default()
     };
+    let (mut engine, device) = engine::<R>(common, args)?;
     let bar = progress(common.json, args.games, &format!("train {}", R::NAME));
-    let (_, report) = train(&game, &cfg, |p| {
+    let (_, report) = train_on(&game, &cfg, engine.as_mut(), |p| {
         bar.set_position(p.games);
         bar.set_message(format!(
             "train {} mean {:.0} {:.0} moves/s",
@@ -49,7 +98,7 @@ pub fn run<R: TileRule>(common: &Common, args: &TrainArgs) -> Result<()> {
         common.json,
         || {
             format!(
-                "{} games ({} in all) in {:.1} s: mean score {:.0} (last 1000: {:.0}), best {}, {:.0} moves/s on {} thread(s); weights in {}",
+                "{} games ({} in all) in {:.1} s: mean score {:.0} (last 1000: {:.0}), best {}, {:.0} moves/s on {} ({} games at once); weights in {}",
                 report.games,
                 report.total_games,
                 report.seconds,
@@ -57,6 +106,7 @@ pub fn run<R: TileRule>(common: &Common, args: &TrainArgs) -> Result<()> {
                 report.recent_mean_score,
                 report.max_score,
                 report.moves_per_sec,
+                device,
                 report.threads,
                 args.out
             )
@@ -73,6 +123,9 @@ pub fn run<R: TileRule>(common: &Common, args: &TrainArgs) -> Result<()> {
             "games_per_sec": report.games_per_sec,
             "moves_per_sec": report.moves_per_sec,
             "threads": report.threads,
+            "backend": device.backend().name(),
+            "device": device.device_name(),
+            "gpus": args.gpus,
             "out": args.out,
         }),
     );
