@@ -111,10 +111,10 @@ pub enum ExpectimaxExecutor<T: GpuTiles> {
     Cpu(CpuExecutor, PhantomData<T>),
     /// The device search on wgpu.
     #[cfg(feature = "wgpu")]
-    Wgpu(GpuExpectimax<cubecl::wgpu::WgpuRuntime, T>),
+    Wgpu(Box<GpuExpectimax<cubecl::wgpu::WgpuRuntime, T>>),
     /// The device search on CUDA.
     #[cfg(feature = "cuda")]
-    Cuda(GpuExpectimax<cubecl::cuda::CudaRuntime, T>),
+    Cuda(Box<GpuExpectimax<cubecl::cuda::CudaRuntime, T>>),
 }
 
 impl<T: GpuTiles> ExpectimaxExecutor<T> {
@@ -139,11 +139,11 @@ impl<T: GpuTiles> ExpectimaxExecutor<T> {
             ResolvedBackend::Cpu { threads } => Self::cpu(*threads, transposition)?,
             #[cfg(feature = "wgpu")]
             ResolvedBackend::Wgpu { device, .. } => {
-                Self::Wgpu(GpuExpectimax::new(device, "wgpu", method)?)
+                Self::Wgpu(Box::new(GpuExpectimax::new(device, "wgpu", method)?))
             }
             #[cfg(feature = "cuda")]
             ResolvedBackend::Cuda { device, .. } => {
-                Self::Cuda(GpuExpectimax::new(device, "cuda", method)?)
+                Self::Cuda(Box::new(GpuExpectimax::new(device, "cuda", method)?))
             }
         })
     }
