@@ -93,12 +93,14 @@ fn compare<R: GpuTiles>(backend: Backend, text: &str, dead: &str, max_layers: u3
     let net = trained::<R>(300);
     let all = boards::<R>(text, 16, dead);
     for layers in 0..=max_layers {
-        // Two layers: 65536 leaf paths a root; a few roots keep the software device quick.
-        let roots: &[BoardOf<R>] = if layers < 2 {
-            &all
-        } else {
-            &all[all.len() - 6..]
-        };
+        // Two layers: 65536 leaf paths a root; a few roots keep the software device quick:
+        // the first starter, normal and late board of the file, and the last random boards
+        // and the dead one.
+        let deep: Vec<BoardOf<R>> = [all[0], all[8], all[16]]
+            .into_iter()
+            .chain(all[all.len() - 4..].iter().copied())
+            .collect();
+        let roots: &[BoardOf<R>] = if layers < 2 { &all } else { &deep };
         let cpu: Vec<RootValue> = roots
             .iter()
             .map(|r| search(&game, &net, r, layers, false))
