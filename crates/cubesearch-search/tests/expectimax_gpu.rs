@@ -68,8 +68,9 @@ fn assert_close(what: &str, cpu: &[RootValue], gpu: &[RootValue]) {
             }
         }
         match (c.best, g.best) {
+            // A near-tie may go either way; the CPU must rate the GPU's pick as about as good.
             (Some(x), Some(y)) if x != y => assert!(
-                close(c.value, g.actions[x as usize].unwrap()),
+                close(c.value, c.actions[y as usize].unwrap_or(f32::NEG_INFINITY)),
                 "{what}, root {i}: best {x} on the CPU, {y} on the GPU: {c:?} vs {g:?}"
             ),
             (x, y) => assert_eq!(x, y, "{what}, root {i}"),
