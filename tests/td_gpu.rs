@@ -248,3 +248,77 @@ fn the_per_step_update_kernel_equals_the_cpu_update() {
         }
     }
 }
+
+/// A CPU re-implementation of the device's capped paths: when `cap` entries are stored and a
+/// move is about to add another, the stored part is learned backward from that move's
+/// `reward + V(afterstate)`, then the path starts again.
+fn cpu_capped_training(
+    net: &NTupleNetwork,
+    games: u32,
+    seed: u32,
+    step: f32,
+    cap: usize,
+) -> Vec<u64> {
+    use cubesearch::learn::td::greedy;
+    use cubesearch::rng::XorShift32;
+    use cubesearch::StochasticGame;
+    let game = Sliding::<Fib>::new();
+    let learn = |path: &[(cubesearch_games::fib::BoardOf<Fib>, u32)], mut target: f32| {
+        for &(after, reward) in path.iter().rev() {
+            let v = net.value::<Fib>(after);
+            net.update::<Fib>(after, step * (target - v));
+            target = reward as f32 + net.value::<Fib>(after);
+        }
+    };
+    (0..games)
+        .map(|g| {
+            let mut rng = XorShift32::for_worker(seed, g);
+            let mut s = game.initial(&mut rng);
+            let mut path = Vec::new();
+            let mut score = 0u64;
+            while let Some((_, after, reward)) = greedy(&game, net, s) {
+                if path.len() == cap {
+                    learn(&path, reward as f32 + net.value::<Fib>(after));
+                    path.clear();
+                }
+                score += reward as u64;
+                path.push((after, reward));
+                s = game.sample_chance(&after, &mut rng);
+            }
+            learn(&path, 0.0);
+            score
+        })
+        .collect()
+}
+
+/// Games longer than a unit's path and than one launch: with `cap` 16 and 5 moves a launch,
+/// every game is learned in segments over dozens of launches, and must still equal the CPU
+/// re-implementation update for update.
+#[test]
+fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::td::td_net;
+    use cubesearch::Executor;
+    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
+        panic!("the wgpu executor")
+    };
+    let cpu_net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let step = 0.1 / cpu_net.lookups() as f32;
+    let cpu_scores = cpu_capped_training(&cpu_net, 4, 21, step, 16);
+    let gpu_net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let shape = TdShape {
+        units: 1,
+        max_moves: 5,
+        cap: 16,
+    };
+    let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
+    let games = device.play_batch(0, 4, 21, step).unwrap();
+    let gpu_scores: Vec<u64> = games.iter().map(|g| g.score as u64).collect();
+    assert_eq!(cpu_scores, gpu_scores);
+    assert!(games.iter().all(|g| g.moves > 3 * 16), "{games:?}");
+    let mut gpu_net = gpu_net;
+    for (t, table) in device.read_tables().unwrap().into_iter().enumerate() {
+        gpu_net.set_table(t, table.into_iter());
+    }
+    assert_same_weights("2584, capped paths", &cpu_net, &gpu_net);
+}

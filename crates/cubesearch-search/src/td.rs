@@ -85,6 +85,13 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
             )));
         }
         if self.device.is_none() {
+            if !cubesearch_core::backend::DeviceLimits::of(&self.client, false).f32_atomic_add {
+                return Err(Error::Unsupported(
+                    "this device has no f32 atomic add, which GPU training needs (on wgpu: an \
+                     adapter without SHADER_FLOAT32_ATOMIC); use --backend cuda or cpu"
+                        .into(),
+                ));
+            }
             let shape = TdShape::for_device(self.units, net.lookups() as u32, self.loop_budget);
             let start = td_net(net);
             self.device = Some(DeviceTd::new(&self.client, &start, shape)?);
