@@ -11,6 +11,7 @@
 pub mod alphabeta;
 pub mod checkers;
 pub mod device_game;
+pub mod expectimax;
 pub mod fib;
 pub mod launch;
 pub mod nim;

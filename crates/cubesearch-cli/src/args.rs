@@ -85,6 +85,9 @@ pub enum Command {
         p2: String,
         #[arg(long, default_value_t = 1)]
         games: u32,
+        /// 2584/2048 expectimax: games whose moves are searched together in one call.
+        #[arg(long, default_value_t = 32)]
+        batch: u32,
         #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,
         /// Checkers rule set (longest or american).
@@ -140,6 +143,30 @@ pub enum Command {
     },
     /// Time a benchmark suite on every available backend.
     Bench(BenchArgs),
+    /// 2584/2048: write the seed's starter, normal and late-game benchmark boards, taken from
+    /// an expectimax agent's games (on the CPU).
+    Boards {
+        game: GameName,
+        #[command(flatten)]
+        args: BoardsArgs,
+    },
+}
+
+/// What `boards` takes besides the game.
+#[derive(Args, Debug, Clone)]
+pub struct BoardsArgs {
+    /// The agent's weights (safetensors).
+    #[arg(long)]
+    pub weights: String,
+    /// The agent's expectimax layers (0 = greedy).
+    #[arg(long, default_value_t = 1)]
+    pub layers: u32,
+    /// Games to play: one board of each class from each.
+    #[arg(long, default_value_t = 8)]
+    pub games: u32,
+    /// The board file to write.
+    #[arg(long)]
+    pub out: String,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -161,6 +188,22 @@ pub struct BenchArgs {
     /// Backends to measure, comma-separated (default: cpu-1, cpu-all and every GPU available).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
+    /// expectimax suites: the n-tuple weights at the leaves (default: an all-zero network of
+    /// the seed's shapes, which searches exactly as much).
+    #[arg(long)]
+    pub weights: Option<String>,
+    /// expectimax suites: the layers to time, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [1, 2, 3])]
+    pub layers: Vec<u32>,
+    /// expectimax suites: a board file instead of the committed benches/boards-<game>.txt.
+    #[arg(long)]
+    pub boards: Option<String>,
+    /// expectimax suites: boards timed per class (0 = all in the file).
+    #[arg(long, default_value_t = 0)]
+    pub per_class: usize,
+    /// expectimax suites: roots per call in the throughput rows.
+    #[arg(long, default_value_t = 32)]
+    pub batch: usize,
 }
 
 /// What `train` takes besides the game.

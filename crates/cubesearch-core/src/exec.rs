@@ -100,17 +100,40 @@ pub trait SubtreeSearch<G: Game> {
     }
 }
 
+/// A value function on afterstates: the leaf evaluation of expectimax and what TD learning
+/// trains (an n-tuple network). V estimates the reward still to come after the afterstate.
+pub trait AfterstateValue<G: StochasticGame>: Sync {
+    /// V(afterstate).
+    fn value(&self, game: &G, afterstate: &G::State) -> f32;
+}
+
+/// What expectimax found at one root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RootValue {
+    /// The index in [`StochasticGame::ACTIONS`] of the best action (the first of equal values),
+    /// `None` when no action is legal: the game is over.
+    pub best: Option<u32>,
+    /// The best action's value (0 when the game is over).
+    pub value: f32,
+    /// Every action's value, in [`StochasticGame::ACTIONS`] order; `None` for illegal ones.
+    pub actions: Vec<Option<f32>>,
+}
+
 /// Expectimax evaluation of many roots of a stochastic game under a value function `V`
-/// (an n-tuple network): the best action's expected value at each root.
-pub trait ExpectimaxEval<G: StochasticGame, V> {
-    /// The value of every root searched `layers` chance layers deep.
+/// (an n-tuple network, or its copy on a device): each root's best action and every action's
+/// expected value, searched `layers` chance layers deep (depth `2·layers + 1`: a player level,
+/// then `layers` × (chance, player)). An action's value is its reward plus, at `layers = 0`,
+/// V(afterstate), otherwise the probability-weighted mean over the afterstate's chance
+/// outcomes of the best value there; a position with no legal action is worth 0.
+pub trait ExpectimaxEval<G: StochasticGame, V: ?Sized> {
+    /// The result for every root.
     fn evaluate(
         &mut self,
         game: &G,
         value: &V,
         roots: &[G::State],
         layers: u32,
-    ) -> Result<Vec<f32>>;
+    ) -> Result<Vec<RootValue>>;
 }
 
 /// TD(0) learning on afterstates: plays games with the current value function and updates it.

@@ -12,6 +12,7 @@ pub mod rng;
 pub use backend::{Backend, BackendInfo, ResolvedBackend};
 pub use error::{Error, Result};
 pub use exec::{
-    ExpectimaxEval, Perft, Playouts, Searched, SubtreeSearch, TdUpdate, WinDrawCounts, Window,
+    AfterstateValue, ExpectimaxEval, Perft, Playouts, RootValue, Searched, SubtreeSearch, TdUpdate,
+    WinDrawCounts, Window,
 };
 pub use game::{Game, Outcome, StochasticGame};

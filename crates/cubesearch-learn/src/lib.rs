@@ -22,7 +22,7 @@ pub mod train;
 
 pub use file::WeightsMeta;
 pub use network::{parse_shapes, seed_shapes, six_tuple_shapes, NTupleNetwork};
-pub use play::{play, play_random, PlayStats, Reach};
+pub use play::{play, play_random, stats, PlayStats, Reach};
 pub use td::Episode;
 pub use train::{
     curve_csv, train, train_on, CpuEngine, CurvePoint, TdEngine, TrainConfig, TrainProgress,

@@ -253,3 +253,12 @@ impl NTupleNetwork {
         self.update_cells(&b.cells(R::BITS), delta)
     }
 }
+
+impl<R: TileRule> cubesearch_core::AfterstateValue<cubesearch_games::fib::Sliding<R>>
+    for NTupleNetwork
+{
+    #[inline]
+    fn value(&self, _game: &cubesearch_games::fib::Sliding<R>, afterstate: &BoardOf<R>) -> f32 {
+        NTupleNetwork::value::<R>(self, *afterstate)
+    }
+}

@@ -47,6 +47,11 @@ fn collect<R: TileRule>(
         episodes.push(e);
         Ok(())
     })?;
+    Ok(stats::<R>(&episodes, start.elapsed().as_secs_f64()))
+}
+
+/// The statistics of finished games (from any player) that took `seconds` in all.
+pub fn stats<R: TileRule>(episodes: &[Episode], seconds: f64) -> PlayStats {
     let n = episodes.len().max(1) as f64;
     let reach = R::MILESTONES
         .iter()
@@ -59,14 +64,14 @@ fn collect<R: TileRule>(
                 / n,
         })
         .collect();
-    Ok(PlayStats {
+    PlayStats {
         games: episodes.len() as u64,
         mean_score: episodes.iter().map(|e| e.score as f64).sum::<f64>() / n,
         max_score: episodes.iter().map(|e| e.score).max().unwrap_or(0),
         mean_moves: episodes.iter().map(|e| e.moves as f64).sum::<f64>() / n,
         reach,
-        seconds: start.elapsed().as_secs_f64(),
-    })
+        seconds,
+    }
 }
 
 /// Plays `games` games greedily with `net` (no learning) on `threads` threads (0 = all).

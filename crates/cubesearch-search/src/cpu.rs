@@ -11,6 +11,8 @@ use rayon::prelude::*;
 /// Runs executor work on a rayon pool of a chosen size.
 pub struct CpuExecutor {
     pool: rayon::ThreadPool,
+    /// How [`ExpectimaxEval`](cubesearch_core::ExpectimaxEval) searches.
+    pub expectimax: crate::expectimax::ExpectimaxOptions,
 }
 
 impl CpuExecutor {
@@ -20,7 +22,15 @@ impl CpuExecutor {
             .num_threads(threads)
             .build()
             .map_err(|e| Error::Unsupported(format!("cannot start {threads} CPU threads: {e}")))?;
-        Ok(Self { pool })
+        Ok(Self {
+            pool,
+            expectimax: Default::default(),
+        })
+    }
+
+    /// The thread pool.
+    pub fn pool(&self) -> &rayon::ThreadPool {
+        &self.pool
     }
 
     /// Threads in the pool.

@@ -6,8 +6,11 @@
 //! * Pipelines, generic over game and executor: [`perft`].
 
 pub mod alphabeta_player;
+pub mod boards;
 pub mod cpu;
 pub mod executor;
+pub mod expectimax;
+pub mod expectimax_gpu;
 pub mod fib;
 pub mod gpu;
 pub mod mcts;

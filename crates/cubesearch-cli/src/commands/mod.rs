@@ -3,7 +3,9 @@
 mod apply;
 mod apply_fib;
 mod bench;
+mod bench_expectimax;
 mod bench_reversi;
+mod boards;
 mod info;
 mod perft;
 mod play;
@@ -80,12 +82,13 @@ pub fn run(cli: Cli) -> Result<()> {
             p1,
             p2,
             games,
+            batch,
             position,
             rules,
             pdn,
         } => match game {
-            GameName::Fib2584 => play_fib::run::<Fib>(common, &p1, &p2, games),
-            GameName::Twenty48 => play_fib::run::<Pow2>(common, &p1, &p2, games),
+            GameName::Fib2584 => play_fib::run::<Fib>(common, &p1, &p2, games, batch),
+            GameName::Twenty48 => play_fib::run::<Pow2>(common, &p1, &p2, games, batch),
             _ => with_board_game!(game, rules.as_deref(), "play", |g| {
                 play::play(
                     g,
@@ -127,6 +130,14 @@ pub fn run(cli: Cli) -> Result<()> {
                 solve::run(g, common, &position, depth, strategy.as_deref())
             })
         }
+        Command::Boards { game, args } => match game {
+            GameName::Fib2584 => boards::run::<Fib>(common, &args),
+            GameName::Twenty48 => boards::run::<Pow2>(common, &args),
+            _ => Err(Error::parse(format!(
+                "boards takes 2584 or 2048, not {}",
+                game.name()
+            ))),
+        },
         Command::Train { game, args } => match game {
             GameName::Fib2584 => train::run::<Fib>(common, &args),
             GameName::Twenty48 => train::run::<Pow2>(common, &args),

@@ -1,0 +1,306 @@
+//! `cubesearch bench expectimax` (2584) and `bench expectimax-2048`: the seed's inference table
+//! (6.2–6.5) — milliseconds per move at each layer count on its starter, normal and late-game
+//! boards, for CPU one thread (sequential), CPU all threads (tree-parallel), and each GPU
+//! backend with naive and with multilevel generation — and the batched throughput (roots
+//! evaluated per second when `--batch` roots go in one call).
+//!
+//! A move is one single-root call: upload, the whole search, read-back of the best move. Each
+//! board is timed `--reps` times (median) after `--warmup` untimed calls of the column (kernel
+//! compilation); a cell is the mean over the class's boards. A throughput cell is the median
+//! of `--reps` calls on a GPU and one call on the CPU.
+
+use crate::args::{BenchArgs, Common};
+use crate::output::{emit, progress};
+use cubesearch_core::backend::{cpu_threads, resolve, Backend};
+use cubesearch_core::{Error, ExpectimaxEval, Result};
+use cubesearch_games::fib::{BoardOf, Sliding};
+use cubesearch_games::{Fib, Pow2};
+use cubesearch_kernels::fib::GpuTiles;
+use cubesearch_learn::{seed_shapes, NTupleNetwork};
+use cubesearch_search::boards::{self, BoardClass};
+use cubesearch_search::expectimax_gpu::{ExpectimaxExecutor, ExpectimaxMethod};
+use serde::Serialize;
+use serde_json::json;
+use std::path::Path;
+use std::time::Instant;
+
+const BOARDS_2584: &str = include_str!("../../../../benches/boards-2584.txt");
+const BOARDS_2048: &str = include_str!("../../../../benches/boards-2048.txt");
+
+/// Runs the suite for 2584 (`expectimax`) or 2048 (`expectimax-2048`).
+pub fn run(common: &Common, args: &BenchArgs) -> Result<()> {
+    match args.suite.as_str() {
+        "expectimax" | "expectimax-2584" => suite::<Fib>(common, args, BOARDS_2584),
+        _ => suite::<Pow2>(common, args, BOARDS_2048),
+    }
+}
+
+/// One column of the table.
+struct Column<T: GpuTiles> {
+    label: String,
+    device: String,
+    exec: ExpectimaxExecutor<T>,
+}
+
+/// One measured cell.
+#[derive(Serialize)]
+struct Cell {
+    kind: &'static str,
+    class: &'static str,
+    layers: u32,
+    column: String,
+    device: String,
+    boards: usize,
+    ms_per_move: Option<f64>,
+    roots: Option<usize>,
+    roots_per_sec: Option<f64>,
+}
+
+fn columns<T: GpuTiles>(backend: Backend, only: &[String]) -> Result<Vec<Column<T>>> {
+    let all = cpu_threads();
+    let wanted: Vec<String> = if !only.is_empty() {
+        only.to_vec()
+    } else if backend != Backend::Auto {
+        vec![backend.name().to_string()]
+    } else {
+        vec![
+            "cpu-1".into(),
+            format!("cpu-{all}"),
+            "wgpu".into(),
+            "cuda".into(),
+        ]
+    };
+    let explicit = !only.is_empty() || backend != Backend::Auto;
+    let mut out = Vec::new();
+    for name in wanted {
+        let cpu = |threads: usize| -> Result<Column<T>> {
+            let label = if threads == 1 {
+                "cpu-1".to_string()
+            } else {
+                format!("cpu-{threads} tree")
+            };
+            Ok(Column {
+                label,
+                device: format!("CPU, {threads} threads"),
+                exec: ExpectimaxExecutor::cpu(threads, false)?,
+            })
+        };
+        match name.as_str() {
+            "cpu" => out.push(cpu(all)?),
+            n if n.starts_with("cpu-") => {
+                let threads = n[4..]
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&t| t > 0)
+                    .ok_or_else(|| Error::parse(format!("bad bench target '{n}'")))?;
+                out.push(cpu(threads)?);
+            }
+            "wgpu" | "cuda" => {
+                let backend: Backend = name.parse()?;
+                let resolved = match resolve(backend) {
+                    Ok(r) => r,
+                    Err(e) if explicit => return Err(e),
+                    Err(e) => {
+                        eprintln!("bench: skipping {name}: {e}");
+                        continue;
+                    }
+                };
+                for method in ExpectimaxMethod::ALL {
+                    out.push(Column {
+                        label: format!("{name} {}", method.name()),
+                        device: resolved.device_name(),
+                        exec: ExpectimaxExecutor::on(&resolved, method, false)?,
+                    });
+                }
+            }
+            other => {
+                return Err(Error::parse(format!(
+                    "bad bench target '{other}': cpu-N, cpu, wgpu or cuda"
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn suite<T: GpuTiles>(common: &Common, args: &BenchArgs, committed: &str) -> Result<()> {
+    if args.reps == 0 {
+        return Err(Error::parse("--reps must be at least 1"));
+    }
+    if args.batch == 0 {
+        return Err(Error::parse("--batch must be at least 1"));
+    }
+    if let Some(&l) = args.layers.iter().find(|&&l| l > 3) {
+        return Err(Error::parse(format!(
+            "--layers go from 0 to 3 in the expectimax bench (got {l})"
+        )));
+    }
+    let game = Sliding::<T>::new();
+    let text = match &args.boards {
+        Some(path) => std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?,
+        None => committed.to_string(),
+    };
+    let all = boards::parse(&game, &text)?;
+    let (net, weights) = match &args.weights {
+        Some(path) => (
+            NTupleNetwork::load::<T>(Path::new(path), None)?.0,
+            path.clone(),
+        ),
+        None => (
+            NTupleNetwork::for_game::<T>(&seed_shapes())?,
+            "all-zero network (seed shapes)".to_string(),
+        ),
+    };
+    let mut columns = columns::<T>(common.backend, &args.only)?;
+    let per_class: Vec<(BoardClass, Vec<BoardOf<T>>)> = BoardClass::ALL
+        .iter()
+        .map(|&c| {
+            let mut b: Vec<_> = all.iter().filter(|x| x.0 == c).map(|x| x.1).collect();
+            if args.per_class > 0 {
+                b.truncate(args.per_class);
+            }
+            (c, b)
+        })
+        .collect();
+    let batch: Vec<BoardOf<T>> = all.iter().map(|b| b.1).cycle().take(args.batch).collect();
+    let steps = columns.len() * args.layers.len() * (BoardClass::ALL.len() + 1);
+    let bar = progress(common.json, steps as u64, &args.suite);
+    let mut cells = Vec::new();
+    for col in columns.iter_mut() {
+        for &layers in &args.layers {
+            bar.set_message(format!("{} {layers} layers", col.label));
+            let on_cpu = col.exec.is_cpu();
+            let mut time = |roots: &[BoardOf<T>]| -> Result<f64> {
+                let start = Instant::now();
+                col.exec.evaluate(&game, &net, roots, layers)?;
+                Ok(start.elapsed().as_secs_f64())
+            };
+            for _ in 0..args.warmup {
+                time(&batch[..1])?;
+            }
+            let median = |time: &mut dyn FnMut(&[BoardOf<T>]) -> Result<f64>,
+                          roots: &[BoardOf<T>],
+                          reps: usize|
+             -> Result<f64> {
+                let mut runs: Vec<f64> = (0..reps).map(|_| time(roots)).collect::<Result<_>>()?;
+                runs.sort_by(f64::total_cmp);
+                Ok(runs[runs.len() / 2])
+            };
+            for (class, roots) in &per_class {
+                let mut total = 0.0;
+                for r in roots {
+                    total += median(&mut time, std::slice::from_ref(r), args.reps)?;
+                }
+                cells.push(Cell {
+                    kind: "inference",
+                    class: class.name(),
+                    layers,
+                    column: col.label.clone(),
+                    device: col.device.clone(),
+                    boards: roots.len(),
+                    ms_per_move: Some(1e3 * total / roots.len().max(1) as f64),
+                    roots: None,
+                    roots_per_sec: None,
+                });
+                bar.inc(1);
+            }
+            if layers >= 2 {
+                // A CPU batch at 3 layers takes a minute on one thread: time it once.
+                let reps = if on_cpu { 1 } else { args.reps };
+                let s = median(&mut time, &batch, reps)?;
+                cells.push(Cell {
+                    kind: "throughput",
+                    class: "all",
+                    layers,
+                    column: col.label.clone(),
+                    device: col.device.clone(),
+                    boards: batch.len(),
+                    ms_per_move: None,
+                    roots: Some(batch.len()),
+                    roots_per_sec: Some(batch.len() as f64 / s),
+                });
+            }
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    let labels: Vec<String> = columns.iter().map(|c| c.label.clone()).collect();
+    let text = || table(&args.suite, &weights, &labels, &args.layers, &cells);
+    emit(
+        common.json,
+        text,
+        json!({ "suite": args.suite, "game": T::NAME, "weights": weights, "rows": cells }),
+    );
+    Ok(())
+}
+
+/// The seed's table: a row per (layers, class), a column per executor, then the speedup of
+/// the fastest GPU column over CPU one thread and over the fastest CPU tree-parallel column.
+fn table(suite: &str, weights: &str, labels: &[String], layers: &[u32], cells: &[Cell]) -> String {
+    let find = |kind: &str, class: &str, l: u32, col: &str| {
+        cells
+            .iter()
+            .find(|c| c.kind == kind && c.class == class && c.layers == l && c.column == col)
+    };
+    let gpu = |c: &&String| !c.starts_with("cpu");
+    let mut out = format!(
+        "{suite} — ms per move (mean over the class's boards of each board's median), weights: {weights}\n\n| layers | boards |"
+    );
+    for l in labels {
+        out += &format!(" {l} |");
+    }
+    out += " best GPU × cpu-1 | best GPU × best CPU tree |\n|---:|---|";
+    out += &"---:|".repeat(labels.len() + 2);
+    for &l in layers {
+        for class in BoardClass::ALL {
+            let ms =
+                |col: &String| find("inference", class.name(), l, col).and_then(|c| c.ms_per_move);
+            out += &format!("\n| {l} | {} |", class.name());
+            for col in labels {
+                out += &ms(col).map_or(" – |".into(), |v| format!(" {v:.3} |"));
+            }
+            let best = |pick: &dyn Fn(&&String) -> bool| {
+                labels
+                    .iter()
+                    .filter(pick)
+                    .filter_map(ms)
+                    .fold(f64::INFINITY, f64::min)
+            };
+            let best_gpu = best(&gpu);
+            let cpu1 = best(&|c: &&String| c.as_str() == "cpu-1");
+            let tree = best(&|c: &&String| c.ends_with(" tree"));
+            let ratio = |cpu: f64| {
+                if best_gpu.is_finite() && cpu.is_finite() {
+                    format!(" {:.1} |", cpu / best_gpu)
+                } else {
+                    " – |".into()
+                }
+            };
+            out += &ratio(cpu1);
+            out += &ratio(tree);
+        }
+    }
+    out += "\n\nBatched throughput (roots/s, one call of all the roots)\n\n| layers | roots |";
+    for l in labels {
+        out += &format!(" {l} |");
+    }
+    out += "\n|---:|---:|";
+    out += &"---:|".repeat(labels.len());
+    for &l in layers.iter().filter(|&&l| l >= 2) {
+        let roots = cells
+            .iter()
+            .find(|c| c.kind == "throughput" && c.layers == l)
+            .and_then(|c| c.roots)
+            .unwrap_or(0);
+        out += &format!("\n| {l} | {roots} |");
+        for col in labels {
+            out += &find("throughput", "all", l, col)
+                .and_then(|c| c.roots_per_sec)
+                .map_or(" – |".into(), |v| format!(" {v:.1} |"));
+        }
+    }
+    out + "\n\nTiming: synchronised wall clock around upload, the whole search and read-back."
+}

@@ -1,0 +1,92 @@
+//! `cubesearch boards <2584|2048> --weights W --out FILE`: the seed's benchmark boards (2.6),
+//! one starter, normal and late-game board from each of `--games` games of an expectimax agent
+//! (on the CPU, so the file does not depend on the backend), written as a board file.
+
+use crate::args::{BoardsArgs, Common};
+use crate::output::{emit, progress};
+use cubesearch_core::{Error, Result};
+use cubesearch_games::fib::{Sliding, TileRule};
+use cubesearch_learn::NTupleNetwork;
+use cubesearch_search::boards::{self, BoardClass};
+use cubesearch_search::expectimax::play_games;
+use cubesearch_search::CpuExecutor;
+use serde_json::json;
+use std::path::Path;
+
+pub fn run<R: TileRule>(common: &Common, args: &BoardsArgs) -> Result<()> {
+    if args.games == 0 {
+        return Err(Error::parse("--games must be at least 1"));
+    }
+    if args.layers > 2 {
+        return Err(Error::parse(format!(
+            "--layers goes from 0 to 2 for making boards (got {})",
+            args.layers
+        )));
+    }
+    let game = Sliding::<R>::new();
+    let (net, meta) = NTupleNetwork::load::<R>(Path::new(&args.weights), None)?;
+    let mut exec = CpuExecutor::new(0)?;
+    let bar = progress(common.json, args.games as u64, "games");
+    let records = play_games(
+        &game,
+        &mut exec,
+        &net,
+        args.layers,
+        args.games as u64,
+        args.games as usize,
+        common.seed,
+        true,
+        |_, _| bar.inc(1),
+    )?;
+    bar.finish_and_clear();
+    let picked = boards::pick(&records, common.seed);
+    let scores: Vec<String> = records.iter().map(|r| r.score.to_string()).collect();
+    let header = format!(
+        "{} benchmark boards (seed 2.6): one starter (0-5 %), normal (40-60 %) and late (95-100 %) board\n\
+         from each of {} games of expectimax:layers={} with {} ({} games trained, mean score {:.0}), seed {}.\n\
+         Game scores: {}.\n\
+         Made by: cubesearch boards {} --weights {} --layers {} --games {} --seed {} --out {}",
+        R::NAME,
+        args.games,
+        args.layers,
+        file_name(&args.weights),
+        meta.games,
+        meta.mean_score,
+        common.seed,
+        scores.join(", "),
+        R::NAME,
+        file_name(&args.weights),
+        args.layers,
+        args.games,
+        common.seed,
+        args.out
+    );
+    let text = boards::format(&game, &header, &picked);
+    std::fs::write(&args.out, &text).map_err(|source| Error::Io {
+        path: args.out.clone(),
+        source,
+    })?;
+    let count = |c: BoardClass| picked.iter().filter(|(k, _)| *k == c).count();
+    emit(
+        common.json,
+        || {
+            format!(
+                "wrote {} boards to {} ({} starter, {} normal, {} late)",
+                picked.len(),
+                args.out,
+                count(BoardClass::Starter),
+                count(BoardClass::Normal),
+                count(BoardClass::Late)
+            )
+        },
+        json!({ "game": R::NAME, "out": args.out, "boards": picked.len(), "scores": scores }),
+    );
+    Ok(())
+}
+
+fn file_name(path: &str) -> &str {
+    Path::new(path)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(path)
+}

@@ -1,0 +1,373 @@
+//! Expectimax for stochastic games (2584, 2048) on the CPU: the oracle every GPU kernel is held
+//! to, the seed's single-thread baseline (4.1) and its tree-parallel baseline (4.2), plus a
+//! batched self-play loop that serves any [`ExpectimaxEval`] executor.
+//!
+//! An X-layer search has depth 2X + 1: the root's player level, then X × (chance, player).
+//! A player node is worth the best `reward + chance value` over its legal actions, or 0 when
+//! it has none (the game is over: no reward is still to come). A chance node is worth V of its
+//! afterstate when no layer is left, else the probability-weighted mean over its outcomes
+//! (empty cells × spawned tiles). By linearity this equals the seed's "rewards collected along
+//! the path + V(afterstate) at the leaf".
+//!
+//! Tree parallelism: the levels above a split ply fan their children out on rayon; each
+//! subtree below it is one sequential task. Children are combined in canonical order with the
+//! same operations as the sequential search, so both give bit-identical values.
+
+use crate::CpuExecutor;
+use cubesearch_core::rng::XorShift32;
+use cubesearch_core::{AfterstateValue, ExpectimaxEval, Result, RootValue, StochasticGame};
+use rayon::prelude::*;
+use std::collections::HashMap;
+
+/// How the CPU searches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExpectimaxOptions {
+    /// Remember chance-node values within one root's search (a transposition table keyed by
+    /// afterstate and layers left). Values are unchanged; only repeated subtrees are skipped.
+    pub transposition: bool,
+    /// Levels (player and chance each count one) fanned out on threads above the sequential
+    /// subtrees; `None` chooses from the work size and the thread count.
+    pub split_ply: Option<u32>,
+}
+
+/// The sequential search of one root: scratch lists per level and the optional table.
+struct Sequential<'a, G: StochasticGame, V: ?Sized> {
+    game: &'a G,
+    value: &'a V,
+    table: Option<HashMap<(G::State, u32), f32>>,
+    outcomes: Vec<Vec<(G::State, f32)>>,
+}
+
+impl<'a, G: StochasticGame, V: AfterstateValue<G> + ?Sized> Sequential<'a, G, V> {
+    fn new(game: &'a G, value: &'a V, transposition: bool) -> Self {
+        Self {
+            game,
+            value,
+            table: transposition.then(HashMap::new),
+            outcomes: Vec::new(),
+        }
+    }
+
+    /// The best `reward + chance value` over the legal actions of `s`; 0 with none.
+    fn player(&mut self, s: &G::State, layers: u32) -> f32 {
+        let mut best = f32::NEG_INFINITY;
+        for &a in G::ACTIONS {
+            if let Some((after, reward)) = self.game.afterstate(s, a) {
+                let v = reward as f32 + self.chance(&after, layers);
+                if v > best {
+                    best = v;
+                }
+            }
+        }
+        if best == f32::NEG_INFINITY {
+            0.0
+        } else {
+            best
+        }
+    }
+
+    fn chance(&mut self, after: &G::State, layers: u32) -> f32 {
+        if layers == 0 {
+            return self.value.value(self.game, after);
+        }
+        if let Some(v) = self.table.as_ref().and_then(|t| t.get(&(*after, layers))) {
+            return *v;
+        }
+        // One outcome list per layer, reused: take it out while the children search.
+        let level = layers as usize;
+        if self.outcomes.len() <= level {
+            self.outcomes.resize_with(level + 1, Vec::new);
+        }
+        let mut outcomes = std::mem::take(&mut self.outcomes[level]);
+        outcomes.clear();
+        self.game.chance_outcomes(after, &mut outcomes);
+        let mut acc = 0.0f32;
+        for (s, p) in &outcomes {
+            acc += p * self.player(s, layers - 1);
+        }
+        self.outcomes[level] = outcomes;
+        if let Some(t) = self.table.as_mut() {
+            t.insert((*after, layers), acc);
+        }
+        acc
+    }
+}
+
+/// Each action's value at `root` (`None` when illegal) and the best action.
+fn root_value(actions: Vec<Option<f32>>) -> RootValue {
+    let mut best: Option<(u32, f32)> = None;
+    for (i, v) in actions.iter().enumerate() {
+        if let Some(v) = *v {
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((i as u32, v));
+            }
+        }
+    }
+    RootValue {
+        best: best.map(|b| b.0),
+        value: best.map_or(0.0, |b| b.1),
+        actions,
+    }
+}
+
+/// The sequential search of one root (the seed's single-thread CPU baseline).
+pub fn search<G: StochasticGame, V: AfterstateValue<G> + ?Sized>(
+    game: &G,
+    value: &V,
+    root: &G::State,
+    layers: u32,
+    transposition: bool,
+) -> RootValue {
+    let mut seq = Sequential::new(game, value, transposition);
+    let actions = G::ACTIONS
+        .iter()
+        .map(|&a| {
+            game.afterstate(root, a)
+                .map(|(after, reward)| reward as f32 + seq.chance(&after, layers))
+        })
+        .collect();
+    root_value(actions)
+}
+
+/// The tree-parallel search: levels above `split` in parallel, sequential tasks below.
+struct Parallel<'a, G, V: ?Sized> {
+    game: &'a G,
+    value: &'a V,
+    transposition: bool,
+}
+
+impl<G: StochasticGame, V: AfterstateValue<G> + ?Sized> Parallel<'_, G, V> {
+    fn player(&self, s: &G::State, layers: u32, split: u32) -> f32 {
+        if split == 0 {
+            return Sequential::new(self.game, self.value, self.transposition).player(s, layers);
+        }
+        let children: Vec<(G::State, u32)> = G::ACTIONS
+            .iter()
+            .filter_map(|&a| self.game.afterstate(s, a))
+            .collect();
+        let values: Vec<f32> = children
+            .par_iter()
+            .map(|(after, reward)| *reward as f32 + self.chance(after, layers, split - 1))
+            .collect();
+        // The sequential search's operations, in its order.
+        let best = values
+            .into_iter()
+            .fold(f32::NEG_INFINITY, |b, v| if v > b { v } else { b });
+        if best == f32::NEG_INFINITY {
+            0.0
+        } else {
+            best
+        }
+    }
+
+    fn chance(&self, after: &G::State, layers: u32, split: u32) -> f32 {
+        if layers == 0 {
+            return self.value.value(self.game, after);
+        }
+        if split == 0 {
+            return Sequential::new(self.game, self.value, self.transposition)
+                .chance(after, layers);
+        }
+        let mut outcomes = Vec::new();
+        self.game.chance_outcomes(after, &mut outcomes);
+        let terms: Vec<f32> = outcomes
+            .par_iter()
+            .map(|(s, p)| p * self.player(s, layers - 1, split - 1))
+            .collect();
+        terms.into_iter().fold(0.0f32, |acc, t| acc + t)
+    }
+}
+
+/// Tasks a split should make per thread: enough that uneven subtrees even out.
+const TASKS_PER_THREAD: f64 = 16.0;
+
+/// The split ply for `roots` on `threads` threads: the shallowest level at which the roots'
+/// estimated node count (branching measured at the first root) reaches [`TASKS_PER_THREAD`]
+/// tasks a thread. 0 (one sequential task per root) when the batch alone is that large or there
+/// is one thread.
+pub fn auto_split<G: StochasticGame>(
+    game: &G,
+    roots: &[G::State],
+    layers: u32,
+    threads: usize,
+) -> u32 {
+    let wanted = TASKS_PER_THREAD * threads as f64;
+    let Some(root) = roots.first() else { return 0 };
+    if threads <= 1 || roots.len() as f64 >= wanted {
+        return 0;
+    }
+    let children: Vec<_> = G::ACTIONS
+        .iter()
+        .filter_map(|&a| game.afterstate(root, a))
+        .collect();
+    let moves = children.len().max(1) as f64;
+    let mut outcomes = Vec::new();
+    if let Some((after, _)) = children.first() {
+        game.chance_outcomes(after, &mut outcomes);
+    }
+    let spawns = outcomes.len().max(1) as f64;
+    let mut nodes = roots.len() as f64;
+    // Level 2k + 1 is a chance level, 2k + 2 a player level; the deepest chance level's
+    // children are leaves, so the split goes no deeper than 2·layers.
+    for ply in 0..2 * layers {
+        if nodes >= wanted {
+            return ply;
+        }
+        nodes *= if ply % 2 == 0 { moves } else { spawns };
+    }
+    2 * layers
+}
+
+/// Every root searched with `options` on the current rayon pool.
+pub fn search_many<G: StochasticGame, V: AfterstateValue<G> + ?Sized>(
+    game: &G,
+    value: &V,
+    roots: &[G::State],
+    layers: u32,
+    options: ExpectimaxOptions,
+) -> Vec<RootValue> {
+    let threads = rayon::current_num_threads();
+    let split = options
+        .split_ply
+        .unwrap_or_else(|| auto_split(game, roots, layers, threads))
+        .min(2 * layers);
+    if threads <= 1 {
+        return roots
+            .iter()
+            .map(|r| search(game, value, r, layers, options.transposition))
+            .collect();
+    }
+    let par = Parallel {
+        game,
+        value,
+        transposition: options.transposition,
+    };
+    roots
+        .par_iter()
+        .map(|root| {
+            let actions: Vec<Option<(G::State, u32)>> = G::ACTIONS
+                .iter()
+                .map(|&a| game.afterstate(root, a))
+                .collect();
+            let values = actions
+                .par_iter()
+                .map(|c| {
+                    c.map(|(after, reward)| {
+                        reward as f32 + par.chance(&after, layers, split.saturating_sub(1))
+                    })
+                })
+                .collect();
+            root_value(values)
+        })
+        .collect()
+}
+
+impl<G: StochasticGame, V: AfterstateValue<G> + ?Sized> ExpectimaxEval<G, V> for CpuExecutor {
+    fn evaluate(
+        &mut self,
+        game: &G,
+        value: &V,
+        roots: &[G::State],
+        layers: u32,
+    ) -> Result<Vec<RootValue>> {
+        let options = self.expectimax;
+        Ok(self
+            .pool()
+            .install(|| search_many(game, value, roots, layers, options)))
+    }
+}
+
+/// How one game of [`play_games`] went.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord<S> {
+    /// The sum of the rewards.
+    pub score: u64,
+    /// Actions played.
+    pub moves: u32,
+    /// The final position (no legal action).
+    pub last: S,
+    /// The position before each action, when asked for.
+    pub history: Vec<S>,
+}
+
+/// Plays games `0..games` with the best action of an `layers`-layer expectimax, `batch` games
+/// at a time, every move of a batch's games evaluated in one executor call. Game `g` draws its
+/// start and spawns from `XorShift32::for_worker(seed, g)` (as `cubesearch_learn::play` does),
+/// so the games do not depend on the batch size; at 0 layers they are the greedy player's.
+/// `on_game` is told each finished game's index.
+#[allow(clippy::too_many_arguments)]
+pub fn play_games<G, V, E>(
+    game: &G,
+    exec: &mut E,
+    value: &V,
+    layers: u32,
+    games: u64,
+    batch: usize,
+    seed: u32,
+    keep_history: bool,
+    mut on_game: impl FnMut(u64, &GameRecord<G::State>),
+) -> Result<Vec<GameRecord<G::State>>>
+where
+    G: StochasticGame,
+    V: ?Sized,
+    E: ExpectimaxEval<G, V> + ?Sized,
+{
+    struct Live<S> {
+        id: u64,
+        rng: XorShift32,
+        state: S,
+        record: GameRecord<S>,
+    }
+    let batch = batch.max(1);
+    let mut done: Vec<Option<GameRecord<G::State>>> = (0..games).map(|_| None).collect();
+    let mut live: Vec<Live<G::State>> = Vec::with_capacity(batch);
+    let mut next = 0u64;
+    loop {
+        while live.len() < batch && next < games {
+            let mut rng = XorShift32::for_worker(seed, next as u32);
+            let state = game.initial(&mut rng);
+            live.push(Live {
+                id: next,
+                rng,
+                state,
+                record: GameRecord {
+                    score: 0,
+                    moves: 0,
+                    last: state,
+                    history: Vec::new(),
+                },
+            });
+            next += 1;
+        }
+        if live.is_empty() {
+            break;
+        }
+        let roots: Vec<G::State> = live.iter().map(|l| l.state).collect();
+        let results = exec.evaluate(game, value, &roots, layers)?;
+        let mut i = 0;
+        for result in results {
+            let l = &mut live[i];
+            let step = result
+                .best
+                .and_then(|b| game.afterstate(&l.state, G::ACTIONS[b as usize]));
+            match step {
+                Some((after, reward)) => {
+                    if keep_history {
+                        l.record.history.push(l.state);
+                    }
+                    l.record.score += reward as u64;
+                    l.record.moves += 1;
+                    l.state = game.sample_chance(&after, &mut l.rng);
+                    i += 1;
+                }
+                None => {
+                    let mut l = live.remove(i);
+                    l.record.last = l.state;
+                    on_game(l.id, &l.record);
+                    done[l.id as usize] = Some(l.record);
+                }
+            }
+        }
+    }
+    Ok(done.into_iter().flatten().collect())
+}

@@ -1,0 +1,194 @@
+//! Expectimax on whichever backend was chosen: [`GpuExpectimax`] runs the device search of
+//! `cubesearch_kernels::expectimax` (weights uploaded once per network), and
+//! [`ExpectimaxExecutor`] holds it or the CPU search behind one type.
+
+use crate::expectimax::ExpectimaxOptions;
+use crate::CpuExecutor;
+use cubecl::prelude::*;
+use cubesearch_core::backend::{self, start_client, Backend, ResolvedBackend};
+use cubesearch_core::{ExpectimaxEval, Result, RootValue};
+use cubesearch_games::fib::{BoardOf, Sliding};
+pub use cubesearch_kernels::expectimax::launch::ExpectimaxMethod;
+use cubesearch_kernels::expectimax::launch::{launch_expectimax, DeviceNetwork, MAX_ENTRIES};
+use cubesearch_kernels::fib::GpuTiles;
+use cubesearch_learn::NTupleNetwork;
+use std::marker::PhantomData;
+
+/// The device search of one runtime for rule `T`.
+pub struct GpuExpectimax<R: Runtime, T: GpuTiles> {
+    client: ComputeClient<R>,
+    method: ExpectimaxMethod,
+    /// The uploaded network and the host network it copies (its address): a call with another
+    /// network uploads that one.
+    network: Option<(usize, DeviceNetwork)>,
+    chunk_entries: usize,
+    rule: PhantomData<T>,
+}
+
+impl<R: Runtime, T: GpuTiles> GpuExpectimax<R, T> {
+    /// Starts a client on `device` (`backend` names it in errors).
+    pub fn new(
+        device: &R::Device,
+        backend: &'static str,
+        method: ExpectimaxMethod,
+    ) -> Result<Self> {
+        Ok(Self {
+            client: start_client::<R>(device, backend)?,
+            method,
+            network: None,
+            chunk_entries: MAX_ENTRIES,
+            rule: PhantomData,
+        })
+    }
+
+    /// The generation scheme.
+    pub fn method(&self) -> ExpectimaxMethod {
+        self.method
+    }
+
+    /// Switches the generation scheme (the uploaded weights stay).
+    pub fn set_method(&mut self, method: ExpectimaxMethod) {
+        self.method = method;
+    }
+
+    /// Uploads `net` now unless it is the network already on the device. Weights changed in
+    /// place (training) need [`GpuExpectimax::reload`].
+    pub fn prepare(&mut self, net: &NTupleNetwork) -> Result<&DeviceNetwork> {
+        net.check_game::<T>()?;
+        let key = net as *const NTupleNetwork as usize;
+        if self.network.as_ref().is_none_or(|(k, _)| *k != key) {
+            let tables: Vec<Vec<f32>> = (0..net.shapes().len()).map(|t| net.table(t)).collect();
+            let device = DeviceNetwork::upload(&self.client, net.bits(), net.shapes(), &tables)?;
+            self.network = Some((key, device));
+        }
+        Ok(&self.network.as_ref().expect("uploaded above").1)
+    }
+
+    /// Cuts batches into chunks of at most this many leaf paths (default and most: the
+    /// kernels' `MAX_ENTRIES`); tests use it to cover the chunking with small batches.
+    pub fn set_chunk_entries(&mut self, entries: usize) {
+        self.chunk_entries = entries;
+    }
+
+    /// Forgets the uploaded weights: the next call uploads them again.
+    pub fn reload(&mut self) {
+        self.network = None;
+    }
+}
+
+impl<R: Runtime, T: GpuTiles> ExpectimaxEval<Sliding<T>, NTupleNetwork> for GpuExpectimax<R, T> {
+    fn evaluate(
+        &mut self,
+        _game: &Sliding<T>,
+        value: &NTupleNetwork,
+        roots: &[BoardOf<T>],
+        layers: u32,
+    ) -> Result<Vec<RootValue>> {
+        self.prepare(value)?;
+        let net = &self.network.as_ref().expect("prepared").1;
+        let found = launch_expectimax::<R, T>(
+            &self.client,
+            net,
+            roots,
+            layers,
+            self.method,
+            self.chunk_entries,
+        )?;
+        Ok(found
+            .into_iter()
+            .map(|d| RootValue {
+                best: d.best,
+                value: d.best.map_or(0.0, |b| d.actions[b as usize].unwrap_or(0.0)),
+                actions: d.actions.to_vec(),
+            })
+            .collect())
+    }
+}
+
+/// Expectimax of 2584/2048 roots under an n-tuple network on the CPU or a GPU.
+pub enum ExpectimaxExecutor<T: GpuTiles> {
+    /// The CPU search (tree-parallel on the pool's threads).
+    Cpu(CpuExecutor, PhantomData<T>),
+    /// The device search on wgpu.
+    #[cfg(feature = "wgpu")]
+    Wgpu(Box<GpuExpectimax<cubecl::wgpu::WgpuRuntime, T>>),
+    /// The device search on CUDA.
+    #[cfg(feature = "cuda")]
+    Cuda(Box<GpuExpectimax<cubecl::cuda::CudaRuntime, T>>),
+}
+
+impl<T: GpuTiles> ExpectimaxExecutor<T> {
+    /// Resolves `backend` and starts its searcher (`transposition` applies to the CPU, `method`
+    /// to a GPU).
+    pub fn new(
+        backend: Backend,
+        method: ExpectimaxMethod,
+        transposition: bool,
+    ) -> Result<(Self, ResolvedBackend)> {
+        let resolved = backend::resolve(backend)?;
+        Ok((Self::on(&resolved, method, transposition)?, resolved))
+    }
+
+    /// The searcher of an already resolved backend.
+    pub fn on(
+        resolved: &ResolvedBackend,
+        method: ExpectimaxMethod,
+        transposition: bool,
+    ) -> Result<Self> {
+        Ok(match resolved {
+            ResolvedBackend::Cpu { threads } => Self::cpu(*threads, transposition)?,
+            #[cfg(feature = "wgpu")]
+            ResolvedBackend::Wgpu { device, .. } => {
+                Self::Wgpu(Box::new(GpuExpectimax::new(device, "wgpu", method)?))
+            }
+            #[cfg(feature = "cuda")]
+            ResolvedBackend::Cuda { device, .. } => {
+                Self::Cuda(Box::new(GpuExpectimax::new(device, "cuda", method)?))
+            }
+        })
+    }
+
+    /// The CPU search on `threads` threads (0 = all cores).
+    pub fn cpu(threads: usize, transposition: bool) -> Result<Self> {
+        let mut cpu = CpuExecutor::new(threads)?;
+        cpu.expectimax = ExpectimaxOptions {
+            transposition,
+            split_ply: None,
+        };
+        Ok(Self::Cpu(cpu, PhantomData))
+    }
+
+    /// Whether the search runs on the CPU.
+    pub fn is_cpu(&self) -> bool {
+        matches!(self, Self::Cpu(..))
+    }
+
+    /// Switches a GPU searcher's generation scheme (no effect on the CPU).
+    pub fn set_method(&mut self, method: ExpectimaxMethod) {
+        match self {
+            Self::Cpu(..) => {}
+            #[cfg(feature = "wgpu")]
+            Self::Wgpu(g) => g.set_method(method),
+            #[cfg(feature = "cuda")]
+            Self::Cuda(g) => g.set_method(method),
+        }
+    }
+}
+
+impl<T: GpuTiles> ExpectimaxEval<Sliding<T>, NTupleNetwork> for ExpectimaxExecutor<T> {
+    fn evaluate(
+        &mut self,
+        game: &Sliding<T>,
+        value: &NTupleNetwork,
+        roots: &[BoardOf<T>],
+        layers: u32,
+    ) -> Result<Vec<RootValue>> {
+        match self {
+            Self::Cpu(cpu, _) => cpu.evaluate(game, value, roots, layers),
+            #[cfg(feature = "wgpu")]
+            Self::Wgpu(g) => g.evaluate(game, value, roots, layers),
+            #[cfg(feature = "cuda")]
+            Self::Cuda(g) => g.evaluate(game, value, roots, layers),
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! The device expectimax (naive and multilevel) against the CPU search on the same boards and
+//! weights: every action's value within 1e-4 relative, the same legal actions, and the same
+//! best action unless two actions are that close. wgpu always (lavapipe on a machine without a
+//! GPU); CUDA too in a build with the `cuda` feature.
+
+use cubesearch_core::rng::XorShift32;
+use cubesearch_core::{Backend, ExpectimaxEval, RootValue, StochasticGame, TdUpdate};
+use cubesearch_games::fib::{BoardOf, Sliding};
+use cubesearch_games::{Fib, Pow2};
+use cubesearch_kernels::fib::GpuTiles;
+use cubesearch_learn::{seed_shapes, CpuTd, NTupleNetwork};
+use cubesearch_search::boards;
+use cubesearch_search::expectimax::search;
+use cubesearch_search::expectimax_gpu::{ExpectimaxExecutor, ExpectimaxMethod, GpuExpectimax};
+
+fn trained<R: GpuTiles>(games: u32) -> NTupleNetwork {
+    let mut net = NTupleNetwork::for_game::<R>(&seed_shapes()).unwrap();
+    CpuTd { threads: 1 }
+        .train(&Sliding::<R>::new(), &mut net, games, 0.1, 11)
+        .unwrap();
+    net
+}
+
+/// The committed benchmark boards, positions of random games (many nearly full), and a board
+/// with no legal move.
+fn boards<R: GpuTiles>(text: &str, random: usize, dead: &str) -> Vec<BoardOf<R>> {
+    let game = Sliding::<R>::new();
+    let mut out: Vec<BoardOf<R>> = boards::parse(&game, text)
+        .unwrap()
+        .into_iter()
+        .map(|b| b.1)
+        .collect();
+    let mut rng = XorShift32::for_worker(77, 0);
+    let mut s = game.initial(&mut rng);
+    let mut legal = Vec::new();
+    while out.len() < 24 + random {
+        legal.clear();
+        game.legal_actions(&s, &mut legal);
+        if legal.is_empty() {
+            s = game.initial(&mut rng);
+            continue;
+        }
+        if rng.below(8) == 0 {
+            out.push(s);
+        }
+        let (_, after, _) = legal[rng.below(legal.len() as u32) as usize];
+        s = game.sample_chance(&after, &mut rng);
+    }
+    out.push(game.parse_position(dead).unwrap());
+    out
+}
+
+fn close(cpu: f32, gpu: f32) -> bool {
+    (cpu - gpu).abs() <= 1e-4 * cpu.abs().max(1.0)
+}
+
+fn assert_close(what: &str, cpu: &[RootValue], gpu: &[RootValue]) {
+    assert_eq!(cpu.len(), gpu.len(), "{what}");
+    for (i, (c, g)) in cpu.iter().zip(gpu).enumerate() {
+        for (a, (cv, gv)) in c.actions.iter().zip(&g.actions).enumerate() {
+            match (cv, gv) {
+                (Some(x), Some(y)) => assert!(
+                    close(*x, *y),
+                    "{what}, root {i}, action {a}: CPU {x}, GPU {y}"
+                ),
+                (None, None) => {}
+                _ => panic!("{what}, root {i}: legal actions differ: {c:?} vs {g:?}"),
+            }
+        }
+        match (c.best, g.best) {
+            // A near-tie may go either way; the CPU must rate the GPU's pick as about as good.
+            (Some(x), Some(y)) if x != y => assert!(
+                close(c.value, c.actions[y as usize].unwrap_or(f32::NEG_INFINITY)),
+                "{what}, root {i}: best {x} on the CPU, {y} on the GPU: {c:?} vs {g:?}"
+            ),
+            (x, y) => assert_eq!(x, y, "{what}, root {i}"),
+        }
+        assert!(close(c.value, g.value), "{what}, root {i}: {c:?} vs {g:?}");
+    }
+}
+
+fn compare<R: GpuTiles>(backend: Backend, text: &str, dead: &str, max_layers: u32) {
+    let mut exec = match ExpectimaxExecutor::<R>::new(backend, ExpectimaxMethod::Naive, false) {
+        Ok((exec, _)) => exec,
+        // CUDA not built in: nothing to compare; built in, it must start.
+        Err(e) if backend == Backend::Cuda && !cfg!(feature = "cuda") => {
+            eprintln!("cuda: {e}");
+            return;
+        }
+        Err(e) => panic!("{backend:?}: {e}"),
+    };
+    assert!(!exec.is_cpu());
+    let game = Sliding::<R>::new();
+    let net = trained::<R>(300);
+    let all = boards::<R>(text, 16, dead);
+    for layers in 0..=max_layers {
+        // Two layers: 65536 leaf paths a root; a few roots keep the software device quick:
+        // the first starter, normal and late board of the file, and the last random boards
+        // and the dead one.
+        let deep: Vec<BoardOf<R>> = [all[0], all[8], all[16]]
+            .into_iter()
+            .chain(all[all.len() - 4..].iter().copied())
+            .collect();
+        let roots: &[BoardOf<R>] = if layers < 2 { &all } else { &deep };
+        let cpu: Vec<RootValue> = roots
+            .iter()
+            .map(|r| search(&game, &net, r, layers, false))
+            .collect();
+        assert_eq!(cpu.last().unwrap().best, None, "the dead board");
+        for method in ExpectimaxMethod::ALL {
+            exec.set_method(method);
+            let gpu = exec.evaluate(&game, &net, roots, layers).unwrap();
+            assert_close(
+                &format!("{} {layers} layers {}", R::NAME, method.name()),
+                &cpu,
+                &gpu,
+            );
+        }
+    }
+}
+
+const DEAD_2584: &str = "1,3,1,3,3,1,3,1,1,3,1,3,3,1,3,1";
+const DEAD_2048: &str = "2,4,2,4,4,2,4,2,2,4,2,4,4,2,4,2";
+
+#[test]
+fn wgpu_expectimax_equals_the_cpu_2584() {
+    compare::<Fib>(
+        Backend::Wgpu,
+        include_str!("../../../benches/boards-2584.txt"),
+        DEAD_2584,
+        2,
+    );
+}
+
+#[test]
+fn wgpu_expectimax_equals_the_cpu_2048() {
+    compare::<Pow2>(
+        Backend::Wgpu,
+        include_str!("../../../benches/boards-2048.txt"),
+        DEAD_2048,
+        2,
+    );
+}
+
+#[test]
+fn cuda_expectimax_equals_the_cpu_up_to_three_layers() {
+    compare::<Fib>(
+        Backend::Cuda,
+        include_str!("../../../benches/boards-2584.txt"),
+        DEAD_2584,
+        3,
+    );
+    compare::<Pow2>(
+        Backend::Cuda,
+        include_str!("../../../benches/boards-2048.txt"),
+        DEAD_2048,
+        3,
+    );
+}
+
+#[test]
+fn a_network_for_the_other_game_is_refused() {
+    let (mut exec, _) =
+        ExpectimaxExecutor::<Fib>::new(Backend::Wgpu, ExpectimaxMethod::Multilevel, false).unwrap();
+    let net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let game = Sliding::<Fib>::new();
+    let root = game
+        .parse_position("1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0")
+        .unwrap();
+    let err = exec
+        .evaluate(&game, &net, &[root], 1)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("2048"), "{err}");
+}
+
+/// Batches cut into chunks (here of 3 roots) and reduction grids past 65535 cubes in one
+/// dimension (17000 roots at one layer: 68000 reduction blocks) give the CPU's values too.
+#[test]
+fn wgpu_chunks_and_two_dimensional_grids_equal_the_cpu() {
+    let resolved = cubesearch_core::backend::resolve(Backend::Wgpu).unwrap();
+    let cubesearch_core::ResolvedBackend::Wgpu { device, .. } = resolved else {
+        panic!("wgpu resolved to {resolved}");
+    };
+    let mut gpu = GpuExpectimax::<cubecl::wgpu::WgpuRuntime, Fib>::new(
+        &device,
+        "wgpu",
+        ExpectimaxMethod::Naive,
+    )
+    .unwrap();
+    let game = Sliding::<Fib>::new();
+    let net = trained::<Fib>(100);
+    let roots = boards::<Fib>(
+        include_str!("../../../benches/boards-2584.txt"),
+        8,
+        DEAD_2584,
+    );
+    let cpu: Vec<RootValue> = roots
+        .iter()
+        .map(|r| search(&game, &net, r, 1, false))
+        .collect();
+    gpu.set_chunk_entries(3 * 4 * 128);
+    for method in ExpectimaxMethod::ALL {
+        gpu.set_method(method);
+        let got = gpu.evaluate(&game, &net, &roots, 1).unwrap();
+        assert_close(&format!("chunks of 3, {}", method.name()), &cpu, &got);
+    }
+    gpu.set_chunk_entries(usize::MAX);
+    gpu.set_method(ExpectimaxMethod::Multilevel);
+    let many: Vec<_> = roots.iter().cycle().take(17_000).copied().collect();
+    let got = gpu.evaluate(&game, &net, &many, 1).unwrap();
+    let want: Vec<RootValue> = cpu.iter().cycle().take(17_000).cloned().collect();
+    assert_close("17000 roots", &want, &got);
+}
