@@ -543,11 +543,16 @@ fn record(
 #[cube]
 fn play_move(b: &mut Board, moves: &Moves, index: u32) {
     if moves.kind == 2u32 {
-        let mut ends: u32 = 0u32;
-        let mut taken: u32 = 0u32;
-        if moves.count > 0u32 && index < NOTED {
-            // Counted already, and noted.
-            ends = select(
+        // Counted already, and noted; else walk again up to the move.
+        let noted = moves.count > 0u32 && index < NOTED;
+        let mut found = moves_of(moves.m0, moves.m1, moves.m2, moves.m3, 2u32, moves.multi);
+        if !noted {
+            let need = select(longest_rule(b), moves.best, 1u32);
+            walk(b, &mut found, false, need, index, index + 1u32);
+        }
+        let ends = select(
+            noted,
+            select(
                 index == 0u32,
                 moves.ends0,
                 select(
@@ -555,8 +560,12 @@ fn play_move(b: &mut Board, moves: &Moves, index: u32) {
                     moves.ends1,
                     select(index == 2u32, moves.ends2, moves.ends3),
                 ),
-            );
-            taken = select(
+            ),
+            found.ends0,
+        );
+        let taken = select(
+            noted,
+            select(
                 index == 0u32,
                 moves.taken0,
                 select(
@@ -564,14 +573,9 @@ fn play_move(b: &mut Board, moves: &Moves, index: u32) {
                     moves.taken1,
                     select(index == 2u32, moves.taken2, moves.taken3),
                 ),
-            );
-        } else {
-            let need = select(longest_rule(b), moves.best, 1u32);
-            let mut found = moves_of(moves.m0, moves.m1, moves.m2, moves.m3, 2u32, moves.multi);
-            walk(b, &mut found, false, need, index, index + 1u32);
-            ends = found.ends0;
-            taken = found.taken0;
-        }
+            ),
+            found.taken0,
+        );
         make_move(b, ends & 31u32, ends >> 8u32, taken);
     } else {
         let (from, d) = select_move(moves.m0, moves.m1, moves.m2, moves.m3, index);
