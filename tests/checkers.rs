@@ -48,6 +48,20 @@ fn special(game: &Checkers) -> Vec<CheckersState> {
     .collect()
 }
 
+/// Scattered positions (crowded, many kings, long and branching captures) with at most `most`
+/// moves, so that listing them all stays inside lavapipe's loop budget.
+fn scattered(game: &Checkers, count: usize, most: usize, seed: u32) -> Vec<CheckersState> {
+    let mut rng = XorShift32::for_worker(seed, 0);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let s = game.scattered_position(&mut rng);
+        if game.moves(&s).len() <= most {
+            out.push(s);
+        }
+    }
+    out
+}
+
 fn movelists(
     exec: &Executor,
     game: &Checkers,
@@ -73,8 +87,9 @@ fn device_moves_equal_the_cpu_moves(
     let game = Checkers::new(rules);
     let mut states = special(&game);
     states.extend(reachable(&game, 24, 5));
+    states.extend(scattered(&game, 400, 40, 9));
     let device = movelists(&gpu, &game, &states);
-    let mut captures = 0;
+    let (mut captures, mut sequences) = (0, 0);
     for (s, got) in states.iter().zip(&device) {
         let moves = game.moves(s);
         let fen = game.format_position(s);
@@ -86,6 +101,7 @@ fn device_moves_equal_the_cpu_moves(
             moves.len()
         );
         captures += moves.iter().any(|m| m.jumps > 0) as usize;
+        sequences += moves.iter().any(|m| m.jumps > 1) as usize;
         for (i, (&mv, child)) in moves.iter().zip(&got.children).enumerate() {
             assert_eq!(
                 *child,
@@ -95,7 +111,11 @@ fn device_moves_equal_the_cpu_moves(
             );
         }
     }
-    assert!(captures > 50, "only {captures} positions with a capture");
+    assert!(captures > 150, "only {captures} positions with a capture");
+    assert!(
+        sequences > 50,
+        "only {sequences} positions with several jumps in a row"
+    );
 }
 
 const AMERICAN: [u64; 6] = [7, 49, 302, 1469, 7361, 36768];
@@ -138,6 +158,7 @@ fn perft_on_random_positions_matches_the_cpu(
     let game = Checkers::new(rules);
     let mut roots: Vec<_> = reachable(&game, 8, 17).into_iter().step_by(7).collect();
     roots.extend(special(&game));
+    roots.extend(scattered(&game, 40, 12, 31));
     for depth in 1..=3 {
         assert_same(
             &format!("{} perft depth {depth}", rules.name()),
@@ -160,6 +181,10 @@ fn playouts_match_the_cpu_bit_for_bit(
         let game = Checkers { rules, draw_plies };
         let mut roots: Vec<_> = reachable(&game, 4, 23).into_iter().step_by(11).collect();
         roots.push(game.initial());
+        if draw_plies == 8 {
+            // Kings and long captures; short games keep lavapipe inside its loop budget.
+            roots.extend(scattered(&game, 6, 24, 41));
+        }
         for (per_root, seed) in [(1, 1), (32, 0xDEAD_BEEF)] {
             let expected = cpu.playouts(&game, &roots, per_root, seed).unwrap();
             let got = gpu.playouts(&game, &roots, per_root, seed).unwrap();

@@ -34,21 +34,32 @@ fn perft_with<G: Game>(game: &G, state: &G::State, depth: u32, moves: &mut Vec<G
 
 /// The positions `depth` plies below `roots`, one per move path, in canonical order, with the
 /// leaves perft counts for games that end above that depth (`G::PERFT_TERMINAL_LEAF` each).
+/// Each ply is expanded on all cores (rayon), in chunks whose results keep their order.
 pub fn expand<G: Game>(game: &G, roots: &[G::State], depth: u32) -> (Vec<G::State>, u64) {
+    /// Positions one task expands.
+    const CHUNK: usize = 2048;
     let mut frontier = roots.to_vec();
     let mut terminal = 0;
-    let mut moves = Vec::new();
     for _ in 0..depth {
-        let mut next = Vec::with_capacity(frontier.len() * 8);
-        for s in &frontier {
-            moves.clear();
-            game.legal_moves(s, &mut moves);
-            if moves.is_empty() {
-                terminal += G::PERFT_TERMINAL_LEAF;
-            }
-            next.extend(moves.iter().map(|&m| game.apply(s, m)));
-        }
-        frontier = next;
+        let parts: Vec<(Vec<G::State>, u64)> = frontier
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut moves = Vec::new();
+                let mut next = Vec::with_capacity(chunk.len() * 8);
+                let mut ended = 0;
+                for s in chunk {
+                    moves.clear();
+                    game.legal_moves(s, &mut moves);
+                    if moves.is_empty() {
+                        ended += G::PERFT_TERMINAL_LEAF;
+                    }
+                    next.extend(moves.iter().map(|&m| game.apply(s, m)));
+                }
+                (next, ended)
+            })
+            .collect();
+        terminal += parts.iter().map(|(_, ended)| ended).sum::<u64>();
+        frontier = parts.into_iter().flat_map(|(next, _)| next).collect();
     }
     (frontier, terminal)
 }

@@ -159,4 +159,13 @@ impl<R: Runtime, G: GpuGame> Perft<G> for GpuExecutor<R> {
         }
         Ok(totals)
     }
+
+    /// A unit a hardware thread slot (2048 a multiprocessor), at least 2¹⁶: subtrees vary
+    /// widely in size, and more, smaller ones let the multiprocessors that finish early take
+    /// the next instead of idling behind the largest.
+    fn preferred_roots(&self) -> usize {
+        self.limits
+            .multiprocessors
+            .map_or(1 << 16, |m| (2048 * m as usize).max(1 << 16))
+    }
 }

@@ -17,7 +17,8 @@ pub mod pdn;
 pub use board::{CheckersState, Rules, Side};
 pub use movegen::CheckersMove;
 
-use cubesearch_core::game::illegal_move;
+use cubesearch_core::game::{illegal_move, play_random_from_list};
+use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
 
 /// The standard start, Black to move.
@@ -65,6 +66,40 @@ impl Checkers {
     }
 }
 
+impl Checkers {
+    /// A random position, rarely a reachable one: each square empty, White's or Black's (a piece
+    /// in 20–80 % of them), each piece a king with a random probability, men never on the row
+    /// that would crown them, either side to move. Crowded boards full of kings have long and
+    /// branching capture sequences: inputs for tests that compare move generators.
+    pub fn scattered_position(&self, rng: &mut XorShift32) -> CheckersState {
+        let pieces = 20 + rng.below(61);
+        let kings = rng.below(101);
+        let (mut white, mut black, mut crowned) = (0u32, 0u32, 0u32);
+        for i in 0..32 {
+            let bit = 1u32 << i;
+            if rng.below(100) >= pieces {
+                continue;
+            }
+            let king = rng.below(100) < kings;
+            if rng.below(2) == 0 {
+                if king || board::ROW_8 & bit == 0 {
+                    white |= bit;
+                    crowned |= if king { bit } else { 0 };
+                }
+            } else if king || board::ROW_1 & bit == 0 {
+                black |= bit;
+                crowned |= if king { bit } else { 0 };
+            }
+        }
+        let side = if rng.below(2) == 0 {
+            Side::Black
+        } else {
+            Side::White
+        };
+        self.position(white, black, crowned, side)
+    }
+}
+
 impl Rules {
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
@@ -109,6 +144,26 @@ impl Game for Checkers {
 
     fn apply(&self, state: &CheckersState, mv: CheckersMove) -> CheckersState {
         movegen::apply(state, mv)
+    }
+
+    /// Steps and single jumps are drawn from whole-board masks without a list (the device's
+    /// way); capture sequences of several jumps go through the list.
+    fn play_random(
+        &self,
+        state: &CheckersState,
+        rng: &mut XorShift32,
+        scratch: &mut Vec<CheckersMove>,
+    ) -> CheckersState {
+        if state.quiet_plies() < state.draw_limit() {
+            if let Some((origins, jump)) = movegen::simple_moves(state) {
+                let count: u32 = origins.iter().map(|m| m.count_ones()).sum();
+                if count > 0 {
+                    let index = rng.below(count);
+                    return movegen::apply(state, movegen::nth_simple_move(origins, jump, index));
+                }
+            }
+        }
+        play_random_from_list(self, state, rng, scratch)
     }
 
     /// ±[`LOSS_SCORE`] or 0 for a finished game; otherwise material, a man 3 and a king 5.
@@ -249,6 +304,57 @@ mod tests {
                 rules.name()
             );
         }
+    }
+
+    /// Reachable positions and scattered ones (crowded, full of kings and long captures).
+    fn test_positions(game: &Checkers, seed: u32) -> Vec<CheckersState> {
+        let mut out = crate::sample::random_positions(game, 300, 120, seed);
+        let mut rng = XorShift32::for_worker(seed, 1);
+        out.extend((0..3000).map(|_| game.scattered_position(&mut rng)));
+        out
+    }
+
+    #[rstest]
+    #[case(Rules::American)]
+    #[case(Rules::Longest)]
+    fn fast_random_moves_equal_the_listed_ones(#[case] rules: Rules) {
+        let game = Checkers::new(rules);
+        let mut scratch = Vec::new();
+        let (mut simple, mut jumps, mut sequences) = (0, 0, 0);
+        for (k, s) in test_positions(&game, 7).iter().enumerate() {
+            // Every move, the draw rule ignored.
+            let mut moves = Vec::new();
+            movegen::generate(s, &mut moves);
+            assert_eq!(movegen::has_move(s), !moves.is_empty());
+            match movegen::simple_moves(s) {
+                Some((origins, jump)) => {
+                    simple += 1;
+                    jumps += jump as usize;
+                    let count: u32 = origins.iter().map(|m| m.count_ones()).sum();
+                    assert_eq!(count as usize, moves.len());
+                    for (i, &mv) in moves.iter().enumerate() {
+                        assert_eq!(movegen::nth_simple_move(origins, jump, i as u32), mv);
+                    }
+                }
+                None => {
+                    sequences += 1;
+                    assert!(moves.iter().any(|m| m.jumps > 1));
+                }
+            }
+            if game.moves(s).is_empty() {
+                continue;
+            }
+            let mut a = XorShift32::for_worker(11, k as u32);
+            let mut b = a;
+            let fast = game.play_random(s, &mut a, &mut scratch);
+            let listed = play_random_from_list(&game, s, &mut b, &mut scratch);
+            assert_eq!(fast, listed, "{}", game.format_position(s));
+            assert_eq!(a, b);
+        }
+        assert!(
+            simple > 1000 && jumps > 100 && sequences > 100,
+            "{simple} {jumps} {sequences}"
+        );
     }
 
     #[test]

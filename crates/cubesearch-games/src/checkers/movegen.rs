@@ -183,11 +183,145 @@ pub fn generate(state: &CheckersState, out: &mut Vec<CheckersMove>) {
     debug_assert!(out[start..].windows(2).all(|w| w[0].key() < w[1].key()));
 }
 
-/// Whether the side to move has any move, ignoring the draw rule.
+/// Whether the side to move has any move, ignoring the draw rule: a step or a first jump.
 pub fn has_move(state: &CheckersState) -> bool {
-    let mut moves = Vec::new();
-    generate(state, &mut moves);
-    !moves.is_empty()
+    let board = Shifts::of(state);
+    (0..4).any(|d| board.jumpers(d) != 0 || board.steppers(d) != 0)
+}
+
+/// Index step of each direction (up-right, up-left, down-left, down-right) modulo 32.
+const SHIFT: [u32; 4] = [1, 7, 31, 25];
+
+/// Per direction, the squares from which `reach` steps stay on the board.
+const fn reach_masks(reach: usize) -> [u32; 4] {
+    let mut masks = [0u32; 4];
+    let mut d = 0;
+    while d < 4 {
+        let mut i = 0;
+        while i < 32 {
+            let mut at = i as u8;
+            let mut k = 0;
+            while k < reach && at != NONE {
+                at = GEOMETRY.neighbour[at as usize][d];
+                k += 1;
+            }
+            if at != NONE {
+                masks[d] |= 1 << i;
+            }
+            i += 1;
+        }
+        d += 1;
+    }
+    masks
+}
+
+const STEP: [u32; 4] = reach_masks(1);
+const JUMP: [u32; 4] = reach_masks(2);
+
+/// The whole-board view of a position that steps and first jumps are read from (the device
+/// generator's, see `cubesearch-kernels`' checkers module).
+struct Shifts {
+    me: u32,
+    opp: u32,
+    kings: u32,
+    empty: u32,
+    white: bool,
+}
+
+impl Shifts {
+    fn of(state: &CheckersState) -> Self {
+        let (me, opp) = state.sides();
+        Shifts {
+            me,
+            opp,
+            kings: state.kings,
+            empty: !(state.white | state.black),
+            white: state.side() == Side::White,
+        }
+    }
+
+    /// The side to move's pieces that may go in direction `d` (men only forward).
+    fn allowed(&self, d: usize) -> u32 {
+        if (d < 2) == self.white {
+            self.me
+        } else {
+            self.me & self.kings
+        }
+    }
+
+    /// Squares from which a jump in direction `d` takes an opponent's piece and lands on an
+    /// empty square, whatever stands on the square itself.
+    fn jump_squares(&self, d: usize) -> u32 {
+        JUMP[d] & self.opp.rotate_right(SHIFT[d]) & self.empty.rotate_right(2 * SHIFT[d])
+    }
+
+    fn jumpers(&self, d: usize) -> u32 {
+        self.allowed(d) & self.jump_squares(d)
+    }
+
+    fn steppers(&self, d: usize) -> u32 {
+        self.allowed(d) & STEP[d] & self.empty.rotate_right(SHIFT[d])
+    }
+}
+
+/// The moves of `state` when none is a capture of several jumps: per direction, the origins of
+/// its steps (`false`) or of its single jumps (`true`), in canonical order the set bits by
+/// origin, then direction. `None` when a piece that has jumped could jump again. The draw rule
+/// is ignored.
+pub fn simple_moves(state: &CheckersState) -> Option<([u32; 4], bool)> {
+    let board = Shifts::of(state);
+    let e = [0, 1, 2, 3].map(|d| board.jump_squares(d));
+    let j = [0, 1, 2, 3].map(|d| board.allowed(d) & e[d]);
+    if j == [0; 4] {
+        return Some(([0, 1, 2, 3].map(|d| board.steppers(d)), false));
+    }
+    // A king goes on in any direction but straight back, a man forward unless just crowned;
+    // a second jump never lands on the origin, so the board's empty squares tell.
+    let men_go_on = if board.white {
+        e[0] | e[1]
+    } else {
+        e[2] | e[3]
+    } & !crown_row(state.side());
+    let again = (0..4).any(|d| {
+        let back = d ^ 2;
+        let king_go_on = (0..4).filter(|&x| x != back).fold(0, |a, x| a | e[x]);
+        let land = |pieces: u32| pieces.rotate_left(2 * SHIFT[d]);
+        (land(j[d] & board.kings) & king_go_on) | (land(j[d] & !board.kings) & men_go_on) != 0
+    });
+    (!again).then_some((j, true))
+}
+
+/// Move number `index` of [`simple_moves`]'s answer.
+pub fn nth_simple_move(origins: [u32; 4], jump: bool, index: u32) -> CheckersMove {
+    let mut rest = index;
+    let mut pieces = origins[0] | origins[1] | origins[2] | origins[3];
+    while pieces != 0 {
+        let from = pieces.trailing_zeros();
+        pieces &= pieces - 1;
+        for (d, mask) in origins.iter().enumerate() {
+            if mask >> from & 1 == 0 {
+                continue;
+            }
+            if rest > 0 {
+                rest -= 1;
+                continue;
+            }
+            let mid = (from + SHIFT[d]) & 31;
+            let (to, captured) = if jump {
+                ((mid + SHIFT[d]) & 31, 1 << mid)
+            } else {
+                (mid, 0)
+            };
+            return CheckersMove {
+                from: from as u8,
+                to: to as u8,
+                jumps: jump as u8,
+                path: (d as u32) << 30,
+                captured,
+            };
+        }
+    }
+    panic!("move {index} of {} simple moves", index - rest);
 }
 
 /// The position after `mv`.
