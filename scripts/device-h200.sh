@@ -3,8 +3,10 @@
 #   .dev/  cubesearch (release, --features cuda), test binaries (tests-*), COMMIT
 #   .gl/   Vulkan loader .deb, so wgpu can use the NVIDIA Vulkan driver
 # It runs the CUDA and wgpu parity tests, then every benchmark suite, and writes the tables to $OUT.
-# With arguments, each one is a `cubesearch bench` command line and only those benchmarks run:
-#   scripts/device-h200.sh "nim-minimax --reps 7" "td-train"
+# With arguments, each one is a command line run after the tests instead of the default suites:
+# `bench ...`/`train ...`/any subcommand runs .dev/cubesearch, a line starting with `scripts/`
+# runs that script. `--no-tests` first skips the tests.
+#   scripts/device-h200.sh "bench nim-minimax --reps 7" "scripts/strength-checkers .dev/cubesearch 50ms 10 cuda"
 set -uo pipefail
 export CUDA_PATH="${CUDA_PATH:-/usr/local/cuda}"
 export CUBESEARCH_COMMIT="$(cat .dev/COMMIT 2>/dev/null || echo unknown)"
@@ -17,7 +19,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
 if [ -e .dev/tests.tar.xz ]; then tar -C .dev -xJf .dev/tests.tar.xz; fi
 chmod +x .dev/* 2>/dev/null
 status=0
+tests=1
+if [ "${1:-}" = "--no-tests" ]; then tests=0; shift; fi
 for t in .dev/tests-*; do
+    [ $tests = 1 ] || break
     [ -e "$t" ] || continue
     echo "== $t"
     # One test thread: with several, CUDA and NVIDIA-Vulkan clients in one process have died
@@ -27,8 +32,12 @@ for t in .dev/tests-*; do
 done
 if [ $# -gt 0 ]; then
     for run in "$@"; do
-        echo; echo "Command: \`cubesearch bench $run\`"; echo
-        .dev/cubesearch bench $run 2>&1 | grep -v XDG_RUNTIME_DIR
+        echo; echo "Command: \`$run\`"; echo
+        # Each command gets at most CMD_TIMEOUT seconds, so one slow suite cannot eat the session.
+        case "$run" in
+            scripts/*) timeout "${CMD_TIMEOUT:-150}" $run 2>&1 | grep -v XDG_RUNTIME_DIR ;;
+            *) timeout "${CMD_TIMEOUT:-150}" .dev/cubesearch $run 2>&1 | grep -v XDG_RUNTIME_DIR ;;
+        esac
     done | tee -a "$out/bench.md"
     exit $status
 fi
