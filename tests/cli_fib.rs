@@ -138,9 +138,12 @@ fn train_on_wgpu_checkpoints_resumes_and_refuses_bad_gpu_options() {
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("w.safetensors");
     let out_s = out.to_str().unwrap();
+    let plot = dir.join("curve.png");
     let json = json_of(&cubesearch(&[
         "train",
         "2584",
+        "--plot",
+        plot.to_str().unwrap(),
         "--games",
         "48",
         "--out",
@@ -156,6 +159,9 @@ fn train_on_wgpu_checkpoints_resumes_and_refuses_bad_gpu_options() {
     assert_eq!(json["backend"], "wgpu");
     assert_eq!(json["games"], 48);
     assert_eq!(json["threads"], 8);
+    assert!(std::fs::read(&plot)
+        .unwrap()
+        .starts_with(b"\x89PNG\r\n\x1a\n"));
     assert!(json["mean_score"].as_f64().unwrap() > 0.0);
     // The device's weights came back: the file holds a trained network that resumes.
     let json = json_of(&cubesearch(&[

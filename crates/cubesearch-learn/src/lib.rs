@@ -16,6 +16,7 @@
 pub mod file;
 pub mod network;
 pub mod play;
+pub mod plot;
 pub mod runner;
 pub mod td;
 pub mod train;

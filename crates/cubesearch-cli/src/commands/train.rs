@@ -94,6 +94,9 @@ pub fn run<R: GpuTiles>(common: &Common, args: &TrainArgs) -> Result<()> {
             other => other,
         })?;
     }
+    if let Some(path) = &args.plot {
+        cubesearch_learn::plot::write_curve_png(&report.curve, std::path::Path::new(path))?;
+    }
     emit(
         common.json,
         || {
