@@ -108,10 +108,7 @@ pub struct Mcts<G: Game> {
     batches_run: u64,
 }
 
-/// One search tree: the nodes in an arena, children contiguous. Aligned to its own cache lines:
-/// trees side by side in a `Vec`, each pushing to its arena on its own thread, would otherwise
-/// share lines and stall each other on every node access.
-#[repr(align(128))]
+/// One search tree: the nodes in an arena, children contiguous.
 struct Tree<G: Game> {
     nodes: Vec<Node<G>>,
     root: usize,
