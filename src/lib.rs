@@ -15,6 +15,8 @@
 //! # Ok::<(), cubesearch::Error>(())
 //! ```
 
+#![deny(missing_docs)]
+
 pub use cubesearch_core::{
     backend, rng, Backend, Error, Game, Outcome, Perft, Playouts, ResolvedBackend, Result,
     StochasticGame, SubtreeSearch, TdUpdate, WinDrawCounts,

@@ -65,17 +65,24 @@ impl FromStr for Backend {
 #[derive(Clone, Debug)]
 pub enum ResolvedBackend {
     /// The CPU with this many worker threads.
-    Cpu { threads: usize },
+    Cpu {
+        /// Worker threads.
+        threads: usize,
+    },
     /// A wgpu adapter.
     #[cfg(feature = "wgpu")]
     Wgpu {
+        /// The adapter, as cubecl names it.
         device: cubecl::wgpu::WgpuDevice,
+        /// The adapter's name and driver.
         name: String,
     },
     /// A CUDA device.
     #[cfg(feature = "cuda")]
     Cuda {
+        /// The device, as cubecl names it.
         device: cubecl::cuda::CudaDevice,
+        /// The device's name.
         name: String,
     },
 }

@@ -9,27 +9,49 @@ pub enum Error {
     Parse(String),
     /// A move that is well-formed but not legal in the position.
     #[error("illegal move {mv}: {why}")]
-    IllegalMove { mv: String, why: String },
+    IllegalMove {
+        /// The move as typed.
+        mv: String,
+        /// Why it is not legal.
+        why: String,
+    },
     /// A backend was asked for but cannot start.
     #[error("backend {backend} is unavailable: {why}")]
-    BackendUnavailable { backend: &'static str, why: String },
+    BackendUnavailable {
+        /// `cpu`, `wgpu` or `cuda`.
+        backend: &'static str,
+        /// What the probe found.
+        why: String,
+    },
     /// The device accepted the work but failed while doing it.
     #[error("device error on {backend}: {why}")]
-    Device { backend: &'static str, why: String },
+    Device {
+        /// `wgpu` or `cuda`.
+        backend: &'static str,
+        /// The device's message.
+        why: String,
+    },
     /// A request the library does not offer (yet) for this game or backend.
     #[error("{0}")]
     Unsupported(String),
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: String,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
     /// A data file (such as a weights file) was read but is corrupt, truncated, or made for
     /// something else (another game, other tuple shapes).
     #[error("{path}: {why}")]
-    Data { path: String, why: String },
+    Data {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        why: String,
+    },
 }
 
 /// `Result` with the cubesearch [`Error`].

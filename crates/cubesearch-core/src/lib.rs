@@ -3,6 +3,8 @@
 //!
 //! Nothing here launches a kernel; the device twins of these traits live in `cubesearch-kernels`.
 
+#![deny(missing_docs)]
+
 pub mod backend;
 pub mod error;
 pub mod exec;

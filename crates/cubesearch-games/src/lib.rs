@@ -2,6 +2,8 @@
 //!
 //! Each game is one module (`nim`, `fib` for 2584 and 2048, ...) beside its device twin in `cubesearch-kernels`.
 
+#![deny(missing_docs)]
+
 pub mod checkers;
 pub mod fib;
 pub mod nim;

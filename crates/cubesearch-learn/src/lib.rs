@@ -13,6 +13,8 @@
 //! # Ok::<(), cubesearch_core::Error>(())
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod file;
 pub mod network;
 pub mod play;

@@ -5,6 +5,8 @@
 //! * [`Executor`]: whichever of these a [`Backend`](cubesearch_core::Backend) resolves to.
 //! * Pipelines, generic over game and executor: [`perft`].
 
+#![deny(missing_docs)]
+
 pub mod alphabeta_player;
 pub mod boards;
 pub mod cpu;
