@@ -217,7 +217,7 @@ pub struct Solution<M> {
     pub best: Option<M>,
     /// The root's negamax value.
     pub value: i32,
-    /// Nodes the CPU strategies visited (GPU strategies do not count them).
+    /// Positions visited, where the strategy counts them (every one but v4).
     pub nodes: Option<u64>,
 }
 
@@ -670,8 +670,7 @@ pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
         let gamma = if g == lower { g + 1 } else { g };
         let mut test = NullWindowTest::new(game, state, depth, split, gamma, gamma == g);
         let (value, passed) = test.run(exec)?;
-        visited += test.visited;
-        shape.add(&test);
+        visited += shape.add(&test);
         if value >= gamma {
             lower = value;
             best = passed.map(|k| (gamma, k));
@@ -686,8 +685,7 @@ pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
         _ => {
             let mut test = NullWindowTest::new(game, state, depth, split, lower, true);
             let (_, passed) = test.run(exec)?;
-            visited += test.visited;
-            shape.add(&test);
+            visited += shape.add(&test);
             passed.expect("the root passes the test at its own value")
         }
     };
@@ -713,10 +711,12 @@ pub struct SplitShape {
 }
 
 impl SplitShape {
-    fn add<G: Game>(&mut self, test: &NullWindowTest<G>) {
+    /// Counts one finished test in; returns the positions it visited.
+    fn add<G: Game>(&mut self, test: &NullWindowTest<G>) -> u64 {
         self.tests += 1;
         self.launches += test.launches;
         self.widest = self.widest.max(test.widest);
+        test.visited
     }
 }
 

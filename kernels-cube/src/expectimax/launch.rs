@@ -308,6 +308,19 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
 }
 
 /// The multi-level generation: a kernel per depth from the roots down to the leaf entries.
+/// One level's buffers for `nodes` nodes: boards (`words` each), valid lengths, rewards so far.
+fn level_buffers<R: Runtime>(
+    client: &ComputeClient<R>,
+    nodes: usize,
+    words: usize,
+) -> (Handle, Handle, Handle) {
+    (
+        client.empty(nodes * words * 4),
+        client.empty(nodes * 4),
+        client.empty(nodes * 4),
+    )
+}
+
 fn multilevel<R: Runtime, T: GpuTiles>(
     client: &ComputeClient<R>,
     net: &DeviceNetwork,
@@ -324,11 +337,7 @@ fn multilevel<R: Runtime, T: GpuTiles>(
     for k in 0..layers {
         // Player nodes (valid: len 2k) → afterstates (len 2k + 1).
         let next = nodes * ACTIONS as usize;
-        let (b, l, a) = (
-            client.empty(next * words * 4),
-            client.empty(next * 4),
-            client.empty(next * 4),
-        );
+        let (b, l, a) = level_buffers(client, next, words);
         let (count, dim) = grid(client, next);
         // SAFETY: unit i reads its parent i / 4 and writes node i.
         unsafe {
@@ -350,11 +359,7 @@ fn multilevel<R: Runtime, T: GpuTiles>(
         (boards, lens, accs, nodes) = (b, l, a, next);
         // Afterstates → chance outcomes (len 2k + 2).
         let next = nodes * OUTCOMES as usize;
-        let (b, l, a) = (
-            client.empty(next * words * 4),
-            client.empty(next * 4),
-            client.empty(next * 4),
-        );
+        let (b, l, a) = level_buffers(client, next, words);
         let (count, dim) = grid(client, next);
         // SAFETY: unit i reads its parent i / OUTCOMES and writes node i.
         unsafe {
