@@ -189,9 +189,12 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
     /// expectimax suites: the n-tuple weights at the leaves (default: an all-zero network of
-    /// the seed's shapes, which searches exactly as much).
+    /// the seed's shapes, which searches exactly as much); td-train: the weights to start from.
     #[arg(long)]
     pub weights: Option<String>,
+    /// td-train: games a GPU plays at once (default 16384).
+    #[arg(long)]
+    pub units: Option<u32>,
     /// expectimax suites: the layers to time, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = [1, 2, 3])]
     pub layers: Vec<u32>,
@@ -209,9 +212,12 @@ pub struct BenchArgs {
 /// What `train` takes besides the game.
 #[derive(Args, Debug, Clone)]
 pub struct TrainArgs {
-    /// Games to play (on top of those of a resumed file).
+    /// Games to play (on top of those of a resumed file); with `--time`, at most this many.
+    #[arg(long, required_unless_present = "time")]
+    pub games: Option<u64>,
+    /// Train for this long (`300s`, `5m`, `1500ms`), finishing the games in flight.
     #[arg(long)]
-    pub games: u64,
+    pub time: Option<String>,
     /// Where to save the weights (safetensors).
     #[arg(long)]
     pub out: String,

@@ -35,6 +35,9 @@ pub struct TrainConfig {
     pub curve_every: u64,
     /// Least time between two progress reports.
     pub progress_interval: Duration,
+    /// Stop starting games once this much time has passed (the games in flight finish): a
+    /// training budget in time rather than games, `games` then being an upper bound.
+    pub time_limit: Option<Duration>,
 }
 
 impl Default for TrainConfig {
@@ -50,6 +53,7 @@ impl Default for TrainConfig {
             resume: None,
             curve_every: 0,
             progress_interval: Duration::from_millis(250),
+            time_limit: None,
         }
     }
 }
@@ -223,11 +227,15 @@ pub fn train_on<R: TileRule>(
     };
     let step = cfg.alpha / net.lookups() as f32;
     let threads = engine.parallelism();
+    // About 100 curve points: a window of games, or of time in a time-limited run.
     let curve_every = if cfg.curve_every > 0 {
         cfg.curve_every
+    } else if cfg.time_limit.is_some() {
+        u64::MAX
     } else {
         (cfg.games / 100).max(1)
     };
+    let curve_interval = cfg.time_limit.map(|limit| limit / 100);
 
     let start = Instant::now();
     let mut last_report = start;
@@ -236,6 +244,7 @@ pub fn train_on<R: TileRule>(
     let mut recent_sum = 0u64;
     let (mut window_sum, mut window_max, mut window_n) = (0u64, 0u64, 0u64);
     let mut curve = Vec::new();
+    let mut last_point = start;
     let snapshot = |done: u64, moves: u64, recent_mean: f64| {
         let secs = start.elapsed().as_secs_f64().max(1e-9);
         TrainProgress {
@@ -248,12 +257,16 @@ pub fn train_on<R: TileRule>(
             seconds: secs,
         }
     };
+    // Checkpoints, and a time limit, split the run into chunks: a time-limited run checks the
+    // clock after every few games per unit of parallelism.
     let chunk = match (&cfg.out, cfg.checkpoint_every) {
         (Some(_), every) if every > 0 => every,
+        _ if cfg.time_limit.is_some() => threads as u64 * 8,
         _ => cfg.games.max(1),
     };
+    let time_up = || cfg.time_limit.is_some_and(|limit| start.elapsed() >= limit);
     let mut started = 0u64;
-    while started < cfg.games {
+    while started < cfg.games && !time_up() {
         let games = chunk.min(cfg.games - started);
         let mut on_game = |e: Episode| -> Result<()> {
             done += 1;
@@ -268,7 +281,10 @@ pub fn train_on<R: TileRule>(
             window_sum += e.score;
             window_max = window_max.max(e.score);
             window_n += 1;
-            if window_n == curve_every || done == cfg.games {
+            let window_full = window_n == curve_every
+                || curve_interval.is_some_and(|every| last_point.elapsed() >= every);
+            if window_full || done == cfg.games {
+                last_point = Instant::now();
                 curve.push(CurvePoint {
                     games: prior + done,
                     mean_score: window_sum as f64 / window_n as f64,
@@ -285,13 +301,22 @@ pub fn train_on<R: TileRule>(
         };
         engine.play(&net, prior + started, games, cfg.seed, step, &mut on_game)?;
         started += games;
-        if started < cfg.games {
+        let checkpoint = cfg.checkpoint_every > 0 && started < cfg.games && !time_up();
+        if checkpoint {
             if let Some(out) = &cfg.out {
                 engine.sync(&mut net)?;
                 let recent_mean = recent_sum as f64 / recent.len().max(1) as f64;
                 net.save(out, prior + done, recent_mean)?;
             }
         }
+    }
+    if window_n > 0 {
+        // A time-limited run stops between windows.
+        curve.push(CurvePoint {
+            games: prior + done,
+            mean_score: window_sum as f64 / window_n as f64,
+            max_score: window_max,
+        });
     }
     engine.sync(&mut net)?;
     let recent_mean = if recent.is_empty() {

@@ -96,16 +96,25 @@ fn td_games_at(level: u32) -> u64 {
     1024 << level
 }
 
-/// TD(0) training of the default 2584 network from zero weights for `td_games_at(level)`
-/// games on the executor's engine (CPU threads, or the GPU with its default units); the
-/// units are moves played (and learned from). A fresh engine each run, so GPU figures include
-/// the weight upload and the read-back at the end.
+/// Where td-train starts: `--weights` (trained weights play long games) and `--units` (GPU
+/// games at once), set once by [`run`] since suites take no options.
+static TD_TRAIN_START: std::sync::OnceLock<(Option<String>, Option<u32>)> =
+    std::sync::OnceLock::new();
+
+/// TD(0) training of the default 2584 network (from zero weights, or `--weights`) for
+/// `td_games_at(level)` games on the executor's engine (CPU threads, or the GPU with `--units`
+/// games at once); the units are moves played (and learned from). A fresh engine each run, so
+/// GPU figures include the weight upload and the read-back at the end.
 fn td_train(exec: &mut Executor, level: u32, seed: u32) -> Result<u64> {
     use cubesearch_games::fib::Fib;
     use cubesearch_learn::{seed_shapes, NTupleNetwork};
-    let mut net = NTupleNetwork::for_game::<Fib>(&seed_shapes())?;
+    let (weights, units) = TD_TRAIN_START.get().cloned().unwrap_or_default();
+    let mut net = match weights {
+        Some(path) => NTupleNetwork::load::<Fib>(std::path::Path::new(&path), None)?.0,
+        None => NTupleNetwork::for_game::<Fib>(&seed_shapes())?,
+    };
     let step = 0.1 / net.lookups() as f32;
-    let mut engine = exec.td_engine::<Fib>(None);
+    let mut engine = exec.td_engine::<Fib>(units);
     let mut moves = 0u64;
     engine.play(&net, 0, td_games_at(level), seed, step, &mut |e| {
         moves += e.moves as u64;
@@ -232,8 +241,9 @@ const SUITES: &[Suite] = &[
     },
     Suite {
         name: "td-train",
-        about: "TD(0) training of the default 2584 network (three 4-tuples) from zero weights; \
-                GPUs play 16384 games at once, so use --level ≥ 7 (131072 games) there",
+        about: "TD(0) training of the default 2584 network (three 4-tuples) from zero weights \
+                or --weights; GPUs play 16384 games at once (--units), so use --level ≥ 7 \
+                (131072 games) there",
         unit: "moves",
         run: td_train,
         size: |l| format!("{} games", td_games_at(l)),
@@ -330,6 +340,7 @@ pub fn run(common: &Common, args: &BenchArgs) -> Result<()> {
     if args.suite == "nim-minimax" {
         return nim_minimax(common, args);
     }
+    let _ = TD_TRAIN_START.set((args.weights.clone(), args.units));
     if let Some(done) = super::bench_reversi::run(common, args) {
         return done;
     }

@@ -13,6 +13,7 @@ use cubesearch_games::fib::Sliding;
 use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::runner::thread_count;
 use cubesearch_learn::{curve_csv, parse_shapes, train_on, CpuEngine, TdEngine, TrainConfig};
+use cubesearch_search::player::parse_duration;
 use cubesearch_search::Executor;
 use serde_json::json;
 use std::path::PathBuf;
@@ -58,8 +59,10 @@ fn engine<R: GpuTiles>(
 
 pub fn run<R: GpuTiles>(common: &Common, args: &TrainArgs) -> Result<()> {
     let game = Sliding::<R>::new();
+    let time_limit = args.time.as_deref().map(parse_duration).transpose()?;
     let cfg = TrainConfig {
-        games: args.games,
+        games: args.games.unwrap_or(u64::MAX),
+        time_limit,
         threads: args.threads,
         alpha: args.alpha,
         seed: common.seed,
@@ -70,9 +73,20 @@ pub fn run<R: GpuTiles>(common: &Common, args: &TrainArgs) -> Result<()> {
         ..TrainConfig::default()
     };
     let (mut engine, device) = engine::<R>(common, args)?;
-    let bar = progress(common.json, args.games, &format!("train {}", R::NAME));
+    // A time-limited run's bar counts seconds, any other games.
+    let bar = match time_limit {
+        Some(limit) => progress(
+            common.json,
+            limit.as_secs().max(1),
+            &format!("train {}", R::NAME),
+        ),
+        None => progress(common.json, cfg.games, &format!("train {}", R::NAME)),
+    };
     let (_, report) = train_on(&game, &cfg, engine.as_mut(), |p| {
-        bar.set_position(p.games);
+        bar.set_position(match time_limit {
+            Some(_) => p.seconds as u64,
+            None => p.games,
+        });
         bar.set_message(format!(
             "train {} mean {:.0} {:.0} moves/s",
             R::NAME,
