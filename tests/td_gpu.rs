@@ -228,6 +228,7 @@ fn the_per_step_update_kernel_equals_the_cpu_update() {
         units: 1,
         max_moves: 1,
         cap: 1,
+        averaged: false,
     };
     let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&net), shape).unwrap();
     device.learn_steps(&words, 2, step).unwrap();
@@ -310,6 +311,7 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
         units: 1,
         max_moves: 5,
         cap: 16,
+        averaged: false,
     };
     let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
     let games = device.play_batch(0, 4, 21, step).unwrap();
@@ -321,4 +323,128 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
         gpu_net.set_table(t, table.into_iter());
     }
     assert_same_weights("2584, capped paths", &cpu_net, &gpu_net);
+}
+
+/// A CPU re-implementation of one unit's averaged updates (`TdShape::averaged`): a launch is a
+/// window of `window` steps (a move, or a game's end), played and learned against the
+/// weights of the window's start; each learned entry asks `step · δ` of its lookups, the next
+/// target being `reward + v + lookups · step · δ`; after the window every weight moves by the
+/// mean of what was asked of it.
+fn cpu_averaged_training(
+    net: &mut NTupleNetwork,
+    games: u32,
+    seed: u32,
+    step: f32,
+    window: usize,
+) -> Vec<u64> {
+    use cubesearch::learn::td::greedy;
+    use cubesearch::rng::XorShift32;
+    use cubesearch::StochasticGame;
+    let game = Sliding::<Fib>::new();
+    let fresh = || NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let (mut pending, mut hits) = (fresh(), fresh());
+    let lookups = net.lookups() as f32;
+    let apply = |net: &mut NTupleNetwork, pending: &mut NTupleNetwork, hits: &mut NTupleNetwork| {
+        for t in 0..net.shapes().len() {
+            let (p, h) = (pending.table(t), hits.table(t));
+            let w: Vec<f32> = net
+                .table(t)
+                .iter()
+                .zip(p.iter().zip(&h))
+                .map(|(&w, (&p, &h))| if h > 0.0 { w + p / h } else { w })
+                .collect();
+            net.set_table(t, w.into_iter());
+        }
+        (*pending, *hits) = (fresh(), fresh());
+    };
+    let mut budget = window;
+    let mut scores = Vec::new();
+    for g in 0..games {
+        let mut rng = XorShift32::for_worker(seed, g);
+        let mut s = game.initial(&mut rng);
+        let mut path = Vec::new();
+        let mut score = 0u64;
+        loop {
+            if budget == 0 {
+                apply(net, &mut pending, &mut hits);
+                budget = window;
+            }
+            budget -= 1;
+            match greedy(&game, net, s) {
+                Some((_, after, reward)) => {
+                    score += reward as u64;
+                    path.push((after, reward));
+                    s = game.sample_chance(&after, &mut rng);
+                }
+                None => break,
+            }
+        }
+        let mut target = 0.0f32;
+        for &(after, reward) in path.iter().rev() {
+            let v = net.value::<Fib>(after);
+            let delta = step * (target - v);
+            pending.update::<Fib>(after, delta);
+            hits.update::<Fib>(after, 1.0);
+            target = reward as f32 + v + lookups * delta;
+        }
+        scores.push(score);
+    }
+    apply(net, &mut pending, &mut hits);
+    scores
+}
+
+/// The averaged update on one unit over many launches equals its CPU re-implementation.
+#[test]
+fn averaged_updates_equal_the_cpu_re_implementation() {
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::td::td_net;
+    use cubesearch::Executor;
+    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
+        panic!("the wgpu executor")
+    };
+    let mut cpu_net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let step = 0.1 / cpu_net.lookups() as f32;
+    let cpu_scores = cpu_averaged_training(&mut cpu_net, 6, 33, step, 7);
+    let gpu_net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let shape = TdShape {
+        units: 1,
+        max_moves: 7,
+        cap: 1024,
+        averaged: true,
+    };
+    let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
+    let games = device.play_batch(0, 6, 33, step).unwrap();
+    let gpu_scores: Vec<u64> = games.iter().map(|g| g.score as u64).collect();
+    assert_eq!(cpu_scores, gpu_scores);
+    let mut gpu_net = gpu_net;
+    for (t, table) in device.read_tables().unwrap().into_iter().enumerate() {
+        gpu_net.set_table(t, table.into_iter());
+    }
+    assert_same_weights("2584, averaged", &cpu_net, &gpu_net);
+}
+
+/// Many units averaging their updates learn: greedy play after training beats untrained play.
+#[rstest]
+fn averaged_training_with_many_units_learns(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    use cubesearch::kernels::fib::td::AVERAGED_FROM_UNITS;
+    let Some(exec) = executor(backend) else {
+        return;
+    };
+    let game = Sliding::<Pow2>::new();
+    let mut net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let untrained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
+    let mut engine = exec.td_engine::<Pow2>(Some(AVERAGED_FROM_UNITS));
+    let step = 0.1 / net.lookups() as f32;
+    engine
+        .play(&net, 0, 4096, 7, step, &mut |_| Ok(()))
+        .unwrap();
+    engine.sync(&mut net).unwrap();
+    let trained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
+    eprintln!("2048, {AVERAGED_FROM_UNITS} units averaged: greedy untrained {untrained:.0}, trained {trained:.0}");
+    assert!(
+        trained > 1.2 * untrained,
+        "untrained {untrained}, trained {trained}"
+    );
 }

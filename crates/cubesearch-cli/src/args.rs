@@ -192,7 +192,7 @@ pub struct BenchArgs {
     /// the seed's shapes, which searches exactly as much); td-train: the weights to start from.
     #[arg(long)]
     pub weights: Option<String>,
-    /// td-train: games a GPU plays at once (default 16384).
+    /// td-train: games a GPU plays at once (default 65536).
     #[arg(long)]
     pub units: Option<u32>,
     /// expectimax suites: the layers to time, comma-separated.
@@ -243,7 +243,8 @@ pub struct TrainArgs {
     /// the build has no fonts: the axes run from 0 to the last game and the best score).
     #[arg(long)]
     pub plot: Option<String>,
-    /// GPU backends: games played at once, one unit each (default: 16384; 64 on lavapipe).
+    /// GPU backends: games played at once, one unit each (default: 65536; 64 on lavapipe);
+    /// from 1024 on, each launch averages its updates per weight (see `TdShape::averaged`).
     #[arg(long)]
     pub units: Option<u32>,
     /// CUDA: train on this many GPUs, one agent each, their changes summed after every round.

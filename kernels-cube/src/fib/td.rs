@@ -88,12 +88,37 @@ pub fn update<T: DeviceTiles>(
     }
 }
 
+/// Adds `delta` to the pending change of every weight V(board) reads, and counts the hit
+/// (the averaged update, see [`TdShape::averaged`]).
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn accumulate<T: DeviceTiles>(
+    board: &FibBoard,
+    pending: &Array<Atomic<f32>>,
+    hits: &Array<Atomic<u32>>,
+    lut: &Array<u32>,
+    delta: f32,
+    lookups: u32,
+    #[comptime] len: u32,
+) {
+    for l in 0..lookups {
+        let i = lookup_index::<T>(board, lut, l, len);
+        pending[i].fetch_add(delta);
+        hits[i].fetch_add(1u32);
+    }
+}
+
 /// The backward TD(0) pass over `count` path entries starting at entry `first`, the last
-/// afterstate moved toward `target`.
+/// afterstate moved toward `target`. Immediate: each update goes into the weights and the
+/// next target reads them back (the CPU trainer exactly). Averaged: each update goes into
+/// `pending`/`hits`, and the next target is the value the update would have given,
+/// `v + lookups · Δ`.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn learn<T: DeviceTiles>(
     weights: &Array<Atomic<f32>>,
+    pending: &Array<Atomic<f32>>,
+    hits: &Array<Atomic<u32>>,
     lut: &Array<u32>,
     paths: &Array<u32>,
     first: u32,
@@ -103,6 +128,7 @@ fn learn<T: DeviceTiles>(
     lookups: u32,
     #[comptime] len: u32,
     #[comptime] words: usize,
+    #[comptime] averaged: bool,
 ) {
     let stride = (words + 1) as u32;
     let mut target = target0;
@@ -111,10 +137,38 @@ fn learn<T: DeviceTiles>(
         i -= 1u32;
         let at = ((first + i) * stride) as usize;
         let after = T::load(paths, at);
-        let reward = paths[at + words];
+        let reward = f32::cast_from(paths[at + words]);
         let v = value::<T>(&after, weights, lut, lookups, len);
-        update::<T>(&after, weights, lut, step * (target - v), lookups, len);
-        target = f32::cast_from(reward) + value::<T>(&after, weights, lut, lookups, len);
+        let delta = step * (target - v);
+        if averaged {
+            accumulate::<T>(&after, pending, hits, lut, delta, lookups, len);
+            target = reward + v + f32::cast_from(lookups) * delta;
+        } else {
+            update::<T>(&after, weights, lut, delta, lookups, len);
+            target = reward + value::<T>(&after, weights, lut, lookups, len);
+        }
+    }
+}
+
+/// Applies the averaged updates of a launch: each weight moves by the mean of the changes
+/// asked of it, `pending / hits`, and both go back to zero. Unit `i` owns weight `i`.
+#[cube(launch_unchecked)]
+pub fn td_apply_kernel(
+    weights: &mut Array<Atomic<f32>>,
+    pending: &mut Array<Atomic<f32>>,
+    hits: &mut Array<Atomic<u32>>,
+    total: u32,
+) {
+    let i = ABSOLUTE_POS;
+    if i < total as usize {
+        let h = hits[i].load();
+        if h > 0u32 {
+            let sum = pending[i].load();
+            weights[i].fetch_add(sum / f32::cast_from(h));
+            // Nothing else runs: subtracting what was read leaves exactly zero.
+            pending[i].fetch_add(-sum);
+            hits[i].fetch_sub(h);
+        }
     }
 }
 
@@ -183,6 +237,8 @@ pub fn td_start_kernel<T: DeviceTiles>(
 #[allow(clippy::too_many_arguments)]
 pub fn td_play_kernel<T: DeviceTiles>(
     weights: &mut Array<Atomic<f32>>,
+    pending: &mut Array<Atomic<f32>>,
+    hits: &mut Array<Atomic<u32>>,
     lut: &Array<u32>,
     boards: &mut Array<u32>,
     units: &mut Array<u32>,
@@ -199,6 +255,7 @@ pub fn td_play_kernel<T: DeviceTiles>(
     lookups: u32,
     #[comptime] len: u32,
     #[comptime] words: usize,
+    #[comptime] averaged: bool,
 ) {
     let u = ABSOLUTE_POS as u32;
     if u < unit_count {
@@ -234,6 +291,8 @@ pub fn td_play_kernel<T: DeviceTiles>(
                 if plen == cap {
                     learn::<T>(
                         weights,
+                        pending,
+                        hits,
                         lut,
                         paths,
                         u * cap,
@@ -243,6 +302,7 @@ pub fn td_play_kernel<T: DeviceTiles>(
                         lookups,
                         len,
                         words,
+                        averaged,
                     );
                     plen = 0u32;
                 }
@@ -257,6 +317,8 @@ pub fn td_play_kernel<T: DeviceTiles>(
             } else {
                 learn::<T>(
                     weights,
+                    pending,
+                    hits,
                     lut,
                     paths,
                     u * cap,
@@ -266,6 +328,7 @@ pub fn td_play_kernel<T: DeviceTiles>(
                     lookups,
                     len,
                     words,
+                    averaged,
                 );
                 let r = game as usize * 3;
                 results[r] = score;
@@ -317,34 +380,49 @@ pub struct TdShape {
     pub max_moves: u32,
     /// Path entries a unit keeps before learning from a game's start (see the module docs).
     pub cap: u32,
+    /// How the units' updates reach the weights. Immediate (false): atomic adds straight into
+    /// the weights, the seed's scheme and, with one unit, the CPU trainer exactly. It diverges
+    /// when thousands of games update the same common weights at once, each from a value the
+    /// others are changing (measured on an H200: 65,536 units from zero weights reached NaN).
+    /// Averaged (true): a launch collects every update and its count per weight, and then
+    /// each weight moves by the mean of what was asked of it — one TD step however many
+    /// games share the weight, a full step for a weight only one game touched.
+    pub averaged: bool,
 }
+
+/// From this many units on, [`TdShape::for_device`] averages the updates.
+pub const AVERAGED_FROM_UNITS: u32 = 1024;
 
 impl TdShape {
     /// The shape for a network of `lookups` lookups: `units` games at once (default: 64 on a
-    /// loop-limited device, 16384 otherwise). On a device whose driver stops a unit's loops
-    /// after `loop_budget` back-edges (lavapipe), a launch stays inside it: a move costs about
-    /// `4·lookups` back-edges (V of four afterstates, the lookup loop is not unrolled so that
-    /// the kernel compiles quickly), a learned path entry `3·lookups`, and a launch learns at
-    /// most `cap + max_moves` entries.
+    /// loop-limited device, 65536 otherwise), averaged updates from [`AVERAGED_FROM_UNITS`]
+    /// on, every launch a window of 16 moves a unit. On a device whose driver stops a unit's
+    /// loops after `loop_budget` back-edges (lavapipe), a launch stays inside it: a move costs
+    /// about `4·lookups` back-edges (V of four afterstates, the lookup loop is not unrolled so
+    /// that the kernel compiles quickly), a learned path entry `3·lookups`, and a launch learns
+    /// at most `cap + max_moves` entries. Paths take at most 1 GiB (wgpu's largest buffer is
+    /// smaller than CUDA's).
     pub fn for_device(units: Option<u32>, lookups: u32, loop_budget: Option<u32>) -> Self {
-        match loop_budget {
+        let units = units.unwrap_or(if loop_budget.is_some() { 64 } else { 65536 });
+        let averaged = units >= AVERAGED_FROM_UNITS;
+        let (max_moves, cap) = match loop_budget {
             Some(budget) => {
                 let per_move = 4 * lookups + 12;
                 let per_entry = 3 * lookups + 4;
                 let max_moves = 32;
                 let spare = (budget as u64 * 9 / 10)
                     .saturating_sub(max_moves as u64 * (per_move + per_entry) as u64);
-                TdShape {
-                    units: units.unwrap_or(64),
-                    max_moves,
-                    cap: (spare / per_entry as u64).clamp(16, 4096) as u32,
-                }
+                (max_moves, (spare / per_entry as u64).clamp(16, 4096) as u32)
             }
-            None => TdShape {
-                units: units.unwrap_or(16384),
-                max_moves: 4096,
-                cap: 4096,
-            },
+            None => (if averaged { 16 } else { 4096 }, 4096),
+        };
+        // 16 bytes a 2584 path entry (three board words and the reward).
+        let cap_in_a_gib = ((1u64 << 30) / (units as u64 * 16)).clamp(64, 4096) as u32;
+        TdShape {
+            units,
+            max_moves,
+            cap: cap.min(cap_in_a_gib),
+            averaged,
         }
     }
 }
@@ -368,6 +446,9 @@ pub struct DeviceTd<R: Runtime, T: GpuTiles> {
     lookups: u32,
     len: u32,
     weights: cubecl::server::Handle,
+    /// Averaged updates: the changes asked of each weight in a launch, and their count.
+    pending: cubecl::server::Handle,
+    hits: cubecl::server::Handle,
     lut: cubecl::server::Handle,
     lut_len: usize,
     boards: cubecl::server::Handle,
@@ -409,6 +490,7 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
         }
         let units = shape.units as usize;
         let path_words = units * shape.cap as usize * (T::WORDS + 1);
+        let averaged_len = if shape.averaged { flat.len() } else { 1 };
         Ok(Self {
             client: client.clone(),
             shape,
@@ -416,6 +498,8 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
             lookups: net.lookups.len() as u32,
             len: len as u32,
             weights: client.create_from_slice(f32::as_bytes(&flat)),
+            pending: client.create_from_slice(f32::as_bytes(&vec![0.0f32; averaged_len])),
+            hits: upload(client, &vec![0u32; averaged_len]),
             lut_len: lut.len(),
             lut: upload(client, &lut),
             boards: client.empty(units * T::WORDS * 4),
@@ -448,6 +532,8 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
         let units = shape.units as usize;
         let words = T::WORDS;
         let (cubes, dim) = grid(client, units);
+        let weight_count: usize = self.sizes.iter().sum();
+        let averaged_len = if shape.averaged { weight_count } else { 1 };
         // SAFETY: units past `shape.units` do nothing; unit u writes only its own slots.
         unsafe {
             td_start_kernel::launch_unchecked::<T::Device, R>(
@@ -474,7 +560,9 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                     client,
                     cubes.clone(),
                     dim,
-                    ArrayArg::from_raw_parts(self.weights.clone(), self.sizes.iter().sum()),
+                    ArrayArg::from_raw_parts(self.weights.clone(), weight_count),
+                    ArrayArg::from_raw_parts(self.pending.clone(), averaged_len),
+                    ArrayArg::from_raw_parts(self.hits.clone(), averaged_len),
                     ArrayArg::from_raw_parts(self.lut.clone(), self.lut_len),
                     ArrayArg::from_raw_parts(self.boards.clone(), units * words),
                     ArrayArg::from_raw_parts(self.units.clone(), units * UNIT_WORDS),
@@ -494,7 +582,23 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                     self.lookups,
                     self.len,
                     words,
+                    shape.averaged,
                 );
+            }
+            if shape.averaged {
+                let (cubes, dim) = grid(client, weight_count);
+                // SAFETY: unit i touches only weight i of three buffers of `weight_count`.
+                unsafe {
+                    td_apply_kernel::launch_unchecked::<R>(
+                        client,
+                        cubes,
+                        dim,
+                        ArrayArg::from_raw_parts(self.weights.clone(), weight_count),
+                        ArrayArg::from_raw_parts(self.pending.clone(), weight_count),
+                        ArrayArg::from_raw_parts(self.hits.clone(), weight_count),
+                        weight_count as u32,
+                    );
+                }
             }
             let c = read::<R, u32>(client, counters.clone())?;
             if c[1] >= games {

@@ -218,6 +218,7 @@ fn gpu_steps<R: cubecl::Runtime>(
         units: 1,
         max_moves: 1,
         cap: 1,
+        averaged: false,
     };
     let mut device = DeviceTd::<R, cubesearch_games::fib::Fib>::new(
         client,
@@ -242,8 +243,8 @@ const SUITES: &[Suite] = &[
     Suite {
         name: "td-train",
         about: "TD(0) training of the default 2584 network (three 4-tuples) from zero weights \
-                or --weights; GPUs play 16384 games at once (--units), so use --level ≥ 7 \
-                (131072 games) there",
+                or --weights; GPUs play 65536 games at once (--units), so use --level ≥ 9 \
+                (524288 games) there",
         unit: "moves",
         run: td_train,
         size: |l| format!("{} games", td_games_at(l)),
