@@ -8,10 +8,8 @@
 use cubecl::prelude::*;
 use cubesearch::kernels::{device_game, rng};
 use cubesearch::mcts::{Budget, Mcts, MctsConfig};
-use cubesearch::{
-    minimax, perft, Backend, CpuExecutor, DeviceGame, Error, Executor, Game, GpuGame,
-};
-use cubesearch::{Outcome, Result};
+use cubesearch::{minimax, perft, Backend, CpuExecutor, DeviceGame, Error, Executor};
+use cubesearch::{Game, GpuGame, Outcome, Result};
 
 // A column is 7 bits, bottom cell first; the 7th bit of each column stays empty, so a shift can
 // never carry a line from one column into the next (John Tromp's layout):
@@ -62,10 +60,8 @@ impl Game for ConnectFour {
     fn apply(&self, s: &Position, column: u8) -> Position {
         // The opponent moves next: their stones are everything that is not ours.
         let all = s.all | (s.all + (BOTTOM & (COLUMN << (7 * column))));
-        Position {
-            mine: s.mine ^ s.all,
-            all,
-        }
+        let mine = s.mine ^ s.all;
+        Position { mine, all }
     }
 
     fn outcome(&self, s: &Position) -> Outcome {
@@ -78,21 +74,17 @@ impl Game for ConnectFour {
         }
     }
 
+    /// Words, low half first: mine, mine >> 32, all, all >> 32.
     fn encode(&self, s: &Position, out: &mut [u32]) {
-        out.copy_from_slice(&[
-            s.mine as u32,
-            (s.mine >> 32) as u32,
-            s.all as u32,
-            (s.all >> 32) as u32,
-        ]);
+        for (i, w) in out.iter_mut().enumerate() {
+            *w = ([s.mine, s.all][i / 2] >> (32 * (i % 2))) as u32;
+        }
     }
 
     fn decode(&self, w: &[u32]) -> Position {
-        let word = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
-        Position {
-            mine: word(w[0], w[1]),
-            all: word(w[2], w[3]),
-        }
+        let word = |i: usize| u64::from(w[i]) | u64::from(w[i + 1]) << 32;
+        let (mine, all) = (word(0), word(2));
+        Position { mine, all }
     }
 
     /// The columns played from the empty board, 1-based: `4453`.
@@ -110,16 +102,9 @@ impl Game for ConnectFour {
 
     /// The board, top row first: `x` the side to move, `o` the other, `.` empty.
     fn format_position(&self, s: &Position) -> String {
-        let cell = |row: u32, col: u32| match 1u64 << (7 * col + row) {
-            b if s.mine & b != 0 => 'x',
-            b if s.all & b != 0 => 'o',
-            _ => '.',
-        };
-        let rows: Vec<String> = (0..6)
-            .rev()
-            .map(|r| (0..7).map(|c| cell(r, c)).collect())
-            .collect();
-        rows.join("/")
+        let cell = |bit: u64| ['.', 'o', 'x'][((s.all >> bit & 1) + (s.mine >> bit & 1)) as usize];
+        let row = |r: u64| (0..7).map(|c| cell(7 * c + r)).collect::<String>();
+        (0..6).rev().map(row).collect::<Vec<_>>().join("/")
     }
 
     fn format_move(&self, _: &Position, column: u8) -> String {
@@ -173,19 +158,15 @@ impl DeviceGame for DeviceConnectFour {
     }
 
     fn store(s: &DevicePosition, w: &mut Array<u32>, at: usize) {
-        w[at] = u32::cast_from(s.mine & 0xFFFF_FFFFu64);
+        w[at] = u32::cast_from(s.mine);
         w[at + 1] = u32::cast_from(s.mine >> 32u64);
-        w[at + 2] = u32::cast_from(s.all & 0xFFFF_FFFFu64);
+        w[at + 2] = u32::cast_from(s.all);
         w[at + 3] = u32::cast_from(s.all >> 32u64);
     }
 
     fn outcome(s: &DevicePosition) -> u32 {
-        let lost = device_four(s.mine ^ s.all);
-        select(
-            lost,
-            device_game::LOSS,
-            select(s.all == FULL, device_game::DRAW, device_game::ONGOING),
-        )
+        let ended = select(s.all == FULL, device_game::DRAW, device_game::ONGOING);
+        select(device_four(s.mine ^ s.all), device_game::LOSS, ended)
     }
 
     fn score(s: &DevicePosition) -> i32 {
@@ -228,45 +209,39 @@ pub fn tour(backend: Backend, position: &str) -> Result<()> {
     let mut cpu = CpuExecutor::new(0)?;
     println!("connect4 on {device}\n{}", game.format_position(&root));
     for depth in 1..=6 {
-        let (on_cpu, on_gpu) = (
-            perft::perft_split(&mut cpu, &game, &root, depth)?,
-            perft::perft_split(&mut gpu, &game, &root, depth)?,
-        );
-        println!(
-            "perft({depth}) = {on_cpu} on the CPU, {on_gpu} on {}",
-            device.backend()
-        );
+        let on_cpu = perft::perft_split(&mut cpu, &game, &root, depth)?;
+        let on_gpu = perft::perft_split(&mut gpu, &game, &root, depth)?;
+        let backend = device.backend();
+        println!("perft({depth}) = {on_cpu} on the CPU, {on_gpu} on {backend}");
     }
     let config = MctsConfig {
         budget: Budget::Playouts(200_000),
         ..MctsConfig::default()
     };
     let (best, stats) = Mcts::new(&game, root, config).search(&game, &mut gpu)?;
+    let column = |best: Option<u8>| best.map_or(0, |c| c + 1);
     println!(
         "mcts: column {} after {} playouts",
-        best.map_or(0, |c| c + 1),
+        column(best),
         stats.playouts
     );
     for strategy in ["cpu", "split"] {
         let solved = minimax::solve(&mut gpu, &game, &root, 6, strategy)?.solution;
-        println!(
-            "alpha-beta depth 6 ({strategy}): value {}, column {}",
-            solved.value,
-            solved.best.map_or(0, |c| c + 1)
-        );
+        let (value, best) = (solved.value, column(solved.best));
+        println!("alpha-beta depth 6 ({strategy}): value {value}, column {best}");
     }
     Ok(())
 }
 
+/// `[--backend B] [--position COLUMNS]`; a bad flag is one line on stderr and exit status 2.
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let flag = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-    };
-    let backend = flag("--backend").map_or(Ok(Backend::Auto), |b| b.parse::<Backend>());
-    if let Err(e) = backend.and_then(|b| tour(b, flag("--position").map_or("", |p| p))) {
+    let flag = |name: &str| args.iter().position(|a| a == name).map(|i| args.get(i + 1));
+    let backend = flag("--backend")
+        .flatten()
+        .map_or(Ok(Backend::Auto), |b| b.parse());
+    let position = flag("--position").flatten().map_or("", |p| p.as_str());
+    if let Err(e) = backend.and_then(|b| tour(b, position)) {
         eprintln!("connect4: {e}");
         std::process::exit(2);
     }

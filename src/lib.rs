@@ -21,10 +21,11 @@ pub use cubesearch_core::{
     backend, rng, Backend, Error, Game, Outcome, Perft, Playouts, ResolvedBackend, Result,
     StochasticGame, SubtreeSearch, TdUpdate, WinDrawCounts,
 };
+pub use cubesearch_core::{AfterstateValue, ExpectimaxEval, RootValue};
 pub use cubesearch_kernels::{DeviceGame, GpuGame};
 pub use cubesearch_search::{
-    alphabeta_player, mcts, minimax, perft, player, reversi_batch, reversi_players, td, testing,
-    CpuExecutor, Executor, GpuExecutor, SlidingRules,
+    alphabeta_player, expectimax, expectimax_gpu, mcts, minimax, perft, player, reversi_batch,
+    reversi_players, td, testing, CpuExecutor, Executor, GpuExecutor, SlidingRules,
 };
 
 /// The games: CPU rules (device twins implement [`DeviceGame`]).

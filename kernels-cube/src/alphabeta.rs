@@ -1,9 +1,9 @@
 //! Depth-limited negamax with alpha-beta on the device, generic over the device game: an
 //! iterative walk over an explicit stack (no recursion on GPUs), and the kernels built on it.
 //!
-//! * [`subtree_kernel`]: one unit per root, each in its own window: the `SubtreeSearch`
+//! * [`subtree_kernel`](fn@subtree_kernel): one unit per root, each in its own window: the `SubtreeSearch`
 //!   executor and the leaf step of the `split` strategy.
-//! * [`root_kernel`]: the seed's v1, v2 and v4 shapes: one cube per root move, one unit per
+//! * [`root_kernel`](fn@root_kernel): the seed's v1, v2 and v4 shapes: one cube per root move, one unit per
 //!   second-level move, a shared-memory maximum in the cube; v1 returns each root move's value,
 //!   v2 does the same over a packed stack, v4 also reduces over the root moves on the device and
 //!   returns only the best move and value.

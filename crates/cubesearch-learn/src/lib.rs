@@ -1,6 +1,6 @@
 //! Learning for 2584 and 2048: n-tuple networks ([`network`]), TD(0) on afterstates ([`td`]),
-//! CPU trainers on one thread or many sharing one weight table without locks ([`train`],
-//! [`runner`]), greedy play statistics ([`play`]) and weights files in safetensors ([`file`]).
+//! CPU trainers on one thread or many sharing one weight table without locks ([`train`](mod@train),
+//! [`runner`]), greedy play statistics ([`play`](mod@play)) and weights files in safetensors ([`file`](mod@file)).
 //!
 //! ```no_run
 //! use cubesearch_games::Game2584;

@@ -4,7 +4,7 @@
 //! * `exec=cpu` (default): [`solve_iterative`] on one thread: iterative deepening, the previous
 //!   iteration's best move first, children ordered by their static score, one transposition table
 //!   shared by the iterations; with `time=T` the deepest finished iteration answers.
-//! * `exec=gpu`: [`minimax::solve`](crate::minimax::solve) with a GPU strategy (`split` by
+//! * `exec=gpu`: [`minimax::solve`](crate::minimax::solve()) with a GPU strategy (`split` by
 //!   default) on the command's backend; with `time=T`, depths 1, 2, … while the next one is
 //!   expected to finish in time (a launch cannot be cut short).
 //!

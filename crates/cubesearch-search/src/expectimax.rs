@@ -12,6 +12,21 @@
 //! Tree parallelism: the levels above a split ply fan their children out on rayon; each
 //! subtree below it is one sequential task. Children are combined in canonical order with the
 //! same operations as the sequential search, so both give bit-identical values.
+//!
+//! ```
+//! use cubesearch_core::StochasticGame;
+//! use cubesearch_core::rng::XorShift32;
+//! use cubesearch_games::fib::{Fib, Game2584};
+//! use cubesearch_learn::{seed_shapes, NTupleNetwork};
+//! use cubesearch_search::expectimax;
+//!
+//! let game = Game2584::new();
+//! let network = NTupleNetwork::for_game::<Fib>(&seed_shapes())?; // all zero: rewards only
+//! let root = game.initial(&mut XorShift32::for_worker(5, 0));
+//! let one_layer = expectimax::search(&game, &network, &root, 1, false);
+//! assert!(one_layer.best.is_some()); // a fresh board always has a move
+//! # Ok::<(), cubesearch_core::Error>(())
+//! ```
 
 use crate::CpuExecutor;
 use cubesearch_core::rng::XorShift32;
@@ -182,7 +197,7 @@ impl<G: StochasticGame, V: AfterstateValue<G> + ?Sized> Parallel<'_, G, V> {
 const TASKS_PER_THREAD: f64 = 16.0;
 
 /// The split ply for `roots` on `threads` threads: the shallowest level at which the roots'
-/// estimated node count (branching measured at the first root) reaches [`TASKS_PER_THREAD`]
+/// estimated node count (branching measured at the first root) reaches `TASKS_PER_THREAD`
 /// tasks a thread. 0 (one sequential task per root) when the batch alone is that large or there
 /// is one thread.
 pub fn auto_split<G: StochasticGame>(

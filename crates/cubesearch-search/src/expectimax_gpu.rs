@@ -1,6 +1,26 @@
 //! Expectimax on whichever backend was chosen: [`GpuExpectimax`] runs the device search of
 //! `cubesearch_kernels::expectimax` (weights uploaded once per network), and
 //! [`ExpectimaxExecutor`] holds it or the CPU search behind one type.
+//!
+//! ```
+//! use cubesearch_core::rng::XorShift32;
+//! use cubesearch_core::{Backend, ExpectimaxEval, StochasticGame};
+//! use cubesearch_games::fib::{Fib, Game2584};
+//! use cubesearch_learn::{seed_shapes, NTupleNetwork};
+//! use cubesearch_search::expectimax_gpu::{ExpectimaxExecutor, ExpectimaxMethod};
+//!
+//! let game = Game2584::new();
+//! let network = NTupleNetwork::for_game::<Fib>(&seed_shapes())?;
+//! let roots: Vec<_> = (0..4).map(|i| game.initial(&mut XorShift32::for_worker(5, i))).collect();
+//! let (mut gpu, device) = ExpectimaxExecutor::<Fib>::new(Backend::Auto, ExpectimaxMethod::Multilevel, false)?;
+//! let mut cpu = ExpectimaxExecutor::<Fib>::cpu(1, false)?;
+//! let on_device = gpu.evaluate(&game, &network, &roots, 1)?;
+//! let on_cpu = cpu.evaluate(&game, &network, &roots, 1)?;
+//! for (d, c) in on_device.iter().zip(&on_cpu) {
+//!     assert_eq!(d.best, c.best, "{device}");
+//! }
+//! # Ok::<(), cubesearch_core::Error>(())
+//! ```
 
 use crate::expectimax::ExpectimaxOptions;
 use crate::CpuExecutor;

@@ -14,6 +14,22 @@
 //! CPU and device overlap: a worker thread runs batch k on the executor while the trees select
 //! batch k + 1. The schedule is fixed (select k + 1, then collect k), so with a playout budget
 //! and a fixed seed the search, and the move it picks, is the same on every backend.
+//!
+//! ```
+//! use cubesearch_core::{Backend, Game};
+//! use cubesearch_games::nim::Nim;
+//! use cubesearch_search::mcts::{Budget, Mcts, MctsConfig};
+//! use cubesearch_search::Executor;
+//!
+//! let (mut exec, device) = Executor::new(Backend::Auto)?; // wgpu, else the CPU
+//! let root = Nim.parse_position("1,3,5")?;
+//! let config = MctsConfig { budget: Budget::Playouts(2_000), seed: 1, ..MctsConfig::default() };
+//! let mut search = Mcts::new(&Nim, root, config);
+//! let (best, stats) = search.search(&Nim, &mut exec)?;
+//! assert!(best.is_some() && stats.playouts >= 2_000);
+//! println!("{device}: {}", Nim.format_move(&root, best.unwrap()));
+//! # Ok::<(), cubesearch_core::Error>(())
+//! ```
 
 use cubesearch_core::rng::mix32;
 use cubesearch_core::{Game, Outcome, Playouts, Result, WinDrawCounts};

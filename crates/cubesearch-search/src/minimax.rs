@@ -12,6 +12,20 @@
 //! | `v2` | GPU | v1 over the seed's compact stack: two words of counters a level instead of five |
 //! | `v4` | GPU | as v1, and the reduction over root moves on the device: one word comes back |
 //! | `split` | any executor | null-window tests (MTD(f)) whose upper tree of depth s, pruned as alpha-beta would, is built on the host and whose frontier is searched to depth p = d − s by [`SubtreeSearch`] in one batch (Rocki & Suda's split with the pruning kept) |
+//!
+//! ```
+//! use cubesearch_core::{Backend, Game};
+//! use cubesearch_games::nim::Nim;
+//! use cubesearch_search::{minimax, Executor};
+//!
+//! let (mut exec, _) = Executor::new(Backend::Auto)?;
+//! let root = Nim.parse_position("1,2,4")?; // nim-sum 7: the side to move wins
+//! let solved = minimax::solve(&mut exec, &Nim, &root, 7, "split")?;
+//! assert_eq!(solved.solution.value, 1);
+//! let cpu = minimax::solve(&mut exec, &Nim, &root, 7, "cpu")?;
+//! assert_eq!(cpu.solution.value, solved.solution.value);
+//! # Ok::<(), cubesearch_core::Error>(())
+//! ```
 
 use cubesearch_core::{Error, Game, Result, SubtreeSearch};
 use cubesearch_kernels::alphabeta::RootShape;

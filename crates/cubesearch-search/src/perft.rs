@@ -1,5 +1,17 @@
 //! The perft pipeline: per root move, expand the first plies on the host until there is enough
 //! parallel work, hand the subtrees to an executor, and add the counts up.
+//!
+//! ```
+//! use cubesearch_core::{Backend, Game};
+//! use cubesearch_games::reversi::Reversi;
+//! use cubesearch_search::{perft::perft_divide, Executor};
+//!
+//! let (mut exec, _) = Executor::new(Backend::Auto)?;
+//! let result = perft_divide(&mut exec, &Reversi, &Reversi.initial(), 4, |_, _| {})?;
+//! assert_eq!(result.nodes, 244); // DESIGN.md's table
+//! assert_eq!(result.divide.len(), 4);
+//! # Ok::<(), cubesearch_core::Error>(())
+//! ```
 
 use cubesearch_core::{Game, Perft, Result};
 use cubesearch_games::perft::expand;

@@ -18,7 +18,7 @@
 //!
 //! The common cases need no list and no loop: steps, and captures when no piece that has jumped
 //! can jump again, are the set bits of four whole-board masks (one per direction), counted with
-//! popcounts and picked by a branch-free binary search on prefix counts ([`select_move`]). Only
+//! popcounts and picked by a branch-free binary search on prefix counts (`select_move`). Only
 //! when a second jump exists are capture sequences walked, depth first, entirely in registers
 //! (the path is two bits a step; no local arrays): once to count them (and find the longest),
 //! and once to pick one, stopping there.
@@ -189,7 +189,7 @@ fn longest_rule(b: &Board) -> bool {
 /// played without walking again.
 const NOTED: u32 = 4;
 
-/// What [`generate`] found out about a position's moves.
+/// What `generate` found out about a position's moves.
 #[derive(CubeType, Clone, Copy)]
 pub struct Moves {
     /// Origins of the moves in direction 0 (steps for kind 0, first jumps for kinds 1 and 2).
@@ -210,7 +210,7 @@ pub struct Moves {
     /// The most captures one sequence takes (1 for kinds 0 and 1, and for kind 2 when the
     /// sequences were not counted).
     pub best: u32,
-    /// Kind 2: sequence number k < [`NOTED`] counted, as its ends (`from | to << 8`) and the
+    /// Kind 2: sequence number k < `NOTED` counted, as its ends (`from | to << 8`) and the
     /// pieces it takes.
     pub ends0: u32,
     /// The pieces sequence 0 takes.

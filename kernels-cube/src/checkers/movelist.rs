@@ -50,7 +50,7 @@ pub fn movelist_kernel<G: DeviceGame>(
     }
 }
 
-/// Runs [`movelist_kernel`] on `states`, listing at most `max_children` children of each.
+/// Runs [`movelist_kernel`](fn@movelist_kernel) on `states`, listing at most `max_children` children of each.
 pub fn launch_movelists<R: Runtime, G: GpuGame>(
     client: &ComputeClient<R>,
     game: &G,

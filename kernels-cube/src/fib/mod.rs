@@ -18,9 +18,9 @@
 //! ```
 //!
 //! The device API, shared by the TD trainer and expectimax kernels:
-//! [`moves::slide`] (a direction: the new board, its reward, whether anything moved),
-//! [`moves::spawn`] (a tile drawn with xorshift32 exactly as the host's `Sliding::spawn` draws
-//! it), [`moves::empty_count`], [`moves::cell`]. [`launch`] holds the test kernels and their
+//! [`moves::slide`](fn@moves::slide) (a direction: the new board, its reward, whether anything moved),
+//! [`moves::spawn`](fn@moves::spawn) (a tile drawn with xorshift32 exactly as the host's `Sliding::spawn` draws
+//! it), [`moves::empty_count`](fn@moves::empty_count), [`moves::cell`](fn@moves::cell). [`launch`] holds the test kernels and their
 //! launchers.
 
 pub mod launch;

@@ -624,7 +624,7 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
             .collect())
     }
 
-    /// Runs [`td_steps_kernel`] over `paths` (the [`GpuTiles::WORDS`]-word afterstate and the
+    /// Runs [`td_steps_kernel`](fn@td_steps_kernel) over `paths` (the [`GpuTiles::WORDS`]-word afterstate and the
     /// reward of every step, `rounds` steps a game) and waits for it.
     pub fn learn_steps(&mut self, paths: &[u32], rounds: u32, step: f32) -> Result<()> {
         let words = T::WORDS;

@@ -99,7 +99,7 @@ pub fn evaluate(player: u64, opponent: u64, mine: u64, theirs: u64) -> i32 {
 }
 
 /// `DeviceGame::score`: a finished game's final score times `WIN_SCALE` (empties to the winner),
-/// else [`evaluate`].
+/// else [`evaluate`](fn@evaluate).
 #[cube]
 pub fn score(player: u64, opponent: u64) -> i32 {
     let mine = legal_moves(player, opponent);

@@ -11,7 +11,7 @@
 //!   they save this close to the end);
 //! * `e ≤ SHALLOW_EMPTIES`: no move list; empty squares tried in parity order (squares of the
 //!   quadrants with an odd number of empties first: the last move in a region is worth having);
-//!   the last two plies by the dedicated [`last2`] and [`last1`].
+//!   the last two plies by the dedicated `last2` and `last1`.
 
 use super::board::{Board, Square};
 use super::ReversiMove;
