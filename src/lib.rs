@@ -4,7 +4,7 @@
 //! DX12 GPU, and Mesa's lavapipe on machines without one). This facade re-exports the pieces a
 //! user needs: the game traits, backends and executors, the games, and the search pipelines.
 //!
-//! ```no_run
+//! ```
 //! use cubesearch::{Backend, Executor, Game, Playouts};
 //! use cubesearch::games::Nim;
 //!

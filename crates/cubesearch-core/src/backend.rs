@@ -12,6 +12,17 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A backend as the user names it.
+///
+/// ```
+/// use cubesearch_core::backend::{resolve, Backend};
+///
+/// let asked: Backend = "cpu".parse()?;
+/// let resolved = resolve(asked)?; // `auto` tries CUDA, then wgpu, then the CPU
+/// assert_eq!(resolved.backend(), Backend::Cpu);
+/// println!("running on {resolved}");
+/// assert!("tpu".parse::<Backend>().is_err());
+/// # Ok::<(), cubesearch_core::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Backend {
     /// CUDA if a device answers, else wgpu if an adapter exists, else the CPU.

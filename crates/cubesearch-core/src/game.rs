@@ -50,6 +50,37 @@ impl Outcome {
 /// `legal_moves` lists moves in a canonical order: the device twin's `child(state, i)` must give
 /// the same position as `apply(state, moves[i])`, which is what lets a random playout draw the
 /// same move on every backend.
+///
+/// A whole game: a pile of stones, each turn takes one or two, taking the last one wins.
+/// (`examples/connect4.rs` adds a device twin and searches it on every backend.)
+/// ```
+/// use cubesearch_core::{Error, Game, Outcome, Result};
+///
+/// struct Pile;
+/// impl Game for Pile {
+///     type State = u32; // stones left
+///     type Move = u32; // stones taken
+///     const NAME: &'static str = "pile";
+///     const STATE_WORDS: usize = 1;
+///     fn initial(&self) -> u32 { 10 }
+///     fn legal_moves(&self, s: &u32, out: &mut Vec<u32>) { out.extend((1..=2).filter(|t| t <= s)) }
+///     fn apply(&self, s: &u32, take: u32) -> u32 { s - take }
+///     // The side to move faces an empty pile: the other side took the last stone.
+///     fn outcome(&self, s: &u32) -> Outcome { if *s == 0 { Outcome::Loss } else { Outcome::Ongoing } }
+///     fn encode(&self, s: &u32, out: &mut [u32]) { out[0] = *s }
+///     fn decode(&self, words: &[u32]) -> u32 { words[0] }
+///     fn parse_position(&self, text: &str) -> Result<u32> {
+///         text.trim().parse().map_err(|_| Error::parse(format!("bad pile '{text}'")))
+///     }
+///     fn format_position(&self, s: &u32) -> String { s.to_string() }
+///     fn format_move(&self, _: &u32, take: u32) -> String { take.to_string() }
+/// }
+///
+/// assert_eq!(Pile.moves(&Pile.initial()), vec![1, 2]);
+/// assert_eq!(Pile.apply(&1, 1), 0);
+/// assert_eq!(Pile.outcome(&0), Outcome::Loss);
+/// assert!(Pile.parse_position("many").is_err());
+/// ```
 pub trait Game: Send + Sync + 'static {
     /// A position: plain old data that fits in [`Game::STATE_WORDS`] u32 words.
     type State: Copy + Eq + Hash + Debug + Send + Sync + 'static;

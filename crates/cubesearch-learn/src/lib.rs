@@ -2,13 +2,13 @@
 //! CPU trainers on one thread or many sharing one weight table without locks ([`train`](mod@train),
 //! [`runner`]), greedy play statistics ([`play`](mod@play)) and weights files in safetensors ([`file`](mod@file)).
 //!
-//! ```no_run
+//! ```
 //! use cubesearch_games::Game2584;
 //! use cubesearch_learn::{play, train, TrainConfig};
 //! let game = Game2584::new();
-//! let cfg = TrainConfig { games: 10_000, threads: 0, ..TrainConfig::default() };
+//! let cfg = TrainConfig { games: 300, threads: 0, ..TrainConfig::default() };
 //! let (net, report) = train(&game, &cfg, |p| eprintln!("{} games, mean {:.0}", p.games, p.recent_mean_score))?;
-//! let stats = play(&game, &net, 1000, 7, 0)?;
+//! let stats = play(&game, &net, 100, 7, 0)?;
 //! println!("{} → {}", report.mean_score, stats.mean_score);
 //! # Ok::<(), cubesearch_core::Error>(())
 //! ```

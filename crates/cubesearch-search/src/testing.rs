@@ -4,6 +4,23 @@
 //! On a machine without a GPU, wgpu runs on Mesa's lavapipe. A missing wgpu adapter is a test
 //! failure that says how to install it, never a silent skip. CUDA cases run when the crate is
 //! built with the `cuda` feature (on an NVIDIA host), and must then find a device.
+//!
+//! ```
+//! use cubesearch_core::{Backend, Game, Perft};
+//! use cubesearch_games::nim::Nim;
+//! use cubesearch_search::testing::{assert_same, executor};
+//! use cubesearch_search::CpuExecutor;
+//!
+//! // In a test: the same perft on the CPU oracle and on each GPU backend built in.
+//! let roots = [Nim.parse_position("1,2,3")?, Nim.parse_position("2,2")?];
+//! let cpu = CpuExecutor::new(1)?.perft(&Nim, &roots, 3)?;
+//! for backend in [Backend::Wgpu, Backend::Cuda] {
+//!     if let Some(mut gpu) = executor(backend) {
+//!         assert_same("nim perft(3)", &cpu, &gpu.perft(&Nim, &roots, 3)?);
+//!     }
+//! }
+//! # Ok::<(), cubesearch_core::Error>(())
+//! ```
 
 use crate::Executor;
 use cubesearch_core::backend::{resolve, Backend};
