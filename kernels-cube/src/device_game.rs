@@ -15,6 +15,51 @@ pub const DRAW: u32 = 3;
 /// A game's rules on the device. Implemented once per game with `#[cube] impl`; every search
 /// kernel is generic over it. `child(state, i)` must equal the host's `apply(state, moves[i])`
 /// for the host's canonical move order, which the parity tests check.
+///
+/// The device twin of the pile game in `cubesearch_core::Game`'s example (take one or two
+/// stones, taking the last one wins); `examples/connect4.rs` pairs a larger one with its host
+/// rules and searches it on every backend.
+/// ```
+/// use cubecl::prelude::*;
+/// use cubesearch_kernels::device_game::{DeviceGame, LOSS, ONGOING};
+/// use cubesearch_kernels::rng;
+///
+/// #[derive(CubeType, Clone, Copy)]
+/// pub struct Pile {
+///     stones: u32,
+/// }
+///
+/// pub struct DevicePile;
+///
+/// #[cube]
+/// impl DeviceGame for DevicePile {
+///     type State = Pile;
+///
+///     fn load(words: &Array<u32>, offset: usize) -> Pile {
+///         Pile { stones: words[offset] }
+///     }
+///     fn store(s: &Pile, words: &mut Array<u32>, offset: usize) {
+///         words[offset] = s.stones;
+///     }
+///     fn outcome(s: &Pile) -> u32 {
+///         select(s.stones == 0u32, LOSS, ONGOING)
+///     }
+///     fn score(s: &Pile) -> i32 {
+///         select(s.stones == 0u32, -1i32, 0i32)
+///     }
+///     fn move_count(s: &Pile) -> u32 {
+///         select(s.stones >= 2u32, 2u32, s.stones)
+///     }
+///     // Move i takes i + 1 stones, as the host lists them: [1, 2].
+///     fn play(s: &mut Pile, index: u32) {
+///         s.stones -= index + 1u32;
+///     }
+///     fn play_random(s: &mut Pile, state: &mut u32) {
+///         let pick = rng::below(state, Self::move_count(s));
+///         Self::play(s, pick);
+///     }
+/// }
+/// ```
 #[cube]
 pub trait DeviceGame: 'static + Send + Sync {
     /// A position in registers.

@@ -1,6 +1,20 @@
 //! Players for `play` and `match`, built from text specs such as `random`, `flat:k=1000` or
 //! `mcts:time=1s,c=1.4,leaf=32,exec=gpu`. Searching players own an executor on the backend the
 //! spec (or the command line) asks for.
+//!
+//! ```
+//! use cubesearch_core::{Backend, Game};
+//! use cubesearch_games::nim::Nim;
+//! use cubesearch_search::player::{from_spec, play_game};
+//!
+//! let mut first = from_spec::<Nim>("flat:k=64,exec=cpu", Backend::Auto, 1)?;
+//! let mut second = from_spec::<Nim>("random", Backend::Auto, 2)?;
+//! let start = Nim.parse_position("1,3,5,7")?;
+//! let record = play_game(&Nim, start, [first.as_mut(), second.as_mut()], |_, _, _| {})?;
+//! assert!(record.result == 1 || record.result == -1); // Nim has no draws
+//! assert!(from_spec::<Nim>("mcts:time=fast", Backend::Auto, 1).is_err());
+//! # Ok::<(), cubesearch_core::Error>(())
+//! ```
 
 use crate::mcts::{first_best, flat_scores, Budget, Mcts, MctsConfig, SearchStats};
 use crate::Executor;

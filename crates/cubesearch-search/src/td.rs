@@ -2,6 +2,25 @@
 //! `cubesearch_kernels::fib::td` (weights on the device, f32 atomic adds) behind the same
 //! [`TdEngine`] interface as the CPU trainer, so `cubesearch_learn::train_on` gives it the
 //! CPU trainer's progress reports, learning curve, checkpoints and resuming.
+//!
+//! ```
+//! use cubesearch_core::Backend;
+//! use cubesearch_games::fib::Fib;
+//! use cubesearch_learn::{seed_shapes, NTupleNetwork};
+//! use cubesearch_search::Executor;
+//!
+//! let (exec, _) = Executor::new(Backend::Auto)?;
+//! let mut net = NTupleNetwork::for_game::<Fib>(&seed_shapes())?;
+//! // 65,536 games at once on a GPU (64 on lavapipe), CPU threads on the CPU.
+//! let mut engine = exec.td_engine::<Fib>(None);
+//! let step = 0.1 / net.lookups() as f32; // alpha 0.1 on V
+//! let mut games = 0;
+//! engine.play(&net, 0, 64, 7, step, &mut |_| Ok(games += 1))?;
+//! engine.sync(&mut net)?; // the device's weights back into `net`
+//! assert_eq!(games, 64);
+//! assert!(net.table(0).iter().any(|&w| w != 0.0));
+//! # Ok::<(), cubesearch_core::Error>(())
+//! ```
 
 use crate::{CpuExecutor, Executor, GpuExecutor};
 use cubecl::prelude::*;
