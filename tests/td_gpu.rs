@@ -456,3 +456,44 @@ fn averaged_training_with_many_units_learns(
         "untrained {untrained}, trained {trained}"
     );
 }
+
+/// A time budget stops a GPU run between launches: a batch whose deadline has passed returns
+/// after one launch with only the games that finished, an engine past its deadline starts no
+/// batch, and both carry on normally once the deadline is lifted.
+#[test]
+fn a_deadline_stops_gpu_training_between_launches() {
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::td::td_net;
+    use cubesearch::Executor;
+    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
+        panic!("the wgpu executor")
+    };
+    let mut net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let step = 0.1 / net.lookups() as f32;
+    let shape = TdShape {
+        units: 16,
+        max_moves: 32,
+        cap: 512,
+        averaged: false,
+    };
+    let mut device = DeviceTd::<_, Pow2>::new(gpu.client(), &td_net(&net), shape).unwrap();
+    let now = Some(std::time::Instant::now());
+    let cut = device.play_batch_until(0, 64, 3, step, now).unwrap();
+    assert!(cut.len() < 64 && cut.iter().all(|g| g.moves > 0), "{cut:?}");
+    let whole = device.play_batch(64, 64, 3, step).unwrap();
+    assert_eq!(whole.len(), 64);
+
+    let mut engine = gpu.td_engine::<Pow2>(Some(64));
+    engine.set_deadline(now);
+    let mut finished = 0u64;
+    engine
+        .play(&net, 0, 100_000, 3, step, &mut |_| Ok(finished += 1))
+        .unwrap();
+    assert_eq!(finished, 0);
+    engine.set_deadline(None);
+    engine
+        .play(&net, 0, 64, 3, step, &mut |_| Ok(finished += 1))
+        .unwrap();
+    assert_eq!(finished, 64);
+    engine.sync(&mut net).unwrap();
+}

@@ -215,7 +215,8 @@ pub struct TrainArgs {
     /// Games to play (on top of those of a resumed file); with `--time`, at most this many.
     #[arg(long, required_unless_present = "time")]
     pub games: Option<u64>,
-    /// Train for this long (`300s`, `5m`, `1500ms`), finishing the games in flight.
+    /// Train for this long (`300s`, `5m`, `1500ms`). A GPU stops at the first launch past it,
+    /// dropping the games in flight (what they learned stays); CPU threads finish theirs.
     #[arg(long)]
     pub time: Option<String>,
     /// Where to save the weights (safetensors).

@@ -35,8 +35,9 @@ pub struct TrainConfig {
     pub curve_every: u64,
     /// Least time between two progress reports.
     pub progress_interval: Duration,
-    /// Stop starting games once this much time has passed (the games in flight finish): a
-    /// training budget in time rather than games, `games` then being an upper bound.
+    /// Stop once this much time has passed: a training budget in time rather than games,
+    /// `games` then being an upper bound. The engine is told the deadline
+    /// ([`TdEngine::set_deadline`]); CPU threads finish the games in flight.
     pub time_limit: Option<Duration>,
 }
 
@@ -164,6 +165,11 @@ pub trait TdEngine<R: TileRule> {
 
     /// Threads (CPU) or game units (GPU) playing at once.
     fn parallelism(&self) -> usize;
+
+    /// Asks `play` to return soon after `deadline`, dropping the games it has not finished
+    /// (a GPU engine plays many long games at once; a CPU engine finishes its games, which
+    /// are short next to a time budget, and ignores it).
+    fn set_deadline(&mut self, _deadline: Option<Instant>) {}
 }
 
 /// TD(0) on CPU threads sharing the network without locks (the seed's 4.3); one thread
@@ -265,6 +271,7 @@ pub fn train_on<R: TileRule>(
         _ => cfg.games.max(1),
     };
     let time_up = || cfg.time_limit.is_some_and(|limit| start.elapsed() >= limit);
+    engine.set_deadline(cfg.time_limit.map(|limit| start + limit));
     let mut started = 0u64;
     while started < cfg.games && !time_up() {
         let games = chunk.min(cfg.games - started);

@@ -29,6 +29,7 @@ use cubesearch_games::fib::{symmetry_cell, Sliding};
 use cubesearch_kernels::fib::td::{DeviceTd, TdNet, TdShape};
 use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, TdEngine};
+use std::time::Instant;
 
 /// The device form of `net`: its tables, and its lookups in the order V sums them (shape by
 /// shape, symmetries 0..8 within a shape, as `NTupleNetwork` builds them).
@@ -64,6 +65,7 @@ pub struct GpuTd<R: Runtime, T: GpuTiles> {
     /// The weights the device started from, kept for [`MultiGpuTd`]'s reductions only.
     base: Option<Vec<Vec<f32>>>,
     keep_base: bool,
+    deadline: Option<Instant>,
 }
 
 impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
@@ -77,6 +79,7 @@ impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
             device: None,
             base: None,
             keep_base: false,
+            deadline: None,
         }
     }
 
@@ -123,9 +126,12 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
         // order.
         let batch = device.shape().units as u64 * 8;
         let mut done = 0u64;
-        while done < games {
+        let deadline = self.deadline;
+        let past_deadline = || deadline.is_some_and(|d| Instant::now() >= d);
+        while done < games && !past_deadline() {
             let n = batch.min(games - done);
-            for g in device.play_batch((first + done) as u32, n as u32, seed, step)? {
+            let start = (first + done) as u32;
+            for g in device.play_batch_until(start, n as u32, seed, step, deadline)? {
                 on_game(Episode {
                     score: g.score as u64,
                     moves: g.moves,
@@ -151,6 +157,10 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
             || TdShape::for_device(self.units, 24, self.loop_budget).units,
             |s| s.units,
         ) as usize
+    }
+
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
     }
 }
 
@@ -322,8 +332,9 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for MultiGpuTd<R, T> {
             return Err(Error::Unsupported("multi-GPU training needs a GPU".into()));
         }
         let per_agent = self.parallelism() as u64 / k * 8;
+        let deadline = self.agents[0].deadline;
         let mut done = 0;
-        while done < games {
+        while done < games && deadline.is_none_or(|d| Instant::now() < d) {
             let round = (per_agent * k).min(games - done);
             let slice = round.div_ceil(k);
             let start = first + done;
@@ -375,6 +386,12 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for MultiGpuTd<R, T> {
 
     fn parallelism(&self) -> usize {
         self.agents.iter().map(|a| a.parallelism()).sum()
+    }
+
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        for agent in &mut self.agents {
+            agent.set_deadline(deadline);
+        }
     }
 }
 

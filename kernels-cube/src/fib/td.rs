@@ -524,6 +524,20 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
         seed: u32,
         step: f32,
     ) -> Result<Vec<TdGame>> {
+        self.play_batch_until(first, games, seed, step, None)
+    }
+
+    /// [`DeviceTd::play_batch`], stopping after the first launch that ends past `deadline`:
+    /// the games still in flight are dropped (what they learned stays), and only the finished
+    /// ones come back, in order.
+    pub fn play_batch_until(
+        &mut self,
+        first: u32,
+        games: u32,
+        seed: u32,
+        step: f32,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Vec<TdGame>> {
         if games == 0 {
             return Ok(Vec::new());
         }
@@ -550,7 +564,8 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
             );
         }
         let counters = upload(client, &[games.min(shape.units), 0, 0]);
-        let results = client.empty(games as usize * 3 * 4);
+        // Zeros: a game that has not finished has played no move.
+        let results = upload(client, &vec![0u32; games as usize * 3]);
         let mut moves_seen = 0u32;
         loop {
             // SAFETY: every index stays inside its buffer: unit slots below `shape.units`,
@@ -601,7 +616,7 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                 }
             }
             let c = read::<R, u32>(client, counters.clone())?;
-            if c[1] >= games {
+            if c[1] >= games || deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                 break;
             }
             if c[2] == moves_seen {
@@ -616,6 +631,7 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
         }
         let r = read::<R, u32>(client, results)?;
         Ok(r.chunks_exact(3)
+            .filter(|g| g[1] > 0)
             .map(|g| TdGame {
                 score: g[0],
                 moves: g[1],
