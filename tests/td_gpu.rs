@@ -487,12 +487,18 @@ fn a_deadline_stops_gpu_training_between_launches() {
     engine.set_deadline(now);
     let mut finished = 0u64;
     engine
-        .play(&net, 0, 100_000, 3, step, &mut |_| Ok(finished += 1))
+        .play(&net, 0, 100_000, 3, step, &mut |_| {
+            finished += 1;
+            Ok(())
+        })
         .unwrap();
     assert_eq!(finished, 0);
     engine.set_deadline(None);
     engine
-        .play(&net, 0, 64, 3, step, &mut |_| Ok(finished += 1))
+        .play(&net, 0, 64, 3, step, &mut |_| {
+            finished += 1;
+            Ok(())
+        })
         .unwrap();
     assert_eq!(finished, 64);
     engine.sync(&mut net).unwrap();

@@ -15,7 +15,10 @@
 //! let mut engine = exec.td_engine::<Fib>(None);
 //! let step = 0.1 / net.lookups() as f32; // alpha 0.1 on V
 //! let mut games = 0;
-//! engine.play(&net, 0, 64, 7, step, &mut |_| Ok(games += 1))?;
+//! engine.play(&net, 0, 64, 7, step, &mut |_| {
+//!     games += 1;
+//!     Ok(())
+//! })?;
 //! engine.sync(&mut net)?; // the device's weights back into `net`
 //! assert_eq!(games, 64);
 //! assert!(net.table(0).iter().any(|&w| w != 0.0));
