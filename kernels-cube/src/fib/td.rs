@@ -8,11 +8,14 @@
 //! `step · δ`. One difference: a unit keeps at most `cap` path entries; when a longer game
 //! fills them, the stored part is learned backward at once with the target
 //! `r + V(s')` of the afterstate about to be stored (the TD(0) target at that boundary), and
-//! the path starts again. Runs whose games fit in `cap` are the CPU's update for update.
+//! the path starts again. Runs whose games fit in `cap` are the CPU's update for update. With
+//! many units the updates are averaged per launch instead ([`TdShape::averaged`]).
 //!
 //! Device memory (all u32 unless said):
 //! ```text
 //!  weights   f32 atomics, the tables one after another
+//!  pending   f32 atomics, one per weight: a launch's requested changes (averaged updates only)
+//!  hits      one per weight: how many changes were requested (averaged updates only)
 //!  lut       per lookup (shape × symmetry, in the network's order): [table offset, cell 0, ..,
 //!            cell len-1]; every shape has the same length `len` (comptime: the cell loop unrolls)
 //!  boards    per unit: the board (WORDS words)
