@@ -154,6 +154,40 @@ fn bench_measures_every_requested_backend() {
 }
 
 #[test]
+fn bench_mcts_tree_measures_the_host_trees_only() {
+    let out = cubesearch(&[
+        "bench",
+        "mcts-tree",
+        "--json",
+        "--reps",
+        "1",
+        "--warmup",
+        "0",
+        "--level",
+        "0",
+        "--only",
+        "cpu-1,cpu-2,wgpu",
+    ]);
+    let json = json_of(&out);
+    let rows = json["rows"].as_array().unwrap();
+    let backends: Vec<_> = rows
+        .iter()
+        .map(|r| r["backend"].as_str().unwrap())
+        .collect();
+    assert_eq!(backends, ["cpu-1", "cpu-2"]);
+    // Every leaf of the budget is selected: 16,384 at level 0, and at most two batches of 256
+    // a tree past it (one selected while the other is simulated).
+    for r in rows {
+        let leaves = r["units"].as_u64().unwrap();
+        assert!((16_384..=16_384 + 2 * 2 * 256).contains(&leaves), "{r}");
+    }
+    assert_bad_input(
+        &cubesearch(&["bench", "mcts-tree", "--only", "wgpu"]),
+        "measures the host",
+    );
+}
+
+#[test]
 fn match_reports_wins_losses_and_draws_for_p1() {
     let out = cubesearch(&[
         "match",

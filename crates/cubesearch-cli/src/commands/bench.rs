@@ -34,6 +34,8 @@ struct Suite {
     size: fn(u32) -> String,
     /// Highest level.
     max_level: u32,
+    /// Measures the host alone: only CPU targets (their thread counts) run it.
+    host_only: bool,
 }
 
 fn playouts_at(level: u32) -> u32 {
@@ -90,6 +92,62 @@ fn mcts<G: GpuGame>(exec: &mut Executor, game: &G, root: G::State, seed: u32) ->
         100.0 * stats.wait_seconds / stats.seconds.max(1e-9)
     );
     Ok(stats.playouts)
+}
+
+/// Simulations answered at once, so that a search measures its host tree alone: each leaf's
+/// games are "won" in a share drawn from a hash of its position (deterministic, and varied
+/// enough for the trees to grow as in a real search).
+struct InstantPlayouts;
+
+impl<G: Game> Playouts<G> for InstantPlayouts {
+    fn playouts(
+        &mut self,
+        _game: &G,
+        roots: &[G::State],
+        per_root: u32,
+        seed: u32,
+    ) -> Result<Vec<cubesearch_core::WinDrawCounts>> {
+        use std::hash::{Hash, Hasher};
+        Ok(roots
+            .iter()
+            .map(|root| {
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                (root, seed).hash(&mut h);
+                cubesearch_core::WinDrawCounts {
+                    wins: h.finish() % (per_root as u64 + 1),
+                    draws: 0,
+                    games: per_root as u64,
+                }
+            })
+            .collect())
+    }
+}
+
+/// Leaves an mcts-tree run selects.
+fn mcts_tree_leaves(level: u32) -> u64 {
+    16_384 << level
+}
+
+/// The MCTS host tree alone from the checkers start: one tree per thread of the CPU target,
+/// selecting, expanding and backing up `mcts_tree_leaves(level)` leaves of 32 playouts each,
+/// the playouts answered instantly. The units are leaves. A GPU search cannot simulate faster
+/// than its trees make leaves, so this bounds the in-search playouts/s (× 32) on that host.
+fn mcts_tree(exec: &mut Executor, level: u32, seed: u32) -> Result<u64> {
+    let Executor::Cpu(cpu) = exec else {
+        return Err(Error::parse(
+            "mcts-tree measures the host's trees: one tree per thread of --only cpu-N",
+        ));
+    };
+    let game = Checkers::default();
+    let config = MctsConfig {
+        budget: Budget::Playouts(mcts_tree_leaves(level) * 32),
+        seed,
+        trees: cpu.threads(),
+        ..MctsConfig::default()
+    };
+    let (_, stats) =
+        Mcts::new(&game, game.initial(), config).search(&game, &mut InstantPlayouts)?;
+    Ok(stats.playouts / 32)
 }
 
 fn td_games_at(level: u32) -> u64 {
@@ -239,6 +297,7 @@ const SUITES: &[Suite] = &[
         run: td_update,
         size: |_| "1000 × 1000".into(),
         max_level: 0,
+        host_only: false,
     },
     Suite {
         name: "td-train",
@@ -249,6 +308,7 @@ const SUITES: &[Suite] = &[
         run: td_train,
         size: |l| format!("{} games", td_games_at(l)),
         max_level: 12,
+        host_only: false,
     },
     Suite {
         name: "nim-playouts",
@@ -257,6 +317,7 @@ const SUITES: &[Suite] = &[
         run: |e, l, s| playouts(e, &Nim, NimState::seed_board(8)?, l, s),
         size: playouts_size,
         max_level: 19,
+        host_only: false,
     },
     Suite {
         name: "checkers-playouts",
@@ -265,6 +326,7 @@ const SUITES: &[Suite] = &[
         run: |e, l, s| playouts(e, &Checkers::default(), Checkers::default().initial(), l, s),
         size: playouts_size,
         max_level: 18,
+        host_only: false,
     },
     Suite {
         name: "reversi-playouts",
@@ -273,6 +335,7 @@ const SUITES: &[Suite] = &[
         run: |e, l, s| playouts(e, &Reversi, Reversi.initial(), l, s),
         size: playouts_size,
         max_level: 18,
+        host_only: false,
     },
     Suite {
         name: "checkers-perft",
@@ -285,6 +348,7 @@ const SUITES: &[Suite] = &[
         size: depth_size,
         // Depth 16: the issue's target (165,629,569,428 nodes in ≤ 10 s on one H200).
         max_level: 12,
+        host_only: false,
     },
     Suite {
         name: "reversi-perft",
@@ -293,6 +357,18 @@ const SUITES: &[Suite] = &[
         run: |e, l, _| perft(e, &Reversi, Reversi.initial(), l),
         size: depth_size,
         max_level: 10,
+        host_only: false,
+    },
+    Suite {
+        name: "mcts-tree",
+        about: "the MCTS host tree alone from the checkers start (leaf = 32, batch = 256), one \
+                tree per thread of a cpu-N target, simulations answered instantly: the leaves \
+                a host can feed a device",
+        unit: "leaves",
+        run: mcts_tree,
+        size: |l| format!("{} leaves", mcts_tree_leaves(l)),
+        max_level: 10,
+        host_only: true,
     },
     Suite {
         name: "checkers-mcts",
@@ -301,6 +377,7 @@ const SUITES: &[Suite] = &[
         run: |e, _, s| mcts(e, &Checkers::default(), Checkers::default().initial(), s),
         size: |_| "1 s search".into(),
         max_level: 0,
+        host_only: false,
     },
 ];
 
@@ -366,7 +443,16 @@ pub fn run(common: &Common, args: &BenchArgs) -> Result<()> {
     if args.reps == 0 {
         return Err(Error::parse("--reps must be at least 1"));
     }
-    let targets = targets(common.backend, &args.only)?;
+    let mut targets = targets(common.backend, &args.only)?;
+    if suite.host_only {
+        targets.retain(|(_, _, exec)| exec.is_cpu());
+        if targets.is_empty() {
+            return Err(Error::parse(format!(
+                "{} measures the host: ask for CPU targets (--only cpu-1,cpu-16)",
+                suite.name
+            )));
+        }
+    }
     let bar = progress(common.json, targets.len() as u64, suite.name);
     let mut rows = Vec::new();
     for (label, device, mut exec) in targets {
