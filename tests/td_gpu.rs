@@ -502,4 +502,7 @@ fn a_deadline_stops_gpu_training_between_launches() {
         .unwrap();
     assert_eq!(finished, 64);
     engine.sync(&mut net).unwrap();
+    // Units idle at a batch's end: some launched steps play nothing, and none plays twice.
+    let share = engine.occupancy().unwrap();
+    assert!(share > 0.0 && share <= 1.0, "{share}");
 }

@@ -170,6 +170,12 @@ pub trait TdEngine<R: TileRule> {
     /// (a GPU engine plays many long games at once; a CPU engine finishes its games, which
     /// are short next to a time budget, and ignores it).
     fn set_deadline(&mut self, _deadline: Option<Instant>) {}
+
+    /// The share of the device's unit steps that did work so far (GPU engines; see
+    /// `cubesearch_kernels::fib::td::DeviceTd::occupancy`).
+    fn occupancy(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// TD(0) on CPU threads sharing the network without locks (the seed's 4.3); one thread

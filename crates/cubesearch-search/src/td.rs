@@ -165,6 +165,10 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
     fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
     }
+
+    fn occupancy(&self) -> Option<f64> {
+        self.device.as_ref().and_then(|d| d.occupancy())
+    }
 }
 
 impl<R: Runtime> GpuExecutor<R> {

@@ -457,6 +457,8 @@ pub struct DeviceTd<R: Runtime, T: GpuTiles> {
     boards: cubecl::server::Handle,
     units: cubecl::server::Handle,
     paths: cubecl::server::Handle,
+    /// Unit steps played, and unit steps launched (units × moves per launch), so far.
+    steps: (u64, u64),
     _rule: std::marker::PhantomData<T>,
 }
 
@@ -508,6 +510,7 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
             boards: client.empty(units * T::WORDS * 4),
             units: client.empty(units * UNIT_WORDS * 4),
             paths: client.empty(path_words.max(1) * 4),
+            steps: (0, 0),
             _rule: std::marker::PhantomData,
         })
     }
@@ -515,6 +518,13 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
     /// The launch shape.
     pub fn shape(&self) -> TdShape {
         self.shape
+    }
+
+    /// The share of launched unit steps that played a move or ended a game: below 1 when
+    /// units idle at the end of a batch (waiting for its longest games) or a launch ends
+    /// partway. `None` before the first launch.
+    pub fn occupancy(&self) -> Option<f64> {
+        (self.steps.1 > 0).then(|| self.steps.0 as f64 / self.steps.1 as f64)
     }
 
     /// Plays and learns from games `first..first + games` of a run seeded `seed` (game `g`
@@ -619,10 +629,14 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                 }
             }
             let c = read::<R, u32>(client, counters.clone())?;
+            let played = c[2].wrapping_sub(moves_seen);
+            moves_seen = c[2];
+            self.steps.0 += played as u64;
+            self.steps.1 += units as u64 * shape.max_moves as u64;
             if c[1] >= games || deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                 break;
             }
-            if c[2] == moves_seen {
+            if played == 0 {
                 // Every launch plays a move in each busy unit: no progress means the kernel
                 // did not run (a compile failure leaves buffers untouched).
                 return Err(Error::Device {
@@ -630,7 +644,6 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                     why: "the TD kernel made no progress (did it fail to compile?)".into(),
                 });
             }
-            moves_seen = c[2];
         }
         let r = read::<R, u32>(client, results)?;
         Ok(r.chunks_exact(3)

@@ -179,6 +179,12 @@ fn td_train(exec: &mut Executor, level: u32, seed: u32) -> Result<u64> {
         Ok(())
     })?;
     engine.sync(&mut net)?;
+    if let Some(share) = engine.occupancy() {
+        eprintln!(
+            "  td-train: {:.0} % of the launched unit steps played",
+            100.0 * share
+        );
+    }
     Ok(moves)
 }
 
