@@ -107,6 +107,11 @@ fn bad_input_exits_2_with_one_line() {
         &cubesearch(&["train", "nim", "--games", "1", "--out", "w"]),
         "2584 or 2048",
     );
+    // A missing argument is named on the one line.
+    assert_bad_input(
+        &cubesearch(&["train", "2584", "--out", "w"]),
+        "not provided: --games <GAMES>",
+    );
 }
 
 #[test]

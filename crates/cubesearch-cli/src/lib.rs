@@ -15,8 +15,9 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => {
-            // A usage error: clap's first line (it names the bad argument), status 2.
-            eprintln!("{}", first_line(&e.render().to_string()));
+            // A usage error: clap's first paragraph (it names the bad or missing arguments) on
+            // one line, status 2.
+            eprintln!("{}", first_paragraph(&e.render().to_string()));
             return ExitCode::from(2);
         }
         Err(e) => {
@@ -36,4 +37,15 @@ pub fn main() -> ExitCode {
 
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or(text)
+}
+
+/// The lines before the first blank one, joined: `error: the following required arguments
+/// were not provided: --games <GAMES>`.
+fn first_paragraph(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    lines.join(" ")
 }
