@@ -325,72 +325,46 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
     assert_same_weights("2584, capped paths", &cpu_net, &gpu_net);
 }
 
-/// A CPU re-implementation of one unit's averaged updates (`TdShape::averaged`): a launch is a
-/// window of `window` steps (a move, or a game's end), played and learned against the
-/// weights of the window's start; each learned entry asks `step · δ` of its lookups, the next
-/// target being `reward + v + lookups · step · δ`; after the window every weight moves by the
-/// mean of what was asked of it.
-fn cpu_averaged_training(
-    net: &mut NTupleNetwork,
-    games: u32,
-    seed: u32,
-    step: f32,
-    window: usize,
-) -> Vec<u64> {
+/// A CPU re-implementation of one game learned with averaged updates (`TdShape::averaged`) in
+/// one launch: the game is played on the starting weights, each learned entry asks `step · δ`
+/// of its lookups (the next target being `reward + v + lookups · step · δ`), and then every
+/// weight moves by the mean of what was asked of it. Returns the game's score.
+fn cpu_averaged_game(net: &mut NTupleNetwork, seed: u32, step: f32) -> u64 {
     use cubesearch::learn::td::greedy;
     use cubesearch::rng::XorShift32;
     use cubesearch::StochasticGame;
     let game = Sliding::<Fib>::new();
     let fresh = || NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
-    let (mut pending, mut hits) = (fresh(), fresh());
-    let lookups = net.lookups() as f32;
-    let apply = |net: &mut NTupleNetwork, pending: &mut NTupleNetwork, hits: &mut NTupleNetwork| {
-        for t in 0..net.shapes().len() {
-            let (p, h) = (pending.table(t), hits.table(t));
-            let w: Vec<f32> = net
-                .table(t)
-                .iter()
-                .zip(p.iter().zip(&h))
-                .map(|(&w, (&p, &h))| if h > 0.0 { w + p / h } else { w })
-                .collect();
-            net.set_table(t, w.into_iter());
-        }
-        (*pending, *hits) = (fresh(), fresh());
-    };
-    let mut budget = window;
-    let mut scores = Vec::new();
-    for g in 0..games {
-        let mut rng = XorShift32::for_worker(seed, g);
-        let mut s = game.initial(&mut rng);
-        let mut path = Vec::new();
-        let mut score = 0u64;
-        loop {
-            if budget == 0 {
-                apply(net, &mut pending, &mut hits);
-                budget = window;
-            }
-            budget -= 1;
-            match greedy(&game, net, s) {
-                Some((_, after, reward)) => {
-                    score += reward as u64;
-                    path.push((after, reward));
-                    s = game.sample_chance(&after, &mut rng);
-                }
-                None => break,
-            }
-        }
-        let mut target = 0.0f32;
-        for &(after, reward) in path.iter().rev() {
-            let v = net.value::<Fib>(after);
-            let delta = step * (target - v);
-            pending.update::<Fib>(after, delta);
-            hits.update::<Fib>(after, 1.0);
-            target = reward as f32 + v + lookups * delta;
-        }
-        scores.push(score);
+    let (pending, hits) = (fresh(), fresh());
+    let mut rng = XorShift32::for_worker(seed, 0);
+    let mut s = game.initial(&mut rng);
+    let mut path = Vec::new();
+    let mut score = 0u64;
+    while let Some((_, after, reward)) = greedy(&game, net, s) {
+        score += reward as u64;
+        path.push((after, reward));
+        s = game.sample_chance(&after, &mut rng);
     }
-    apply(net, &mut pending, &mut hits);
-    scores
+    let lookups = net.lookups() as f32;
+    let mut target = 0.0f32;
+    for &(after, reward) in path.iter().rev() {
+        let v = net.value::<Fib>(after);
+        let delta = step * (target - v);
+        pending.update::<Fib>(after, delta);
+        hits.update::<Fib>(after, 1.0);
+        target = reward as f32 + v + lookups * delta;
+    }
+    for t in 0..net.shapes().len() {
+        let (p, h) = (pending.table(t), hits.table(t));
+        let w: Vec<f32> = net
+            .table(t)
+            .iter()
+            .zip(p.iter().zip(&h))
+            .map(|(&w, (&p, &h))| if h > 0.0 { w + p / h } else { w })
+            .collect();
+        net.set_table(t, w.into_iter());
+    }
+    score
 }
 
 /// The averaged update equals its CPU re-implementation: one game in one launch (a window
@@ -409,7 +383,7 @@ fn averaged_updates_equal_the_cpu_re_implementation() {
     for seed in [33, 34] {
         let mut cpu_net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
         let step = 0.1 / cpu_net.lookups() as f32;
-        let cpu_scores = cpu_averaged_training(&mut cpu_net, 1, seed, step, 100_000);
+        let cpu_scores = vec![cpu_averaged_game(&mut cpu_net, seed, step)];
         let gpu_net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
         // 400 moves in one launch: a zero-weight game is far shorter, and stays inside
         // lavapipe's loop budget.

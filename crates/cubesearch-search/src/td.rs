@@ -306,6 +306,7 @@ impl<T: GpuTiles> TdUpdate<Sliding<T>, NTupleNetwork> for Executor {
 /// agent `k` plays the `k`-th slice of each round, and results come back in game order.
 pub struct MultiGpuTd<R: Runtime, T: GpuTiles> {
     agents: Vec<GpuTd<R, T>>,
+    deadline: Option<Instant>,
 }
 
 impl<R: Runtime, T: GpuTiles> MultiGpuTd<R, T> {
@@ -320,6 +321,7 @@ impl<R: Runtime, T: GpuTiles> MultiGpuTd<R, T> {
                     ..GpuTd::new(c, units, loop_budget)
                 })
                 .collect(),
+            deadline: None,
         }
     }
 }
@@ -339,7 +341,7 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for MultiGpuTd<R, T> {
             return Err(Error::Unsupported("multi-GPU training needs a GPU".into()));
         }
         let per_agent = self.parallelism() as u64 / k * 8;
-        let deadline = self.agents[0].deadline;
+        let deadline = self.deadline;
         let mut done = 0;
         while done < games && deadline.is_none_or(|d| Instant::now() < d) {
             let round = (per_agent * k).min(games - done);
@@ -396,6 +398,7 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for MultiGpuTd<R, T> {
     }
 
     fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
         for agent in &mut self.agents {
             agent.set_deadline(deadline);
         }

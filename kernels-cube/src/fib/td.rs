@@ -495,7 +495,7 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
         }
         let units = shape.units as usize;
         let path_words = units * shape.cap as usize * (T::WORDS + 1);
-        let averaged_len = if shape.averaged { flat.len() } else { 1 };
+        let pending_len = Self::pending_len(shape, flat.len());
         Ok(Self {
             client: client.clone(),
             shape,
@@ -503,8 +503,8 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
             lookups: net.lookups.len() as u32,
             len: len as u32,
             weights: client.create_from_slice(f32::as_bytes(&flat)),
-            pending: client.create_from_slice(f32::as_bytes(&vec![0.0f32; averaged_len])),
-            hits: upload(client, &vec![0u32; averaged_len]),
+            pending: client.create_from_slice(f32::as_bytes(&vec![0.0f32; pending_len])),
+            hits: upload(client, &vec![0u32; pending_len]),
             lut_len: lut.len(),
             lut: upload(client, &lut),
             boards: client.empty(units * T::WORDS * 4),
@@ -518,6 +518,21 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
     /// The launch shape.
     pub fn shape(&self) -> TdShape {
         self.shape
+    }
+
+    /// Weights in all tables.
+    fn weight_count(&self) -> usize {
+        self.sizes.iter().sum()
+    }
+
+    /// Length of the `pending` and `hits` buffers: one per weight when averaging, else a
+    /// placeholder of one.
+    fn pending_len(shape: TdShape, weight_count: usize) -> usize {
+        if shape.averaged {
+            weight_count
+        } else {
+            1
+        }
     }
 
     /// The share of launched unit steps that played a move or ended a game: below 1 when
@@ -559,8 +574,8 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
         let units = shape.units as usize;
         let words = T::WORDS;
         let (cubes, dim) = grid(client, units);
-        let weight_count: usize = self.sizes.iter().sum();
-        let averaged_len = if shape.averaged { weight_count } else { 1 };
+        let weight_count = self.weight_count();
+        let pending_len = Self::pending_len(shape, weight_count);
         // SAFETY: units past `shape.units` do nothing; unit u writes only its own slots.
         unsafe {
             td_start_kernel::launch_unchecked::<T::Device, R>(
@@ -589,8 +604,8 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                     cubes.clone(),
                     dim,
                     ArrayArg::from_raw_parts(self.weights.clone(), weight_count),
-                    ArrayArg::from_raw_parts(self.pending.clone(), averaged_len),
-                    ArrayArg::from_raw_parts(self.hits.clone(), averaged_len),
+                    ArrayArg::from_raw_parts(self.pending.clone(), pending_len),
+                    ArrayArg::from_raw_parts(self.hits.clone(), pending_len),
                     ArrayArg::from_raw_parts(self.lut.clone(), self.lut_len),
                     ArrayArg::from_raw_parts(self.boards.clone(), units * words),
                     ArrayArg::from_raw_parts(self.units.clone(), units * UNIT_WORDS),
@@ -680,7 +695,7 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                 client,
                 cubes,
                 dim,
-                ArrayArg::from_raw_parts(self.weights.clone(), self.sizes.iter().sum()),
+                ArrayArg::from_raw_parts(self.weights.clone(), self.weight_count()),
                 ArrayArg::from_raw_parts(self.lut.clone(), self.lut_len),
                 ArrayArg::from_raw_parts(paths_handle, paths.len()),
                 rounds,

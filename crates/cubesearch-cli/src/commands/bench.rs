@@ -28,8 +28,9 @@ struct Suite {
     name: &'static str,
     about: &'static str,
     unit: &'static str,
-    /// Runs the suite once at a level and returns the units done.
-    run: fn(&mut Executor, u32, u32) -> Result<u64>,
+    /// Runs the suite once at a level (with a seed and the command's options) and returns the
+    /// units done.
+    run: fn(&mut Executor, u32, u32, &BenchArgs) -> Result<u64>,
     /// The size of a level, as printed.
     size: fn(u32) -> String,
     /// Highest level.
@@ -132,7 +133,7 @@ fn mcts_tree_leaves(level: u32) -> u64 {
 /// selecting, expanding and backing up `mcts_tree_leaves(level)` leaves of 32 playouts each,
 /// the playouts answered instantly. The units are leaves. A GPU search cannot simulate faster
 /// than its trees make leaves, so this bounds the in-search playouts/s (× 32) on that host.
-fn mcts_tree(exec: &mut Executor, level: u32, seed: u32) -> Result<u64> {
+fn mcts_tree(exec: &mut Executor, level: u32, seed: u32, _: &BenchArgs) -> Result<u64> {
     let Executor::Cpu(cpu) = exec else {
         return Err(Error::parse(
             "mcts-tree measures the host's trees: one tree per thread of --only cpu-N",
@@ -154,25 +155,19 @@ fn td_games_at(level: u32) -> u64 {
     1024 << level
 }
 
-/// Where td-train starts: `--weights` (trained weights play long games) and `--units` (GPU
-/// games at once), set once by [`run`] since suites take no options.
-static TD_TRAIN_START: std::sync::OnceLock<(Option<String>, Option<u32>)> =
-    std::sync::OnceLock::new();
-
 /// TD(0) training of the default 2584 network (from zero weights, or `--weights`) for
 /// `td_games_at(level)` games on the executor's engine (CPU threads, or the GPU with `--units`
 /// games at once); the units are moves played (and learned from). A fresh engine each run, so
 /// GPU figures include the weight upload and the read-back at the end.
-fn td_train(exec: &mut Executor, level: u32, seed: u32) -> Result<u64> {
+fn td_train(exec: &mut Executor, level: u32, seed: u32, args: &BenchArgs) -> Result<u64> {
     use cubesearch_games::fib::Fib;
     use cubesearch_learn::{seed_shapes, NTupleNetwork};
-    let (weights, units) = TD_TRAIN_START.get().cloned().unwrap_or_default();
-    let mut net = match weights {
-        Some(path) => NTupleNetwork::load::<Fib>(std::path::Path::new(&path), None)?.0,
+    let mut net = match &args.weights {
+        Some(path) => NTupleNetwork::load::<Fib>(std::path::Path::new(path), None)?.0,
         None => NTupleNetwork::for_game::<Fib>(&seed_shapes())?,
     };
     let step = 0.1 / net.lookups() as f32;
-    let mut engine = exec.td_engine::<Fib>(units);
+    let mut engine = exec.td_engine::<Fib>(args.units);
     let mut moves = 0u64;
     engine.play(&net, 0, td_games_at(level), seed, step, &mut |e| {
         moves += e.moves as u64;
@@ -241,7 +236,7 @@ fn td_histories() -> &'static Histories {
 /// zero 2584 network (default shapes). The CPU learns each game backward (`learn`, the
 /// trainer's update), games split over the threads; a GPU runs the seed's per-step kernel
 /// (one unit per time step, all at once) and reads the weights back. Units: updates.
-fn td_update(exec: &mut Executor, _level: u32, _seed: u32) -> Result<u64> {
+fn td_update(exec: &mut Executor, _level: u32, _seed: u32, _: &BenchArgs) -> Result<u64> {
     use cubesearch_games::fib::Fib;
     use cubesearch_learn::{seed_shapes, NTupleNetwork};
     let (histories, words) = td_histories();
@@ -320,7 +315,7 @@ const SUITES: &[Suite] = &[
         name: "nim-playouts",
         about: "random Nim playouts from the seed's 8-heap board (1,3,...,15)",
         unit: "playouts",
-        run: |e, l, s| playouts(e, &Nim, NimState::seed_board(8)?, l, s),
+        run: |e, l, s, _| playouts(e, &Nim, NimState::seed_board(8)?, l, s),
         size: playouts_size,
         max_level: 19,
         host_only: false,
@@ -329,7 +324,7 @@ const SUITES: &[Suite] = &[
         name: "checkers-playouts",
         about: "random checkers games from the start (longest rules, draw after 50 quiet plies)",
         unit: "playouts",
-        run: |e, l, s| playouts(e, &Checkers::default(), Checkers::default().initial(), l, s),
+        run: |e, l, s, _| playouts(e, &Checkers::default(), Checkers::default().initial(), l, s),
         size: playouts_size,
         max_level: 18,
         host_only: false,
@@ -338,7 +333,7 @@ const SUITES: &[Suite] = &[
         name: "reversi-playouts",
         about: "random Reversi games from the start",
         unit: "playouts",
-        run: |e, l, s| playouts(e, &Reversi, Reversi.initial(), l, s),
+        run: |e, l, s, _| playouts(e, &Reversi, Reversi.initial(), l, s),
         size: playouts_size,
         max_level: 18,
         host_only: false,
@@ -347,7 +342,7 @@ const SUITES: &[Suite] = &[
         name: "checkers-perft",
         about: "checkers perft from the start, american rules",
         unit: "nodes",
-        run: |e, l, _| {
+        run: |e, l, _, _| {
             let game = Checkers::new(Rules::American);
             perft(e, &game, game.initial(), l)
         },
@@ -360,7 +355,7 @@ const SUITES: &[Suite] = &[
         name: "reversi-perft",
         about: "Reversi perft from the start",
         unit: "nodes",
-        run: |e, l, _| perft(e, &Reversi, Reversi.initial(), l),
+        run: |e, l, _, _| perft(e, &Reversi, Reversi.initial(), l),
         size: depth_size,
         max_level: 10,
         host_only: false,
@@ -380,7 +375,7 @@ const SUITES: &[Suite] = &[
         name: "checkers-mcts",
         about: "playouts inside a 1 s MCTS search from the checkers start (leaf = 32)",
         unit: "playouts",
-        run: |e, _, s| mcts(e, &Checkers::default(), Checkers::default().initial(), s),
+        run: |e, _, s, _| mcts(e, &Checkers::default(), Checkers::default().initial(), s),
         size: |_| "1 s search".into(),
         max_level: 0,
         host_only: false,
@@ -424,7 +419,6 @@ pub fn run(common: &Common, args: &BenchArgs) -> Result<()> {
     if args.suite == "nim-minimax" {
         return nim_minimax(common, args);
     }
-    let _ = TD_TRAIN_START.set((args.weights.clone(), args.units));
     if let Some(done) = super::bench_reversi::run(common, args) {
         return done;
     }
@@ -486,11 +480,21 @@ pub fn run(common: &Common, args: &BenchArgs) -> Result<()> {
 const TIMING: &str =
     "synchronised wall clock around upload, launch and read-back; median of the timed reps";
 
-/// The executors to measure: CPU one thread, CPU all cores, and each GPU backend that answers
-/// (or only those named by `--only`, or by a `--backend` other than auto).
-fn targets(backend: Backend, only: &[String]) -> Result<Vec<(String, String, Executor)>> {
+/// One column a bench measures: CPU threads, or a GPU backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Target {
+    /// A CPU executor on this many threads (`cpu` is every core).
+    Cpu(usize),
+    /// wgpu or CUDA.
+    Gpu(Backend),
+}
+
+/// The targets `--only` names, or a `--backend` other than auto, or by default CPU one thread,
+/// CPU all cores, wgpu and CUDA; and whether they were named, in which case a GPU that does not
+/// start is an error rather than a column skipped.
+pub(super) fn wanted_targets(backend: Backend, only: &[String]) -> Result<(Vec<Target>, bool)> {
     let all = cpu_threads();
-    let mut wanted: Vec<String> = if !only.is_empty() {
+    let mut names: Vec<String> = if !only.is_empty() {
         only.to_vec()
     } else if backend != Backend::Auto {
         vec![backend.name().to_string()]
@@ -502,39 +506,47 @@ fn targets(backend: Backend, only: &[String]) -> Result<Vec<(String, String, Exe
             "cuda".into(),
         ]
     };
-    wanted.dedup();
-    let explicit = !only.is_empty() || backend != Backend::Auto;
+    names.dedup();
+    let targets = names
+        .iter()
+        .map(|name| match name.as_str() {
+            "cpu" => Ok(Target::Cpu(all)),
+            n if n.starts_with("cpu-") => n[4..]
+                .parse()
+                .map(Target::Cpu)
+                .map_err(|_| Error::parse(format!("bad bench target '{n}'"))),
+            "wgpu" | "cuda" => Ok(Target::Gpu(name.parse()?)),
+            other => Err(Error::parse(format!(
+                "bad bench target '{other}': cpu-N, cpu, wgpu or cuda"
+            ))),
+        })
+        .collect::<Result<_>>()?;
+    Ok((targets, !only.is_empty() || backend != Backend::Auto))
+}
+
+/// The executors to measure, as [`wanted_targets`] names them.
+fn targets(backend: Backend, only: &[String]) -> Result<Vec<(String, String, Executor)>> {
+    let (wanted, explicit) = wanted_targets(backend, only)?;
     let mut out = Vec::new();
-    for name in wanted {
-        let cpu = |threads: usize| -> Result<(String, String, Executor)> {
-            let exec = CpuExecutor::new(threads)?;
-            Ok((
-                format!("cpu-{}", exec.threads()),
-                format!("CPU, {} threads", exec.threads()),
-                Executor::Cpu(exec),
-            ))
-        };
-        match name.as_str() {
-            "cpu" => out.push(cpu(all)?),
-            n if n.starts_with("cpu-") => {
-                let threads = n[4..]
-                    .parse()
-                    .map_err(|_| Error::parse(format!("bad bench target '{n}'")))?;
-                out.push(cpu(threads)?);
+    for target in wanted {
+        match target {
+            Target::Cpu(threads) => {
+                let exec = CpuExecutor::new(threads)?;
+                out.push((
+                    format!("cpu-{}", exec.threads()),
+                    format!("CPU, {} threads", exec.threads()),
+                    Executor::Cpu(exec),
+                ));
             }
-            "wgpu" | "cuda" => {
-                let backend: Backend = name.parse()?;
+            Target::Gpu(backend) => {
                 match resolve(backend).and_then(|r| Executor::on(&r).map(|e| (r, e))) {
-                    Ok((resolved, exec)) => out.push((name.clone(), resolved.device_name(), exec)),
+                    Ok((resolved, exec)) => {
+                        out.push((backend.name().to_string(), resolved.device_name(), exec))
+                    }
                     // Asked for by name: its absence is an error; in the default list, it is skipped.
                     Err(e) if explicit => return Err(e),
-                    Err(e) => eprintln!("bench: skipping {name}: {e}"),
+                    Err(e) => eprintln!("bench: skipping {backend}: {e}"),
                 }
-            }
-            other => {
-                return Err(Error::parse(format!(
-                    "bad bench target '{other}': cpu-N, cpu, wgpu or cuda"
-                )))
             }
         }
     }
@@ -551,7 +563,7 @@ fn measure(
 ) -> Result<Row> {
     let time = |exec: &mut Executor, level: u32| -> Result<(f64, u64)> {
         let start = Instant::now();
-        let units = (suite.run)(exec, level, seed)?;
+        let units = (suite.run)(exec, level, seed, args)?;
         Ok((start.elapsed().as_secs_f64(), units))
     };
     // One untimed run compiles the kernels (NVRTC, shader compilers) so calibration times work;

@@ -9,9 +9,10 @@
 //! compilation); a cell is the mean over the class's boards. A throughput cell is the median
 //! of `--reps` calls on a GPU and one call on the CPU.
 
+use super::bench::{wanted_targets, Target};
 use crate::args::{BenchArgs, Common};
 use crate::output::{emit, progress};
-use cubesearch_core::backend::{cpu_threads, resolve, Backend};
+use cubesearch_core::backend::{resolve, Backend};
 use cubesearch_core::{Error, ExpectimaxEval, Result};
 use cubesearch_games::fib::{BoardOf, Sliding};
 use cubesearch_games::{Fib, Pow2};
@@ -57,66 +58,36 @@ struct Cell {
 }
 
 fn columns<T: GpuTiles>(backend: Backend, only: &[String]) -> Result<Vec<Column<T>>> {
-    let all = cpu_threads();
-    let wanted: Vec<String> = if !only.is_empty() {
-        only.to_vec()
-    } else if backend != Backend::Auto {
-        vec![backend.name().to_string()]
-    } else {
-        vec![
-            "cpu-1".into(),
-            format!("cpu-{all}"),
-            "wgpu".into(),
-            "cuda".into(),
-        ]
-    };
-    let explicit = !only.is_empty() || backend != Backend::Auto;
+    let (wanted, explicit) = wanted_targets(backend, only)?;
     let mut out = Vec::new();
-    for name in wanted {
-        let cpu = |threads: usize| -> Result<Column<T>> {
-            let label = if threads == 1 {
-                "cpu-1".to_string()
-            } else {
-                format!("cpu-{threads} tree")
-            };
-            Ok(Column {
-                label,
+    for target in wanted {
+        match target {
+            Target::Cpu(0) => return Err(Error::parse("bad bench target 'cpu-0'")),
+            Target::Cpu(threads) => out.push(Column {
+                label: if threads == 1 {
+                    "cpu-1".to_string()
+                } else {
+                    format!("cpu-{threads} tree")
+                },
                 device: format!("CPU, {threads} threads"),
                 exec: ExpectimaxExecutor::cpu(threads, false)?,
-            })
-        };
-        match name.as_str() {
-            "cpu" => out.push(cpu(all)?),
-            n if n.starts_with("cpu-") => {
-                let threads = n[4..]
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&t| t > 0)
-                    .ok_or_else(|| Error::parse(format!("bad bench target '{n}'")))?;
-                out.push(cpu(threads)?);
-            }
-            "wgpu" | "cuda" => {
-                let backend: Backend = name.parse()?;
+            }),
+            Target::Gpu(backend) => {
                 let resolved = match resolve(backend) {
                     Ok(r) => r,
                     Err(e) if explicit => return Err(e),
                     Err(e) => {
-                        eprintln!("bench: skipping {name}: {e}");
+                        eprintln!("bench: skipping {backend}: {e}");
                         continue;
                     }
                 };
                 for method in ExpectimaxMethod::ALL {
                     out.push(Column {
-                        label: format!("{name} {}", method.name()),
+                        label: format!("{} {}", backend.name(), method.name()),
                         device: resolved.device_name(),
                         exec: ExpectimaxExecutor::on(&resolved, method, false)?,
                     });
                 }
-            }
-            other => {
-                return Err(Error::parse(format!(
-                    "bad bench target '{other}': cpu-N, cpu, wgpu or cuda"
-                )))
             }
         }
     }
