@@ -195,9 +195,14 @@ impl DeviceGame for DeviceConnectFour {
         s.all = all;
     }
 
-    fn play_random(s: &mut DevicePosition, state: &mut u32) {
-        let pick = rng::below(state, Self::move_count(s));
-        Self::play(s, pick);
+    fn play_out(s: &mut DevicePosition, state: &mut u32) -> u32 {
+        let mut plies = 0u32;
+        while Self::outcome(s) == device_game::ONGOING {
+            let pick = rng::below(state, Self::move_count(s));
+            Self::play(s, pick);
+            plies += 1u32;
+        }
+        plies
     }
 }
 

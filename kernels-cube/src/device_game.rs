@@ -54,9 +54,14 @@ pub const DRAW: u32 = 3;
 ///     fn play(s: &mut Pile, index: u32) {
 ///         s.stones -= index + 1u32;
 ///     }
-///     fn play_random(s: &mut Pile, state: &mut u32) {
-///         let pick = rng::below(state, Self::move_count(s));
-///         Self::play(s, pick);
+///     fn play_out(s: &mut Pile, state: &mut u32) -> u32 {
+///         let mut plies = 0u32;
+///         while s.stones > 0u32 {
+///             let pick = rng::below(state, Self::move_count(s));
+///             Self::play(s, pick);
+///             plies += 1u32;
+///         }
+///         plies
 ///     }
 /// }
 /// ```
@@ -78,9 +83,11 @@ pub trait DeviceGame: 'static + Send + Sync {
     fn move_count(state: &Self::State) -> u32;
     /// Plays legal move number `index` (`index < move_count`) in place.
     fn play(state: &mut Self::State, index: u32);
-    /// Plays a uniformly drawn legal move in place: move number `next(rng) % move_count`, which
-    /// is what the host's playouts draw too. `state` must have a legal move.
-    fn play_random(state: &mut Self::State, rng: &mut u32);
+    /// Plays uniformly drawn legal moves in place until the game is over and returns how many it
+    /// played: each is move number `next(rng) % move_count`, which is what the host's playouts
+    /// draw too. One method for the whole game, not one per move, so a game can carry what it
+    /// learns about a position (Reversi: the placements) from one move to the next.
+    fn play_out(state: &mut Self::State, rng: &mut u32) -> u32;
 }
 
 /// A host game with a device twin.

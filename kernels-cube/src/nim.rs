@@ -71,8 +71,13 @@ impl DeviceGame for DeviceNim {
         *state = board - (u64::cast_from(rest + 1u32) << u64::cast_from(shift));
     }
 
-    fn play_random(state: &mut u64, rng: &mut u32) {
-        let pick = rng::below(rng, objects(*state));
-        Self::play(state, pick);
+    fn play_out(state: &mut u64, rng: &mut u32) -> u32 {
+        let mut plies = 0u32;
+        while (*state & HEAPS) != 0u64 {
+            let pick = rng::below(rng, objects(*state));
+            Self::play(state, pick);
+            plies += 1u32;
+        }
+        plies
     }
 }

@@ -1,7 +1,7 @@
 //! Random playouts, generic over the device game: each unit plays a few whole games from one root
 //! and adds its wins and draws to that root's counters.
 
-use crate::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING, WIN};
+use crate::device_game::{DeviceGame, GpuGame, DRAW, LOSS, WIN};
 use crate::launch::{grid, read, upload};
 use crate::rng;
 use cubecl::prelude::*;
@@ -29,13 +29,8 @@ pub fn playout_kernel<G: DeviceGame>(
         for game in 0..games_per_unit {
             let mut state: u32 = rng::worker_state(seed, first + game);
             let mut board = G::load(roots, root * words);
-            let mut plies: u32 = 0u32;
-            let mut outcome: u32 = G::outcome(&board);
-            while outcome == ONGOING {
-                G::play_random(&mut board, &mut state);
-                plies += 1u32;
-                outcome = G::outcome(&board);
-            }
+            let plies = G::play_out(&mut board, &mut state);
+            let outcome = G::outcome(&board);
             // `outcome` speaks for the side to move at the end, which is the root's side
             // after an even number of plies.
             let even = (plies & 1) == 0;

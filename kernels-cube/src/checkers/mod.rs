@@ -670,9 +670,14 @@ impl DeviceGame for DeviceCheckers {
         play_move(state, &moves, index);
     }
 
-    fn play_random(state: &mut Board, rng: &mut u32) {
-        let moves = generate(state, true);
-        let pick = rng::below(rng, moves.count);
-        play_move(state, &moves, pick);
+    fn play_out(state: &mut Board, rng: &mut u32) -> u32 {
+        let mut plies = 0u32;
+        while Self::outcome(state) == ONGOING {
+            let moves = generate(state, true);
+            let pick = rng::below(rng, moves.count);
+            play_move(state, &moves, pick);
+            plies += 1u32;
+        }
+        plies
     }
 }

@@ -257,10 +257,31 @@ impl DeviceGame for DeviceReversi {
         play_from(state, mine, index);
     }
 
-    fn play_random(state: &mut ReversiBoard, rng: &mut u32) {
-        let mine = legal_moves(state.player, state.opponent);
-        let theirs = legal_moves(state.opponent, state.player);
-        let pick = rng::below(rng, count_moves(mine, theirs));
-        play_from(state, mine, pick);
+    fn play_out(state: &mut ReversiBoard, rng: &mut u32) -> u32 {
+        // One move generation a ply: the placements of the side to move are carried to the next
+        // ply, and the opponent's are generated only when the side to move has none.
+        let mut plies = 0u32;
+        let mut mine = legal_moves(state.player, state.opponent);
+        let mut over = false;
+        while !over {
+            if mine == 0u64 {
+                let theirs = legal_moves(state.opponent, state.player);
+                over = theirs == 0u64;
+                if !over {
+                    // A pass is the only move, yet it is drawn like any other (the host's
+                    // stream).
+                    rng::below(rng, 1u32);
+                    play_from(state, mine, 0u32);
+                    mine = theirs;
+                    plies += 1u32;
+                }
+            } else {
+                let pick = rng::below(rng, popcount(mine));
+                play_from(state, mine, pick);
+                mine = legal_moves(state.player, state.opponent);
+                plies += 1u32;
+            }
+        }
+        plies
     }
 }
