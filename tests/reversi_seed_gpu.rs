@@ -98,6 +98,7 @@ fn table3_games_are_the_same_however_decided(
                 exec: &gpu,
                 batched: false,
             },
+            Decider::DeviceGames(&gpu),
         ] {
             let got = seed_ai_against_random(level, 6, 4, &decider).unwrap();
             assert_eq!(got.moves, reference.moves, "{level:?}");

@@ -2,13 +2,13 @@
 //! with the AI's decision time summed. The games advance in lockstep, so the AI's decisions of all
 //! games waiting for it can be made at once: on the CPU one after another (one thread) or spread
 //! over a rayon pool; on a GPU in one launch (`batched`) or one launch per decision (the seed's
-//! shape). Every game draws from its own generators, and device and CPU give the same square
+//! shape). Or the whole games run on the GPU, both sides, in a single launch. Every game draws from its own generators, and device and CPU give the same square
 //! values, so every way of deciding plays the same games and reaches the same results.
 
-use crate::reversi_players::{choose_from_values, device_square_values, Level};
+use crate::reversi_players::{choose_from_values, device_seed_games, device_square_values, Level};
 use crate::Executor;
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::{Game, Result};
+use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::reversi::players::{easy_move, medium_move};
 use cubesearch_games::reversi::{final_score, Board, Reversi, ReversiMove};
 use rayon::prelude::*;
@@ -25,6 +25,9 @@ pub enum Decider<'a> {
         /// One launch for all waiting games.
         batched: bool,
     },
+    /// Whole games on a GPU executor, both sides, one cube a game, in a single launch: the
+    /// decision time is the launch's, so it counts random's moves too.
+    DeviceGames(&'a Executor),
 }
 
 /// What a batch of games against random produced.
@@ -54,6 +57,9 @@ pub fn seed_ai_against_random(
     seed: u32,
     decider: &Decider,
 ) -> Result<BatchReport> {
+    if let Decider::DeviceGames(exec) = decider {
+        return whole_games_on_device(level, games, seed, exec);
+    }
     let n = games as usize;
     let mut boards = vec![Reversi.initial(); n];
     let mut plies = vec![0u32; n];
@@ -73,7 +79,6 @@ pub fn seed_ai_against_random(
         moves: vec![Vec::new(); n],
         decision_time: Duration::ZERO,
     };
-    let ai_to_move = |g: usize, plies: u32| plies.is_multiple_of(2) == g.is_multiple_of(2);
     let mut scratch = Vec::new();
     loop {
         for g in 0..n {
@@ -109,18 +114,69 @@ pub fn seed_ai_against_random(
         }
     }
     for g in 0..n {
-        // The AI is the side to move after an even number of plies in its own games.
-        let for_mover = final_score(&boards[g]).signum();
-        let for_ai = if ai_to_move(g, plies[g]) {
+        report.count_result(g, plies[g], final_score(&boards[g]));
+    }
+    Ok(report)
+}
+
+/// Whether the AI moves after `plies` plies of game `g`: it moves first in even games.
+fn ai_to_move(g: usize, plies: u32) -> bool {
+    plies.is_multiple_of(2) == g.is_multiple_of(2)
+}
+
+impl BatchReport {
+    /// Counts game `g`'s result, which ended after `plies` plies with `score` (any sign-keeping
+    /// disc difference) for the side to move.
+    fn count_result(&mut self, g: usize, plies: u32, score: i32) {
+        let for_mover = score.signum();
+        let for_ai = if ai_to_move(g, plies) {
             for_mover
         } else {
             -for_mover
         };
         match for_ai {
-            1 => report.wins += 1,
-            -1 => report.losses += 1,
-            _ => report.draws += 1,
+            1 => self.wins += 1,
+            -1 => self.losses += 1,
+            _ => self.draws += 1,
         }
+    }
+}
+
+/// `seed_ai_against_random` with the whole games on the device, in one launch.
+fn whole_games_on_device(
+    level: Level,
+    games: u32,
+    seed: u32,
+    exec: &Executor,
+) -> Result<BatchReport> {
+    use cubesearch_kernels::reversi::seed_players::{MATCH_PLIES, NO_MOVE, PASS};
+    let started = Instant::now();
+    let (slots, scores) = device_seed_games(exec, games, seed, level)?;
+    let mut report = BatchReport {
+        wins: 0,
+        losses: 0,
+        draws: 0,
+        decisions: 0,
+        rounds: 1,
+        moves: Vec::with_capacity(games as usize),
+        decision_time: started.elapsed(),
+    };
+    for (g, (game, &score)) in slots.chunks_exact(MATCH_PLIES).zip(&scores).enumerate() {
+        let Some(plies) = game.iter().position(|&m| m == NO_MOVE) else {
+            return Err(Error::Unsupported(format!(
+                "device game {g} did not end within {MATCH_PLIES} plies"
+            )));
+        };
+        let moves: Vec<ReversiMove> = game[..plies]
+            .iter()
+            .map(|&m| match m {
+                PASS => ReversiMove::Pass,
+                square => ReversiMove::Place(square as u8),
+            })
+            .collect();
+        report.decisions += (0..plies as u32).filter(|&p| ai_to_move(g, p)).count() as u64;
+        report.count_result(g, plies as u32, score);
+        report.moves.push(moves);
     }
     Ok(report)
 }
@@ -168,5 +224,9 @@ fn decide(
                 .map(|(&g, v)| choose_from_values(v, &mut rngs[g]))
                 .collect())
         }
+        // `seed_ai_against_random` hands whole device games to `whole_games_on_device`.
+        Decider::DeviceGames(_) => Err(Error::Unsupported(
+            "whole device games are not decided move by move".into(),
+        )),
     }
 }

@@ -69,6 +69,29 @@ pub fn device_square_values(
     }
 }
 
+/// Whole games of the AI of `level` against random, in one launch on a GPU executor
+/// (`cubesearch_kernels::reversi::seed_players::launch_seed_match`): every game's move slots and
+/// final disc difference.
+pub fn device_seed_games(
+    exec: &Executor,
+    games: u32,
+    seed: u32,
+    level: Level,
+) -> Result<(Vec<u32>, Vec<i32>)> {
+    #[allow(unused_imports)]
+    use cubesearch_kernels::reversi::seed_players::launch_seed_match;
+    let medium = level == Level::Medium;
+    match exec {
+        Executor::Cpu(_) => Err(Error::Unsupported(
+            "whole games on the device need a GPU executor".into(),
+        )),
+        #[cfg(feature = "wgpu")]
+        Executor::Wgpu(gpu) => launch_seed_match(gpu.client(), games, seed, medium),
+        #[cfg(feature = "cuda")]
+        Executor::Cuda(gpu) => launch_seed_match(gpu.client(), games, seed, medium),
+    }
+}
+
 /// The seed's choice from a board's 64 square values: reservoir sampling over the best legal
 /// squares in ascending order, as the CPU players draw.
 pub fn choose_from_values(values: &[i32; 64], rng: &mut XorShift32) -> ReversiMove {

@@ -186,7 +186,7 @@ pub fn flips(square: u64, player: u64, opponent: u64) -> u64 {
 /// Legal moves counted from the placements `mine` and the opponent's `theirs`: the placements,
 /// else one pass if the opponent can place, else none.
 #[cube]
-fn count_moves(mine: u64, theirs: u64) -> u32 {
+pub(crate) fn count_moves(mine: u64, theirs: u64) -> u32 {
     select(
         mine != 0u64,
         popcount(mine),
@@ -196,7 +196,7 @@ fn count_moves(mine: u64, theirs: u64) -> u32 {
 
 /// Plays move `index` of the canonical order in place; `mine` are the side to move's placements.
 #[cube]
-fn play_from(state: &mut ReversiBoard, mine: u64, index: u32) {
+pub(crate) fn play_from(state: &mut ReversiBoard, mine: u64, index: u32) {
     let player = state.player;
     let opponent = state.opponent;
     // A pass (no placement) only swaps the sides; a placement also adds the disc and flips.

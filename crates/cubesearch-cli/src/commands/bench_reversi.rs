@@ -277,8 +277,20 @@ fn tables(common: &Common) -> Result<()> {
     Ok(())
 }
 
-/// A Table 3 column: its label, and a GPU executor (batched or not) or a CPU pool.
-type Table3Column = (String, Option<(Executor, bool)>, Option<rayon::ThreadPool>);
+/// How a Table 3 column uses its GPU.
+#[derive(Clone, Copy, PartialEq)]
+enum GpuShape {
+    PerDecision,
+    Batched,
+    WholeGames,
+}
+
+/// A Table 3 column: its label, and a GPU executor with its shape or a CPU pool.
+type Table3Column = (
+    String,
+    Option<(Executor, GpuShape)>,
+    Option<rayon::ThreadPool>,
+);
 
 fn table3(common: &Common, args: &BenchArgs) -> Result<()> {
     // The seed's 100 games; `--level L` plays 100·2^L to find where a batch pays on the GPU.
@@ -311,13 +323,25 @@ fn table3(common: &Common, args: &BenchArgs) -> Result<()> {
         }
         // One launch per decision (the seed's shape) only at the seed's scale: beyond it, it
         // would dominate the run and say nothing new.
-        for batched in [false, true].into_iter().filter(|&b| b || level <= 2) {
+        let shapes = [
+            GpuShape::PerDecision,
+            GpuShape::Batched,
+            GpuShape::WholeGames,
+        ];
+        for shape in shapes
+            .into_iter()
+            .filter(|&s| s != GpuShape::PerDecision || level <= 2)
+        {
             match Executor::new(backend) {
                 Ok((exec, _)) => {
-                    let shape = if batched { "batched" } else { "per decision" };
+                    let name = match shape {
+                        GpuShape::PerDecision => "per decision",
+                        GpuShape::Batched => "batched",
+                        GpuShape::WholeGames => "whole games",
+                    };
                     columns.push((
-                        format!("{} {shape}", backend.name()),
-                        Some((exec, batched)),
+                        format!("{} {name}", backend.name()),
+                        Some((exec, shape)),
                         None,
                     ));
                 }
@@ -333,9 +357,10 @@ fn table3(common: &Common, args: &BenchArgs) -> Result<()> {
         let mut reference: Option<(u32, u32, u32)> = None;
         for (label, device, pool) in &columns {
             let decider = match (device, pool) {
-                (Some((exec, batched)), _) => Decider::Device {
+                (Some((exec, GpuShape::WholeGames)), _) => Decider::DeviceGames(exec),
+                (Some((exec, shape)), _) => Decider::Device {
                     exec,
-                    batched: *batched,
+                    batched: *shape == GpuShape::Batched,
                 },
                 (None, Some(p)) => Decider::Cpu(p),
                 _ => unreachable!("a column has a pool or a device"),
@@ -364,7 +389,7 @@ fn table3(common: &Common, args: &BenchArgs) -> Result<()> {
             rows.push(json!({
                 "ai": format!("{ai:?}").to_lowercase(), "column": label, "games": games,
                 "decision_ms": r.decision_time.as_secs_f64() * 1e3, "decisions": r.decisions,
-                "launches": match device { Some((_, true)) => r.rounds, Some((_, false)) => r.decisions, None => 0 },
+                "launches": match device { Some((_, GpuShape::PerDecision)) => r.decisions, Some(_) => r.rounds, None => 0 },
                 "rounds": r.rounds, "wins": r.wins, "losses": r.losses, "draws": r.draws,
             }));
         }
@@ -384,7 +409,7 @@ fn table3(common: &Common, args: &BenchArgs) -> Result<()> {
                 r["decision_ms"].as_f64().unwrap_or(0.0)
             );
         }
-        out + "\n\nEvery column plays the same games (same square values, same tie draws). GPU time includes upload, launch and read-back; `batched` decides all waiting games in one launch."
+        out + "\n\nEvery column plays the same games (same square values, same tie draws). GPU time includes upload, launch and read-back; `batched` decides all waiting games in one launch; `whole games` plays every game on the device, both sides, in one launch (its time counts random's moves too)."
     };
     emit(
         common.json,
