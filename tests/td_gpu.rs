@@ -69,6 +69,22 @@ fn one_unit_trains_exactly_as_the_cpu_single_thread_trainer(
     one_unit_equals_cpu::<Pow2>(backend);
 }
 
+/// One unit has 16 result slots: 20 games go round the ring and still come back in
+/// order, each the CPU trainer's game.
+#[rstest]
+fn games_past_the_result_ring_come_back_in_order(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some((cpu_scores, gpu_scores, cpu_net, gpu_net)) =
+        one_unit_run::<Pow2>(backend, 20, 0.1, 9)
+    else {
+        return;
+    };
+    assert_eq!(gpu_scores.len(), 20);
+    assert_eq!(cpu_scores, gpu_scores);
+    assert_same_weights("2048, 20 games", &cpu_net, &gpu_net);
+}
+
 #[rstest]
 fn the_td_update_executor_trains_on_every_backend(
     #[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend,

@@ -47,3 +47,21 @@ pub fn read<R: Runtime, T: CubeElement>(
             why: format!("{e:?}"),
         })
 }
+
+/// Reads elements `start..start + len` of a buffer of `total` elements of `T`.
+pub fn read_range<R: Runtime, T: CubeElement>(
+    client: &ComputeClient<R>,
+    handle: cubecl::server::Handle,
+    start: usize,
+    len: usize,
+    total: usize,
+) -> cubesearch_core::Result<Vec<T>> {
+    let size = std::mem::size_of::<T>() as u64;
+    let tail = (total - start - len) as u64;
+    read(
+        client,
+        handle
+            .offset_start(start as u64 * size)
+            .offset_end(tail * size),
+    )
+}

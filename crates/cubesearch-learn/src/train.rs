@@ -171,6 +171,11 @@ pub trait TdEngine<R: TileRule> {
     /// are short next to a time budget, and ignores it).
     fn set_deadline(&mut self, _deadline: Option<Instant>) {}
 
+    /// Games a time-limited run hands `play` at a time, checking the clock in between.
+    fn games_between_clock_checks(&self) -> u64 {
+        self.parallelism() as u64 * 8
+    }
+
     /// The share of the device's unit steps that did work so far (GPU engines; see
     /// `cubesearch_kernels::fib::td::DeviceTd::occupancy`).
     fn occupancy(&self) -> Option<f64> {
@@ -273,7 +278,7 @@ pub fn train_on<R: TileRule>(
     // clock after every few games per unit of parallelism.
     let chunk = match (&cfg.out, cfg.checkpoint_every) {
         (Some(_), every) if every > 0 => every,
-        _ if cfg.time_limit.is_some() => threads as u64 * 8,
+        _ if cfg.time_limit.is_some() => engine.games_between_clock_checks(),
         _ => cfg.games.max(1),
     };
     let time_up = || cfg.time_limit.is_some_and(|limit| start.elapsed() >= limit);

@@ -125,25 +125,21 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
             }
         }
         let device = self.device.as_mut().expect("made above");
-        // Batches of several games a unit keep the units busy; each batch's games come back in
-        // order.
-        let batch = device.shape().units as u64 * 8;
-        let mut done = 0u64;
-        let deadline = self.deadline;
-        let past_deadline = || deadline.is_some_and(|d| Instant::now() >= d);
-        while done < games && !past_deadline() {
-            let n = batch.min(games - done);
-            let start = (first + done) as u32;
-            for g in device.play_batch_until(start, n as u32, seed, step, deadline)? {
+        // One stream of games: units take the next game as they free up.
+        device.play_games(
+            first as u32,
+            games as u32,
+            seed,
+            step,
+            self.deadline,
+            &mut |g| {
                 on_game(Episode {
                     score: g.score as u64,
                     moves: g.moves,
                     max_index: g.max_index,
-                })?;
-            }
-            done += n;
-        }
-        Ok(())
+                })
+            },
+        )
     }
 
     fn sync(&mut self, net: &mut NTupleNetwork) -> Result<()> {
@@ -164,6 +160,12 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
 
     fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
+    }
+
+    fn games_between_clock_checks(&self) -> u64 {
+        // The device checks the deadline after every launch; every call ends with its longest
+        // games alone on the device, so calls are long.
+        self.parallelism() as u64 * 1024
     }
 
     fn occupancy(&self) -> Option<f64> {

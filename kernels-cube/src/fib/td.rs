@@ -21,16 +21,18 @@
 //!  boards    per unit: the board (WORDS words)
 //!  units     per unit: [game (NONE = idle), rng, score, moves, path length]
 //!  paths     per unit: cap × [afterstate (WORDS words), reward]
-//!  results   per game of the batch: [score, moves, largest tile index]
-//!  counters  atomics: [next game to start, games finished, moves played]
+//!  results   a ring of slots, game g in slot g % slots: [score, moves, largest tile index, g + 1]
+//!  counters  atomics, fresh each launch: [games taken, games finished, moves played]
 //! ```
 //! A launch plays at most `max_moves` moves per unit (lavapipe stops long loops, see
-//! `DeviceLimits::loop_iterations`), so games run over several launches; a unit whose game ends
-//! takes the batch's next game from `counters[0]`.
+//! `DeviceLimits::loop_iterations`), so games run over several launches. A unit whose game ends
+//! (or that is idle) takes the next game number at once, up to a limit the host moves forward
+//! as it collects finished games from the ring: the units stay busy until the last games of a
+//! run, instead of waiting at the end of every batch for its longest game.
 
 use super::moves::{cell, initial, max_index, set_board, slide, spawn};
 use super::{DeviceTiles, FibBoard, GpuTiles};
-use crate::launch::{grid, read, upload};
+use crate::launch::{grid, read, read_range, upload};
 use crate::rng;
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result};
@@ -209,33 +211,48 @@ pub fn td_steps_kernel<T: DeviceTiles>(
     }
 }
 
-/// Unit `u` starts game `u` of the batch (or idles when the batch is smaller than the grid).
+/// Every unit starts idle: its first game comes from the play kernel's counter.
 #[cube(launch_unchecked)]
-pub fn td_start_kernel<T: DeviceTiles>(
-    boards: &mut Array<u32>,
-    units: &mut Array<u32>,
-    seed: u32,
-    first: u32,
-    games: u32,
-    unit_count: u32,
-    #[comptime] words: usize,
-) {
+pub fn td_start_kernel(units: &mut Array<u32>, unit_count: u32) {
     let u = ABSOLUTE_POS as u32;
     if u < unit_count {
         let at = u as usize * UNIT_WORDS;
-        let mut state = rng::worker_state(seed, first + u);
-        let board = initial::<T>(&mut state);
-        T::store(&board, boards, u as usize * words);
-        units[at] = select(u < games, u, NONE);
-        units[at + 1] = state;
+        units[at] = NONE;
+        units[at + 1] = 0u32;
         units[at + 2] = 0u32;
         units[at + 3] = 0u32;
         units[at + 4] = 0u32;
     }
 }
 
-/// Each unit plays up to `max_moves` moves of its game, learning when it ends (see the module
-/// docs), then takes the batch's next game.
+/// Takes the next game number, `base + counters[0]++`, if it is below `limit`: the game's
+/// generator and first board; else the unit idles (`NONE`). The host moves `base` past the
+/// numbers taken below the limit, so a number taken past it is handed out again.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn take_game<T: DeviceTiles>(
+    counters: &mut Array<Atomic<u32>>,
+    base: u32,
+    limit: u32,
+    seed: u32,
+    first: u32,
+    game: &mut u32,
+    state: &mut u32,
+    board: &mut FibBoard,
+) {
+    let next = base + counters[0].fetch_add(1u32);
+    if next < limit {
+        *game = next;
+        *state = rng::worker_state(seed, first + next);
+        let fresh = initial::<T>(state);
+        set_board(board, &fresh);
+    } else {
+        *game = NONE;
+    }
+}
+
+/// Each unit plays up to `max_moves` moves, learning from each game when it ends (see the module
+/// docs) and taking the next game number below `limit` (games `first + base ..`).
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn td_play_kernel<T: DeviceTiles>(
@@ -251,7 +268,9 @@ pub fn td_play_kernel<T: DeviceTiles>(
     step: f32,
     seed: u32,
     first: u32,
-    games: u32,
+    base: u32,
+    limit: u32,
+    slots: u32,
     unit_count: u32,
     max_moves: u32,
     cap: u32,
@@ -271,6 +290,11 @@ pub fn td_play_kernel<T: DeviceTiles>(
         let mut plen = units[at + 4];
         let mut board = T::load(boards, u as usize * words);
         let mut budget = max_moves;
+        if game == NONE {
+            take_game::<T>(
+                counters, base, limit, seed, first, &mut game, &mut state, &mut board,
+            );
+        }
         while budget > 0u32 && game != NONE {
             budget -= 1u32;
             // The greedy direction: the first best `reward + V(afterstate)`.
@@ -333,23 +357,18 @@ pub fn td_play_kernel<T: DeviceTiles>(
                     words,
                     averaged,
                 );
-                let r = game as usize * 3;
+                let r = (game % slots) as usize * 4;
                 results[r] = score;
                 results[r + 1] = moves;
                 results[r + 2] = max_index::<T>(&board);
+                results[r + 3] = game + 1u32;
                 counters[1].fetch_add(1u32);
-                let next = counters[0].fetch_add(1u32);
-                if next < games {
-                    game = next;
-                    state = rng::worker_state(seed, first + next);
-                    let fresh = initial::<T>(&mut state);
-                    set_board(&mut board, &fresh);
-                } else {
-                    game = NONE;
-                }
                 score = 0u32;
                 moves = 0u32;
                 plen = 0u32;
+                take_game::<T>(
+                    counters, base, limit, seed, first, &mut game, &mut state, &mut board,
+                );
             }
         }
         if budget < max_moves {
@@ -566,8 +585,29 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
         step: f32,
         deadline: Option<std::time::Instant>,
     ) -> Result<Vec<TdGame>> {
+        let mut finished = Vec::new();
+        self.play_games(first, games, seed, step, deadline, &mut |g| {
+            finished.push(g);
+            Ok(())
+        })?;
+        Ok(finished)
+    }
+
+    /// [`DeviceTd::play_batch_until`] handing each game to `on_game` as soon as it and every
+    /// earlier game have finished, so a long run reports as it goes. The units take game
+    /// numbers as they free up, up to a ring of result slots ahead of the oldest game not yet
+    /// handed over: only the run's last games leave units idle.
+    pub fn play_games(
+        &mut self,
+        first: u32,
+        games: u32,
+        seed: u32,
+        step: f32,
+        deadline: Option<std::time::Instant>,
+        on_game: &mut dyn FnMut(TdGame) -> Result<()>,
+    ) -> Result<()> {
         if games == 0 {
-            return Ok(Vec::new());
+            return Ok(());
         }
         let client = &self.client;
         let shape = self.shape;
@@ -578,26 +618,26 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
         let pending_len = Self::pending_len(shape, weight_count);
         // SAFETY: units past `shape.units` do nothing; unit u writes only its own slots.
         unsafe {
-            td_start_kernel::launch_unchecked::<T::Device, R>(
+            td_start_kernel::launch_unchecked::<R>(
                 client,
                 cubes.clone(),
                 dim,
-                ArrayArg::from_raw_parts(self.boards.clone(), units * words),
                 ArrayArg::from_raw_parts(self.units.clone(), units * UNIT_WORDS),
-                seed,
-                first,
-                games,
                 shape.units,
-                words,
             );
         }
-        let counters = upload(client, &[games.min(shape.units), 0, 0]);
-        // Zeros: a game that has not finished has played no move.
-        let results = upload(client, &vec![0u32; games as usize * 3]);
-        let mut moves_seen = 0u32;
+        // Sixteen slots a unit: a game may run sixteen average games longer than the others
+        // before a unit waits for it.
+        let slots = (shape.units.saturating_mul(16)).min(games);
+        let results = upload(client, &vec![0u32; slots as usize * 4]);
+        // Game numbers below `base` are taken; games below `delivered` handed over.
+        let (mut base, mut delivered, mut finished) = (0u32, 0u32, 0u32);
         loop {
+            let limit = games.min(delivered.saturating_add(slots));
+            let counters = upload(client, &[0u32, 0, 0]);
             // SAFETY: every index stays inside its buffer: unit slots below `shape.units`,
-            // path entries below `cap`, results below `games`, weights at the offsets of `lut`.
+            // path entries below `cap`, result slots below `slots`, weights at the offsets of
+            // `lut`.
             unsafe {
                 td_play_kernel::launch_unchecked::<T::Device, R>(
                     client,
@@ -613,12 +653,14 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                         self.paths.clone(),
                         units * shape.cap as usize * (words + 1),
                     ),
-                    ArrayArg::from_raw_parts(results.clone(), games as usize * 3),
+                    ArrayArg::from_raw_parts(results.clone(), slots as usize * 4),
                     ArrayArg::from_raw_parts(counters.clone(), 3),
                     step,
                     seed,
                     first,
-                    games,
+                    base,
+                    limit,
+                    slots,
                     shape.units,
                     shape.max_moves,
                     shape.cap,
@@ -643,15 +685,58 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                     );
                 }
             }
-            let c = read::<R, u32>(client, counters.clone())?;
-            let played = c[2].wrapping_sub(moves_seen);
-            moves_seen = c[2];
-            self.steps.0 += played as u64;
+            let c = read::<R, u32>(client, counters)?;
+            base += c[0].min(limit - base);
+            finished += c[1];
+            self.steps.0 += c[2] as u64;
             self.steps.1 += units as u64 * shape.max_moves as u64;
-            if c[1] >= games || deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-                break;
+            let late = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+            // Hand over the finished games from the oldest on: a look at the oldest slot
+            // first, then the finished ones after it (cut short: all of them, gaps skipped).
+            while delivered < finished.max(if late { base } else { 0 }) {
+                let start = delivered % slots;
+                let oldest = read_range::<R, u32>(
+                    client,
+                    results.clone(),
+                    start as usize * 4,
+                    4,
+                    slots as usize * 4,
+                )?;
+                if oldest[3] != delivered + 1 && !late {
+                    break;
+                }
+                let n = (slots - start).min(if late { base } else { finished } - delivered);
+                let ring = read_range::<R, u32>(
+                    client,
+                    results.clone(),
+                    start as usize * 4,
+                    n as usize * 4,
+                    slots as usize * 4,
+                )?;
+                let mut taken = 0;
+                for slot in ring.chunks_exact(4) {
+                    let done = slot[3] == delivered + 1;
+                    if !done && !late {
+                        break;
+                    }
+                    if done {
+                        on_game(TdGame {
+                            score: slot[0],
+                            moves: slot[1],
+                            max_index: slot[2] as u8,
+                        })?;
+                    }
+                    delivered += 1;
+                    taken += 1;
+                }
+                if taken < n {
+                    break;
+                }
             }
-            if played == 0 {
+            if delivered >= games || late {
+                return Ok(());
+            }
+            if c[2] == 0 {
                 // Every launch plays a move in each busy unit: no progress means the kernel
                 // did not run (a compile failure leaves buffers untouched).
                 return Err(Error::Device {
@@ -660,15 +745,6 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                 });
             }
         }
-        let r = read::<R, u32>(client, results)?;
-        Ok(r.chunks_exact(3)
-            .filter(|g| g[1] > 0)
-            .map(|g| TdGame {
-                score: g[0],
-                moves: g[1],
-                max_index: g[2] as u8,
-            })
-            .collect())
     }
 
     /// Runs [`td_steps_kernel`](fn@td_steps_kernel) over `paths` (the [`GpuTiles::WORDS`]-word afterstate and the
