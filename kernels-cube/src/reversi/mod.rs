@@ -43,53 +43,47 @@ pub(crate) const NOT_FILE_A: u64 = 0xFEFE_FEFE_FEFE_FEFE;
 /// Every square but file h: where a step west (or north-west, south-west) may land.
 pub(crate) const NOT_FILE_H: u64 = 0x7F7F_7F7F_7F7F_7F7F;
 
-/// Discs counted without a population-count instruction (SWAR), which not every backend has for
-/// 64-bit integers.
+/// Discs counted with two 32-bit population counts: every backend has the 32-bit instruction,
+/// not every one the 64-bit.
 #[cube]
 pub fn popcount(x: u64) -> u32 {
-    let pairs = x - ((x >> 1u64) & 0x5555_5555_5555_5555u64);
-    let nibbles = (pairs & 0x3333_3333_3333_3333u64) + ((pairs >> 2u64) & 0x3333_3333_3333_3333u64);
-    let bytes = (nibbles + (nibbles >> 4u64)) & 0x0F0F_0F0F_0F0F_0F0Fu64;
-    u32::cast_from((bytes * 0x0101_0101_0101_0101u64) >> 56u64)
+    u32::cast_from(x & 0xFFFF_FFFFu64).count_ones() + u32::cast_from(x >> 32u64).count_ones()
 }
 
 /// The `index`-th set bit of `x` (from the low end, `index < popcount(x)`) alone, found by
-/// halving: six branch-free steps that each keep the half holding it.
+/// halving: the 32-bit half holding it, then five branch-free steps on that half.
 #[cube]
 pub fn nth_bit(x: u64, index: u32) -> u64 {
-    let mut rest = x;
-    let mut k = index;
-    let mut at = 0u64;
-    // 32, 16, 8, 4, 2, 1: if the low half has ≤ k bits, skip it.
-    let low = popcount(rest & 0xFFFF_FFFFu64);
-    let up = k >= low;
-    k -= select(up, low, 0u32);
-    rest = select(up, rest >> 32u64, rest & 0xFFFF_FFFFu64);
-    at += select(up, 32u64, 0u64);
-    let low = popcount(rest & 0xFFFFu64);
-    let up = k >= low;
-    k -= select(up, low, 0u32);
-    rest = select(up, rest >> 16u64, rest & 0xFFFFu64);
-    at += select(up, 16u64, 0u64);
-    let low = popcount(rest & 0xFFu64);
-    let up = k >= low;
-    k -= select(up, low, 0u32);
-    rest = select(up, rest >> 8u64, rest & 0xFFu64);
-    at += select(up, 8u64, 0u64);
-    let low = popcount(rest & 0xFu64);
-    let up = k >= low;
-    k -= select(up, low, 0u32);
-    rest = select(up, rest >> 4u64, rest & 0xFu64);
-    at += select(up, 4u64, 0u64);
-    let low = popcount(rest & 0x3u64);
-    let up = k >= low;
-    k -= select(up, low, 0u32);
-    rest = select(up, rest >> 2u64, rest & 0x3u64);
-    at += select(up, 2u64, 0u64);
-    let low = popcount(rest & 0x1u64);
-    let up = k >= low;
-    at += select(up, 1u64, 0u64);
-    1u64 << at
+    let low = u32::cast_from(x & 0xFFFF_FFFFu64);
+    let below = low.count_ones();
+    let up = index >= below;
+    let mut k = index - select(up, below, 0u32);
+    let mut rest = select(up, u32::cast_from(x >> 32u64), low);
+    let mut at = select(up, 32u32, 0u32);
+    // 16, 8, 4, 2, 1: if the low part has ≤ k bits, skip it.
+    let below = (rest & 0xFFFFu32).count_ones();
+    let up = k >= below;
+    k -= select(up, below, 0u32);
+    rest = select(up, rest >> 16u32, rest & 0xFFFFu32);
+    at += select(up, 16u32, 0u32);
+    let below = (rest & 0xFFu32).count_ones();
+    let up = k >= below;
+    k -= select(up, below, 0u32);
+    rest = select(up, rest >> 8u32, rest & 0xFFu32);
+    at += select(up, 8u32, 0u32);
+    let below = (rest & 0xFu32).count_ones();
+    let up = k >= below;
+    k -= select(up, below, 0u32);
+    rest = select(up, rest >> 4u32, rest & 0xFu32);
+    at += select(up, 4u32, 0u32);
+    let below = (rest & 0x3u32).count_ones();
+    let up = k >= below;
+    k -= select(up, below, 0u32);
+    rest = select(up, rest >> 2u32, rest & 0x3u32);
+    at += select(up, 2u32, 0u32);
+    let below = rest & 0x1u32;
+    at += select(k >= below, 1u32, 0u32);
+    1u64 << u64::cast_from(at)
 }
 
 /// Every disc one step up the index by `by` (north, east, ...), kept where it may `land`.
