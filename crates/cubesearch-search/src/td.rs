@@ -125,6 +125,9 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
             }
         }
         let device = self.device.as_mut().expect("made above");
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(());
+        }
         // One stream of games: units take the next game as they free up.
         device.play_games(
             first as u32,
