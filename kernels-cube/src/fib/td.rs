@@ -575,8 +575,8 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
     }
 
     /// [`DeviceTd::play_batch`], stopping after the first launch that ends past `deadline`:
-    /// the games still in flight are dropped (what they learned stays), and only the finished
-    /// ones come back, in order.
+    /// the games finished before the oldest one still in flight come back, in order; the rest
+    /// are dropped (what they learned stays).
     pub fn play_batch_until(
         &mut self,
         first: u32,
@@ -691,45 +691,40 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
             self.steps.0 += c[2] as u64;
             self.steps.1 += units as u64 * shape.max_moves as u64;
             let late = deadline.is_some_and(|d| std::time::Instant::now() >= d);
-            // Hand over the finished games from the oldest on: a look at the oldest slot
-            // first, then the finished ones after it (cut short: all of them, gaps skipped).
-            while delivered < finished.max(if late { base } else { 0 }) {
+            // Hand over the finished games from the oldest on, up to the first still in
+            // flight: a look at the oldest slot first, then the finished ones after it. A run
+            // cut short drops the games after that one, finished or not: keeping the short
+            // games that happened to end would bias the last scores low.
+            while delivered < finished {
                 let start = delivered % slots;
-                let oldest = read_range::<R, u32>(
-                    client,
-                    results.clone(),
-                    start as usize * 4,
-                    4,
-                    slots as usize * 4,
-                )?;
-                if oldest[3] != delivered + 1 && !late {
+                let total = slots as usize * 4;
+                let oldest =
+                    read_range::<R, u32>(client, results.clone(), start as usize * 4, 4, total)?;
+                if oldest[3] != delivered + 1 {
                     break;
                 }
-                let n = (slots - start).min(if late { base } else { finished } - delivered);
+                let n = (slots - start).min(finished - delivered);
                 let ring = read_range::<R, u32>(
                     client,
                     results.clone(),
                     start as usize * 4,
                     n as usize * 4,
-                    slots as usize * 4,
+                    total,
                 )?;
-                let mut taken = 0;
-                for slot in ring.chunks_exact(4) {
-                    let done = slot[3] == delivered + 1;
-                    if !done && !late {
-                        break;
-                    }
-                    if done {
-                        on_game(TdGame {
-                            score: slot[0],
-                            moves: slot[1],
-                            max_index: slot[2] as u8,
-                        })?;
-                    }
-                    delivered += 1;
-                    taken += 1;
+                let ready = ring
+                    .chunks_exact(4)
+                    .enumerate()
+                    .take_while(|(k, slot)| slot[3] == delivered + *k as u32 + 1)
+                    .count();
+                for slot in ring.chunks_exact(4).take(ready) {
+                    on_game(TdGame {
+                        score: slot[0],
+                        moves: slot[1],
+                        max_index: slot[2] as u8,
+                    })?;
                 }
-                if taken < n {
+                delivered += ready as u32;
+                if ready < n as usize {
                     break;
                 }
             }
