@@ -122,6 +122,10 @@ pub struct Mcts<G: Game> {
     trees: Vec<Tree<G>>,
     config: MctsConfig,
     batches_run: u64,
+    /// One thread a tree, kept between moves. The search loop runs on one of them, so each
+    /// round's parallel select and back-up start on a thread of their own pool: handing them
+    /// to the global pool from outside cost milliseconds a round in wake-ups.
+    pool: Option<rayon::ThreadPool>,
 }
 
 /// One search tree: the nodes in an arena, children contiguous.
@@ -130,17 +134,38 @@ struct Tree<G: Game> {
     root: usize,
     leaf: u32,
     c: f64,
+    /// The moves of the node being expanded (kept to spare an allocation a leaf).
+    moves: Vec<G::Move>,
 }
 
-/// One leaf waiting for its simulations, with the nodes it passed through.
-struct Pending {
-    path: Vec<usize>,
+/// Leaves waiting for their simulations, each with the nodes it passed through: one flat list
+/// of node indices and where each path ends, so a batch allocates twice, not once a leaf.
+#[derive(Default)]
+struct Paths {
+    nodes: Vec<usize>,
+    ends: Vec<usize>,
+}
+
+impl Paths {
+    fn push(&mut self, path: &[usize]) {
+        self.nodes.extend_from_slice(path);
+        self.ends.push(self.nodes.len());
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[usize]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(start, &end)| &self.nodes[start..end])
+    }
 }
 
 /// A tree's part of one batch.
 struct Selected<S> {
     /// Leaves to simulate, with their states.
-    pending: Vec<Pending>,
+    pending: Paths,
     roots: Vec<S>,
 }
 
@@ -150,10 +175,19 @@ impl<G: Game> Mcts<G> {
         let trees = (0..config.trees.max(1))
             .map(|_| Tree::new(game, state, &config))
             .collect();
+        let pool = (config.trees > 1)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(config.trees)
+                    .build()
+                    .ok()
+            })
+            .flatten();
         Self {
             trees,
             config,
             batches_run: 0,
+            pool,
         }
     }
 
@@ -182,13 +216,34 @@ impl<G: Game> Mcts<G> {
         for tree in &mut self.trees {
             tree.expand(game, tree.root);
         }
-        let leaf = self.config.leaf.max(1);
         let budget = self.config.budget;
         let done = |stats: &SearchStats| match budget {
             Budget::Time(t) => start.elapsed() >= t,
             Budget::Playouts(n) => stats.playouts >= n,
         };
-        let result = std::thread::scope(|scope| -> Result<()> {
+        let pool = self.pool.take();
+        let result = match &pool {
+            Some(pool) => pool.install(|| self.search_loop(game, exec, &mut stats, &done)),
+            None => self.search_loop(game, exec, &mut stats, &done),
+        };
+        self.pool = pool;
+        result?;
+        stats.nodes = self.trees.iter().map(|t| t.nodes.len()).sum();
+        stats.seconds = start.elapsed().as_secs_f64();
+        Ok((self.best_move(), stats))
+    }
+
+    /// Rounds of selection, simulation on `exec` (on its own thread, overlapping the next
+    /// selection) and back-up until `done`.
+    fn search_loop<E: Playouts<G> + Send>(
+        &mut self,
+        game: &G,
+        exec: &mut E,
+        stats: &mut SearchStats,
+        done: &dyn Fn(&SearchStats) -> bool,
+    ) -> Result<()> {
+        let leaf = self.config.leaf.max(1);
+        std::thread::scope(|scope| -> Result<()> {
             let (to_worker, jobs) = mpsc::channel::<(Vec<G::State>, u32)>();
             let (to_search, results) = mpsc::channel::<Result<Vec<WinDrawCounts>>>();
             scope.spawn(move || {
@@ -201,13 +256,13 @@ impl<G: Game> Mcts<G> {
                     }
                 }
             });
-            let mut in_flight: Option<Vec<Vec<Pending>>> = None;
+            let mut in_flight: Option<Vec<Paths>> = None;
             loop {
                 // Select the next batch while the previous one simulates.
-                let next = if done(&stats) {
+                let next = if done(stats) {
                     None
                 } else {
-                    let planned = self.planned_batch(&stats);
+                    let planned = self.planned_batch(stats);
                     let (pending, roots, known) = self.select_batches(game, planned);
                     stats.playouts += known;
                     if roots.is_empty() {
@@ -234,16 +289,12 @@ impl<G: Game> Mcts<G> {
                     None if in_flight.is_none() => break,
                     None => {}
                 }
-                if in_flight.is_none() && done(&stats) {
+                if in_flight.is_none() && done(stats) {
                     break;
                 }
             }
             Ok(())
-        });
-        result?;
-        stats.nodes = self.trees.iter().map(|t| t.nodes.len()).sum();
-        stats.seconds = start.elapsed().as_secs_f64();
-        Ok((self.best_move(), stats))
+        })
     }
 
     /// Every tree selects its share of the batch, in parallel; finished games found on the way
@@ -254,7 +305,7 @@ impl<G: Game> Mcts<G> {
         &mut self,
         game: &G,
         per_tree: usize,
-    ) -> (Vec<Vec<Pending>>, Vec<G::State>, u64) {
+    ) -> (Vec<Paths>, Vec<G::State>, u64) {
         let selected: Vec<(Selected<G::State>, u64)> = self
             .trees
             .par_iter_mut()
@@ -272,7 +323,7 @@ impl<G: Game> Mcts<G> {
     }
 
     /// Hands each tree its slice of the launch's results.
-    fn backpropagate_batches(&mut self, batch: Vec<Vec<Pending>>, counts: &[WinDrawCounts]) {
+    fn backpropagate_batches(&mut self, batch: Vec<Paths>, counts: &[WinDrawCounts]) {
         let mut slices = Vec::with_capacity(batch.len());
         let mut rest = counts;
         for pending in &batch {
@@ -284,8 +335,8 @@ impl<G: Game> Mcts<G> {
             .par_iter_mut()
             .zip(batch.into_par_iter().zip(slices))
             .for_each(|(tree, (pending, counts))| {
-                for (p, &c) in pending.iter().zip(counts) {
-                    tree.backpropagate(p, c);
+                for (path, &c) in pending.iter().zip(counts) {
+                    tree.backpropagate(path, c);
                 }
             });
     }
@@ -378,6 +429,7 @@ impl<G: Game> Tree<G> {
             root: 0,
             leaf: config.leaf.max(1),
             c: config.c,
+            moves: Vec::new(),
         }
     }
 
@@ -440,7 +492,10 @@ impl<G: Game> Tree<G> {
         }
         let state = self.nodes[index].state;
         let first = self.nodes.len();
-        for mv in game.moves(&state) {
+        let mut moves = std::mem::take(&mut self.moves);
+        moves.clear();
+        game.legal_moves(&state, &mut moves);
+        for &mv in &moves {
             let child = game.apply(&state, mv);
             self.nodes.push(Node {
                 state: child,
@@ -455,6 +510,7 @@ impl<G: Game> Tree<G> {
                 virtual_visits: 0,
             });
         }
+        self.moves = moves;
         let count = self.nodes.len() - first;
         let node = &mut self.nodes[index];
         node.first_child = first;
@@ -466,13 +522,15 @@ impl<G: Game> Tree<G> {
     /// scored without simulating (their games are the returned total).
     fn select_batch(&mut self, game: &G, count: usize) -> (Selected<G::State>, u64) {
         let mut selected = Selected {
-            pending: Vec::with_capacity(count),
+            pending: Paths::default(),
             roots: Vec::with_capacity(count),
         };
-        let mut finished = Vec::new();
+        let (mut finished, mut outcomes) = (Paths::default(), Vec::new());
         let leaf = self.leaf as u64;
+        let mut path = Vec::new();
         for _ in 0..count {
-            let mut path = vec![self.root];
+            path.clear();
+            path.push(self.root);
             let mut node = self.root;
             while self.nodes[node].expanded && self.nodes[node].child_count > 0 {
                 node = self.select_child(node);
@@ -492,17 +550,18 @@ impl<G: Game> Tree<G> {
             let outcome = self.nodes[node].outcome;
             if outcome == Outcome::Ongoing {
                 selected.roots.push(self.nodes[node].state);
-                selected.pending.push(Pending { path });
+                selected.pending.push(&path);
             } else {
-                finished.push((Pending { path }, outcome));
+                finished.push(&path);
+                outcomes.push(outcome);
             }
         }
         // Known results land after the whole batch is chosen, like the simulated ones: until
         // then their virtual losses keep spreading the batch.
-        for (pending, outcome) in &finished {
-            self.backpropagate_outcome(pending, *outcome, leaf);
+        for (path, &outcome) in finished.iter().zip(&outcomes) {
+            self.backpropagate_outcome(path, outcome, leaf);
         }
-        (selected, leaf * finished.len() as u64)
+        (selected, leaf * outcomes.len() as u64)
     }
 
     /// UCT over `parent`'s children, virtual visits counted as losses; unvisited children first.
@@ -530,11 +589,11 @@ impl<G: Game> Tree<G> {
 
     /// Adds a leaf's results along its path. `counts` are for the side to move at the leaf; each
     /// node keeps scores for the player who moved into it.
-    fn backpropagate(&mut self, pending: &Pending, counts: WinDrawCounts) {
+    fn backpropagate(&mut self, path: &[usize], counts: WinDrawCounts) {
         let leaf = self.leaf as u64;
         // The leaf's mover is the one who moved into the leaf: it scores the leaf side's losses.
         let mut score2 = 2 * counts.losses() + counts.draws;
-        for &n in pending.path.iter().rev() {
+        for &n in path.iter().rev() {
             let node = &mut self.nodes[n];
             node.virtual_visits -= leaf;
             node.visits += counts.games;
@@ -544,7 +603,7 @@ impl<G: Game> Tree<G> {
     }
 
     /// Backpropagates `games` copies of a known outcome (a finished game at the leaf).
-    fn backpropagate_outcome(&mut self, pending: &Pending, outcome: Outcome, games: u64) {
+    fn backpropagate_outcome(&mut self, path: &[usize], outcome: Outcome, games: u64) {
         let counts = match outcome {
             Outcome::Win => WinDrawCounts {
                 wins: games,
@@ -562,7 +621,7 @@ impl<G: Game> Tree<G> {
                 games,
             },
         };
-        self.backpropagate(pending, counts);
+        self.backpropagate(path, counts);
     }
 }
 
