@@ -207,6 +207,12 @@ pub struct BenchArgs {
     /// expectimax suites: roots per call in the throughput rows.
     #[arg(long, default_value_t = 32)]
     pub batch: usize,
+    /// checkers-mcts on a GPU: trees searched side by side (default: one per CPU core).
+    #[arg(long)]
+    pub trees: Option<usize>,
+    /// checkers-mcts: leaves each tree selects per launch (default 256).
+    #[arg(long)]
+    pub tree_batch: Option<usize>,
 }
 
 /// What `train` takes besides the game.

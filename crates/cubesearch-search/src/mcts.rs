@@ -158,7 +158,9 @@ impl Paths {
 
     fn iter(&self) -> impl Iterator<Item = &[usize]> {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts.zip(&self.ends).map(|(start, &end)| &self.nodes[start..end])
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| &self.nodes[start..end])
     }
 }
 
@@ -301,11 +303,7 @@ impl<G: Game> Mcts<G> {
     /// are scored at once. Returns each tree's pending leaves, all leaf states in tree order,
     /// and the games counted without simulating.
     #[allow(clippy::type_complexity)]
-    fn select_batches(
-        &mut self,
-        game: &G,
-        per_tree: usize,
-    ) -> (Vec<Paths>, Vec<G::State>, u64) {
+    fn select_batches(&mut self, game: &G, per_tree: usize) -> (Vec<Paths>, Vec<G::State>, u64) {
         let selected: Vec<(Selected<G::State>, u64)> = self
             .trees
             .par_iter_mut()

@@ -72,15 +72,25 @@ fn perft<G: GpuGame>(exec: &mut Executor, game: &G, root: G::State, level: u32) 
 }
 
 /// One MCTS search of one second from `root`; the units are simulated games.
-fn mcts<G: GpuGame>(exec: &mut Executor, game: &G, root: G::State, seed: u32) -> Result<u64> {
+fn mcts<G: GpuGame>(
+    exec: &mut Executor,
+    game: &G,
+    root: G::State,
+    seed: u32,
+    args: &BenchArgs,
+) -> Result<u64> {
     let gpu = !exec.is_cpu();
     // The device wants wide launches: one tree per core selects 256 leaves each. The CPU executor
     // simulates on every core already, fed by one tree.
-    let trees = if gpu { cpu_threads() } else { 1 };
+    let trees = if gpu {
+        args.trees.unwrap_or_else(cpu_threads)
+    } else {
+        1
+    };
     let config = MctsConfig {
         budget: Budget::Time(Duration::from_secs(1)),
         seed,
-        batch: 256,
+        batch: args.tree_batch.unwrap_or(256),
         trees,
         ..MctsConfig::default()
     };
@@ -375,7 +385,7 @@ const SUITES: &[Suite] = &[
         name: "checkers-mcts",
         about: "playouts inside a 1 s MCTS search from the checkers start (leaf = 32)",
         unit: "playouts",
-        run: |e, _, s, _| mcts(e, &Checkers::default(), Checkers::default().initial(), s),
+        run: |e, _, s, a| mcts(e, &Checkers::default(), Checkers::default().initial(), s, a),
         size: |_| "1 s search".into(),
         max_level: 0,
         host_only: false,
