@@ -207,7 +207,7 @@ pub struct BenchArgs {
     /// expectimax suites: roots per call in the throughput rows.
     #[arg(long, default_value_t = 32)]
     pub batch: usize,
-    /// checkers-mcts on a GPU: trees searched side by side (default: one per CPU core).
+    /// checkers-mcts on a GPU: trees searched side by side (default: one per CPU core but one).
     #[arg(long)]
     pub trees: Option<usize>,
     /// checkers-mcts: leaves each tree selects per launch (default 256).

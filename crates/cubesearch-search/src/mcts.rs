@@ -57,10 +57,21 @@ pub struct MctsConfig {
     pub leaf: u32,
     /// Leaves selected per batch by each tree.
     pub batch: usize,
-    /// Independent trees searched side by side (root parallelism), one CPU thread each.
+    /// Independent trees searched side by side (root parallelism), one CPU thread each. Feeding
+    /// a GPU, [`device_trees`] is the measured best.
     pub trees: usize,
     /// Seed of the simulations.
     pub seed: u32,
+}
+
+/// Trees that keep a GPU fed from this host: one a core but one, which is left to the thread
+/// that drives the device. On a 16-core H200 host, 15 trees simulate 1.37e8 playouts/s in a
+/// checkers search and 16 only 8.5e7 (docs/BENCHMARKS.md, fourth session).
+pub fn device_trees() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .saturating_sub(1)
+        .max(1)
 }
 
 impl Default for MctsConfig {

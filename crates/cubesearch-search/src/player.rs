@@ -278,8 +278,10 @@ pub fn from_spec<G: NamedPlayers>(
                 ..MctsConfig::default()
             };
             let mut exec = "gpu";
+            let mut trees_given = false;
             let keys = ["time", "playouts", "c", "leaf", "batch", "trees", "exec"];
             for (key, value) in options(spec, &keys)? {
+                trees_given |= key == "trees";
                 match key {
                     "time" => config.budget = Budget::Time(parse_duration(value)?),
                     "playouts" => config.budget = Budget::Playouts(number(spec, key, value)?),
@@ -289,6 +291,11 @@ pub fn from_spec<G: NamedPlayers>(
                     "trees" => config.trees = number::<usize>(spec, key, value)?.clamp(1, 256),
                     _ => exec = value,
                 }
+            }
+            // A timed search on a GPU gets a tree a core but one. A playout budget keeps one
+            // tree, so its move is the same on every backend and host.
+            if !trees_given && exec != "cpu" && matches!(config.budget, Budget::Time(_)) {
+                config.trees = crate::mcts::device_trees();
             }
             let (exec, label) = executor_for(exec, backend, spec)?;
             Ok(Box::new(MctsPlayer {

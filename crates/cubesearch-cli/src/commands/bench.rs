@@ -80,10 +80,11 @@ fn mcts<G: GpuGame>(
     args: &BenchArgs,
 ) -> Result<u64> {
     let gpu = !exec.is_cpu();
-    // The device wants wide launches: one tree per core selects 256 leaves each. The CPU executor
-    // simulates on every core already, fed by one tree.
+    // The device wants wide launches: one tree per core but one selects 256 leaves each. The CPU
+    // executor simulates on every core already, fed by one tree.
     let trees = if gpu {
-        args.trees.unwrap_or_else(cpu_threads)
+        args.trees
+            .unwrap_or_else(cubesearch_search::mcts::device_trees)
     } else {
         1
     };
