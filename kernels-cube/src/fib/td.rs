@@ -13,7 +13,8 @@
 //!
 //! Device memory (all u32 unless said):
 //! ```text
-//!  weights   f32 atomics, the tables one after another
+//!  weights   f32, the tables one after another: atomics where a launch updates them, plain
+//!            reads in an averaging launch (the kernel has both views, one bound to a placeholder)
 //!  pending   f32 atomics, one per weight: a launch's requested changes (averaged updates only)
 //!  hits      one per weight: how many changes were requested (averaged updates only)
 //!  lut       per lookup (shape × symmetry, in the network's order): [table offset, cell 0, ..,
@@ -78,6 +79,31 @@ pub fn value<T: DeviceTiles>(
     v
 }
 
+/// V(board) read from the training weights: plain loads from `frozen` when a launch averages
+/// its updates (the weights do not change until the apply kernel runs), else atomic loads from
+/// `live`, which the launch's own updates change. CUDA compiles an atomic load to an atomic
+/// add of zero, a round trip to L2 for each of the 4 × 24 weights a move reads.
+#[cube]
+fn training_value<T: DeviceTiles>(
+    board: &FibBoard,
+    frozen: &Array<f32>,
+    live: &Array<Atomic<f32>>,
+    lut: &Array<u32>,
+    lookups: u32,
+    #[comptime] len: u32,
+    #[comptime] averaged: bool,
+) -> f32 {
+    let mut v = 0.0f32;
+    if averaged {
+        for l in 0..lookups {
+            v += frozen[lookup_index::<T>(board, lut, l, len)];
+        }
+    } else {
+        v = value::<T>(board, live, lut, lookups, len);
+    }
+    v
+}
+
 /// Adds `delta` to every weight V(board) reads.
 #[cube]
 pub fn update<T: DeviceTiles>(
@@ -121,6 +147,7 @@ fn accumulate<T: DeviceTiles>(
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn learn<T: DeviceTiles>(
+    frozen: &Array<f32>,
     weights: &Array<Atomic<f32>>,
     pending: &Array<Atomic<f32>>,
     hits: &Array<Atomic<u32>>,
@@ -143,7 +170,7 @@ fn learn<T: DeviceTiles>(
         let at = ((first + i) * stride) as usize;
         let after = T::load(paths, at);
         let reward = f32::cast_from(paths[at + words]);
-        let v = value::<T>(&after, weights, lut, lookups, len);
+        let v = training_value::<T>(&after, frozen, weights, lut, lookups, len, averaged);
         let delta = step * (target - v);
         if averaged {
             accumulate::<T>(&after, pending, hits, lut, delta, lookups, len);
@@ -256,6 +283,7 @@ fn take_game<T: DeviceTiles>(
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn td_play_kernel<T: DeviceTiles>(
+    frozen: &Array<f32>,
     weights: &mut Array<Atomic<f32>>,
     pending: &mut Array<Atomic<f32>>,
     hits: &mut Array<Atomic<u32>>,
@@ -304,8 +332,10 @@ pub fn td_play_kernel<T: DeviceTiles>(
             for d in 0..4u32 {
                 let s = slide::<T>(&board, d);
                 if s.moved {
-                    let v =
-                        f32::cast_from(s.reward) + value::<T>(&s.board, weights, lut, lookups, len);
+                    let v = f32::cast_from(s.reward)
+                        + training_value::<T>(
+                            &s.board, frozen, weights, lut, lookups, len, averaged,
+                        );
                     if !found || v > best_v {
                         best_v = v;
                         best_dir = d;
@@ -317,6 +347,7 @@ pub fn td_play_kernel<T: DeviceTiles>(
                 let s = slide::<T>(&board, best_dir);
                 if plen == cap {
                     learn::<T>(
+                        frozen,
                         weights,
                         pending,
                         hits,
@@ -343,6 +374,7 @@ pub fn td_play_kernel<T: DeviceTiles>(
                 spawn::<T>(&mut board, &mut state);
             } else {
                 learn::<T>(
+                    frozen,
                     weights,
                     pending,
                     hits,
@@ -471,6 +503,8 @@ pub struct DeviceTd<R: Runtime, T: GpuTiles> {
     /// Averaged updates: the changes asked of each weight in a launch, and their count.
     pending: cubecl::server::Handle,
     hits: cubecl::server::Handle,
+    /// One f32 standing in for the weight view a launch does not use (plain or atomic).
+    placeholder: cubecl::server::Handle,
     lut: cubecl::server::Handle,
     lut_len: usize,
     boards: cubecl::server::Handle,
@@ -524,6 +558,7 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
             weights: client.create_from_slice(f32::as_bytes(&flat)),
             pending: client.create_from_slice(f32::as_bytes(&vec![0.0f32; pending_len])),
             hits: upload(client, &vec![0u32; pending_len]),
+            placeholder: client.create_from_slice(f32::as_bytes(&[0.0f32])),
             lut_len: lut.len(),
             lut: upload(client, &lut),
             boards: client.empty(units * T::WORDS * 4),
@@ -628,6 +663,13 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
         }
         // Sixteen slots a unit: a game may run sixteen average games longer than the others
         // before a unit waits for it.
+        // Averaged launches read the weights plainly and never write them; immediate ones
+        // update them atomically. Each binds the view it does not use to the placeholder.
+        let (frozen, frozen_len, live, live_len) = if shape.averaged {
+            (&self.weights, weight_count, &self.placeholder, 1)
+        } else {
+            (&self.placeholder, 1, &self.weights, weight_count)
+        };
         let slots = (shape.units.saturating_mul(16)).min(games);
         let results = upload(client, &vec![0u32; slots as usize * 4]);
         // Game numbers below `base` are taken; games below `delivered` handed over.
@@ -643,7 +685,8 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                     client,
                     cubes.clone(),
                     dim,
-                    ArrayArg::from_raw_parts(self.weights.clone(), weight_count),
+                    ArrayArg::from_raw_parts(frozen.clone(), frozen_len),
+                    ArrayArg::from_raw_parts(live.clone(), live_len),
                     ArrayArg::from_raw_parts(self.pending.clone(), pending_len),
                     ArrayArg::from_raw_parts(self.hits.clone(), pending_len),
                     ArrayArg::from_raw_parts(self.lut.clone(), self.lut_len),
