@@ -50,39 +50,34 @@ pub fn popcount(x: u64) -> u32 {
     u32::cast_from(x & 0xFFFF_FFFFu64).count_ones() + u32::cast_from(x >> 32u64).count_ones()
 }
 
+/// One halving step of [`nth_bit`]: if the low `width` bits of `rest` hold no more than `k` set
+/// bits, skip them (counting them off `k` and `width` onto `at`); else keep only them.
+#[cube]
+fn keep_half(rest: &mut u32, k: &mut u32, at: &mut u32, #[comptime] width: u32) {
+    let mask = comptime!((1u32 << width) - 1);
+    let below = (*rest & mask).count_ones();
+    let up = *k >= below;
+    *k -= select(up, below, 0u32);
+    *rest = select(up, *rest >> width, *rest & mask);
+    *at += select(up, width, 0u32);
+}
+
 /// The `index`-th set bit of `x` (from the low end, `index < popcount(x)`) alone, found by
-/// halving: the 32-bit half holding it, then five branch-free steps on that half.
+/// halving: the 32-bit half holding it, then 16, 8, 4, 2 and 1 bits, branch-free.
 #[cube]
 pub fn nth_bit(x: u64, index: u32) -> u64 {
-    let low = u32::cast_from(x & 0xFFFF_FFFFu64);
-    let below = low.count_ones();
-    let up = index >= below;
-    let mut k = index - select(up, below, 0u32);
-    let mut rest = select(up, u32::cast_from(x >> 32u64), low);
-    let mut at = select(up, 32u32, 0u32);
-    // 16, 8, 4, 2, 1: if the low part has ≤ k bits, skip it.
-    let below = (rest & 0xFFFFu32).count_ones();
-    let up = k >= below;
-    k -= select(up, below, 0u32);
-    rest = select(up, rest >> 16u32, rest & 0xFFFFu32);
-    at += select(up, 16u32, 0u32);
-    let below = (rest & 0xFFu32).count_ones();
-    let up = k >= below;
-    k -= select(up, below, 0u32);
-    rest = select(up, rest >> 8u32, rest & 0xFFu32);
-    at += select(up, 8u32, 0u32);
-    let below = (rest & 0xFu32).count_ones();
-    let up = k >= below;
-    k -= select(up, below, 0u32);
-    rest = select(up, rest >> 4u32, rest & 0xFu32);
-    at += select(up, 4u32, 0u32);
-    let below = (rest & 0x3u32).count_ones();
-    let up = k >= below;
-    k -= select(up, below, 0u32);
-    rest = select(up, rest >> 2u32, rest & 0x3u32);
-    at += select(up, 2u32, 0u32);
-    let below = rest & 0x1u32;
-    at += select(k >= below, 1u32, 0u32);
+    let mut rest = u32::cast_from(x & 0xFFFF_FFFFu64);
+    let mut k = index;
+    let mut at = 0u32;
+    let high = k >= rest.count_ones();
+    k -= select(high, rest.count_ones(), 0u32);
+    rest = select(high, u32::cast_from(x >> 32u64), rest);
+    at += select(high, 32u32, 0u32);
+    keep_half(&mut rest, &mut k, &mut at, 16u32);
+    keep_half(&mut rest, &mut k, &mut at, 8u32);
+    keep_half(&mut rest, &mut k, &mut at, 4u32);
+    keep_half(&mut rest, &mut k, &mut at, 2u32);
+    keep_half(&mut rest, &mut k, &mut at, 1u32);
     1u64 << u64::cast_from(at)
 }
 
