@@ -661,8 +661,6 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                 shape.units,
             );
         }
-        // Sixteen slots a unit: a game may run sixteen average games longer than the others
-        // before a unit waits for it.
         // Averaged launches read the weights plainly and never write them; immediate ones
         // update them atomically. Each binds the view it does not use to the placeholder.
         let (frozen, frozen_len, live, live_len) = if shape.averaged {
@@ -670,6 +668,8 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
         } else {
             (&self.placeholder, 1, &self.weights, weight_count)
         };
+        // Sixteen slots a unit: a game may run sixteen average games longer than the others
+        // before a unit waits for it.
         let slots = (shape.units.saturating_mul(16)).min(games);
         let results = upload(client, &vec![0u32; slots as usize * 4]);
         // Game numbers below `base` are taken; games below `delivered` handed over.
