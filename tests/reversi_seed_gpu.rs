@@ -7,7 +7,7 @@ use cubesearch::games::sample::random_positions;
 use cubesearch::games::Reversi;
 use cubesearch::kernels::reversi::seed_players::NOT_LEGAL;
 use cubesearch::player::from_spec;
-use cubesearch::reversi_batch::{seed_ai_against_random, Decider};
+use cubesearch::reversi_batch::{seed_ai_against_random, Decider, DeviceShape};
 use cubesearch::reversi_players::{device_square_values, Level};
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, Game};
@@ -92,13 +92,16 @@ fn table3_games_are_the_same_however_decided(
             Decider::Cpu(&two),
             Decider::Device {
                 exec: &gpu,
-                batched: true,
+                shape: DeviceShape::Batched,
             },
             Decider::Device {
                 exec: &gpu,
-                batched: false,
+                shape: DeviceShape::PerDecision,
             },
-            Decider::DeviceGames(&gpu),
+            Decider::Device {
+                exec: &gpu,
+                shape: DeviceShape::WholeGames,
+            },
         ] {
             let got = seed_ai_against_random(level, 6, 4, &decider).unwrap();
             assert_eq!(got.moves, reference.moves, "{level:?}");

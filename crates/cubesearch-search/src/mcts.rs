@@ -188,14 +188,14 @@ impl<G: Game> Mcts<G> {
         let trees = (0..config.trees.max(1))
             .map(|_| Tree::new(game, state, &config))
             .collect();
+        // Without a pool of its own (one tree, or threads refused) a search runs where it is.
         let pool = (config.trees > 1)
             .then(|| {
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(config.trees)
                     .build()
-                    .ok()
             })
-            .flatten();
+            .and_then(|built| built.ok());
         Self {
             trees,
             config,

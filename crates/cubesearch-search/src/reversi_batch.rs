@@ -2,8 +2,9 @@
 //! with the AI's decision time summed. The games advance in lockstep, so the AI's decisions of all
 //! games waiting for it can be made at once: on the CPU one after another (one thread) or spread
 //! over a rayon pool; on a GPU in one launch (`batched`) or one launch per decision (the seed's
-//! shape). Or the whole games run on the GPU, both sides, in a single launch. Every game draws from its own generators, and device and CPU give the same square
-//! values, so every way of deciding plays the same games and reaches the same results.
+//! shape). Or the whole games run on the GPU, both sides, in a single launch. Every game draws
+//! from its own generators, and device and CPU give the same square values, so every way of
+//! deciding plays the same games and reaches the same results.
 
 use crate::reversi_players::{choose_from_values, device_seed_games, device_square_values, Level};
 use crate::Executor;
@@ -18,16 +19,39 @@ use std::time::{Duration, Instant};
 pub enum Decider<'a> {
     /// On a rayon pool (one thread: sequential).
     Cpu(&'a rayon::ThreadPool),
-    /// On a GPU executor: all waiting games in one launch, or one launch per decision.
+    /// On a GPU executor, in the given shape.
     Device {
         /// The GPU executor.
         exec: &'a Executor,
-        /// One launch for all waiting games.
-        batched: bool,
+        /// How the decisions are launched.
+        shape: DeviceShape,
     },
-    /// Whole games on a GPU executor, both sides, one cube a game, in a single launch: the
-    /// decision time is the launch's, so it counts random's moves too.
-    DeviceGames(&'a Executor),
+}
+
+/// How a GPU makes the AI's decisions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceShape {
+    /// One launch per decision (the seed's shape).
+    PerDecision,
+    /// One launch for all waiting games.
+    Batched,
+    /// Whole games, both sides, one cube a game, in a single launch: the decision time is the
+    /// launch's, so it counts random's moves too.
+    WholeGames,
+}
+
+impl DeviceShape {
+    /// Every shape.
+    pub const ALL: [DeviceShape; 3] = [Self::PerDecision, Self::Batched, Self::WholeGames];
+
+    /// The shape's name in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::PerDecision => "per decision",
+            Self::Batched => "batched",
+            Self::WholeGames => "whole games",
+        }
+    }
 }
 
 /// What a batch of games against random produced.
@@ -57,7 +81,11 @@ pub fn seed_ai_against_random(
     seed: u32,
     decider: &Decider,
 ) -> Result<BatchReport> {
-    if let Decider::DeviceGames(exec) = decider {
+    if let Decider::Device {
+        exec,
+        shape: DeviceShape::WholeGames,
+    } = decider
+    {
         return whole_games_on_device(level, games, seed, exec);
     }
     let n = games as usize;
@@ -207,16 +235,17 @@ fn decide(
             }
             Ok(moves)
         }
-        Decider::Device { exec, batched } => {
+        Decider::Device { exec, shape } => {
             let positions: Vec<Board> = waiting.iter().map(|&g| boards[g]).collect();
-            let values = if *batched {
-                device_square_values(exec, &positions, level)?
-            } else {
+            // Whole games never get here (`seed_ai_against_random` hands them over at once).
+            let values = if *shape == DeviceShape::PerDecision {
                 let mut all = Vec::with_capacity(positions.len());
                 for p in &positions {
                     all.extend(device_square_values(exec, std::slice::from_ref(p), level)?);
                 }
                 all
+            } else {
+                device_square_values(exec, &positions, level)?
             };
             Ok(waiting
                 .iter()
@@ -224,9 +253,5 @@ fn decide(
                 .map(|(&g, v)| choose_from_values(v, &mut rngs[g]))
                 .collect())
         }
-        // `seed_ai_against_random` hands whole device games to `whole_games_on_device`.
-        Decider::DeviceGames(_) => Err(Error::Unsupported(
-            "whole device games are not decided move by move".into(),
-        )),
     }
 }

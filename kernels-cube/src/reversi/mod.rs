@@ -186,10 +186,15 @@ pub(crate) fn count_moves(mine: u64, theirs: u64) -> u32 {
 /// Plays move `index` of the canonical order in place; `mine` are the side to move's placements.
 #[cube]
 pub(crate) fn play_from(state: &mut ReversiBoard, mine: u64, index: u32) {
+    place(state, select(mine != 0u64, nth_bit(mine, index), 0u64));
+}
+
+/// Places a disc of the side to move on `square` (one bit) and flips, in place; no bit is a pass,
+/// which only swaps the sides.
+#[cube]
+pub(crate) fn place(state: &mut ReversiBoard, square: u64) {
     let player = state.player;
     let opponent = state.opponent;
-    // A pass (no placement) only swaps the sides; a placement also adds the disc and flips.
-    let square = select(mine != 0u64, nth_bit(mine, index), 0u64);
     let flipped = flips(square, player, opponent);
     // Both sides are computed before either field is written: `player` and `opponent` name the
     // fields themselves on the device, not copies.
@@ -260,7 +265,7 @@ impl DeviceGame for DeviceReversi {
                     // A pass is the only move, yet it is drawn like any other (the host's
                     // stream).
                     rng::below(rng, 1u32);
-                    play_from(state, mine, 0u32);
+                    place(state, 0u64);
                     mine = theirs;
                     plies += 1u32;
                 }

@@ -10,7 +10,7 @@
 //! draws both sides' moves from the host's generators, so the device plays the host's games.
 
 use super::{
-    count_moves, flips, legal_moves, nth_bit, play_from, popcount, DeviceReversi, ReversiBoard,
+    count_moves, flips, legal_moves, nth_bit, place, popcount, DeviceReversi, ReversiBoard,
 };
 use crate::device_game::DeviceGame;
 use crate::launch::{read, upload};
@@ -152,7 +152,7 @@ pub fn seed_match_kernel(
     }
     sync_cube();
     // A fixed trip count keeps every barrier in uniform control flow; finished games idle.
-    for ply in 0..128u32 {
+    for ply in 0..comptime!(MATCH_PLIES as u32) {
         let over = shared[4] == 1u32;
         let mut board = ReversiBoard {
             player: u64::cast_from(shared[0]) | (u64::cast_from(shared[1]) << 32u64),
@@ -174,19 +174,19 @@ pub fn seed_match_kernel(
                 results[game as usize] = i32::cast_from(popcount(board.player))
                     - i32::cast_from(popcount(board.opponent));
             } else {
-                let mut index = 0u32;
+                // The square played, one bit; none for a pass. With no placement the AI passes
+                // without a draw (the host's reservoir), random draws its one move.
+                let mut placed = 0u64;
                 if ai_turn {
-                    // No placement: the AI passes without a draw, as the host's reservoir.
                     if mine != 0u64 {
-                        let chosen = reservoir_square(&values, &mut ai_rng);
-                        index = popcount(mine & ((1u64 << u64::cast_from(chosen)) - 1u64));
+                        placed = 1u64 << u64::cast_from(reservoir_square(&values, &mut ai_rng));
                     }
                 } else {
-                    index = rng::below(&mut random_rng, count_moves(mine, theirs));
+                    let index = rng::below(&mut random_rng, count_moves(mine, theirs));
+                    placed = select(mine != 0u64, nth_bit(mine, index), 0u64);
                 }
-                let placed = select(mine != 0u64, nth_bit(mine, index), 0u64);
-                moves[slot] = select(mine != 0u64, square_of(placed), PASS);
-                play_from(&mut board, mine, index);
+                moves[slot] = select(placed != 0u64, popcount(placed - 1u64), PASS);
+                place(&mut board, placed);
                 shared[0] = u32::cast_from(board.player & 0xFFFF_FFFFu64);
                 shared[1] = u32::cast_from(board.player >> 32u64);
                 shared[2] = u32::cast_from(board.opponent & 0xFFFF_FFFFu64);
@@ -195,12 +195,6 @@ pub fn seed_match_kernel(
         }
         sync_cube();
     }
-}
-
-/// The index of the one set bit of `bit`.
-#[cube]
-fn square_of(bit: u64) -> u32 {
-    popcount(bit - 1u64)
 }
 
 /// Every board's 64 square values (easy, or `medium`), `NOT_LEGAL` where a square is not a

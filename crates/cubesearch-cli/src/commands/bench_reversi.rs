@@ -19,7 +19,7 @@ use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::reversi::endgame::Solver;
 use cubesearch_games::reversi::{Board, Reversi};
 use cubesearch_search::player::{from_spec, play_game};
-use cubesearch_search::reversi_batch::{seed_ai_against_random, Decider};
+use cubesearch_search::reversi_batch::{seed_ai_against_random, Decider, DeviceShape};
 use cubesearch_search::reversi_players::Level;
 use cubesearch_search::Executor;
 use serde_json::{json, Value};
@@ -277,18 +277,10 @@ fn tables(common: &Common) -> Result<()> {
     Ok(())
 }
 
-/// How a Table 3 column uses its GPU.
-#[derive(Clone, Copy, PartialEq)]
-enum GpuShape {
-    PerDecision,
-    Batched,
-    WholeGames,
-}
-
 /// A Table 3 column: its label, and a GPU executor with its shape or a CPU pool.
 type Table3Column = (
     String,
-    Option<(Executor, GpuShape)>,
+    Option<(Executor, DeviceShape)>,
     Option<rayon::ThreadPool>,
 );
 
@@ -323,24 +315,14 @@ fn table3(common: &Common, args: &BenchArgs) -> Result<()> {
         }
         // One launch per decision (the seed's shape) only at the seed's scale: beyond it, it
         // would dominate the run and say nothing new.
-        let shapes = [
-            GpuShape::PerDecision,
-            GpuShape::Batched,
-            GpuShape::WholeGames,
-        ];
-        for shape in shapes
+        for shape in DeviceShape::ALL
             .into_iter()
-            .filter(|&s| s != GpuShape::PerDecision || level <= 2)
+            .filter(|&s| s != DeviceShape::PerDecision || level <= 2)
         {
             match Executor::new(backend) {
                 Ok((exec, _)) => {
-                    let name = match shape {
-                        GpuShape::PerDecision => "per decision",
-                        GpuShape::Batched => "batched",
-                        GpuShape::WholeGames => "whole games",
-                    };
                     columns.push((
-                        format!("{} {name}", backend.name()),
+                        format!("{} {}", backend.name(), shape.name()),
                         Some((exec, shape)),
                         None,
                     ));
@@ -357,10 +339,9 @@ fn table3(common: &Common, args: &BenchArgs) -> Result<()> {
         let mut reference: Option<(u32, u32, u32)> = None;
         for (label, device, pool) in &columns {
             let decider = match (device, pool) {
-                (Some((exec, GpuShape::WholeGames)), _) => Decider::DeviceGames(exec),
                 (Some((exec, shape)), _) => Decider::Device {
                     exec,
-                    batched: *shape == GpuShape::Batched,
+                    shape: *shape,
                 },
                 (None, Some(p)) => Decider::Cpu(p),
                 _ => unreachable!("a column has a pool or a device"),
@@ -389,7 +370,7 @@ fn table3(common: &Common, args: &BenchArgs) -> Result<()> {
             rows.push(json!({
                 "ai": format!("{ai:?}").to_lowercase(), "column": label, "games": games,
                 "decision_ms": r.decision_time.as_secs_f64() * 1e3, "decisions": r.decisions,
-                "launches": match device { Some((_, GpuShape::PerDecision)) => r.decisions, Some(_) => r.rounds, None => 0 },
+                "launches": match device { Some((_, DeviceShape::PerDecision)) => r.decisions, Some(_) => r.rounds, None => 0 },
                 "rounds": r.rounds, "wins": r.wins, "losses": r.losses, "draws": r.draws,
             }));
         }
