@@ -13,7 +13,7 @@
 
 use cubesearch_core::{Error, Result};
 use cubesearch_games::fib::{symmetry_cell, BoardOf, TileRule};
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 /// Most cells in one tuple.
 pub const MAX_TUPLE: usize = 8;
@@ -85,6 +85,9 @@ struct Lookup {
 /// An n-tuple network for one game (see the module docs).
 #[derive(Debug)]
 pub struct NTupleNetwork {
+    /// Unique in the process: device caches of the weights know a network by it (an address
+    /// can be reused once a network is dropped).
+    id: u64,
     game: String,
     bits: u32,
     shapes: Vec<Vec<u8>>,
@@ -143,7 +146,9 @@ impl NTupleNetwork {
                     .collect(),
             );
         }
+        static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         Ok(NTupleNetwork {
+            id: NEXT_ID.fetch_add(1, Relaxed),
             game: game.to_string(),
             bits,
             shapes: shapes.to_vec(),
@@ -155,6 +160,11 @@ impl NTupleNetwork {
     /// An all-zero network for game `R`.
     pub fn for_game<R: TileRule>(shapes: &[Vec<u8>]) -> Result<Self> {
         Self::new(R::NAME, R::BITS, shapes)
+    }
+
+    /// This network's number, unique in the process.
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// The game the network evaluates (`2584`, `2048`).

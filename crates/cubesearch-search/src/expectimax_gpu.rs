@@ -29,7 +29,7 @@ use cubesearch_core::backend::{self, start_client, Backend, ResolvedBackend};
 use cubesearch_core::{ExpectimaxEval, Result, RootValue};
 use cubesearch_games::fib::{BoardOf, Sliding};
 pub use cubesearch_kernels::expectimax::launch::ExpectimaxMethod;
-use cubesearch_kernels::expectimax::launch::{launch_expectimax, DeviceNetwork, MAX_ENTRIES};
+use cubesearch_kernels::expectimax::launch::{launch_expectimax, DeviceNetwork, SearchShape};
 use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::NTupleNetwork;
 use std::marker::PhantomData;
@@ -37,11 +37,10 @@ use std::marker::PhantomData;
 /// The device search of one runtime for rule `T`.
 pub struct GpuExpectimax<R: Runtime, T: GpuTiles> {
     client: ComputeClient<R>,
-    method: ExpectimaxMethod,
-    /// The uploaded network and the host network it copies (its address): a call with another
+    shape: SearchShape,
+    /// The uploaded network and the host network it copies (its id): a call with another
     /// network uploads that one.
-    network: Option<(usize, DeviceNetwork)>,
-    chunk_entries: usize,
+    network: Option<(u64, DeviceNetwork)>,
     rule: PhantomData<T>,
 }
 
@@ -52,30 +51,41 @@ impl<R: Runtime, T: GpuTiles> GpuExpectimax<R, T> {
         backend: &'static str,
         method: ExpectimaxMethod,
     ) -> Result<Self> {
+        let client = start_client::<R>(device, backend)?;
         Ok(Self {
-            client: start_client::<R>(device, backend)?,
-            method,
+            shape: SearchShape::on(&client, method),
+            client,
             network: None,
-            chunk_entries: MAX_ENTRIES,
             rule: PhantomData,
         })
     }
 
     /// The generation scheme.
     pub fn method(&self) -> ExpectimaxMethod {
-        self.method
+        self.shape.method
     }
 
     /// Switches the generation scheme (the uploaded weights stay).
     pub fn set_method(&mut self, method: ExpectimaxMethod) {
-        self.method = method;
+        self.shape.method = method;
+    }
+
+    /// Whether blocks are folded with plane ops (by default where the device has them).
+    pub fn plane_ops(&self) -> bool {
+        self.shape.plane_ops
+    }
+
+    /// Folds with plane ops or in shared memory only; asking for plane ops on a device without
+    /// 32-unit planes is an error at the next search.
+    pub fn set_plane_ops(&mut self, on: bool) {
+        self.shape.plane_ops = on;
     }
 
     /// Uploads `net` now unless it is the network already on the device. Weights changed in
     /// place (training) need [`GpuExpectimax::reload`].
     pub fn prepare(&mut self, net: &NTupleNetwork) -> Result<&DeviceNetwork> {
         net.check_game::<T>()?;
-        let key = net as *const NTupleNetwork as usize;
+        let key = net.id();
         if self.network.as_ref().is_none_or(|(k, _)| *k != key) {
             let tables: Vec<Vec<f32>> = (0..net.shapes().len()).map(|t| net.table(t)).collect();
             let device = DeviceNetwork::upload(&self.client, net.bits(), net.shapes(), &tables)?;
@@ -87,7 +97,7 @@ impl<R: Runtime, T: GpuTiles> GpuExpectimax<R, T> {
     /// Cuts batches into chunks of at most this many leaf paths (default and most: the
     /// kernels' `MAX_ENTRIES`); tests use it to cover the chunking with small batches.
     pub fn set_chunk_entries(&mut self, entries: usize) {
-        self.chunk_entries = entries;
+        self.shape.max_entries = entries;
     }
 
     /// Forgets the uploaded weights: the next call uploads them again.
@@ -106,14 +116,7 @@ impl<R: Runtime, T: GpuTiles> ExpectimaxEval<Sliding<T>, NTupleNetwork> for GpuE
     ) -> Result<Vec<RootValue>> {
         self.prepare(value)?;
         let net = &self.network.as_ref().expect("prepared").1;
-        let found = launch_expectimax::<R, T>(
-            &self.client,
-            net,
-            roots,
-            layers,
-            self.method,
-            self.chunk_entries,
-        )?;
+        let found = launch_expectimax::<R, T>(&self.client, net, roots, layers, self.shape)?;
         Ok(found
             .into_iter()
             .map(|d| RootValue {
@@ -191,6 +194,28 @@ impl<T: GpuTiles> ExpectimaxExecutor<T> {
             Self::Wgpu(g) => g.set_method(method),
             #[cfg(feature = "cuda")]
             Self::Cuda(g) => g.set_method(method),
+        }
+    }
+
+    /// A GPU searcher's fold: with plane ops or not (`None` on the CPU).
+    pub fn plane_ops(&self) -> Option<bool> {
+        match self {
+            Self::Cpu(..) => None,
+            #[cfg(feature = "wgpu")]
+            Self::Wgpu(g) => Some(g.plane_ops()),
+            #[cfg(feature = "cuda")]
+            Self::Cuda(g) => Some(g.plane_ops()),
+        }
+    }
+
+    /// Switches a GPU searcher's fold to plane ops or shared memory (no effect on the CPU).
+    pub fn set_plane_ops(&mut self, on: bool) {
+        match self {
+            Self::Cpu(..) => {}
+            #[cfg(feature = "wgpu")]
+            Self::Wgpu(g) => g.set_plane_ops(on),
+            #[cfg(feature = "cuda")]
+            Self::Cuda(g) => g.set_plane_ops(on),
         }
     }
 }

@@ -90,6 +90,19 @@ fn compare<R: GpuTiles>(backend: Backend, text: &str, dead: &str, max_layers: u3
         Err(e) => panic!("{backend:?}: {e}"),
     };
     assert!(!exec.is_cpu());
+    // Both folds where the device has 32-unit planes (CUDA must); elsewhere asking for plane
+    // ops is refused.
+    let planes = exec.plane_ops().expect("a GPU searcher");
+    if backend == Backend::Cuda {
+        assert!(planes, "CUDA warps are 32-unit planes");
+    }
+    let folds: &[bool] = if planes { &[false, true] } else { &[false] };
+    if !planes {
+        exec.set_plane_ops(true);
+        let refused = exec.evaluate(&Sliding::<R>::new(), &trained::<R>(1), &[], 1);
+        assert!(refused.is_err(), "plane ops without 32-unit planes");
+        exec.set_plane_ops(false);
+    }
     let game = Sliding::<R>::new();
     let net = trained::<R>(300);
     let all = boards::<R>(text, 16, dead);
@@ -109,12 +122,19 @@ fn compare<R: GpuTiles>(backend: Backend, text: &str, dead: &str, max_layers: u3
         assert_eq!(cpu.last().unwrap().best, None, "the dead board");
         for method in ExpectimaxMethod::ALL {
             exec.set_method(method);
-            let gpu = exec.evaluate(&game, &net, roots, layers).unwrap();
-            assert_close(
-                &format!("{} {layers} layers {}", R::NAME, method.name()),
-                &cpu,
-                &gpu,
-            );
+            for &planes in folds {
+                exec.set_plane_ops(planes);
+                let gpu = exec.evaluate(&game, &net, roots, layers).unwrap();
+                assert_close(
+                    &format!(
+                        "{} {layers} layers {}, plane ops {planes}",
+                        R::NAME,
+                        method.name()
+                    ),
+                    &cpu,
+                    &gpu,
+                );
+            }
         }
     }
 }

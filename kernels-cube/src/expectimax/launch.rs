@@ -2,9 +2,9 @@
 //! and [`launch_expectimax`], which runs a whole search of a batch of roots between uploading
 //! them and reading back each root's best action and action values.
 
-use super::multilevel::{actions_kernel, leaves_kernel, outcomes_kernel};
+use super::multilevel::{actions_kernel, leaf_blocks_kernel, outcomes_kernel};
 use super::naive::naive_kernel;
-use super::reduce::{reduce_kernel, root_kernel};
+use super::reduce::{reduce_kernel, root_kernel, FOLD_PLANE, ROOT_WORDS};
 use super::{ACTIONS, BLOCK, LOOKUP_WORDS, OUTCOMES, SPAWNS};
 use crate::fib::GpuTiles;
 use crate::launch::{grid, read, upload};
@@ -114,6 +114,10 @@ impl DeviceNetwork {
     pub fn weight_count(&self) -> usize {
         self.weight_len
     }
+
+    fn lookup_words(&self) -> usize {
+        self.lookup_count as usize * LOOKUP_WORDS as usize
+    }
 }
 
 /// What the device found at one root: the best action's index in the host's `Dir::ALL` order
@@ -145,16 +149,45 @@ fn blocks(groups: usize) -> (CubeCount, CubeDim) {
     )
 }
 
-/// An `layers`-layer expectimax of every root under `net` with `method`: the whole search on
-/// the device, roots in chunks of at most `max_entries` leaf paths (at least one root a chunk;
-/// [`MAX_ENTRIES`] unless a test wants small chunks).
+/// How a search runs on the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchShape {
+    /// How the tree is generated.
+    pub method: ExpectimaxMethod,
+    /// Fold blocks with plane ops (only where [`plane_ops_fit`] says the device has them).
+    pub plane_ops: bool,
+    /// Most leaf paths a chunk of roots holds ([`MAX_ENTRIES`] unless a test wants small
+    /// chunks; at least one root a chunk).
+    pub max_entries: usize,
+}
+
+impl SearchShape {
+    /// `method` with plane ops where the device has them, in chunks of [`MAX_ENTRIES`].
+    pub fn on<R: Runtime>(client: &ComputeClient<R>, method: ExpectimaxMethod) -> Self {
+        Self {
+            method,
+            plane_ops: plane_ops_fit(client),
+            max_entries: MAX_ENTRIES,
+        }
+    }
+}
+
+/// Whether the device offers plane ops on planes of exactly 32 units, the fold's shape.
+pub fn plane_ops_fit<R: Runtime>(client: &ComputeClient<R>) -> bool {
+    let props = client.properties();
+    props.features.plane.contains(cubecl::features::Plane::Ops)
+        && props.hardware.plane_size_min == FOLD_PLANE
+        && props.hardware.plane_size_max == FOLD_PLANE
+}
+
+/// An `layers`-layer expectimax of every root under `net`: the whole search on the device, roots
+/// in chunks, one read of the results a chunk.
 pub fn launch_expectimax<R: Runtime, T: GpuTiles>(
     client: &ComputeClient<R>,
     net: &DeviceNetwork,
     roots: &[BoardOf<T>],
     layers: u32,
-    method: ExpectimaxMethod,
-    max_entries: usize,
+    shape: SearchShape,
 ) -> Result<Vec<DeviceRoot>> {
     if net.bits != T::BITS {
         return Err(Error::Unsupported(format!(
@@ -179,78 +212,66 @@ pub fn launch_expectimax<R: Runtime, T: GpuTiles>(
             (ACTIONS as f64) * (BLOCK as f64).powi(layers as i32)
         )));
     }
-    let chunk = (max_entries.min(MAX_ENTRIES) / per_root).max(1);
-    let tiles: Vec<u32> = T::SPAWNS.iter().map(|&(k, _)| k as u32).collect();
-    let probs: Vec<f32> = T::SPAWNS
-        .iter()
-        .map(|&(_, w)| w as f32 / T::SPAWN_TOTAL as f32)
-        .collect();
-    let tiles = upload(client, &tiles);
-    let probs = client.create_from_slice(f32::as_bytes(&probs));
+    if shape.plane_ops && !plane_ops_fit(client) {
+        return Err(Error::Unsupported(format!(
+            "this device has no plane ops on {FOLD_PLANE}-unit planes"
+        )));
+    }
+    let chunk = (shape.max_entries.min(MAX_ENTRIES) / per_root).max(1);
+    let spawns = Spawns::of::<T>();
     let mut out = Vec::with_capacity(roots.len());
     for part in roots.chunks(chunk) {
         out.extend(search_chunk::<R, T>(
-            client, net, part, layers, method, &tiles, &probs,
+            client, net, part, layers, shape, spawns,
         )?);
     }
     Ok(out)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The spawn tiles and their probabilities, passed to the kernels by value.
+#[derive(Clone, Copy)]
+struct Spawns {
+    tiles: [u32; 2],
+    probs: [f32; 2],
+}
+
+impl Spawns {
+    fn of<T: GpuTiles>() -> Self {
+        let p = |i: usize| T::SPAWNS[i].1 as f32 / T::SPAWN_TOTAL as f32;
+        Self {
+            tiles: [T::SPAWNS[0].0 as u32, T::SPAWNS[1].0 as u32],
+            probs: [p(0), p(1)],
+        }
+    }
+}
+
 fn search_chunk<R: Runtime, T: GpuTiles>(
     client: &ComputeClient<R>,
     net: &DeviceNetwork,
     roots: &[BoardOf<T>],
     layers: u32,
-    method: ExpectimaxMethod,
-    tiles: &Handle,
-    probs: &Handle,
+    shape: SearchShape,
+    spawns: Spawns,
 ) -> Result<Vec<DeviceRoot>> {
     let n = roots.len();
     if n == 0 {
         return Ok(Vec::new());
     }
-    let words = T::WORDS;
     let roots_handle = upload(client, &T::encode_all(roots));
-    let paths = leaf_paths(layers);
-    let leaves = n * paths;
-    let (mut values, mut lens) = match method {
-        ExpectimaxMethod::Naive => {
-            let values = client.empty(leaves * 4);
-            let lens = client.empty(leaves * 4);
-            let (count, dim) = grid(client, leaves);
-            // SAFETY: units past `leaves` write nothing; unit p writes only entry p, and reads
-            // its root and the network's buffers within their lengths.
-            unsafe {
-                naive_kernel::launch_unchecked::<T::Device, R>(
-                    client,
-                    count,
-                    dim,
-                    ArrayArg::from_raw_parts(roots_handle, n * words),
-                    ArrayArg::from_raw_parts(net.weights.clone(), net.weight_len),
-                    ArrayArg::from_raw_parts(
-                        net.lookups.clone(),
-                        net.lookup_count as usize * LOOKUP_WORDS as usize,
-                    ),
-                    ArrayArg::from_raw_parts(tiles.clone(), SPAWNS as usize),
-                    ArrayArg::from_raw_parts(values.clone(), leaves),
-                    ArrayArg::from_raw_parts(lens.clone(), leaves),
-                    net.lookup_count,
-                    paths as u32,
-                    leaves as u32,
-                    layers,
-                    words,
-                );
-            }
-            (values, lens)
+    // Zero layers have no chance level: the naive kernel's 4 entries a root are the leaves.
+    let (mut values, mut lens, mut entries, mut reductions) = match shape.method {
+        ExpectimaxMethod::Multilevel if layers > 0 => {
+            let (v, l, entries) =
+                multilevel::<R, T>(client, net, roots_handle, n, layers, shape, spawns);
+            (v, l, entries, layers - 1)
         }
-        ExpectimaxMethod::Multilevel => {
-            multilevel::<R, T>(client, net, roots_handle, n, layers, tiles)?
+        _ => {
+            let (v, l, entries) = naive::<R, T>(client, net, roots_handle, n, layers, spawns);
+            (v, l, entries, layers)
         }
     };
-    // Fold each block of BLOCK siblings into its parent, deepest layer first.
-    let mut entries = leaves;
-    for k in (1..=layers).rev() {
+    // Fold each block of BLOCK siblings into its parent, deepest remaining layer first.
+    while reductions > 0 {
         let groups = entries / BLOCK as usize;
         let out_values = client.empty(groups * 4);
         let out_lens = client.empty(groups * 4);
@@ -264,22 +285,24 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
                 dim,
                 ArrayArg::from_raw_parts(values, entries),
                 ArrayArg::from_raw_parts(lens, entries),
-                ArrayArg::from_raw_parts(probs.clone(), SPAWNS as usize),
                 ArrayArg::from_raw_parts(out_values.clone(), groups),
                 ArrayArg::from_raw_parts(out_lens.clone(), groups),
-                2 * k + 1,
+                spawns.probs[0],
+                spawns.probs[1],
+                2 * reductions + 1,
                 groups as u32,
+                shape.plane_ops,
             );
         }
         values = out_values;
         lens = out_lens;
         entries = groups;
+        reductions -= 1;
     }
-    let best = client.empty(n * 4);
-    let actions = client.empty(n * ACTIONS as usize * 4);
-    let legal = client.empty(n * ACTIONS as usize * 4);
+    let out_words = n * ROOT_WORDS as usize;
+    let out = client.empty(out_words * 4);
     let (count, dim) = grid(client, n);
-    // SAFETY: unit r reads root r's 4 entries and writes its own slots.
+    // SAFETY: unit r reads root r's 4 entries and writes its own words.
     unsafe {
         root_kernel::launch_unchecked::<R>(
             client,
@@ -287,27 +310,64 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
             dim,
             ArrayArg::from_raw_parts(values, entries),
             ArrayArg::from_raw_parts(lens, entries),
-            ArrayArg::from_raw_parts(best.clone(), n),
-            ArrayArg::from_raw_parts(actions.clone(), n * ACTIONS as usize),
-            ArrayArg::from_raw_parts(legal.clone(), n * ACTIONS as usize),
+            ArrayArg::from_raw_parts(out.clone(), out_words),
             n as u32,
         );
     }
-    let best = read::<R, u32>(client, best)?;
-    let actions = read::<R, f32>(client, actions)?;
-    let legal = read::<R, u32>(client, legal)?;
-    Ok((0..n)
-        .map(|r| DeviceRoot {
-            best: (best[r] < ACTIONS).then_some(best[r]),
-            actions: std::array::from_fn(|a| {
-                let i = r * ACTIONS as usize + a;
-                (legal[i] == 1).then_some(actions[i])
-            }),
+    let out = read::<R, u32>(client, out)?;
+    Ok(out
+        .chunks(ROOT_WORDS as usize)
+        .map(|words| {
+            let legal = words[0] >> 4;
+            DeviceRoot {
+                best: (words[0] & 15 < ACTIONS).then_some(words[0] & 15),
+                actions: std::array::from_fn(|a| {
+                    (legal >> a & 1 == 1).then_some(f32::from_bits(words[1 + a]))
+                }),
+            }
         })
         .collect())
 }
 
-/// The multi-level generation: a kernel per depth from the roots down to the leaf entries.
+/// The naive generation: every leaf path's entry, replayed from its root. Returns the entries'
+/// values, lens and count.
+fn naive<R: Runtime, T: GpuTiles>(
+    client: &ComputeClient<R>,
+    net: &DeviceNetwork,
+    roots: Handle,
+    n: usize,
+    layers: u32,
+    spawns: Spawns,
+) -> (Handle, Handle, usize) {
+    let paths = leaf_paths(layers);
+    let leaves = n * paths;
+    let values = client.empty(leaves * 4);
+    let lens = client.empty(leaves * 4);
+    let (count, dim) = grid(client, leaves);
+    // SAFETY: units past `leaves` write nothing; unit p writes only entry p, and reads its root
+    // and the network's buffers within their lengths.
+    unsafe {
+        naive_kernel::launch_unchecked::<T::Device, R>(
+            client,
+            count,
+            dim,
+            ArrayArg::from_raw_parts(roots, n * T::WORDS),
+            ArrayArg::from_raw_parts(net.weights.clone(), net.weight_len),
+            ArrayArg::from_raw_parts(net.lookups.clone(), net.lookup_words()),
+            ArrayArg::from_raw_parts(values.clone(), leaves),
+            ArrayArg::from_raw_parts(lens.clone(), leaves),
+            spawns.tiles[0],
+            spawns.tiles[1],
+            net.lookup_count,
+            paths as u32,
+            leaves as u32,
+            layers,
+            T::WORDS,
+        );
+    }
+    (values, lens, leaves)
+}
+
 /// One level's buffers for `nodes` nodes: boards (`words` each), valid lengths, rewards so far.
 fn level_buffers<R: Runtime>(
     client: &ComputeClient<R>,
@@ -321,20 +381,50 @@ fn level_buffers<R: Runtime>(
     )
 }
 
+/// The multi-level generation (`layers` ≥ 1): a kernel per depth from the roots down to the
+/// deepest afterstates, then one kernel that plays their outcomes and actions and folds each
+/// block of leaves at once. Returns the entries of those afterstates (one reduction done).
 fn multilevel<R: Runtime, T: GpuTiles>(
     client: &ComputeClient<R>,
     net: &DeviceNetwork,
     roots: Handle,
     n: usize,
     layers: u32,
-    tiles: &Handle,
-) -> Result<(Handle, Handle)> {
+    shape: SearchShape,
+    spawns: Spawns,
+) -> (Handle, Handle, usize) {
     let words = T::WORDS;
     let zeros = upload(client, &vec![0u32; n]);
     // The current level: boards, lens, rewards so far; the roots are valid with len 0.
     let (mut boards, mut lens, mut accs) = (roots, zeros.clone(), zeros);
     let mut nodes = n;
     for k in 0..layers {
+        if k > 0 {
+            // Afterstates → chance outcomes (len 2k).
+            let next = nodes * OUTCOMES as usize;
+            let (b, l, a) = level_buffers(client, next, words);
+            let (count, dim) = grid(client, next);
+            // SAFETY: unit i reads its parent i / OUTCOMES and writes node i.
+            unsafe {
+                outcomes_kernel::launch_unchecked::<T::Device, R>(
+                    client,
+                    count,
+                    dim,
+                    ArrayArg::from_raw_parts(boards, nodes * words),
+                    ArrayArg::from_raw_parts(lens, nodes),
+                    ArrayArg::from_raw_parts(accs, nodes),
+                    ArrayArg::from_raw_parts(b.clone(), next * words),
+                    ArrayArg::from_raw_parts(l.clone(), next),
+                    ArrayArg::from_raw_parts(a.clone(), next),
+                    spawns.tiles[0],
+                    spawns.tiles[1],
+                    2 * k - 1,
+                    next as u32,
+                    words,
+                );
+            }
+            (boards, lens, accs, nodes) = (b, l, a, next);
+        }
         // Player nodes (valid: len 2k) → afterstates (len 2k + 1).
         let next = nodes * ACTIONS as usize;
         let (b, l, a) = level_buffers(client, next, words);
@@ -357,36 +447,13 @@ fn multilevel<R: Runtime, T: GpuTiles>(
             );
         }
         (boards, lens, accs, nodes) = (b, l, a, next);
-        // Afterstates → chance outcomes (len 2k + 2).
-        let next = nodes * OUTCOMES as usize;
-        let (b, l, a) = level_buffers(client, next, words);
-        let (count, dim) = grid(client, next);
-        // SAFETY: unit i reads its parent i / OUTCOMES and writes node i.
-        unsafe {
-            outcomes_kernel::launch_unchecked::<T::Device, R>(
-                client,
-                count,
-                dim,
-                ArrayArg::from_raw_parts(boards, nodes * words),
-                ArrayArg::from_raw_parts(lens, nodes),
-                ArrayArg::from_raw_parts(accs, nodes),
-                ArrayArg::from_raw_parts(tiles.clone(), SPAWNS as usize),
-                ArrayArg::from_raw_parts(b.clone(), next * words),
-                ArrayArg::from_raw_parts(l.clone(), next),
-                ArrayArg::from_raw_parts(a.clone(), next),
-                2 * k + 1,
-                next as u32,
-                words,
-            );
-        }
-        (boards, lens, accs, nodes) = (b, l, a, next);
     }
-    let next = nodes * ACTIONS as usize;
-    let (values, out_lens) = (client.empty(next * 4), client.empty(next * 4));
-    let (count, dim) = grid(client, next);
-    // SAFETY: unit i reads its parent i / 4 and the network, and writes entry i.
+    let (values, out_lens) = (client.empty(nodes * 4), client.empty(nodes * 4));
+    let (count, dim) = blocks(nodes);
+    // SAFETY: cube g reads afterstate g and the network, and writes entry g; cubes past `nodes`
+    // only take part in the cube's barriers.
     unsafe {
-        leaves_kernel::launch_unchecked::<T::Device, R>(
+        leaf_blocks_kernel::launch_unchecked::<T::Device, R>(
             client,
             count,
             dim,
@@ -394,17 +461,19 @@ fn multilevel<R: Runtime, T: GpuTiles>(
             ArrayArg::from_raw_parts(lens, nodes),
             ArrayArg::from_raw_parts(accs, nodes),
             ArrayArg::from_raw_parts(net.weights.clone(), net.weight_len),
-            ArrayArg::from_raw_parts(
-                net.lookups.clone(),
-                net.lookup_count as usize * LOOKUP_WORDS as usize,
-            ),
-            ArrayArg::from_raw_parts(values.clone(), next),
-            ArrayArg::from_raw_parts(out_lens.clone(), next),
+            ArrayArg::from_raw_parts(net.lookups.clone(), net.lookup_words()),
+            ArrayArg::from_raw_parts(values.clone(), nodes),
+            ArrayArg::from_raw_parts(out_lens.clone(), nodes),
+            spawns.tiles[0],
+            spawns.tiles[1],
+            spawns.probs[0],
+            spawns.probs[1],
             net.lookup_count,
-            2 * layers,
-            next as u32,
+            2 * layers - 1,
+            nodes as u32,
             words,
+            shape.plane_ops,
         );
     }
-    Ok((values, out_lens))
+    (values, out_lens, nodes)
 }

@@ -7,19 +7,24 @@
 //! is `(value, len)`: `len` counts its leading valid digits (an action is valid when it moves
 //! the board, an outcome when its cell is empty; everything under an invalid digit is invalid)
 //! and `value` is the rewards collected along the valid prefix, plus V(afterstate) when the
-//! whole path is valid. Both generation schemes write one entry per leaf path, in path order
-//! (the deepest digits fastest), so sibling leaves are contiguous:
+//! whole path is valid. Entries are in path order (the deepest digits fastest), so sibling
+//! leaves are contiguous:
 //!
-//! * [`naive`]: one unit per root-to-leaf path replays its whole path (seed Algorithm 1);
+//! * [`naive`]: one unit per root-to-leaf path replays its whole path (seed Algorithm 1) and
+//!   writes its entry;
 //! * [`multilevel`]: one kernel per depth, each node computed once from its parent, and units
-//!   under an invalid parent doing nothing but copying its entry.
+//!   under an invalid parent doing nothing but copying its entry. Its deepest kernel plays each
+//!   afterstate's `4·16·S` leaves in one cube and folds them there, so the leaf entries (the
+//!   largest level) never reach memory.
 //!
-//! [`reduce`] then folds each block of `4·16·S` sibling entries into its parent's entry in
-//! shared memory (seed Algorithm 2): the max over the 4 actions of each player node (a node
-//! with no valid action keeps its prefix rewards: a finished game is worth no more), then the
-//! probability-weighted mean over the chance outcomes. X reductions leave 4 entries a root, and
-//! a last kernel picks each root's best action. Only the roots go up and the per-root results
-//! come down; the network's weights are uploaded once ([`launch::DeviceNetwork`]).
+//! [`reduce`] folds each block of `4·16·S` sibling entries into its parent's entry (seed
+//! Algorithm 2): the max over the 4 actions of each player node (a node with no valid action
+//! keeps its prefix rewards: a finished game is worth no more), then the probability-weighted
+//! mean over the chance outcomes, in shared memory or with plane ops where the device has
+//! 32-unit planes. The reductions leave 4 entries a root, and a last kernel picks each root's
+//! best action and writes all its results in one buffer. Only the roots go up and the per-root
+//! results come down, in one read; the spawn tiles and probabilities are kernel arguments, and
+//! the network's weights are uploaded once ([`launch::DeviceNetwork`]).
 
 pub mod launch;
 pub mod multilevel;
@@ -38,6 +43,14 @@ pub const SPAWNS: u32 = 2;
 pub const OUTCOMES: u32 = 16 * SPAWNS;
 /// Children of one action node one layer down: [`OUTCOMES`] × [`ACTIONS`], one reduction block.
 pub const BLOCK: u32 = OUTCOMES * ACTIONS;
+/// The tile chance outcome `o` spawns: `t0` for even outcomes, `t1` for odd ones (the spawn
+/// tiles are passed by value, so no buffer holds them).
+#[cube]
+pub fn spawn_tile(o: u32, t0: u32, t1: u32) -> u32 {
+    let tile = o % SPAWNS;
+    select(tile == 0u32, t0, t1)
+}
+
 /// u32 words describing one network lookup: weight offset, cell count, up to 8 cells.
 pub const LOOKUP_WORDS: u32 = 10;
 

@@ -2,8 +2,10 @@
 //! (board, len, rewards so far); node `i` of a level is child `i % fanout` of node
 //! `i / fanout` of the level above, so each upper node is computed once. A unit whose parent is
 //! invalid copies the parent's len and rewards and touches no board: the subtree is skipped.
+//! The deepest level and its reduction are one kernel ([`leaf_blocks_kernel`]).
 
-use super::{network_value, put_tile, ACTIONS, OUTCOMES, SPAWNS};
+use super::reduce::fold_block;
+use super::{network_value, put_tile, spawn_tile, ACTIONS, OUTCOMES, SPAWNS};
 use crate::fib::moves::{cell, slide};
 use crate::fib::DeviceTiles;
 use cubecl::prelude::*;
@@ -49,10 +51,11 @@ pub fn outcomes_kernel<T: DeviceTiles>(
     boards: &Array<u32>,
     lens: &Array<u32>,
     accs: &Array<f32>,
-    spawn_tiles: &Array<u32>,
     out_boards: &mut Array<u32>,
     out_lens: &mut Array<u32>,
     out_accs: &mut Array<f32>,
+    t0: u32,
+    t1: u32,
     full: u32,
     count: u32,
     #[comptime] words: usize,
@@ -66,7 +69,7 @@ pub fn outcomes_kernel<T: DeviceTiles>(
             let mut board = T::load(boards, parent * words);
             let c = o / SPAWNS;
             if cell::<T>(&board, c) == 0u32 {
-                put_tile::<T>(&mut board, c, spawn_tiles[(o % SPAWNS) as usize]);
+                put_tile::<T>(&mut board, c, spawn_tile(o, t0, t1));
                 T::store(&board, out_boards, i as usize * words);
                 len += 1u32;
             }
@@ -76,37 +79,58 @@ pub fn outcomes_kernel<T: DeviceTiles>(
     }
 }
 
-/// The deepest player nodes → the entries of their 4 leaf paths: rewards + V(afterstate).
+/// The last layer in one pass: cube `g` takes afterstate `g` of the deepest action level, and
+/// its unit `u = outcome·4 + action` places that outcome's tile, plays that action and scores the
+/// leaf (rewards + V(afterstate)); the cube folds its `BLOCK` leaves into entry `g`
+/// ([`fold_block`]). The leaf entries, the level's largest, never reach device memory, and a cube
+/// under an invalid afterstate only copies its entry.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
-pub fn leaves_kernel<T: DeviceTiles>(
+pub fn leaf_blocks_kernel<T: DeviceTiles>(
     boards: &Array<u32>,
     lens: &Array<u32>,
     accs: &Array<f32>,
     weights: &Array<f32>,
     lookups: &Array<u32>,
-    values: &mut Array<f32>,
+    out_values: &mut Array<f32>,
     out_lens: &mut Array<u32>,
+    t0: u32,
+    t1: u32,
+    p0: f32,
+    p1: f32,
     lookup_count: u32,
     full: u32,
-    count: u32,
+    groups: u32,
     #[comptime] words: usize,
+    #[comptime] plane_ops: bool,
 ) {
-    let i = ABSOLUTE_POS as u32;
-    if i < count {
-        let parent = (i / ACTIONS) as usize;
-        let mut len = lens[parent];
-        let mut acc = accs[parent];
+    let g = CUBE_POS as u32;
+    let u = UNIT_POS;
+    let live = g < groups;
+    let mut value = 0.0f32;
+    let mut len = 0u32;
+    if live {
+        value = accs[g as usize];
+        len = lens[g as usize];
         if len == full {
-            let board = T::load(boards, parent * words);
-            let s = slide::<T>(&board, i % ACTIONS);
-            if s.moved {
+            let mut board = T::load(boards, g as usize * words);
+            let o = u / ACTIONS;
+            let c = o / SPAWNS;
+            if cell::<T>(&board, c) == 0u32 {
+                put_tile::<T>(&mut board, c, spawn_tile(o, t0, t1));
                 len += 1u32;
-                acc += f32::cast_from(s.reward)
-                    + network_value::<T>(&s.board, weights, lookups, lookup_count);
+                let s = slide::<T>(&board, u % ACTIONS);
+                if s.moved {
+                    len += 1u32;
+                    value += f32::cast_from(s.reward)
+                        + network_value::<T>(&s.board, weights, lookups, lookup_count);
+                }
             }
         }
-        values[i as usize] = acc;
-        out_lens[i as usize] = len;
+    }
+    let parent = fold_block(value, len, p0, p1, full + 2u32, plane_ops);
+    if live && u == 0u32 {
+        out_values[g as usize] = parent.value;
+        out_lens[g as usize] = parent.len;
     }
 }

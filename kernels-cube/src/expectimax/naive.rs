@@ -2,22 +2,22 @@
 //! root, so every upper node is recomputed by each of its leaves, and units under an invalid
 //! node still run (doing nothing) to the end of their path.
 
-use super::{network_value, put_tile, ACTIONS, BLOCK, SPAWNS};
+use super::{network_value, put_tile, spawn_tile, ACTIONS, BLOCK, SPAWNS};
 use crate::fib::moves::{cell, set_board, slide};
 use crate::fib::DeviceTiles;
 use cubecl::prelude::*;
 
 /// Writes the entry of each of the `count` leaf paths (`paths` a root) to `values`/`lens`.
-/// `spawn_tiles[t]` is spawn tile `t`.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn naive_kernel<T: DeviceTiles>(
     roots: &Array<u32>,
     weights: &Array<f32>,
     lookups: &Array<u32>,
-    spawn_tiles: &Array<u32>,
     values: &mut Array<f32>,
     lens: &mut Array<u32>,
+    t0: u32,
+    t1: u32,
     lookup_count: u32,
     paths: u32,
     count: u32,
@@ -52,7 +52,7 @@ pub fn naive_kernel<T: DeviceTiles>(
             let c = outcome / SPAWNS;
             if alive {
                 if cell::<T>(&board, c) == 0u32 {
-                    put_tile::<T>(&mut board, c, spawn_tiles[(outcome % SPAWNS) as usize]);
+                    put_tile::<T>(&mut board, c, spawn_tile(outcome, t0, t1));
                     len += 1u32;
                 } else {
                     alive = false;

@@ -1,65 +1,117 @@
-//! The reduction per parent (seed Algorithm 2) in shared memory, and the root step.
+//! The reduction per parent (seed Algorithm 2), and the root step.
+//!
+//! A block is the `BLOCK` children one layer under an afterstate, unit `u` holding child
+//! `u = outcome·4 + action`. [`fold_block`] folds them in two steps: the max over each outcome's
+//! 4 actions, then the probability-weighted mean over the outcomes. In shared memory everywhere;
+//! with plane ops (32-unit planes) the action max is two shuffles and the outcome sum a plane
+//! sum per plane, so only 4 partial sums meet in shared memory.
 
 use super::{ACTIONS, BLOCK, OUTCOMES, SPAWNS};
-
-const _: () = assert!(OUTCOMES == 32, "the outcome sum starts at half of 32");
 use cubecl::prelude::*;
 
-/// Cube `g` folds entries `g·BLOCK .. (g + 1)·BLOCK` (one action node's outcomes × actions) into
-/// entry `g` of the level above. An action child is valid when its len is at least `action_len`
-/// (an outcome child when at least `action_len − 1`). First the max over each player node's 4
-/// actions (none valid: the node keeps its prefix rewards, the value of a finished game); then
-/// the mean over the valid outcomes weighted by `probs[tile]` (the spawn weight over the total)
-/// and divided by the number of empty cells. No valid outcome: the action itself is invalid and
-/// keeps its prefix rewards. The len passed up is the children's largest.
-#[cube(launch_unchecked)]
-pub fn reduce_kernel(
-    values: &Array<f32>,
-    lens: &Array<u32>,
-    probs: &Array<f32>,
-    out_values: &mut Array<f32>,
-    out_lens: &mut Array<u32>,
+const _: () = assert!(OUTCOMES == 32, "the outcome sum starts at half of 32");
+const _: () = assert!(ACTIONS == 4, "the action max is two pairwise steps");
+
+/// The plane size the plane-op fold is written for.
+pub const FOLD_PLANE: u32 = 32;
+/// Planes in a block when folding with plane ops.
+const BLOCK_PLANES: u32 = BLOCK / FOLD_PLANE;
+
+/// One tree entry: the value (rewards along the valid prefix, plus V at a whole path) and the
+/// number of valid leading digits.
+#[derive(CubeType, Clone, Copy)]
+pub struct Entry {
+    pub value: f32,
+    pub len: u32,
+}
+
+/// Spawn tile `t`'s probability: the spawn weights over their total, tile 0 then tile 1.
+#[cube]
+fn spawn_probability(outcome: u32, p0: f32, p1: f32) -> f32 {
+    let tile = outcome % SPAWNS;
+    select(tile == 0u32, p0, p1)
+}
+
+/// Folds the block whose child this unit holds (`value`, `len`) into the parent's entry,
+/// returned to unit 0 (the other units get partial results). Every unit of the cube must call
+/// it. An action child is valid when its len is at least `action_len`, an outcome child when at
+/// least `action_len − 1`. A player node with no valid action keeps its prefix rewards (a
+/// finished game is worth no more); an afterstate with no valid outcome (no empty cell) keeps
+/// them too. The mean divides by the number of empty cells; the len passed up is the largest.
+#[cube]
+pub fn fold_block(
+    value: f32,
+    len: u32,
+    p0: f32,
+    p1: f32,
     action_len: u32,
-    groups: u32,
-) {
-    let g = CUBE_POS as u32;
+    #[comptime] plane_ops: bool,
+) -> Entry {
+    if comptime!(plane_ops) {
+        fold_with_planes(value, len, p0, p1, action_len)
+    } else {
+        fold_in_shared(value, len, p0, p1, action_len)
+    }
+}
+
+/// Of two action children, the better valid one (the len is the larger either way).
+#[cube]
+fn better_action(a: Entry, b: Entry, action_len: u32) -> Entry {
+    let take = b.len >= action_len && (a.len < action_len || b.value > a.value);
+    Entry {
+        value: select(take, b.value, a.value),
+        len: select(b.len > a.len, b.len, a.len),
+    }
+}
+
+/// The parent's entry from the summed weighted values, valid outcomes and deepest len; `lead`
+/// is outcome 0's best action (its prefix rewards when nothing is valid).
+#[cube]
+fn mean_entry(sum: f32, valid: u32, deepest: u32, lead: f32) -> Entry {
+    let empty = f32::cast_from(valid / SPAWNS);
+    Entry {
+        value: select(valid > 0u32, sum / empty, lead),
+        len: deepest,
+    }
+}
+
+#[cube]
+fn fold_in_shared(value: f32, len: u32, p0: f32, p1: f32, action_len: u32) -> Entry {
     let u = UNIT_POS;
-    let mut value = SharedMemory::<f32>::new(BLOCK as usize);
-    let mut len = SharedMemory::<u32>::new(BLOCK as usize);
+    let mut values = SharedMemory::<f32>::new(BLOCK as usize);
+    let mut lens = SharedMemory::<u32>::new(BLOCK as usize);
     let mut sum = SharedMemory::<f32>::new(OUTCOMES as usize);
     let mut valid = SharedMemory::<u32>::new(OUTCOMES as usize);
     let mut deepest = SharedMemory::<u32>::new(OUTCOMES as usize);
-    let live = g < groups;
-    let at = (g * BLOCK + u) as usize;
-    value[u as usize] = 0.0f32;
-    len[u as usize] = 0u32;
-    if live {
-        value[u as usize] = values[at];
-        len[u as usize] = lens[at];
-    }
+    values[u as usize] = value;
+    lens[u as usize] = len;
     sync_cube();
-    // Max over the 4 actions of each player node, into the node's first slot.
+    // Max over the 4 actions of each outcome, into the outcome's first slot.
     let mut stride = 1u32;
     while stride < ACTIONS {
         if (u & (2u32 * stride - 1u32)) == 0u32 {
             let o = (u + stride) as usize;
-            let mine = len[u as usize] >= action_len;
-            let other = len[o] >= action_len;
-            let take = other && (!mine || value[o] > value[u as usize]);
-            let v = select(take, value[o], value[u as usize]);
-            let l = select(len[o] > len[u as usize], len[o], len[u as usize]);
-            value[u as usize] = v;
-            len[u as usize] = l;
+            let mine = Entry {
+                value: values[u as usize],
+                len: lens[u as usize],
+            };
+            let other = Entry {
+                value: values[o],
+                len: lens[o],
+            };
+            let best = better_action(mine, other, action_len);
+            values[u as usize] = best.value;
+            lens[u as usize] = best.len;
         }
         sync_cube();
         stride *= 2u32;
     }
     // One slot per outcome: its weighted value when its cell was empty.
     if u < OUTCOMES {
-        let v = value[(u * ACTIONS) as usize];
-        let l = len[(u * ACTIONS) as usize];
+        let v = values[(u * ACTIONS) as usize];
+        let l = lens[(u * ACTIONS) as usize];
         let ok = l + 1u32 >= action_len;
-        sum[u as usize] = select(ok, probs[(u % SPAWNS) as usize] * v, 0.0f32);
+        sum[u as usize] = select(ok, spawn_probability(u, p0, p1) * v, 0.0f32);
         valid[u as usize] = select(ok, 1u32, 0u32);
         deepest[u as usize] = l;
     }
@@ -83,31 +135,106 @@ pub fn reduce_kernel(
         sync_cube();
         half /= 2u32;
     }
-    if live && u == 0u32 {
-        let n = valid[0];
-        let empty = f32::cast_from(n / SPAWNS);
-        out_values[g as usize] = select(n > 0u32, sum[0] / empty, value[0]);
-        out_lens[g as usize] = deepest[0];
+    mean_entry(sum[0], valid[0], deepest[0], values[0])
+}
+
+#[cube]
+fn fold_with_planes(value: f32, len: u32, p0: f32, p1: f32, action_len: u32) -> Entry {
+    let u = UNIT_POS;
+    // Max over the 4 actions: after two butterfly steps every unit of an outcome holds it.
+    let mut best = Entry { value, len };
+    let mut mask = 1u32;
+    while mask < ACTIONS {
+        let other = Entry {
+            value: plane_shuffle_xor(best.value, mask),
+            len: plane_shuffle_xor(best.len, mask),
+        };
+        let better = better_action(best, other, action_len);
+        best.value = better.value;
+        best.len = better.len;
+        mask *= 2u32;
+    }
+    // The outcome's first unit speaks for it.
+    let action = u % ACTIONS;
+    let speaks = action == 0u32 && best.len + 1u32 >= action_len;
+    let outcome = u / ACTIONS;
+    let sum = plane_sum(select(
+        speaks,
+        spawn_probability(outcome, p0, p1) * best.value,
+        0.0f32,
+    ));
+    let valid = plane_sum(select(speaks, 1u32, 0u32));
+    let deepest = plane_max(best.len);
+    let mut sums = SharedMemory::<f32>::new(BLOCK_PLANES as usize);
+    let mut valids = SharedMemory::<u32>::new(BLOCK_PLANES as usize);
+    let mut deepests = SharedMemory::<u32>::new(BLOCK_PLANES as usize);
+    let lane = u % FOLD_PLANE;
+    if lane == 0u32 {
+        let p = (u / FOLD_PLANE) as usize;
+        sums[p] = sum;
+        valids[p] = valid;
+        deepests[p] = deepest;
+    }
+    sync_cube();
+    let mut total = 0.0f32;
+    let mut count = 0u32;
+    let mut depth = 0u32;
+    #[unroll]
+    for p in 0..BLOCK_PLANES {
+        total += sums[p as usize];
+        count += valids[p as usize];
+        depth = select(deepests[p as usize] > depth, deepests[p as usize], depth);
+    }
+    mean_entry(total, count, depth, best.value)
+}
+
+/// Cube `g` folds entries `g·BLOCK .. (g + 1)·BLOCK` (one afterstate's outcomes × actions) into
+/// entry `g` of the level above ([`fold_block`]).
+#[cube(launch_unchecked)]
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_kernel(
+    values: &Array<f32>,
+    lens: &Array<u32>,
+    out_values: &mut Array<f32>,
+    out_lens: &mut Array<u32>,
+    p0: f32,
+    p1: f32,
+    action_len: u32,
+    groups: u32,
+    #[comptime] plane_ops: bool,
+) {
+    let g = CUBE_POS as u32;
+    let live = g < groups;
+    let mut value = 0.0f32;
+    let mut len = 0u32;
+    if live {
+        let at = (g * BLOCK + UNIT_POS) as usize;
+        value = values[at];
+        len = lens[at];
+    }
+    let parent = fold_block(value, len, p0, p1, action_len, plane_ops);
+    if live && UNIT_POS == 0u32 {
+        out_values[g as usize] = parent.value;
+        out_lens[g as usize] = parent.len;
     }
 }
 
+/// Words of one root's result: the best action with the legal actions' bits, then the 4
+/// action values (f32 bits).
+pub const ROOT_WORDS: u32 = 1 + ACTIONS;
+
 /// Unit `r` picks root `r`'s best action among its 4 entries (valid when len ≥ 1; the first of
-/// equal values): `best[r]` (4 when none is legal), and each action's value in `actions`
-/// (0 for illegal ones, flagged 0 in `legal`).
+/// equal values) and writes `out[5r..5r + 5]`: `best | legal << 4` (best 4 when none is legal,
+/// bit `a` of `legal` set when action `a` is), then each action's value as f32 bits (0 for an
+/// illegal one). One buffer, so the host reads every result at once.
 #[cube(launch_unchecked)]
-pub fn root_kernel(
-    values: &Array<f32>,
-    lens: &Array<u32>,
-    best: &mut Array<u32>,
-    actions: &mut Array<f32>,
-    legal: &mut Array<u32>,
-    count: u32,
-) {
+pub fn root_kernel(values: &Array<f32>, lens: &Array<u32>, out: &mut Array<u32>, count: u32) {
     let r = ABSOLUTE_POS as u32;
     if r < count {
         // 4 (no action) until a legal one is seen.
         let mut pick: u32 = 4u32;
         let mut top: f32 = 0.0f32;
+        let mut legal = 0u32;
         for a in 0..4u32 {
             let at = (r * 4u32 + a) as usize;
             let ok = lens[at] >= 1u32;
@@ -116,9 +243,9 @@ pub fn root_kernel(
                 pick = a;
                 top = v;
             }
-            actions[at] = select(ok, v, 0.0f32);
-            legal[at] = select(ok, 1u32, 0u32);
+            legal |= select(ok, 1u32 << a, 0u32);
+            out[(r * ROOT_WORDS + 1u32 + a) as usize] = u32::reinterpret(select(ok, v, 0.0f32));
         }
-        best[r as usize] = pick;
+        out[(r * ROOT_WORDS) as usize] = pick | (legal << 4u32);
     }
 }

@@ -1,7 +1,8 @@
 //! `cubesearch bench expectimax` (2584) and `bench expectimax-2048`: the seed's inference table
 //! (6.2–6.5) — milliseconds per move at each layer count on its starter, normal and late-game
 //! boards, for CPU one thread (sequential), CPU all threads (tree-parallel), and each GPU
-//! backend with naive and with multilevel generation — and the batched throughput (roots
+//! backend with naive and with multilevel generation (and, where the device has plane ops, both
+//! again folding in shared memory only: the `shared` columns) — and the batched throughput (roots
 //! evaluated per second when `--batch` roots go in one call).
 //!
 //! A move is one single-root call: upload, the whole search, read-back of the best move. Each
@@ -82,10 +83,22 @@ fn columns<T: GpuTiles>(backend: Backend, only: &[String]) -> Result<Vec<Column<
                     }
                 };
                 for method in ExpectimaxMethod::ALL {
+                    let exec = ExpectimaxExecutor::on(&resolved, method, false)?;
+                    // Where the device folds with plane ops, a column folds in shared memory
+                    // only, to show what the plane ops bring.
+                    if exec.plane_ops() == Some(true) {
+                        let mut shared = ExpectimaxExecutor::on(&resolved, method, false)?;
+                        shared.set_plane_ops(false);
+                        out.push(Column {
+                            label: format!("{} {} shared", backend.name(), method.name()),
+                            device: resolved.device_name(),
+                            exec: shared,
+                        });
+                    }
                     out.push(Column {
                         label: format!("{} {}", backend.name(), method.name()),
                         device: resolved.device_name(),
-                        exec: ExpectimaxExecutor::on(&resolved, method, false)?,
+                        exec,
                     });
                 }
             }
