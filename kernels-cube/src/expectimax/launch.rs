@@ -180,6 +180,16 @@ pub fn plane_ops_fit<R: Runtime>(client: &ComputeClient<R>) -> bool {
         && props.hardware.plane_size_max == FOLD_PLANE
 }
 
+/// Reduction blocks the device holds at once (16 a multiprocessor where the runtime says how
+/// many it has): a striding kernel needs no more.
+fn resident_blocks<R: Runtime>(client: &ComputeClient<R>) -> usize {
+    let per_cube = client.properties().hardware.max_units_per_cube.max(BLOCK) / BLOCK;
+    match client.properties().hardware.num_streaming_multiprocessors {
+        Some(sms) => sms as usize * 16 * per_cube.min(2) as usize,
+        None => 65_535,
+    }
+}
+
 /// An `layers`-layer expectimax of every root under `net`: the whole search on the device, roots
 /// in chunks, one read of the results a chunk.
 pub fn launch_expectimax<R: Runtime, T: GpuTiles>(
@@ -449,9 +459,9 @@ fn multilevel<R: Runtime, T: GpuTiles>(
         (boards, lens, accs, nodes) = (b, l, a, next);
     }
     let (values, out_lens) = (client.empty(nodes * 4), client.empty(nodes * 4));
-    let (count, dim) = blocks(nodes);
-    // SAFETY: cube g reads afterstate g and the network, and writes entry g; cubes past `nodes`
-    // only take part in the cube's barriers.
+    let (count, dim) = blocks(nodes.min(resident_blocks(client)));
+    // SAFETY: cube c reads afterstates c, c + cubes, .. below `nodes` and the network, and
+    // writes their entries.
     unsafe {
         leaf_blocks_kernel::launch_unchecked::<T::Device, R>(
             client,

@@ -104,16 +104,18 @@ pub fn leaf_blocks_kernel<T: DeviceTiles>(
     #[comptime] words: usize,
     #[comptime] plane_ops: bool,
 ) {
-    let g = CUBE_POS as u32;
     let u = UNIT_POS;
-    let live = g < groups;
-    let mut value = 0.0f32;
-    let mut len = 0u32;
-    if live {
-        value = accs[g as usize];
-        len = lens[g as usize];
+    // Cubes stride over the afterstates, so a launch holds no more cubes than the device runs
+    // at once.
+    let mut g = CUBE_POS as u32;
+    while g < groups {
+        let at = g as usize;
+        let mut value = accs[at];
+        let mut len = lens[at];
+        // The whole cube shares afterstate g, so this branch is uniform: under an invalid one
+        // the cube only copies its entry, with no fold.
         if len == full {
-            let mut board = T::load(boards, g as usize * words);
+            let mut board = T::load(boards, at * words);
             let o = u / ACTIONS;
             let c = o / SPAWNS;
             if cell::<T>(&board, c) == 0u32 {
@@ -126,11 +128,15 @@ pub fn leaf_blocks_kernel<T: DeviceTiles>(
                         + network_value::<T>(&s.board, weights, lookups, lookup_count);
                 }
             }
+            let parent = fold_block(value, len, p0, p1, full + 2u32, plane_ops);
+            if u == 0u32 {
+                out_values[at] = parent.value;
+                out_lens[at] = parent.len;
+            }
+        } else if u == 0u32 {
+            out_values[at] = value;
+            out_lens[at] = len;
         }
-    }
-    let parent = fold_block(value, len, p0, p1, full + 2u32, plane_ops);
-    if live && u == 0u32 {
-        out_values[g as usize] = parent.value;
-        out_lens[g as usize] = parent.len;
+        g += CUBE_COUNT as u32;
     }
 }

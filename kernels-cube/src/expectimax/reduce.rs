@@ -189,7 +189,8 @@ fn fold_with_planes(value: f32, len: u32, p0: f32, p1: f32, action_len: u32) -> 
 }
 
 /// Cube `g` folds entries `g·BLOCK .. (g + 1)·BLOCK` (one afterstate's outcomes × actions) into
-/// entry `g` of the level above ([`fold_block`]).
+/// entry `g` of the level above ([`fold_block`]). The grid has exactly `groups` cubes or more
+/// (cubes past it do nothing).
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn reduce_kernel(
@@ -204,18 +205,23 @@ pub fn reduce_kernel(
     #[comptime] plane_ops: bool,
 ) {
     let g = CUBE_POS as u32;
-    let live = g < groups;
-    let mut value = 0.0f32;
-    let mut len = 0u32;
-    if live {
-        let at = (g * BLOCK + UNIT_POS) as usize;
-        value = values[at];
-        len = lens[at];
-    }
-    let parent = fold_block(value, len, p0, p1, action_len, plane_ops);
-    if live && UNIT_POS == 0u32 {
-        out_values[g as usize] = parent.value;
-        out_lens[g as usize] = parent.len;
+    if g < groups {
+        let first = (g * BLOCK) as usize;
+        // Under an invalid afterstate every child copied its entry (len below the afterstate's
+        // `action_len − 2`); the branch is uniform, the cube copies that entry and does not fold.
+        if lens[first] + 2u32 < action_len {
+            if UNIT_POS == 0u32 {
+                out_values[g as usize] = values[first];
+                out_lens[g as usize] = lens[first];
+            }
+        } else {
+            let at = first + UNIT_POS as usize;
+            let parent = fold_block(values[at], lens[at], p0, p1, action_len, plane_ops);
+            if UNIT_POS == 0u32 {
+                out_values[g as usize] = parent.value;
+                out_lens[g as usize] = parent.len;
+            }
+        }
     }
 }
 
