@@ -2,10 +2,10 @@
 //! and [`launch_expectimax`], which runs a whole search of a batch of roots between uploading
 //! them and reading back each root's best action and action values.
 
-use super::multilevel::{actions_kernel, leaf_blocks_kernel, outcomes_kernel};
+use super::multilevel::{actions_kernel, layer_kernel, leaf_blocks_kernel};
 use super::naive::naive_kernel;
 use super::reduce::{reduce_kernel, root_kernel, FOLD_PLANE, ROOT_WORDS};
-use super::{ACTIONS, BLOCK, LOOKUP_WORDS, OUTCOMES, SPAWNS};
+use super::{ACTIONS, BLOCK, LOOKUP_WORDS, SPAWNS};
 use crate::fib::GpuTiles;
 use crate::launch::{grid, read, upload};
 use cubecl::prelude::*;
@@ -391,8 +391,8 @@ fn level_buffers<R: Runtime>(
     )
 }
 
-/// The multi-level generation (`layers` ≥ 1): a kernel per depth from the roots down to the
-/// deepest afterstates, then one kernel that plays their outcomes and actions and folds each
+/// The multi-level generation (`layers` ≥ 1): the roots' actions, a kernel per layer down to
+/// the deepest afterstates, then one kernel that plays their outcomes and actions and folds each
 /// block of leaves at once. Returns the entries of those afterstates (one reduction done).
 fn multilevel<R: Runtime, T: GpuTiles>(
     client: &ComputeClient<R>,
@@ -404,44 +404,36 @@ fn multilevel<R: Runtime, T: GpuTiles>(
     spawns: Spawns,
 ) -> (Handle, Handle, usize) {
     let words = T::WORDS;
+    // The roots are valid with len 0: their 4 actions (len 1).
     let zeros = upload(client, &vec![0u32; n]);
-    // The current level: boards, lens, rewards so far; the roots are valid with len 0.
-    let (mut boards, mut lens, mut accs) = (roots, zeros.clone(), zeros);
-    let mut nodes = n;
-    for k in 0..layers {
-        if k > 0 {
-            // Afterstates → chance outcomes (len 2k).
-            let next = nodes * OUTCOMES as usize;
-            let (b, l, a) = level_buffers(client, next, words);
-            let (count, dim) = grid(client, next);
-            // SAFETY: unit i reads its parent i / OUTCOMES and writes node i.
-            unsafe {
-                outcomes_kernel::launch_unchecked::<T::Device, R>(
-                    client,
-                    count,
-                    dim,
-                    ArrayArg::from_raw_parts(boards, nodes * words),
-                    ArrayArg::from_raw_parts(lens, nodes),
-                    ArrayArg::from_raw_parts(accs, nodes),
-                    ArrayArg::from_raw_parts(b.clone(), next * words),
-                    ArrayArg::from_raw_parts(l.clone(), next),
-                    ArrayArg::from_raw_parts(a.clone(), next),
-                    spawns.tiles[0],
-                    spawns.tiles[1],
-                    2 * k - 1,
-                    next as u32,
-                    words,
-                );
-            }
-            (boards, lens, accs, nodes) = (b, l, a, next);
-        }
-        // Player nodes (valid: len 2k) → afterstates (len 2k + 1).
-        let next = nodes * ACTIONS as usize;
+    let mut nodes = n * ACTIONS as usize;
+    let (mut boards, mut lens, mut accs) = level_buffers(client, nodes, words);
+    let (count, dim) = grid(client, nodes);
+    // SAFETY: unit i reads its root i / 4 and writes node i.
+    unsafe {
+        actions_kernel::launch_unchecked::<T::Device, R>(
+            client,
+            count,
+            dim,
+            ArrayArg::from_raw_parts(roots, n * words),
+            ArrayArg::from_raw_parts(zeros.clone(), n),
+            ArrayArg::from_raw_parts(zeros, n),
+            ArrayArg::from_raw_parts(boards.clone(), nodes * words),
+            ArrayArg::from_raw_parts(lens.clone(), nodes),
+            ArrayArg::from_raw_parts(accs.clone(), nodes),
+            0,
+            nodes as u32,
+            words,
+        );
+    }
+    // Afterstates of len 2k − 1 → their BLOCK children a layer down (len 2k + 1).
+    for k in 1..layers {
+        let next = nodes * BLOCK as usize;
         let (b, l, a) = level_buffers(client, next, words);
         let (count, dim) = grid(client, next);
-        // SAFETY: unit i reads its parent i / 4 and writes node i.
+        // SAFETY: unit i reads its parent i / BLOCK and writes node i.
         unsafe {
-            actions_kernel::launch_unchecked::<T::Device, R>(
+            layer_kernel::launch_unchecked::<T::Device, R>(
                 client,
                 count,
                 dim,
@@ -451,7 +443,9 @@ fn multilevel<R: Runtime, T: GpuTiles>(
                 ArrayArg::from_raw_parts(b.clone(), next * words),
                 ArrayArg::from_raw_parts(l.clone(), next),
                 ArrayArg::from_raw_parts(a.clone(), next),
-                2 * k,
+                spawns.tiles[0],
+                spawns.tiles[1],
+                2 * k - 1,
                 next as u32,
                 words,
             );

@@ -1,13 +1,15 @@
-//! The multi-level generation (seed 4.4): one launch per depth. A level's nodes are stored as
+//! The multi-level generation (seed 4.4): one launch per layer. A level's nodes are stored as
 //! (board, len, rewards so far); node `i` of a level is child `i % fanout` of node
-//! `i / fanout` of the level above, so each upper node is computed once. A unit whose parent is
-//! invalid copies the parent's len and rewards and touches no board: the subtree is skipped.
-//! The deepest level and its reduction are one kernel ([`leaf_blocks_kernel`]).
+//! `i / fanout` of the level above, so each upper node is computed once. The roots' 4 actions
+//! come first ([`actions_kernel`]); then each layer takes an afterstate to its `BLOCK`
+//! (outcome, action) children in one kernel ([`layer_kernel`]). A unit whose parent is invalid
+//! copies the parent's len and rewards and touches no board: the subtree is skipped. The
+//! deepest layer and its reduction are one kernel ([`leaf_blocks_kernel`]).
 
 use super::reduce::fold_block;
-use super::{network_value, put_tile, spawn_tile, ACTIONS, OUTCOMES, SPAWNS};
-use crate::fib::moves::{cell, slide};
-use crate::fib::DeviceTiles;
+use super::{network_value, spawn_tile, ACTIONS, BLOCK, SPAWNS};
+use crate::fib::moves::{empty_count, put_in_empty, set_board, slide};
+use crate::fib::{DeviceTiles, FibBoard};
 use cubecl::prelude::*;
 
 /// Player nodes → their 4 action children (afterstates). A parent is valid when its len is
@@ -44,10 +46,46 @@ pub fn actions_kernel<T: DeviceTiles>(
     }
 }
 
-/// Afterstates → their chance outcomes (cell `o / S`, spawn tile `o % S`).
+/// Child `u = outcome·4 + action` of an afterstate one layer down: outcome `o = u / 4` puts
+/// spawn tile `o % S` in the `(o / S)`-th empty cell (not cell `o / S`: the valid children come
+/// first, so in a block of them whole planes are idle and skip the work), then the action
+/// slides. `digits`: how many of the two are valid.
+#[derive(CubeType)]
+pub struct LayerChild {
+    pub board: FibBoard,
+    pub digits: u32,
+    pub reward: u32,
+}
+
+#[cube]
+pub fn layer_child<T: DeviceTiles>(afterstate: &FibBoard, u: u32, t0: u32, t1: u32) -> LayerChild {
+    let mut board = *afterstate;
+    let mut digits = 0u32;
+    let mut reward = 0u32;
+    let o = u / ACTIONS;
+    let nth = o / SPAWNS;
+    if nth < empty_count::<T>(afterstate) {
+        put_in_empty::<T>(&mut board, nth, spawn_tile(o, t0, t1));
+        digits = 1u32;
+        let s = slide::<T>(&board, u % ACTIONS);
+        if s.moved {
+            digits = 2u32;
+            reward = s.reward;
+            set_board(&mut board, &s.board);
+        }
+    }
+    LayerChild {
+        board,
+        digits,
+        reward,
+    }
+}
+
+/// Afterstates → the afterstates one layer down: unit `i` is child `i % BLOCK` of afterstate
+/// `i / BLOCK` ([`layer_child`]). A parent is valid when its len is `full`.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
-pub fn outcomes_kernel<T: DeviceTiles>(
+pub fn layer_kernel<T: DeviceTiles>(
     boards: &Array<u32>,
     lens: &Array<u32>,
     accs: &Array<f32>,
@@ -62,26 +100,25 @@ pub fn outcomes_kernel<T: DeviceTiles>(
 ) {
     let i = ABSOLUTE_POS as u32;
     if i < count {
-        let parent = (i / OUTCOMES) as usize;
-        let o = i % OUTCOMES;
+        let parent = (i / BLOCK) as usize;
         let mut len = lens[parent];
+        let mut acc = accs[parent];
         if len == full {
-            let mut board = T::load(boards, parent * words);
-            let c = o / SPAWNS;
-            if cell::<T>(&board, c) == 0u32 {
-                put_tile::<T>(&mut board, c, spawn_tile(o, t0, t1));
-                T::store(&board, out_boards, i as usize * words);
-                len += 1u32;
+            let child = layer_child::<T>(&T::load(boards, parent * words), i % BLOCK, t0, t1);
+            len += child.digits;
+            acc += f32::cast_from(child.reward);
+            if child.digits == 2u32 {
+                T::store(&child.board, out_boards, i as usize * words);
             }
         }
         out_lens[i as usize] = len;
-        out_accs[i as usize] = accs[parent];
+        out_accs[i as usize] = acc;
     }
 }
 
 /// The last layer in one pass: cube `g` takes afterstate `g` of the deepest action level, and
-/// its unit `u = outcome·4 + action` places that outcome's tile, plays that action and scores the
-/// leaf (rewards + V(afterstate)); the cube folds its `BLOCK` leaves into entry `g`
+/// its unit `u` plays child `u` ([`layer_child`]) and scores the leaf (rewards +
+/// V(afterstate)); the cube folds its `BLOCK` leaves into entry `g`
 /// ([`fold_block`]). The leaf entries, the level's largest, never reach device memory, and a cube
 /// under an invalid afterstate only copies its entry.
 #[cube(launch_unchecked)]
@@ -115,18 +152,11 @@ pub fn leaf_blocks_kernel<T: DeviceTiles>(
         // The whole cube shares afterstate g, so this branch is uniform: under an invalid one
         // the cube only copies its entry, with no fold.
         if len == full {
-            let mut board = T::load(boards, at * words);
-            let o = u / ACTIONS;
-            let c = o / SPAWNS;
-            if cell::<T>(&board, c) == 0u32 {
-                put_tile::<T>(&mut board, c, spawn_tile(o, t0, t1));
-                len += 1u32;
-                let s = slide::<T>(&board, u % ACTIONS);
-                if s.moved {
-                    len += 1u32;
-                    value += f32::cast_from(s.reward)
-                        + network_value::<T>(&s.board, weights, lookups, lookup_count);
-                }
+            let child = layer_child::<T>(&T::load(boards, at * words), u, t0, t1);
+            len += child.digits;
+            if child.digits == 2u32 {
+                value += f32::cast_from(child.reward)
+                    + network_value::<T>(&child.board, weights, lookups, lookup_count);
             }
             let parent = fold_block(value, len, p0, p1, full + 2u32, plane_ops);
             if u == 0u32 {

@@ -237,16 +237,22 @@ pub fn spawn<T: DeviceTiles>(board: &mut FibBoard, rng: &mut u32) {
     if empty > 0u32 {
         let nth = rng::below(rng, empty);
         let tile = T::spawn_tile(rng::below(rng, T::spawn_total()));
-        let mut seen = 0u32;
-        let n0 = place_in_row::<T>(board.r0, &mut seen, nth, tile);
-        let n1 = place_in_row::<T>(board.r1, &mut seen, nth, tile);
-        let n2 = place_in_row::<T>(board.r2, &mut seen, nth, tile);
-        let n3 = place_in_row::<T>(board.r3, &mut seen, nth, tile);
-        board.r0 = n0;
-        board.r1 = n1;
-        board.r2 = n2;
-        board.r3 = n3;
+        put_in_empty::<T>(board, nth, tile);
     }
+}
+
+/// Puts tile index `tile` in the board's `nth` empty cell in cell order (none if it has fewer).
+#[cube]
+pub fn put_in_empty<T: DeviceTiles>(board: &mut FibBoard, nth: u32, tile: u32) {
+    let mut seen = 0u32;
+    let n0 = place_in_row::<T>(board.r0, &mut seen, nth, tile);
+    let n1 = place_in_row::<T>(board.r1, &mut seen, nth, tile);
+    let n2 = place_in_row::<T>(board.r2, &mut seen, nth, tile);
+    let n3 = place_in_row::<T>(board.r3, &mut seen, nth, tile);
+    board.r0 = n0;
+    board.r1 = n1;
+    board.r2 = n2;
+    board.r3 = n3;
 }
 
 /// The empty board.
