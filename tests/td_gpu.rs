@@ -2,6 +2,7 @@
 //! single-thread trainer (same games, same weights within float rounding), and a short run with
 //! many units learns (greedy play gets better than with untrained weights).
 
+use cubesearch::kernels::fib::td::WeightStorage;
 use cubesearch::kernels::fib::GpuTiles;
 use cubesearch::learn::{play, seed_shapes, CpuTd, NTupleNetwork, TdEngine};
 use cubesearch::testing::executor;
@@ -208,7 +209,7 @@ fn multi_gpu_rounds_sum_every_agents_changes() {
 /// device must give what the CPU's per-step update gives.
 #[test]
 fn the_per_step_update_kernel_equals_the_cpu_update() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape, WeightStorage};
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     use cubesearch_games::fib::Board;
@@ -314,7 +315,7 @@ fn cpu_capped_training(
 /// re-implementation update for update.
 #[test]
 fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape, WeightStorage};
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
@@ -402,7 +403,7 @@ fn cpu_averaged_game(
 /// near-tie then flips a move; the learning test below covers many windows.)
 #[test]
 fn averaged_updates_equal_the_cpu_re_implementation() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape, WeightStorage};
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
@@ -460,7 +461,7 @@ fn worst_gap(want: &NTupleNetwork, got: &[Vec<f32>]) -> f32 {
 /// that the first launch's apply kernel rewrote — and must not equal the one reading f32.
 #[test]
 fn f16_storage_reads_the_weights_rounded_to_f16() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape, WeightStorage};
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
     use cubesearch::rng::XorShift32;
     use cubesearch::td::td_net;
     use cubesearch::Executor;
@@ -534,10 +535,11 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
 }
 
 /// f16 storage is for averaged launches only: an immediate launch reads the weights it is
-/// changing (atomics), so there is no read-only copy to store in f16.
+/// changing (atomics), so there is no read-only copy to store in f16. The CPU trainer's weights
+/// are f32 only.
 #[test]
 fn f16_storage_needs_averaged_updates() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape, WeightStorage};
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::{Error, Executor};
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
@@ -557,6 +559,10 @@ fn f16_storage_needs_averaged_updates() {
         "{:?}",
         made.err()
     );
+    let cpu = executor(Backend::Cpu).unwrap();
+    assert!(cpu
+        .td_engine_on_gpus::<Pow2>(1, None, WeightStorage::F16)
+        .is_err());
     assert_eq!("f16".parse::<WeightStorage>().unwrap(), WeightStorage::F16);
     assert_eq!("F32".parse::<WeightStorage>().unwrap(), WeightStorage::F32);
     assert!("bf16".parse::<WeightStorage>().is_err());
@@ -573,10 +579,12 @@ fn the_f16_copy_saturates_instead_of_overflowing() {
     assert_eq!(to_f16(1024.6).to_f32(), 1025.0);
 }
 
-/// Many units averaging their updates learn: greedy play after training beats untrained play.
+/// Many units averaging their updates learn, reading f32 weights or their f16 copy: greedy play
+/// after training beats untrained play.
 #[rstest]
 fn averaged_training_with_many_units_learns(
     #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+    #[values(WeightStorage::F32, WeightStorage::F16)] storage: WeightStorage,
 ) {
     use cubesearch::kernels::fib::td::AVERAGED_FROM_UNITS;
     let Some(exec) = executor(backend) else {
@@ -585,14 +593,16 @@ fn averaged_training_with_many_units_learns(
     let game = Sliding::<Pow2>::new();
     let mut net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
     let untrained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
-    let mut engine = exec.td_engine::<Pow2>(Some(AVERAGED_FROM_UNITS));
+    let mut engine = exec
+        .td_engine_on_gpus::<Pow2>(1, Some(AVERAGED_FROM_UNITS), storage)
+        .unwrap();
     let step = 0.1 / net.lookups() as f32;
     engine
         .play(&net, 0, 4096, 7, step, &mut |_| Ok(()))
         .unwrap();
     engine.sync(&mut net).unwrap();
     let trained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
-    eprintln!("2048, {AVERAGED_FROM_UNITS} units averaged: greedy untrained {untrained:.0}, trained {trained:.0}");
+    eprintln!("2048, {AVERAGED_FROM_UNITS} units averaged, {storage} reads: greedy untrained {untrained:.0}, trained {trained:.0}");
     assert!(
         trained > 1.2 * untrained,
         "untrained {untrained}, trained {trained}"
@@ -604,7 +614,7 @@ fn averaged_training_with_many_units_learns(
 /// batch, and both carry on normally once the deadline is lifted.
 #[test]
 fn a_deadline_stops_gpu_training_between_launches() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape, WeightStorage};
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
