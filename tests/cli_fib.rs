@@ -243,3 +243,76 @@ fn bench_td_suites_report_moves_and_updates() {
         }
     }
 }
+
+/// `--storage f16` (issue #6): a GPU run with averaged updates reads an f16 copy of the weights
+/// and says so; fewer units (immediate updates), the CPU and unknown storages are bad input;
+/// `bench td-train --storage f32,f16` gives a row each.
+#[test]
+fn train_and_bench_take_a_weight_storage() {
+    let dir = std::env::temp_dir().join(format!("cubesearch-cli-storage-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("w.safetensors");
+    let out_s = out.to_str().unwrap();
+    let train = |extra: &[&str]| {
+        let mut args = vec!["train", "2584", "--games", "1024", "--out", out_s];
+        args.extend_from_slice(extra);
+        cubesearch(&args)
+    };
+    let json = json_of(&train(&[
+        "--backend",
+        "wgpu",
+        "--units",
+        "1024",
+        "--storage",
+        "f16",
+        "--json",
+    ]));
+    assert_eq!(json["storage"], "f16");
+    assert_eq!(json["games"], 1024);
+    assert!(json["mean_score"].as_f64().unwrap() > 0.0);
+    assert_bad_input(
+        &train(&["--backend", "wgpu", "--units", "4", "--storage", "f16"]),
+        "averaged",
+    );
+    assert_bad_input(
+        &train(&["--backend", "cpu", "--storage", "f16"]),
+        "--storage",
+    );
+    assert_bad_input(&train(&["--backend", "cpu", "--storage", "bf16"]), "bf16");
+    let json = json_of(&cubesearch(&[
+        "bench",
+        "td-train",
+        "--only",
+        "cpu-1,wgpu",
+        "--units",
+        "1024",
+        "--level",
+        "0",
+        "--reps",
+        "1",
+        "--warmup",
+        "0",
+        "--storage",
+        "f32,f16",
+        "--json",
+    ]));
+    let rows: Vec<_> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["backend"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(rows, ["cpu-1 f32", "wgpu f32", "wgpu f16"]);
+    assert_bad_input(
+        &cubesearch(&[
+            "bench",
+            "nim-playouts",
+            "--only",
+            "cpu-1",
+            "--storage",
+            "f16",
+        ]),
+        "--storage",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

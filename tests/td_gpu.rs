@@ -2,6 +2,7 @@
 //! single-thread trainer (same games, same weights within float rounding), and a short run with
 //! many units learns (greedy play gets better than with untrained weights).
 
+use cubesearch::kernels::fib::td::WeightStorage;
 use cubesearch::kernels::fib::GpuTiles;
 use cubesearch::learn::{play, seed_shapes, CpuTd, NTupleNetwork, TdEngine};
 use cubesearch::testing::executor;
@@ -245,6 +246,7 @@ fn the_per_step_update_kernel_equals_the_cpu_update() {
         max_moves: 1,
         cap: 1,
         averaged: false,
+        storage: WeightStorage::F32,
     };
     let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&net), shape).unwrap();
     device.learn_steps(&words, 2, step).unwrap();
@@ -328,6 +330,7 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
         max_moves: 5,
         cap: 16,
         averaged: false,
+        storage: WeightStorage::F32,
     };
     let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
     let games = device.play_batch(0, 4, 21, step).unwrap();
@@ -342,21 +345,31 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
 }
 
 /// A CPU re-implementation of one game learned with averaged updates (`TdShape::averaged`) in
-/// one launch: the game is played on the starting weights, each learned entry asks `step · δ`
-/// of its lookups (the next target being `reward + v + lookups · step · δ`), and then every
-/// weight moves by the mean of what was asked of it. Returns the game's score.
-fn cpu_averaged_game(net: &mut NTupleNetwork, seed: u32, step: f32) -> u64 {
+/// one launch: game `number` is played on the starting weights, each learned entry asks
+/// `step · δ` of its lookups (the next target being `reward + v + lookups · step · δ`), and then
+/// every weight moves by the mean of what was asked of it. The launch reads each weight as
+/// `read` gives it (itself for f32 storage, its f16 rounding for f16). Returns the game's score.
+fn cpu_averaged_game(
+    net: &mut NTupleNetwork,
+    number: u32,
+    seed: u32,
+    step: f32,
+    read: fn(f32) -> f32,
+) -> u64 {
     use cubesearch::learn::td::greedy;
     use cubesearch::rng::XorShift32;
     use cubesearch::StochasticGame;
     let game = Sliding::<Fib>::new();
     let fresh = || NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
-    let (pending, hits) = (fresh(), fresh());
-    let mut rng = XorShift32::for_worker(seed, 0);
+    let (pending, hits, mut reads) = (fresh(), fresh(), fresh());
+    for t in 0..net.shapes().len() {
+        reads.set_table(t, net.table(t).into_iter().map(read));
+    }
+    let mut rng = XorShift32::for_worker(seed, number);
     let mut s = game.initial(&mut rng);
     let mut path = Vec::new();
     let mut score = 0u64;
-    while let Some((_, after, reward)) = greedy(&game, net, s) {
+    while let Some((_, after, reward)) = greedy(&game, &reads, s) {
         score += reward as u64;
         path.push((after, reward));
         s = game.sample_chance(&after, &mut rng);
@@ -364,7 +377,7 @@ fn cpu_averaged_game(net: &mut NTupleNetwork, seed: u32, step: f32) -> u64 {
     let lookups = net.lookups() as f32;
     let mut target = 0.0f32;
     for &(after, reward) in path.iter().rev() {
-        let v = net.value::<Fib>(after);
+        let v = reads.value::<Fib>(after);
         let delta = step * (target - v);
         pending.update::<Fib>(after, delta);
         hits.update::<Fib>(after, 1.0);
@@ -399,7 +412,7 @@ fn averaged_updates_equal_the_cpu_re_implementation() {
     for seed in [33, 34] {
         let mut cpu_net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
         let step = 0.1 / cpu_net.lookups() as f32;
-        let cpu_scores = vec![cpu_averaged_game(&mut cpu_net, seed, step)];
+        let cpu_scores = vec![cpu_averaged_game(&mut cpu_net, 0, seed, step, |w| w)];
         let gpu_net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
         // 400 moves in one launch: a zero-weight game is far shorter, and stays inside
         // lavapipe's loop budget.
@@ -408,6 +421,7 @@ fn averaged_updates_equal_the_cpu_re_implementation() {
             max_moves: 400,
             cap: 1024,
             averaged: true,
+            storage: WeightStorage::F32,
         };
         let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
         let games = device.play_batch(0, 1, seed, step).unwrap();
@@ -421,10 +435,156 @@ fn averaged_updates_equal_the_cpu_re_implementation() {
     }
 }
 
-/// Many units averaging their updates learn: greedy play after training beats untrained play.
+/// A weight as an f16 copy holds it (round to nearest, ties to even).
+fn f16_rounding(w: f32) -> f32 {
+    half::f16::from_f32(w).to_f32()
+}
+
+/// The largest gap between two sets of 2584 tables, in units of a tolerance of a few f32
+/// roundings of the weights' size (the device may divide or contract `a·b + c` a rounding
+/// away from the CPU).
+fn worst_gap(want: &NTupleNetwork, got: &[Vec<f32>]) -> f32 {
+    let mut worst = 0.0f32;
+    for (t, table) in got.iter().enumerate() {
+        for (&w, &g) in want.table(t).iter().zip(table) {
+            let tolerance = 4.0 * f32::EPSILON * w.abs().max(1.0);
+            worst = worst.max((g - w).abs() / tolerance);
+        }
+    }
+    worst
+}
+
+/// f16 weight storage (`WeightStorage::F16`): averaged launches read every weight as its f16
+/// rounding while the f32 weights learn. From weights f16 cannot hold (1024 ≤ |w| < 2048, where
+/// f16 keeps only integers: each read is off by up to 0.5), two games in two launches must
+/// equal the CPU re-implementation reading rounded weights — the second game reading the copy
+/// that the first launch's apply kernel rewrote — and must not equal the one reading f32.
+#[test]
+fn f16_storage_reads_the_weights_rounded_to_f16() {
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::rng::XorShift32;
+    use cubesearch::td::td_net;
+    use cubesearch::Executor;
+    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
+        panic!("the wgpu executor")
+    };
+    let mut start = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let mut rng = XorShift32::for_worker(77, 0);
+    for t in 0..start.shapes().len() {
+        let n = start.table(t).len();
+        let weights: Vec<f32> = (0..n)
+            .map(|_| {
+                let w = 1024.0 + (rng.next_u32() >> 8) as f32 / (1 << 14) as f32;
+                if rng.below(2) == 0 {
+                    w
+                } else {
+                    -w
+                }
+            })
+            .collect();
+        start.set_table(t, weights.into_iter());
+    }
+    // A large step (alpha 0.5) makes the reads' rounding stand well clear of the tolerance.
+    let step = 0.5 / start.lookups() as f32;
+    let seed = 5;
+    // 400 moves a launch: each game ends in its first launch, and inside lavapipe's loop budget.
+    let shape = TdShape {
+        units: 1,
+        max_moves: 400,
+        cap: 1024,
+        averaged: true,
+        storage: WeightStorage::F16,
+    };
+    let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&start), shape).unwrap();
+    let copy = |net: &NTupleNetwork| {
+        let mut c = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+        for t in 0..net.shapes().len() {
+            c.set_table(t, net.table(t).into_iter());
+        }
+        c
+    };
+    let (mut want, mut as_f32) = (copy(&start), copy(&start));
+    for number in 0..2 {
+        let games = device.play_batch(number, 1, seed, step).unwrap();
+        assert!(games[0].moves < 400, "{games:?}");
+        let want_score = cpu_averaged_game(&mut want, number, seed, step, f16_rounding);
+        let f32_score = cpu_averaged_game(&mut as_f32, number, seed, step, |w| w);
+        let got = device.read_tables().unwrap();
+        let gap = worst_gap(&want, &got);
+        let f32_gap = worst_gap(&as_f32, &got);
+        eprintln!(
+            "game {number}: {} moves, score {} (f32 reads: {f32_score}); gap to the f16 \
+             reference {gap:.2}, to the f32 one {f32_gap:.0} tolerances",
+            games[0].moves, games[0].score
+        );
+        assert_eq!(games[0].score as u64, want_score, "game {number}'s score");
+        assert!(
+            gap <= 1.0,
+            "game {number}: the weights are {gap} tolerances off"
+        );
+        assert!(
+            f32_gap > 100.0,
+            "game {number}: the f32 reads learn the same ({f32_gap} tolerances): no rounding?"
+        );
+        // The next game starts from the device's weights (the reference's, within rounding).
+        for (t, table) in got.into_iter().enumerate() {
+            want.set_table(t, table.clone().into_iter());
+            as_f32.set_table(t, table.into_iter());
+        }
+    }
+}
+
+/// f16 storage is for averaged launches only: an immediate launch reads the weights it is
+/// changing (atomics), so there is no read-only copy to store in f16. The CPU trainer's weights
+/// are f32 only.
+#[test]
+fn f16_storage_needs_averaged_updates() {
+    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::td::td_net;
+    use cubesearch::{Error, Executor};
+    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
+        panic!("the wgpu executor")
+    };
+    let net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let shape = TdShape {
+        units: 16,
+        max_moves: 32,
+        cap: 512,
+        averaged: false,
+        storage: WeightStorage::F16,
+    };
+    let made = DeviceTd::<_, Pow2>::new(gpu.client(), &td_net(&net), shape);
+    assert!(
+        matches!(&made, Err(Error::Unsupported(why)) if why.contains("averaged")),
+        "{:?}",
+        made.err()
+    );
+    let cpu = executor(Backend::Cpu).unwrap();
+    assert!(cpu
+        .td_engine_on_gpus::<Pow2>(1, None, WeightStorage::F16)
+        .is_err());
+    assert_eq!("f16".parse::<WeightStorage>().unwrap(), WeightStorage::F16);
+    assert_eq!("F32".parse::<WeightStorage>().unwrap(), WeightStorage::F32);
+    assert!("bf16".parse::<WeightStorage>().is_err());
+}
+
+/// A weight past f16's range is stored as f16's largest value, not as infinity (which would
+/// make V infinite and the learned weights NaN); one inside it is rounded to nearest.
+#[test]
+fn the_f16_copy_saturates_instead_of_overflowing() {
+    use cubesearch::kernels::fib::td_storage::to_f16;
+    assert_eq!(to_f16(1.0e6).to_f32(), 65504.0);
+    assert_eq!(to_f16(-1.0e6).to_f32(), -65504.0);
+    assert_eq!(to_f16(1024.4).to_f32(), 1024.0);
+    assert_eq!(to_f16(1024.6).to_f32(), 1025.0);
+}
+
+/// Many units averaging their updates learn, reading f32 weights or their f16 copy: greedy play
+/// after training beats untrained play.
 #[rstest]
 fn averaged_training_with_many_units_learns(
     #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+    #[values(WeightStorage::F32, WeightStorage::F16)] storage: WeightStorage,
 ) {
     use cubesearch::kernels::fib::td::AVERAGED_FROM_UNITS;
     let Some(exec) = executor(backend) else {
@@ -433,14 +593,16 @@ fn averaged_training_with_many_units_learns(
     let game = Sliding::<Pow2>::new();
     let mut net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
     let untrained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
-    let mut engine = exec.td_engine::<Pow2>(Some(AVERAGED_FROM_UNITS));
+    let mut engine = exec
+        .td_engine_on_gpus::<Pow2>(1, Some(AVERAGED_FROM_UNITS), storage)
+        .unwrap();
     let step = 0.1 / net.lookups() as f32;
     engine
         .play(&net, 0, 4096, 7, step, &mut |_| Ok(()))
         .unwrap();
     engine.sync(&mut net).unwrap();
     let trained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
-    eprintln!("2048, {AVERAGED_FROM_UNITS} units averaged: greedy untrained {untrained:.0}, trained {trained:.0}");
+    eprintln!("2048, {AVERAGED_FROM_UNITS} units averaged, {storage} reads: greedy untrained {untrained:.0}, trained {trained:.0}");
     assert!(
         trained > 1.2 * untrained,
         "untrained {untrained}, trained {trained}"
@@ -465,6 +627,7 @@ fn a_deadline_stops_gpu_training_between_launches() {
         max_moves: 32,
         cap: 512,
         averaged: false,
+        storage: WeightStorage::F32,
     };
     let mut device = DeviceTd::<_, Pow2>::new(gpu.client(), &td_net(&net), shape).unwrap();
     let now = Some(std::time::Instant::now());

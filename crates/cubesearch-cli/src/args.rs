@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use cubesearch_core::Backend;
+use cubesearch_kernels::fib::td::WeightStorage;
 
 /// Game-tree search on GPUs: MCTS, alpha-beta and expectimax on CUDA, wgpu or the CPU.
 #[derive(Parser, Debug)]
@@ -28,6 +29,11 @@ pub struct Common {
 }
 
 fn parse_backend(text: &str) -> Result<Backend, String> {
+    text.parse()
+        .map_err(|e: cubesearch_core::Error| e.to_string())
+}
+
+fn parse_storage(text: &str) -> Result<WeightStorage, String> {
     text.parse()
         .map_err(|e: cubesearch_core::Error| e.to_string())
 }
@@ -195,6 +201,9 @@ pub struct BenchArgs {
     /// td-train: games a GPU plays at once (default 65536).
     #[arg(long)]
     pub units: Option<u32>,
+    /// td-train: the weight storage of GPU rows, comma-separated (`f32,f16`: a row each).
+    #[arg(long, value_delimiter = ',', default_value = "f32", value_parser = parse_storage)]
+    pub storage: Vec<WeightStorage>,
     /// expectimax suites: the layers to time, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = [1, 2, 3])]
     pub layers: Vec<u32>,
@@ -257,4 +266,8 @@ pub struct TrainArgs {
     /// CUDA: train on this many GPUs, one agent each, their changes summed after every round.
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
+    /// GPU backends with averaged updates (--units ≥ 1024): read the weights from an f32 or
+    /// an f16 copy while playing (the f32 weights stay the master that learns and is saved).
+    #[arg(long, default_value = "f32", value_parser = parse_storage)]
+    pub storage: WeightStorage,
 }

@@ -29,7 +29,7 @@ use crate::{CpuExecutor, Executor, GpuExecutor};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result, TdUpdate};
 use cubesearch_games::fib::{symmetry_cell, Sliding};
-use cubesearch_kernels::fib::td::{DeviceTd, TdNet, TdShape};
+use cubesearch_kernels::fib::td::{DeviceTd, TdNet, TdShape, WeightStorage};
 use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, TdEngine};
 use std::time::Instant;
@@ -64,6 +64,7 @@ pub struct GpuTd<R: Runtime, T: GpuTiles> {
     client: ComputeClient<R>,
     units: Option<u32>,
     loop_budget: Option<u32>,
+    storage: WeightStorage,
     device: Option<DeviceTd<R, T>>,
     /// The weights the device started from, kept for [`MultiGpuTd`]'s reductions only.
     base: Option<Vec<Vec<f32>>>,
@@ -79,11 +80,20 @@ impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
             client: client.clone(),
             units,
             loop_budget,
+            storage: WeightStorage::F32,
             device: None,
             base: None,
             keep_base: false,
             deadline: None,
         }
+    }
+
+    /// The engine storing the weights its averaged launches read as `storage` (see
+    /// [`WeightStorage`]; f16 needs averaged updates, so at least
+    /// `cubesearch_kernels::fib::td::AVERAGED_FROM_UNITS` units). The first `play` fails on a
+    /// device without f16 buffers.
+    pub fn with_storage(self, storage: WeightStorage) -> Self {
+        Self { storage, ..self }
     }
 
     /// The launch shape in use (known after the first `play`).
@@ -117,7 +127,10 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
                         .into(),
                 ));
             }
-            let shape = TdShape::for_device(self.units, net.lookups() as u32, self.loop_budget);
+            let shape = TdShape {
+                storage: self.storage,
+                ..TdShape::for_device(self.units, net.lookups() as u32, self.loop_budget)
+            };
             let start = td_net(net);
             self.device = Some(DeviceTd::new(&self.client, &start, shape)?);
             if self.keep_base {
@@ -201,15 +214,29 @@ impl Executor {
 }
 
 impl Executor {
-    /// A TD(0) engine on `gpus` devices of this executor's backend ([`MultiGpuTd`]); one GPU is
-    /// [`Executor::td_engine`]. Several GPUs need CUDA and that many devices.
+    /// A TD(0) engine on `gpus` devices of this executor's backend ([`MultiGpuTd`]), its
+    /// averaged launches reading the weights as `storage` ([`GpuTd::with_storage`]); one GPU
+    /// storing f32 is [`Executor::td_engine`]. Several GPUs need CUDA and that many devices;
+    /// f16 storage needs a GPU.
     pub fn td_engine_on_gpus<T: GpuTiles>(
         &self,
         gpus: usize,
         units: Option<u32>,
+        storage: WeightStorage,
     ) -> Result<Box<dyn TdEngine<T>>> {
         if gpus <= 1 {
-            return Ok(self.td_engine::<T>(units));
+            if storage == WeightStorage::F32 {
+                return Ok(self.td_engine::<T>(units));
+            }
+            return match self {
+                Executor::Cpu(_) => Err(Error::Unsupported(format!(
+                    "{storage} weight storage is for GPU training: the CPU trainer's weights are f32"
+                ))),
+                #[cfg(feature = "wgpu")]
+                Executor::Wgpu(e) => Ok(Box::new(e.td_engine::<T>(units).with_storage(storage))),
+                #[cfg(feature = "cuda")]
+                Executor::Cuda(e) => Ok(Box::new(e.td_engine::<T>(units).with_storage(storage))),
+            };
         }
         match self {
             #[cfg(feature = "cuda")]
@@ -229,9 +256,9 @@ impl Executor {
                         )
                     })
                     .collect::<Result<Vec<_>>>()?;
-                Ok(Box::new(MultiGpuTd::<CudaRuntime, T>::new(
-                    &clients, units, None,
-                )))
+                Ok(Box::new(
+                    MultiGpuTd::<CudaRuntime, T>::new(&clients, units, None).with_storage(storage),
+                ))
             }
             _ => Err(Error::Unsupported(format!(
                 "--gpus {gpus} trains on several CUDA devices: use --backend cuda on an NVIDIA host"
@@ -327,6 +354,18 @@ impl<R: Runtime, T: GpuTiles> MultiGpuTd<R, T> {
                 })
                 .collect(),
             deadline: None,
+        }
+    }
+
+    /// Every agent storing the weights its launches read as `storage` ([`GpuTd::with_storage`]).
+    pub fn with_storage(self, storage: WeightStorage) -> Self {
+        Self {
+            agents: self
+                .agents
+                .into_iter()
+                .map(|a| a.with_storage(storage))
+                .collect(),
+            ..self
         }
     }
 }

@@ -26,6 +26,7 @@
 pub mod launch;
 pub mod moves;
 pub mod td;
+pub mod td_storage;
 
 use cubecl::prelude::*;
 use cubesearch_games::fib::{Board, BoardOf, BoardWord, Fib, Pow2, TileRule};

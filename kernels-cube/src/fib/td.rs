@@ -15,6 +15,8 @@
 //! ```text
 //!  weights   f32, the tables one after another: atomics where a launch updates them, plain
 //!            reads in an averaging launch (the kernel has both views, one bound to a placeholder)
+//!  half      f16, the weights' copy an averaging launch reads instead with f16 storage
+//!            ([`WeightStorage`]); the apply kernel rewrites each weight it changes
 //!  pending   f32 atomics, one per weight: a launch's requested changes (averaged updates only)
 //!  hits      one per weight: how many changes were requested (averaged updates only)
 //!  lut       per lookup (shape × symmetry, in the network's order): [table offset, cell 0, ..,
@@ -32,6 +34,8 @@
 //! run, instead of waiting at the end of every batch for its longest game.
 
 use super::moves::{cell, initial, max_index, set_board, slide, spawn};
+pub use super::td_storage::WeightStorage;
+use super::td_storage::{upload_f16, F16_MAX};
 use super::{DeviceTiles, FibBoard, GpuTiles};
 use crate::launch::{grid, read, read_range, upload};
 use crate::rng;
@@ -82,11 +86,12 @@ pub fn value<T: DeviceTiles>(
 /// V(board) read from the training weights: plain loads from `frozen` when a launch averages
 /// its updates (the weights do not change until the apply kernel runs), else atomic loads from
 /// `live`, which the launch's own updates change. CUDA compiles an atomic load to an atomic
-/// add of zero, a round trip to L2 for each of the 4 × 24 weights a move reads.
+/// add of zero, a round trip to L2 for each of the 4 × 24 weights a move reads. `frozen` holds
+/// the weights as `F` ([`WeightStorage`]); the sum is f32 whatever they are stored as.
 #[cube]
-fn training_value<T: DeviceTiles>(
+fn training_value<T: DeviceTiles, F: Float>(
     board: &FibBoard,
-    frozen: &Array<f32>,
+    frozen: &Array<F>,
     live: &Array<Atomic<f32>>,
     lut: &Array<u32>,
     lookups: u32,
@@ -96,7 +101,7 @@ fn training_value<T: DeviceTiles>(
     let mut v = 0.0f32;
     if averaged {
         for l in 0..lookups {
-            v += frozen[lookup_index::<T>(board, lut, l, len)];
+            v += f32::cast_from(frozen[lookup_index::<T>(board, lut, l, len)]);
         }
     } else {
         v = value::<T>(board, live, lut, lookups, len);
@@ -146,8 +151,8 @@ fn accumulate<T: DeviceTiles>(
 /// `v + lookups · Δ`.
 #[cube]
 #[allow(clippy::too_many_arguments)]
-fn learn<T: DeviceTiles>(
-    frozen: &Array<f32>,
+fn learn<T: DeviceTiles, F: Float>(
+    frozen: &Array<F>,
     weights: &Array<Atomic<f32>>,
     pending: &Array<Atomic<f32>>,
     hits: &Array<Atomic<u32>>,
@@ -170,7 +175,7 @@ fn learn<T: DeviceTiles>(
         let at = ((first + i) * stride) as usize;
         let after = T::load(paths, at);
         let reward = f32::cast_from(paths[at + words]);
-        let v = training_value::<T>(&after, frozen, weights, lut, lookups, len, averaged);
+        let v = training_value::<T, F>(&after, frozen, weights, lut, lookups, len, averaged);
         let delta = step * (target - v);
         if averaged {
             accumulate::<T>(&after, pending, hits, lut, delta, lookups, len);
@@ -183,20 +188,31 @@ fn learn<T: DeviceTiles>(
 }
 
 /// Applies the averaged updates of a launch: each weight moves by the mean of the changes
-/// asked of it, `pending / hits`, and both go back to zero. Unit `i` owns weight `i`.
+/// asked of it, `pending / hits`, and both go back to zero. Unit `i` owns weight `i`. With
+/// `copied`, the launches read an `F` copy of the weights ([`WeightStorage::F16`]), and each
+/// changed weight is written there too, saturated as
+/// [`to_f16`](super::td_storage::to_f16) saturates it (no weight may read as infinity).
 #[cube(launch_unchecked)]
-pub fn td_apply_kernel(
+pub fn td_apply_kernel<F: Float>(
     weights: &mut Array<Atomic<f32>>,
     pending: &mut Array<Atomic<f32>>,
     hits: &mut Array<Atomic<u32>>,
+    copy: &mut Array<F>,
     total: u32,
+    #[comptime] copied: bool,
 ) {
     let i = ABSOLUTE_POS;
     if i < total as usize {
         let h = hits[i].load();
         if h > 0u32 {
             let sum = pending[i].load();
-            weights[i].fetch_add(sum / f32::cast_from(h));
+            let change = sum / f32::cast_from(h);
+            // The add returns the weight before it; nothing else runs, so the weight after it
+            // is that plus the change, rounded as the add rounded it.
+            let before = weights[i].fetch_add(change);
+            if copied {
+                copy[i] = F::cast_from((before + change).clamp(-F16_MAX, F16_MAX));
+            }
             // Nothing else runs: subtracting what was read leaves exactly zero.
             pending[i].fetch_add(-sum);
             hits[i].fetch_sub(h);
@@ -282,8 +298,8 @@ fn take_game<T: DeviceTiles>(
 /// docs) and taking the next game number below `limit` (games `first + base ..`).
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
-pub fn td_play_kernel<T: DeviceTiles>(
-    frozen: &Array<f32>,
+pub fn td_play_kernel<T: DeviceTiles, F: Float>(
+    frozen: &Array<F>,
     weights: &mut Array<Atomic<f32>>,
     pending: &mut Array<Atomic<f32>>,
     hits: &mut Array<Atomic<u32>>,
@@ -333,7 +349,7 @@ pub fn td_play_kernel<T: DeviceTiles>(
                 let s = slide::<T>(&board, d);
                 if s.moved {
                     let v = f32::cast_from(s.reward)
-                        + training_value::<T>(
+                        + training_value::<T, F>(
                             &s.board, frozen, weights, lut, lookups, len, averaged,
                         );
                     if !found || v > best_v {
@@ -346,7 +362,7 @@ pub fn td_play_kernel<T: DeviceTiles>(
             if found {
                 let s = slide::<T>(&board, best_dir);
                 if plen == cap {
-                    learn::<T>(
+                    learn::<T, F>(
                         frozen,
                         weights,
                         pending,
@@ -373,7 +389,7 @@ pub fn td_play_kernel<T: DeviceTiles>(
                 set_board(&mut board, &s.board);
                 spawn::<T>(&mut board, &mut state);
             } else {
-                learn::<T>(
+                learn::<T, F>(
                     frozen,
                     weights,
                     pending,
@@ -442,6 +458,9 @@ pub struct TdShape {
     /// each weight moves by the mean of what was asked of it — one TD step however many
     /// games share the weight, a full step for a weight only one game touched.
     pub averaged: bool,
+    /// What an averaged launch reads the weights from: the f32 weights, or an f16 copy of
+    /// them ([`WeightStorage`]). Immediate launches read the f32 weights only.
+    pub storage: WeightStorage,
 }
 
 /// From this many units on, [`TdShape::for_device`] averages the updates.
@@ -477,6 +496,7 @@ impl TdShape {
             max_moves,
             cap: cap.min(cap_in_a_gib),
             averaged,
+            storage: WeightStorage::F32,
         }
     }
 }
@@ -492,6 +512,16 @@ pub struct TdGame {
     pub max_index: u8,
 }
 
+/// A launch's share of the game stream: the result ring of `slots` slots, fresh counters, and
+/// the game numbers units may take (`base` on, below `limit`; see [`td_play_kernel`]).
+struct Window<'a> {
+    results: &'a cubecl::server::Handle,
+    slots: u32,
+    counters: &'a cubecl::server::Handle,
+    base: u32,
+    limit: u32,
+}
+
 /// A TD(0) trainer on one device: the weights and every unit's game live in device memory.
 pub struct DeviceTd<R: Runtime, T: GpuTiles> {
     client: ComputeClient<R>,
@@ -500,6 +530,8 @@ pub struct DeviceTd<R: Runtime, T: GpuTiles> {
     lookups: u32,
     len: u32,
     weights: cubecl::server::Handle,
+    /// [`WeightStorage::F16`]: the f16 copy of the weights that averaged launches read.
+    half: Option<cubecl::server::Handle>,
     /// Averaged updates: the changes asked of each weight in a launch, and their count.
     pending: cubecl::server::Handle,
     hits: cubecl::server::Handle,
@@ -529,6 +561,22 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                 "bad GPU trainer shape {shape:?}: units, moves per launch and path length must be positive"
             )));
         }
+        if shape.storage == WeightStorage::F16 {
+            if !shape.averaged {
+                return Err(Error::Unsupported(format!(
+                    "f16 weight storage needs averaged updates (from {AVERAGED_FROM_UNITS} units on): \
+                     {} units update the f32 weights as they read them",
+                    shape.units
+                )));
+            }
+            if !WeightStorage::f16_supported(client) {
+                return Err(Error::Unsupported(
+                    "this device cannot keep f16 values in its buffers (on wgpu: an adapter \
+                     without SHADER_F16); use f32 weight storage"
+                        .into(),
+                ));
+            }
+        }
         let mut offsets = Vec::with_capacity(net.tables.len());
         let mut flat = Vec::new();
         for t in &net.tables {
@@ -555,6 +603,7 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
             sizes: net.tables.iter().map(|t| t.len()).collect(),
             lookups: net.lookups.len() as u32,
             len: len as u32,
+            half: (shape.storage == WeightStorage::F16).then(|| upload_f16(client, &flat)),
             weights: client.create_from_slice(f32::as_bytes(&flat)),
             pending: client.create_from_slice(f32::as_bytes(&vec![0.0f32; pending_len])),
             hits: upload(client, &vec![0u32; pending_len]),
@@ -647,27 +696,17 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
         let client = &self.client;
         let shape = self.shape;
         let units = shape.units as usize;
-        let words = T::WORDS;
         let (cubes, dim) = grid(client, units);
-        let weight_count = self.weight_count();
-        let pending_len = Self::pending_len(shape, weight_count);
         // SAFETY: units past `shape.units` do nothing; unit u writes only its own slots.
         unsafe {
             td_start_kernel::launch_unchecked::<R>(
                 client,
-                cubes.clone(),
+                cubes,
                 dim,
                 ArrayArg::from_raw_parts(self.units.clone(), units * UNIT_WORDS),
                 shape.units,
             );
         }
-        // Averaged launches read the weights plainly and never write them; immediate ones
-        // update them atomically. Each binds the view it does not use to the placeholder.
-        let (frozen, frozen_len, live, live_len) = if shape.averaged {
-            (&self.weights, weight_count, &self.placeholder, 1)
-        } else {
-            (&self.placeholder, 1, &self.weights, weight_count)
-        };
         // Sixteen slots a unit: a game may run sixteen average games longer than the others
         // before a unit waits for it.
         let slots = (shape.units.saturating_mul(16)).min(games);
@@ -677,56 +716,16 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
         loop {
             let limit = games.min(delivered.saturating_add(slots));
             let counters = upload(client, &[0u32, 0, 0]);
-            // SAFETY: every index stays inside its buffer: unit slots below `shape.units`,
-            // path entries below `cap`, result slots below `slots`, weights at the offsets of
-            // `lut`.
-            unsafe {
-                td_play_kernel::launch_unchecked::<T::Device, R>(
-                    client,
-                    cubes.clone(),
-                    dim,
-                    ArrayArg::from_raw_parts(frozen.clone(), frozen_len),
-                    ArrayArg::from_raw_parts(live.clone(), live_len),
-                    ArrayArg::from_raw_parts(self.pending.clone(), pending_len),
-                    ArrayArg::from_raw_parts(self.hits.clone(), pending_len),
-                    ArrayArg::from_raw_parts(self.lut.clone(), self.lut_len),
-                    ArrayArg::from_raw_parts(self.boards.clone(), units * words),
-                    ArrayArg::from_raw_parts(self.units.clone(), units * UNIT_WORDS),
-                    ArrayArg::from_raw_parts(
-                        self.paths.clone(),
-                        units * shape.cap as usize * (words + 1),
-                    ),
-                    ArrayArg::from_raw_parts(results.clone(), slots as usize * 4),
-                    ArrayArg::from_raw_parts(counters.clone(), 3),
-                    step,
-                    seed,
-                    first,
-                    base,
-                    limit,
-                    slots,
-                    shape.units,
-                    shape.max_moves,
-                    shape.cap,
-                    self.lookups,
-                    self.len,
-                    words,
-                    shape.averaged,
-                );
-            }
-            if shape.averaged {
-                let (cubes, dim) = grid(client, weight_count);
-                // SAFETY: unit i touches only weight i of three buffers of `weight_count`.
-                unsafe {
-                    td_apply_kernel::launch_unchecked::<R>(
-                        client,
-                        cubes,
-                        dim,
-                        ArrayArg::from_raw_parts(self.weights.clone(), weight_count),
-                        ArrayArg::from_raw_parts(self.pending.clone(), weight_count),
-                        ArrayArg::from_raw_parts(self.hits.clone(), weight_count),
-                        weight_count as u32,
-                    );
-                }
+            let window = Window {
+                results: &results,
+                slots,
+                counters: &counters,
+                base,
+                limit,
+            };
+            match shape.storage {
+                WeightStorage::F32 => self.launch::<f32>(&window, step, seed, first),
+                WeightStorage::F16 => self.launch::<half::f16>(&window, step, seed, first),
             }
             let c = read::<R, u32>(client, counters)?;
             base += c[0].min(limit - base);
@@ -785,6 +784,83 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
         }
     }
 
+    /// One launch of the play kernel over every unit, and in an averaged run the apply kernel
+    /// after it, the launch reading the weights as `F` (the shape's [`WeightStorage`]).
+    fn launch<F: Float + CubeElement>(&self, window: &Window, step: f32, seed: u32, first: u32) {
+        let client = &self.client;
+        let shape = self.shape;
+        let units = shape.units as usize;
+        let words = T::WORDS;
+        let (cubes, dim) = grid(client, units);
+        let weight_count = self.weight_count();
+        let pending_len = Self::pending_len(shape, weight_count);
+        // Averaged launches read the weights plainly (f32, or their f16 copy) and never write
+        // them; immediate ones update them atomically. Each binds the view it does not use to
+        // the placeholder.
+        let (frozen, frozen_len, live, live_len) = match (&self.half, shape.averaged) {
+            (Some(half), _) => (half, weight_count, &self.placeholder, 1),
+            (None, true) => (&self.weights, weight_count, &self.placeholder, 1),
+            (None, false) => (&self.placeholder, 1, &self.weights, weight_count),
+        };
+        // SAFETY: every index stays inside its buffer: unit slots below `shape.units`, path
+        // entries below `cap`, result slots below `slots`, weights at the offsets of `lut`.
+        unsafe {
+            td_play_kernel::launch_unchecked::<T::Device, F, R>(
+                client,
+                cubes,
+                dim,
+                ArrayArg::from_raw_parts(frozen.clone(), frozen_len),
+                ArrayArg::from_raw_parts(live.clone(), live_len),
+                ArrayArg::from_raw_parts(self.pending.clone(), pending_len),
+                ArrayArg::from_raw_parts(self.hits.clone(), pending_len),
+                ArrayArg::from_raw_parts(self.lut.clone(), self.lut_len),
+                ArrayArg::from_raw_parts(self.boards.clone(), units * words),
+                ArrayArg::from_raw_parts(self.units.clone(), units * UNIT_WORDS),
+                ArrayArg::from_raw_parts(
+                    self.paths.clone(),
+                    units * shape.cap as usize * (words + 1),
+                ),
+                ArrayArg::from_raw_parts(window.results.clone(), window.slots as usize * 4),
+                ArrayArg::from_raw_parts(window.counters.clone(), 3),
+                step,
+                seed,
+                first,
+                window.base,
+                window.limit,
+                window.slots,
+                shape.units,
+                shape.max_moves,
+                shape.cap,
+                self.lookups,
+                self.len,
+                words,
+                shape.averaged,
+            );
+        }
+        if shape.averaged {
+            let (cubes, dim) = grid(client, weight_count);
+            let (copy, copy_len) = match &self.half {
+                Some(half) => (half, weight_count),
+                None => (&self.placeholder, 1),
+            };
+            // SAFETY: unit i touches only weight i of four buffers of `weight_count` (the
+            // copy, when there is none, is the placeholder and is not touched).
+            unsafe {
+                td_apply_kernel::launch_unchecked::<F, R>(
+                    client,
+                    cubes,
+                    dim,
+                    ArrayArg::from_raw_parts(self.weights.clone(), weight_count),
+                    ArrayArg::from_raw_parts(self.pending.clone(), weight_count),
+                    ArrayArg::from_raw_parts(self.hits.clone(), weight_count),
+                    ArrayArg::from_raw_parts(copy.clone(), copy_len),
+                    weight_count as u32,
+                    self.half.is_some(),
+                );
+            }
+        }
+    }
+
     /// Runs [`td_steps_kernel`](fn@td_steps_kernel) over `paths` (the [`GpuTiles::WORDS`]-word afterstate and the
     /// reward of every step, `rounds` steps a game) and waits for it.
     pub fn learn_steps(&mut self, paths: &[u32], rounds: u32, step: f32) -> Result<()> {
@@ -834,6 +910,9 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
             ));
         }
         let flat: Vec<f32> = tables.concat();
+        if self.half.is_some() {
+            self.half = Some(upload_f16(&self.client, &flat));
+        }
         self.weights = self.client.create_from_slice(f32::as_bytes(&flat));
         Ok(())
     }

@@ -13,6 +13,7 @@ use cubesearch_core::{Error, Playouts, Result};
 use cubesearch_games::checkers::{Checkers, Rules};
 use cubesearch_games::nim::{Nim, NimState};
 use cubesearch_games::reversi::Reversi;
+use cubesearch_kernels::fib::td::WeightStorage;
 use cubesearch_kernels::GpuGame;
 use cubesearch_search::mcts::{Budget, Mcts, MctsConfig};
 use cubesearch_search::perft::perft_split;
@@ -168,8 +169,9 @@ fn td_games_at(level: u32) -> u64 {
 
 /// TD(0) training of the default 2584 network (from zero weights, or `--weights`) for
 /// `td_games_at(level)` games on the executor's engine (CPU threads, or the GPU with `--units`
-/// games at once); the units are moves played (and learned from). A fresh engine each run, so
-/// GPU figures include the weight upload and the read-back at the end.
+/// games at once, reading the weights as the row's `--storage`); the units are moves played
+/// (and learned from). A fresh engine each run, so GPU figures include the weight upload and
+/// the read-back at the end.
 fn td_train(exec: &mut Executor, level: u32, seed: u32, args: &BenchArgs) -> Result<u64> {
     use cubesearch_games::fib::Fib;
     use cubesearch_learn::{seed_shapes, NTupleNetwork};
@@ -178,7 +180,8 @@ fn td_train(exec: &mut Executor, level: u32, seed: u32, args: &BenchArgs) -> Res
         None => NTupleNetwork::for_game::<Fib>(&seed_shapes())?,
     };
     let step = 0.1 / net.lookups() as f32;
-    let mut engine = exec.td_engine::<Fib>(args.units);
+    let storage = args.storage.first().copied().unwrap_or_default();
+    let mut engine = exec.td_engine_on_gpus::<Fib>(1, args.units, storage)?;
     let mut moves = 0u64;
     engine.play(&net, 0, td_games_at(level), seed, step, &mut |e| {
         moves += e.moves as u64;
@@ -289,6 +292,7 @@ fn gpu_steps<R: cubecl::Runtime>(
         max_moves: 1,
         cap: 1,
         averaged: false,
+        storage: WeightStorage::F32,
     };
     let mut device = DeviceTd::<R, cubesearch_games::fib::Fib>::new(
         client,
@@ -427,6 +431,9 @@ pub fn run(common: &Common, args: &BenchArgs) -> Result<()> {
         println!("{:<18} the same for 2048", "expectimax-2048");
         return Ok(());
     }
+    if args.storage != [WeightStorage::F32] && args.suite != "td-train" {
+        return Err(Error::parse("--storage is an option of td-train"));
+    }
     if args.suite == "nim-minimax" {
         return nim_minimax(common, args);
     }
@@ -464,18 +471,36 @@ pub fn run(common: &Common, args: &BenchArgs) -> Result<()> {
             )));
         }
     }
+    let default_storage = args.storage == [WeightStorage::F32];
     let bar = progress(common.json, targets.len() as u64, suite.name);
     let mut rows = Vec::new();
     for (label, device, mut exec) in targets {
         bar.set_message(format!("{} on {label}", suite.name));
-        rows.push(measure(
-            suite,
-            &label,
-            &device,
-            &mut exec,
-            args,
-            common.seed,
-        )?);
+        // A row per weight storage on a GPU, each labelled with it when --storage is given
+        // (the CPU trainer's weights are f32: one row).
+        let storages = if exec.is_cpu() {
+            &[WeightStorage::F32][..]
+        } else {
+            &args.storage[..]
+        };
+        for &storage in storages {
+            let label = match default_storage {
+                true => label.clone(),
+                false => format!("{label} {storage}"),
+            };
+            let args = BenchArgs {
+                storage: vec![storage],
+                ..args.clone()
+            };
+            rows.push(measure(
+                suite,
+                &label,
+                &device,
+                &mut exec,
+                &args,
+                common.seed,
+            )?);
+        }
         bar.inc(1);
     }
     bar.finish_and_clear();

@@ -10,6 +10,7 @@ use crate::output::{emit, progress};
 use cubesearch_core::backend::{resolve, Backend, ResolvedBackend};
 use cubesearch_core::{Error, Result};
 use cubesearch_games::fib::Sliding;
+use cubesearch_kernels::fib::td::WeightStorage;
 use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::runner::thread_count;
 use cubesearch_learn::{curve_csv, parse_shapes, train_on, CpuEngine, TdEngine, TrainConfig};
@@ -44,6 +45,12 @@ fn engine<R: GpuTiles>(
                 args.gpus
             )));
         }
+        if args.storage != WeightStorage::F32 {
+            return Err(Error::parse(format!(
+                "--storage {} stores the weights on a GPU: use a GPU backend, or --storage f32",
+                args.storage
+            )));
+        }
         let threads = thread_count(args.threads);
         return Ok((
             Box::new(CpuEngine { threads }),
@@ -52,7 +59,7 @@ fn engine<R: GpuTiles>(
     }
     let exec = Executor::on(&resolved)?;
     Ok((
-        exec.td_engine_on_gpus::<R>(args.gpus, args.units)?,
+        exec.td_engine_on_gpus::<R>(args.gpus, args.units, args.storage)?,
         resolved,
     ))
 }
@@ -143,6 +150,7 @@ pub fn run<R: GpuTiles>(common: &Common, args: &TrainArgs) -> Result<()> {
             "backend": device.backend().name(),
             "device": device.device_name(),
             "gpus": args.gpus,
+            "storage": args.storage.name(),
             "out": args.out,
         }),
     );
