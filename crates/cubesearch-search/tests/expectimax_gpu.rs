@@ -14,7 +14,11 @@ use cubesearch_search::expectimax::search;
 use cubesearch_search::expectimax_gpu::{ExpectimaxExecutor, ExpectimaxMethod, GpuExpectimax};
 
 fn trained<R: GpuTiles>(games: u32) -> NTupleNetwork {
-    let mut net = NTupleNetwork::for_game::<R>(&seed_shapes()).unwrap();
+    trained_shapes::<R>(&seed_shapes(), games)
+}
+
+fn trained_shapes<R: GpuTiles>(shapes: &[Vec<u8>], games: u32) -> NTupleNetwork {
+    let mut net = NTupleNetwork::for_game::<R>(shapes).unwrap();
     CpuTd { threads: 1 }
         .train(&Sliding::<R>::new(), &mut net, games, 0.1, 11)
         .unwrap();
@@ -231,4 +235,47 @@ fn wgpu_chunks_and_two_dimensional_grids_equal_the_cpu() {
     let got = gpu.evaluate(&game, &net, &many, 1).unwrap();
     let want: Vec<RootValue> = cpu.iter().cycle().take(17_000).cloned().collect();
     assert_close("17000 roots", &want, &got);
+}
+
+/// Shapes of different lengths: the kernels read each lookup's cell count (the equal-length
+/// networks above unroll it at compile time).
+#[test]
+fn wgpu_mixed_tuple_lengths_equal_the_cpu() {
+    let (mut exec, _) =
+        ExpectimaxExecutor::<Fib>::new(Backend::Wgpu, ExpectimaxMethod::Naive, false).unwrap();
+    let game = Sliding::<Fib>::new();
+    let net = trained_shapes::<Fib>(&[vec![0, 1, 2, 3], vec![4, 5, 6], vec![8, 12]], 200);
+    let roots = boards::<Fib>(
+        include_str!("../../../benches/boards-2584.txt"),
+        4,
+        DEAD_2584,
+    );
+    let cpu: Vec<RootValue> = roots
+        .iter()
+        .map(|r| search(&game, &net, r, 1, false))
+        .collect();
+    for method in ExpectimaxMethod::ALL {
+        exec.set_method(method);
+        let got = exec.evaluate(&game, &net, &roots, 1).unwrap();
+        assert_close(&format!("mixed shapes, {}", method.name()), &cpu, &got);
+    }
+}
+
+/// A network past the device's largest buffer is refused with an error, not searched with
+/// weights that never arrived (lavapipe's largest buffer is 128 MiB; one 5-tuple of 5-bit cells
+/// is 2^25 weights, 128 MiB, and another shape tips it over).
+#[test]
+fn wgpu_a_network_too_large_for_the_device_is_refused() {
+    let (mut exec, _) =
+        ExpectimaxExecutor::<Fib>::new(Backend::Wgpu, ExpectimaxMethod::Naive, false).unwrap();
+    let game = Sliding::<Fib>::new();
+    let net = NTupleNetwork::for_game::<Fib>(&[vec![0, 1, 2, 3, 4], vec![5, 6, 7, 8, 9]]).unwrap();
+    let root = game
+        .parse_position("1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0")
+        .unwrap();
+    match exec.evaluate(&game, &net, &[root], 1) {
+        Err(e) => assert!(e.to_string().contains("largest buffer"), "{e}"),
+        // A device with buffers this large searches it: then it must find the legal moves.
+        Ok(found) => assert!(found[0].best.is_some(), "{found:?}"),
+    }
 }

@@ -57,6 +57,9 @@ pub struct DeviceNetwork {
     weight_len: usize,
     lookups: Handle,
     lookup_count: u32,
+    /// The cells of every shape when all have the same count, else 0 (the kernels read each
+    /// lookup's count).
+    cells: u32,
     bits: u32,
 }
 
@@ -100,11 +103,26 @@ impl DeviceNetwork {
                 "the network has too many weights".into(),
             ));
         }
+        // A failed allocation does not come back as an error (the runtime's thread panics and
+        // the kernels read nothing), so a network past the device's largest buffer is refused.
+        let largest = client.properties().memory.max_page_size;
+        if offset as u64 * 4 > largest {
+            return Err(Error::Unsupported(format!(
+                "the network's {} MiB of weights exceed this device's largest buffer ({} MiB)",
+                offset * 4 >> 20,
+                largest >> 20
+            )));
+        }
         let flat: Vec<f32> = tables.iter().flatten().copied().collect();
         Ok(Self {
             weights: client.create_from_slice(f32::as_bytes(&flat)),
             weight_len: flat.len(),
             lookup_count: (lookups.len() / LOOKUP_WORDS as usize) as u32,
+            cells: if shapes.iter().all(|s| s.len() == shapes[0].len()) {
+                shapes[0].len() as u32
+            } else {
+                0
+            },
             lookups: upload(client, &lookups),
             bits,
         })
@@ -178,16 +196,6 @@ pub fn plane_ops_fit<R: Runtime>(client: &ComputeClient<R>) -> bool {
     props.features.plane.contains(cubecl::features::Plane::Ops)
         && props.hardware.plane_size_min == FOLD_PLANE
         && props.hardware.plane_size_max == FOLD_PLANE
-}
-
-/// Reduction blocks the device holds at once (16 a multiprocessor where the runtime says how
-/// many it has): a striding kernel needs no more.
-fn resident_blocks<R: Runtime>(client: &ComputeClient<R>) -> usize {
-    let per_cube = client.properties().hardware.max_units_per_cube.max(BLOCK) / BLOCK;
-    match client.properties().hardware.num_streaming_multiprocessors {
-        Some(sms) => sms as usize * 16 * per_cube.min(2) as usize,
-        None => 65_535,
-    }
 }
 
 /// An `layers`-layer expectimax of every root under `net`: the whole search on the device, roots
@@ -368,11 +376,12 @@ fn naive<R: Runtime, T: GpuTiles>(
             ArrayArg::from_raw_parts(lens.clone(), leaves),
             spawns.tiles[0],
             spawns.tiles[1],
-            net.lookup_count,
             paths as u32,
             leaves as u32,
             layers,
             T::WORDS,
+            net.lookup_count,
+            net.cells,
         );
     }
     (values, lens, leaves)
@@ -404,8 +413,7 @@ fn multilevel<R: Runtime, T: GpuTiles>(
     spawns: Spawns,
 ) -> (Handle, Handle, usize) {
     let words = T::WORDS;
-    // The roots are valid with len 0: their 4 actions (len 1).
-    let zeros = upload(client, &vec![0u32; n]);
+    // The roots' 4 actions (len 1).
     let mut nodes = n * ACTIONS as usize;
     let (mut boards, mut lens, mut accs) = level_buffers(client, nodes, words);
     let (count, dim) = grid(client, nodes);
@@ -415,15 +423,17 @@ fn multilevel<R: Runtime, T: GpuTiles>(
             client,
             count,
             dim,
+            ArrayArg::from_raw_parts(roots.clone(), n * words),
+            // Not read for roots: bound to the roots' buffer.
+            ArrayArg::from_raw_parts(roots.clone(), n * words),
             ArrayArg::from_raw_parts(roots, n * words),
-            ArrayArg::from_raw_parts(zeros.clone(), n),
-            ArrayArg::from_raw_parts(zeros, n),
             ArrayArg::from_raw_parts(boards.clone(), nodes * words),
             ArrayArg::from_raw_parts(lens.clone(), nodes),
             ArrayArg::from_raw_parts(accs.clone(), nodes),
             0,
             nodes as u32,
             words,
+            true,
         );
     }
     // Afterstates of len 2k − 1 → their BLOCK children a layer down (len 2k + 1).
@@ -453,9 +463,9 @@ fn multilevel<R: Runtime, T: GpuTiles>(
         (boards, lens, accs, nodes) = (b, l, a, next);
     }
     let (values, out_lens) = (client.empty(nodes * 4), client.empty(nodes * 4));
-    let (count, dim) = blocks(nodes.min(resident_blocks(client)));
-    // SAFETY: cube c reads afterstates c, c + cubes, .. below `nodes` and the network, and
-    // writes their entries.
+    let (count, dim) = blocks(nodes);
+    // SAFETY: cube g reads afterstate g and the network, and writes entry g; cubes past `nodes`
+    // do nothing.
     unsafe {
         leaf_blocks_kernel::launch_unchecked::<T::Device, R>(
             client,
@@ -472,10 +482,11 @@ fn multilevel<R: Runtime, T: GpuTiles>(
             spawns.tiles[1],
             spawns.probs[0],
             spawns.probs[1],
-            net.lookup_count,
             2 * layers - 1,
             nodes as u32,
             words,
+            net.lookup_count,
+            net.cells,
             shape.plane_ops,
         );
     }

@@ -56,26 +56,42 @@ pub const LOOKUP_WORDS: u32 = 10;
 
 /// V(board) of an n-tuple network: lookup `l` reads `lookups[10l..10l + 10]` = (offset of its
 /// table in `weights`, cell count, cells), its index the cells' tile indices `bits` bits each,
-/// first cell lowest. Summed in lookup order, as the host network does.
+/// first cell lowest. Summed in lookup order, as the host network does. The lookup count is
+/// comptime and so is the cell count where every shape has the same (`cells`; 0: read each
+/// lookup's), so the loops unroll and all the loads of one evaluation are in flight at once.
 #[cube]
 pub fn network_value<T: DeviceTiles>(
     board: &FibBoard,
     weights: &Array<f32>,
     lookups: &Array<u32>,
-    lookup_count: u32,
+    #[comptime] lookup_count: u32,
+    #[comptime] cells: u32,
 ) -> f32 {
     let bits = T::bits();
     let mut v = 0.0f32;
-    for l in 0..lookup_count {
-        let base = (l * LOOKUP_WORDS) as usize;
-        let offset = lookups[base];
-        let len = lookups[base + 1];
-        let mut idx = 0u32;
-        for j in 0..len {
-            let c = cell::<T>(board, lookups[base + 2 + j as usize]);
-            idx |= c << (bits * j);
+    if comptime!(cells > 0) {
+        #[unroll]
+        for l in 0..lookup_count {
+            let base = (l * LOOKUP_WORDS) as usize;
+            let mut idx = 0u32;
+            #[unroll]
+            for j in 0..cells {
+                let c = cell::<T>(board, lookups[base + 2 + j as usize]);
+                idx |= c << (bits * j);
+            }
+            v += weights[(lookups[base] + idx) as usize];
         }
-        v += weights[(offset + idx) as usize];
+    } else {
+        for l in 0..lookup_count {
+            let base = (l * LOOKUP_WORDS) as usize;
+            let len = lookups[base + 1];
+            let mut idx = 0u32;
+            for j in 0..len {
+                let c = cell::<T>(board, lookups[base + 2 + j as usize]);
+                idx |= c << (bits * j);
+            }
+            v += weights[(lookups[base] + idx) as usize];
+        }
     }
     v
 }

@@ -13,7 +13,7 @@ use crate::fib::{DeviceTiles, FibBoard};
 use cubecl::prelude::*;
 
 /// Player nodes → their 4 action children (afterstates). A parent is valid when its len is
-/// `full`.
+/// `full`; with `roots` the parents are the roots (len 0, no rewards).
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn actions_kernel<T: DeviceTiles>(
@@ -26,12 +26,18 @@ pub fn actions_kernel<T: DeviceTiles>(
     full: u32,
     count: u32,
     #[comptime] words: usize,
+    #[comptime] roots: bool,
 ) {
     let i = ABSOLUTE_POS as u32;
     if i < count {
         let parent = (i / ACTIONS) as usize;
-        let mut len = lens[parent];
-        let mut acc = accs[parent];
+        // Roots are valid with nothing collected (`lens` and `accs` are not read).
+        let mut len = 0u32;
+        let mut acc = 0.0f32;
+        if !comptime!(roots) {
+            len = lens[parent];
+            acc = accs[parent];
+        }
         if len == full {
             let board = T::load(boards, parent * words);
             let s = slide::<T>(&board, i % ACTIONS);
@@ -118,9 +124,9 @@ pub fn layer_kernel<T: DeviceTiles>(
 
 /// The last layer in one pass: cube `g` takes afterstate `g` of the deepest action level, and
 /// its unit `u` plays child `u` ([`layer_child`]) and scores the leaf (rewards +
-/// V(afterstate)); the cube folds its `BLOCK` leaves into entry `g`
-/// ([`fold_block`]). The leaf entries, the level's largest, never reach device memory, and a cube
-/// under an invalid afterstate only copies its entry.
+/// V(afterstate)); the cube folds its `BLOCK` leaves into entry `g` ([`fold_block`]). The leaf
+/// entries, the level's largest, never reach device memory, and a cube under an invalid
+/// afterstate only copies its entry.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn leaf_blocks_kernel<T: DeviceTiles>(
@@ -135,17 +141,16 @@ pub fn leaf_blocks_kernel<T: DeviceTiles>(
     t1: u32,
     p0: f32,
     p1: f32,
-    lookup_count: u32,
     full: u32,
     groups: u32,
     #[comptime] words: usize,
+    #[comptime] lookup_count: u32,
+    #[comptime] cells: u32,
     #[comptime] plane_ops: bool,
 ) {
+    let g = CUBE_POS as u32;
     let u = UNIT_POS;
-    // Cubes stride over the afterstates, so a launch holds no more cubes than the device runs
-    // at once.
-    let mut g = CUBE_POS as u32;
-    while g < groups {
+    if g < groups {
         let at = g as usize;
         let mut value = accs[at];
         let mut len = lens[at];
@@ -156,7 +161,7 @@ pub fn leaf_blocks_kernel<T: DeviceTiles>(
             len += child.digits;
             if child.digits == 2u32 {
                 value += f32::cast_from(child.reward)
-                    + network_value::<T>(&child.board, weights, lookups, lookup_count);
+                    + network_value::<T>(&child.board, weights, lookups, lookup_count, cells);
             }
             let parent = fold_block(value, len, p0, p1, full + 2u32, plane_ops);
             if u == 0u32 {
@@ -167,6 +172,5 @@ pub fn leaf_blocks_kernel<T: DeviceTiles>(
             out_values[at] = value;
             out_lens[at] = len;
         }
-        g += CUBE_COUNT as u32;
     }
 }

@@ -18,11 +18,12 @@ pub fn naive_kernel<T: DeviceTiles>(
     lens: &mut Array<u32>,
     t0: u32,
     t1: u32,
-    lookup_count: u32,
     paths: u32,
     count: u32,
     #[comptime] layers: u32,
     #[comptime] words: usize,
+    #[comptime] lookup_count: u32,
+    #[comptime] cells: u32,
 ) {
     let p = ABSOLUTE_POS as u32;
     if p < count {
@@ -70,7 +71,7 @@ pub fn naive_kernel<T: DeviceTiles>(
             }
         }
         if alive {
-            acc += network_value::<T>(&board, weights, lookups, lookup_count);
+            acc += network_value::<T>(&board, weights, lookups, lookup_count, cells);
         }
         values[p as usize] = acc;
         lens[p as usize] = len;
