@@ -109,7 +109,7 @@ impl DeviceNetwork {
         if offset as u64 * 4 > largest {
             return Err(Error::Unsupported(format!(
                 "the network's {} MiB of weights exceed this device's largest buffer ({} MiB)",
-                offset * 4 >> 20,
+                (offset * 4) >> 20,
                 largest >> 20
             )));
         }
