@@ -137,11 +137,11 @@ fn gpu_training_improves_greedy_play(#[values(Backend::Wgpu, Backend::Cuda)] bac
     );
 }
 
-/// Two agents on one device stand in for two GPUs: after a round, both hold
-/// `w₀ + (w_a − w₀) + (w_b − w₀)`, where `w_a` and `w_b` are what each agent learned alone from
-/// `w₀` on its half of the games (one unit each, so each agent's run is deterministic).
+/// Two agents on one device stand in for two GPUs: meeting only when their streams end, both
+/// hold `w₀ + (w_a − w₀) + (w_b − w₀)`, where `w_a` and `w_b` are what each agent learned alone
+/// from `w₀` on its half of the games (one unit each, so each agent's run is deterministic).
 #[test]
-fn multi_gpu_rounds_sum_every_agents_changes() {
+fn multi_gpu_agents_sum_every_agents_changes() {
     use cubesearch::td::MultiGpuTd;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
@@ -151,8 +151,8 @@ fn multi_gpu_rounds_sum_every_agents_changes() {
     let clients = [gpu.client().clone(), gpu.client().clone()];
     let base = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
     let step = 0.1 / base.lookups() as f32;
-    // One unit an agent: a round is 8 games an agent, 16 in all.
-    let mut multi = MultiGpuTd::<_, Pow2>::new(&clients, Some(1), budget);
+    // One unit an agent, 8 games each.
+    let mut multi = MultiGpuTd::<_, Pow2>::new(&clients, Some(1), budget).merging_every(None);
     let mut merged = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
     let mut scores = Vec::new();
     multi
@@ -177,11 +177,12 @@ fn multi_gpu_rounds_sum_every_agents_changes() {
     };
     let (a, sa) = alone(0);
     let (b, sb) = alone(8);
-    assert_eq!(
-        scores,
-        [sa, sb].concat(),
-        "games in order, as each agent played them"
-    );
+    // Each agent's games come back in order, the agents' interleaved.
+    let mut want = [sa, sb].concat();
+    want.sort_unstable();
+    scores.sort_unstable();
+    assert_eq!(scores, want, "every game, as each agent played it");
+    assert_eq!(multi.meetings(), 0);
     let mut changed = 0;
     for t in 0..3 {
         let (m, a, b) = (merged.table(t), a.table(t), b.table(t));
@@ -201,6 +202,71 @@ fn multi_gpu_rounds_sum_every_agents_changes() {
         changed > 10,
         "the agents' changes overlap in {changed} weights"
     );
+}
+
+/// Agents meeting after every launch (one unit each, a launch a few moves on lavapipe): they
+/// meet while their games run, every game still comes back, and the weights both end with are
+/// the sum of every change: meeting-free runs from those weights give equal games on each agent.
+#[test]
+fn multi_gpu_agents_meet_while_their_games_run() {
+    use cubesearch::td::MultiGpuTd;
+    use cubesearch::Executor;
+    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
+        panic!("the wgpu executor")
+    };
+    // A small loop budget: many launches a game, so many meetings.
+    let clients = [gpu.client().clone(), gpu.client().clone()];
+    let net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let step = 0.1 / net.lookups() as f32;
+    let mut multi = MultiGpuTd::<_, Pow2>::new(&clients, Some(1), Some(2_000))
+        .merging_every(Some(std::time::Duration::ZERO));
+    let mut games = 0;
+    multi
+        .play(&net, 0, 8, 5, step, &mut |_| {
+            games += 1;
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(games, 8);
+    assert!(multi.meetings() > 0, "no meeting while the games ran");
+    let mut learned = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    multi.sync(&mut learned).unwrap();
+    assert!((0..3).any(|t| learned.table(t).iter().any(|&w| w != 0.0)));
+    // Both agents now hold those weights: with no learning (step 0), games 100..103 score on
+    // either agent as on one engine started from them.
+    let mut alone = gpu.td_engine::<Pow2>(Some(1));
+    let reference: Vec<u64> = (100..103)
+        .map(|g| {
+            let mut score = 0;
+            alone
+                .play(&learned, g, 1, 5, 0.0, &mut |e| {
+                    score = e.score;
+                    Ok(())
+                })
+                .unwrap();
+            score
+        })
+        .collect();
+    for first in [100u64, 101] {
+        // One game an agent: agent 0 plays `first`, agent 1 `first + 1`.
+        let mut got = Vec::new();
+        multi
+            .play(&learned, first, 2, 5, 0.0, &mut |e| {
+                got.push(e.score);
+                Ok(())
+            })
+            .unwrap();
+        got.sort_unstable();
+        let i = (first - 100) as usize;
+        let mut want = reference[i..i + 2].to_vec();
+        want.sort_unstable();
+        assert_eq!(
+            got,
+            want,
+            "games {first} and {} on the two agents",
+            first + 1
+        );
+    }
 }
 
 /// The seed's parallel update kernel (one unit per time step) on cases whose units cannot race:

@@ -263,7 +263,8 @@ pub struct TrainArgs {
     /// from 1024 on, each launch averages its updates per weight (see `TdShape::averaged`).
     #[arg(long)]
     pub units: Option<u32>,
-    /// CUDA: train on this many GPUs, one agent each, their changes summed after every round.
+    /// CUDA: train on this many GPUs, one agent each, their changes summed every 2 s while their
+    /// games run.
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
     /// GPU backends with averaged updates (--units ≥ 1024): read the weights from an f32 or

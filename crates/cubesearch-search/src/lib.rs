@@ -23,6 +23,7 @@ pub mod reversi_batch;
 pub mod reversi_players;
 pub mod reversi_words;
 pub mod td;
+mod td_multi;
 pub mod testing;
 
 pub use cpu::CpuExecutor;

@@ -34,6 +34,8 @@ use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, TdEngine};
 use std::time::Instant;
 
+pub use crate::td_multi::MultiGpuTd;
+
 /// The device form of `net`: its tables, and its lookups in the order V sums them (shape by
 /// shape, symmetries 0..8 within a shape, as `NTupleNetwork` builds them).
 pub fn td_net(net: &NTupleNetwork) -> TdNet {
@@ -65,10 +67,7 @@ pub struct GpuTd<R: Runtime, T: GpuTiles> {
     units: Option<u32>,
     loop_budget: Option<u32>,
     storage: WeightStorage,
-    device: Option<DeviceTd<R, T>>,
-    /// The weights the device started from, kept for [`MultiGpuTd`]'s reductions only.
-    base: Option<Vec<Vec<f32>>>,
-    keep_base: bool,
+    pub(crate) device: Option<DeviceTd<R, T>>,
     deadline: Option<Instant>,
 }
 
@@ -82,8 +81,6 @@ impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
             loop_budget,
             storage: WeightStorage::F32,
             device: None,
-            base: None,
-            keep_base: false,
             deadline: None,
         }
     }
@@ -102,8 +99,11 @@ impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
     }
 }
 
-impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
-    fn play(
+impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
+    /// [`TdEngine::play`], calling `between` with the device after every launch that leaves
+    /// games to play ([`DeviceTd::play_games_pausing`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn play_pausing(
         &mut self,
         net: &NTupleNetwork,
         first: u64,
@@ -111,6 +111,7 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
         seed: u32,
         step: f32,
         on_game: &mut dyn FnMut(Episode) -> Result<()>,
+        between: &mut dyn FnMut(&mut DeviceTd<R, T>) -> Result<()>,
     ) -> Result<()> {
         net.check_game::<T>()?;
         if first + games > u32::MAX as u64 {
@@ -119,6 +120,31 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
                 first + games
             )));
         }
+        let deadline = self.deadline;
+        let device = self.device(net)?;
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(());
+        }
+        // One stream of games: units take the next game as they free up.
+        device.play_games_pausing(
+            first as u32,
+            games as u32,
+            seed,
+            step,
+            deadline,
+            &mut |g| {
+                on_game(Episode {
+                    score: g.score as u64,
+                    moves: g.moves,
+                    max_index: g.max_index,
+                })
+            },
+            between,
+        )
+    }
+
+    /// The device engine, made from `net`'s weights on first use.
+    pub(crate) fn device(&mut self, net: &NTupleNetwork) -> Result<&mut DeviceTd<R, T>> {
         if self.device.is_none() {
             if !cubesearch_core::backend::DeviceLimits::of(&self.client, false).f32_atomic_add {
                 return Err(Error::Unsupported(
@@ -131,31 +157,23 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
                 storage: self.storage,
                 ..TdShape::for_device(self.units, net.lookups() as u32, self.loop_budget)
             };
-            let start = td_net(net);
-            self.device = Some(DeviceTd::new(&self.client, &start, shape)?);
-            if self.keep_base {
-                self.base = Some(start.tables);
-            }
+            self.device = Some(DeviceTd::new(&self.client, &td_net(net), shape)?);
         }
-        let device = self.device.as_mut().expect("made above");
-        if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Ok(());
-        }
-        // One stream of games: units take the next game as they free up.
-        device.play_games(
-            first as u32,
-            games as u32,
-            seed,
-            step,
-            self.deadline,
-            &mut |g| {
-                on_game(Episode {
-                    score: g.score as u64,
-                    moves: g.moves,
-                    max_index: g.max_index,
-                })
-            },
-        )
+        Ok(self.device.as_mut().expect("made above"))
+    }
+}
+
+impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
+    fn play(
+        &mut self,
+        net: &NTupleNetwork,
+        first: u64,
+        games: u64,
+        seed: u32,
+        step: f32,
+        on_game: &mut dyn FnMut(Episode) -> Result<()>,
+    ) -> Result<()> {
+        self.play_pausing(net, first, games, seed, step, on_game, &mut |_| Ok(()))
     }
 
     fn sync(&mut self, net: &mut NTupleNetwork) -> Result<()> {
@@ -326,161 +344,5 @@ impl<T: GpuTiles> TdUpdate<Sliding<T>, NTupleNetwork> for Executor {
         seed: u32,
     ) -> Result<Vec<u64>> {
         crate::dispatch!(self, e => e.train(game, value, games, alpha, seed))
-    }
-}
-
-/// TD(0) on several GPUs (the seed's 4.6): one agent per device, each with its own copy of the
-/// weights and its own games. Agents play rounds of `units × 8` games each in parallel; after a
-/// round the host all-reduces their changes, `w = w₀ + Σₖ (wₖ − w₀)` from the round's common
-/// start `w₀`, and gives every device the result, so all copies are equal again. (The seed
-/// instead replays every agent's game history on every GPU; summing deltas applies the same
-/// updates, computed against the weights of the round's start.) Games keep their numbers:
-/// agent `k` plays the `k`-th slice of each round, and results come back in game order.
-pub struct MultiGpuTd<R: Runtime, T: GpuTiles> {
-    agents: Vec<GpuTd<R, T>>,
-    deadline: Option<Instant>,
-}
-
-impl<R: Runtime, T: GpuTiles> MultiGpuTd<R, T> {
-    /// One agent per client (a client per device; tests may pass one device twice).
-    pub fn new(clients: &[ComputeClient<R>], units: Option<u32>, loop_budget: Option<u32>) -> Self {
-        Self {
-            agents: clients
-                .iter()
-                .enumerate()
-                .map(|(i, c)| GpuTd {
-                    keep_base: i == 0,
-                    ..GpuTd::new(c, units, loop_budget)
-                })
-                .collect(),
-            deadline: None,
-        }
-    }
-
-    /// Every agent storing the weights its launches read as `storage` ([`GpuTd::with_storage`]).
-    pub fn with_storage(self, storage: WeightStorage) -> Self {
-        Self {
-            agents: self
-                .agents
-                .into_iter()
-                .map(|a| a.with_storage(storage))
-                .collect(),
-            ..self
-        }
-    }
-}
-
-impl<R: Runtime, T: GpuTiles> TdEngine<T> for MultiGpuTd<R, T> {
-    fn play(
-        &mut self,
-        net: &NTupleNetwork,
-        first: u64,
-        games: u64,
-        seed: u32,
-        step: f32,
-        on_game: &mut dyn FnMut(Episode) -> Result<()>,
-    ) -> Result<()> {
-        let k = self.agents.len() as u64;
-        if k == 0 {
-            return Err(Error::Unsupported("multi-GPU training needs a GPU".into()));
-        }
-        let per_agent = self.parallelism() as u64 / k * 8;
-        let deadline = self.deadline;
-        let mut done = 0;
-        while done < games && deadline.is_none_or(|d| Instant::now() < d) {
-            let round = (per_agent * k).min(games - done);
-            let slice = round.div_ceil(k);
-            let start = first + done;
-            let results: Vec<Result<Vec<Episode>>> = std::thread::scope(|scope| {
-                let handles: Vec<_> = self
-                    .agents
-                    .iter_mut()
-                    .enumerate()
-                    .map(|(i, agent)| {
-                        let lo = (i as u64 * slice).min(round);
-                        let hi = ((i as u64 + 1) * slice).min(round);
-                        scope.spawn(move || {
-                            let mut out = Vec::with_capacity((hi - lo) as usize);
-                            agent.play(net, start + lo, hi - lo, seed, step, &mut |e| {
-                                out.push(e);
-                                Ok(())
-                            })?;
-                            Ok(out)
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join().unwrap_or_else(|_| {
-                            Err(Error::Unsupported("a GPU agent's thread panicked".into()))
-                        })
-                    })
-                    .collect()
-            });
-            for agent_games in results {
-                for e in agent_games? {
-                    on_game(e)?;
-                }
-            }
-            self.all_reduce()?;
-            done += round;
-        }
-        Ok(())
-    }
-
-    fn sync(&mut self, net: &mut NTupleNetwork) -> Result<()> {
-        // All agents hold the same weights after every round.
-        match self.agents.first_mut() {
-            Some(agent) => agent.sync(net),
-            None => Ok(()),
-        }
-    }
-
-    fn parallelism(&self) -> usize {
-        self.agents.iter().map(|a| a.parallelism()).sum()
-    }
-
-    fn set_deadline(&mut self, deadline: Option<Instant>) {
-        self.deadline = deadline;
-        for agent in &mut self.agents {
-            agent.set_deadline(deadline);
-        }
-    }
-}
-
-impl<R: Runtime, T: GpuTiles> MultiGpuTd<R, T> {
-    /// Sums every agent's change since the last reduction into one set of weights and gives it
-    /// to every agent. The round's start is kept on the host between rounds.
-    fn all_reduce(&mut self) -> Result<()> {
-        if self.agents.len() < 2 {
-            return Ok(());
-        }
-        let mut tables = Vec::with_capacity(self.agents.len());
-        for agent in &self.agents {
-            if let Some(device) = &agent.device {
-                tables.push(device.read_tables()?);
-            }
-        }
-        let Some(base) = self.agents[0].base.take() else {
-            return Err(Error::Unsupported(
-                "multi-GPU reduction before the first round".into(),
-            ));
-        };
-        let mut merged = base.clone();
-        for agent_tables in &tables {
-            for ((m, b), a) in merged.iter_mut().zip(&base).zip(agent_tables) {
-                for ((m, b), a) in m.iter_mut().zip(b).zip(a) {
-                    *m += a - b;
-                }
-            }
-        }
-        for agent in &mut self.agents {
-            if let Some(device) = &mut agent.device {
-                device.write_tables(&merged)?;
-            }
-        }
-        self.agents[0].base = Some(merged);
-        Ok(())
     }
 }

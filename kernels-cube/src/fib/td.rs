@@ -690,10 +690,28 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
         deadline: Option<std::time::Instant>,
         on_game: &mut dyn FnMut(TdGame) -> Result<()>,
     ) -> Result<()> {
+        self.play_games_pausing(first, games, seed, step, deadline, on_game, &mut |_| Ok(()))
+    }
+
+    /// [`DeviceTd::play_games`], calling `between` after every launch that leaves games to
+    /// play, with the device idle and the games in flight kept: it may read and replace the
+    /// weights ([`DeviceTd::read_tables`], [`DeviceTd::write_tables`]), as several GPUs do to
+    /// share what they learned without draining their streams.
+    #[allow(clippy::too_many_arguments)]
+    pub fn play_games_pausing(
+        &mut self,
+        first: u32,
+        games: u32,
+        seed: u32,
+        step: f32,
+        deadline: Option<std::time::Instant>,
+        on_game: &mut dyn FnMut(TdGame) -> Result<()>,
+        between: &mut dyn FnMut(&mut Self) -> Result<()>,
+    ) -> Result<()> {
         if games == 0 {
             return Ok(());
         }
-        let client = &self.client;
+        let client = &self.client.clone();
         let shape = self.shape;
         let units = shape.units as usize;
         let (cubes, dim) = grid(client, units);
@@ -781,6 +799,7 @@ impl<R: Runtime, T: GpuTiles> DeviceTd<R, T> {
                     why: "the TD kernel made no progress (did it fail to compile?)".into(),
                 });
             }
+            between(self)?;
         }
     }
 
