@@ -198,6 +198,22 @@ fn a_network_for_the_other_game_is_refused() {
     assert!(err.contains("2048"), "{err}");
 }
 
+/// The committed 2584 boards, `random` random ones and the dead board, with their 1-layer
+/// values on the CPU under `net`.
+fn one_layer_2584(net: &NTupleNetwork, random: usize) -> (Vec<BoardOf<Fib>>, Vec<RootValue>) {
+    let game = Sliding::<Fib>::new();
+    let roots = boards::<Fib>(
+        include_str!("../../../benches/boards-2584.txt"),
+        random,
+        DEAD_2584,
+    );
+    let cpu = roots
+        .iter()
+        .map(|r| search(&game, net, r, 1, false))
+        .collect();
+    (roots, cpu)
+}
+
 /// Batches cut into chunks (here of 3 roots) and reduction grids past 65535 cubes in one
 /// dimension (17000 roots at one layer: 68000 reduction blocks) give the CPU's values too.
 #[test]
@@ -214,15 +230,7 @@ fn wgpu_chunks_and_two_dimensional_grids_equal_the_cpu() {
     .unwrap();
     let game = Sliding::<Fib>::new();
     let net = trained::<Fib>(100);
-    let roots = boards::<Fib>(
-        include_str!("../../../benches/boards-2584.txt"),
-        8,
-        DEAD_2584,
-    );
-    let cpu: Vec<RootValue> = roots
-        .iter()
-        .map(|r| search(&game, &net, r, 1, false))
-        .collect();
+    let (roots, cpu) = one_layer_2584(&net, 8);
     gpu.set_chunk_entries(3 * 4 * 128);
     for method in ExpectimaxMethod::ALL {
         gpu.set_method(method);
@@ -245,15 +253,7 @@ fn wgpu_mixed_tuple_lengths_equal_the_cpu() {
         ExpectimaxExecutor::<Fib>::new(Backend::Wgpu, ExpectimaxMethod::Naive, false).unwrap();
     let game = Sliding::<Fib>::new();
     let net = trained_shapes::<Fib>(&[vec![0, 1, 2, 3], vec![4, 5, 6], vec![8, 12]], 200);
-    let roots = boards::<Fib>(
-        include_str!("../../../benches/boards-2584.txt"),
-        4,
-        DEAD_2584,
-    );
-    let cpu: Vec<RootValue> = roots
-        .iter()
-        .map(|r| search(&game, &net, r, 1, false))
-        .collect();
+    let (roots, cpu) = one_layer_2584(&net, 4);
     for method in ExpectimaxMethod::ALL {
         exec.set_method(method);
         let got = exec.evaluate(&game, &net, &roots, 1).unwrap();
