@@ -34,7 +34,7 @@ use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, TdEngine};
 use std::time::Instant;
 
-pub use crate::td_multi::MultiGpuTd;
+pub use crate::td_multi::{MultiGpuTd, MERGE_EVERY};
 
 /// The device form of `net`: its tables, and its lookups in the order V sums them (shape by
 /// shape, symmetries 0..8 within a shape, as `NTupleNetwork` builds them).

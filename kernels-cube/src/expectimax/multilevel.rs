@@ -1,10 +1,10 @@
 //! The multi-level generation (seed 4.4): one launch per layer. A level's nodes are stored as
 //! (board, len, rewards so far); node `i` of a level is child `i % fanout` of node
 //! `i / fanout` of the level above, so each upper node is computed once. The roots' 4 actions
-//! come first ([`actions_kernel`]); then each layer takes an afterstate to its `BLOCK`
-//! (outcome, action) children in one kernel ([`layer_kernel`]). A unit whose parent is invalid
+//! come first ([`actions_kernel()`]); then each layer takes an afterstate to its `BLOCK`
+//! (outcome, action) children in one kernel ([`layer_kernel()`]). A unit whose parent is invalid
 //! copies the parent's len and rewards and touches no board: the subtree is skipped. The
-//! deepest layer and its reduction are one kernel ([`leaf_blocks_kernel`]).
+//! deepest layer and its reduction are one kernel ([`leaf_blocks_kernel()`]).
 
 use super::reduce::fold_block;
 use super::{network_value, spawn_tile, ACTIONS, BLOCK, SPAWNS};
@@ -88,7 +88,7 @@ pub fn layer_child<T: DeviceTiles>(afterstate: &FibBoard, u: u32, t0: u32, t1: u
 }
 
 /// Afterstates → the afterstates one layer down: unit `i` is child `i % BLOCK` of afterstate
-/// `i / BLOCK` ([`layer_child`]). A parent is valid when its len is `full`.
+/// `i / BLOCK` ([`layer_child()`]). A parent is valid when its len is `full`.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn layer_kernel<T: DeviceTiles>(
@@ -123,8 +123,8 @@ pub fn layer_kernel<T: DeviceTiles>(
 }
 
 /// The last layer in one pass: cube `g` takes afterstate `g` of the deepest action level, and
-/// its unit `u` plays child `u` ([`layer_child`]) and scores the leaf (rewards +
-/// V(afterstate)); the cube folds its `BLOCK` leaves into entry `g` ([`fold_block`]). The leaf
+/// its unit `u` plays child `u` ([`layer_child()`]) and scores the leaf (rewards +
+/// V(afterstate)); the cube folds its `BLOCK` leaves into entry `g` ([`fold_block()`]). The leaf
 /// entries, the level's largest, never reach device memory, and a cube under an invalid
 /// afterstate only copies its entry.
 #[cube(launch_unchecked)]

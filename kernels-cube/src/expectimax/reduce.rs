@@ -1,7 +1,7 @@
 //! The reduction per parent (seed Algorithm 2), and the root step.
 //!
 //! A block is the `BLOCK` children one layer under an afterstate, unit `u` holding child
-//! `u = outcome·4 + action`. [`fold_block`] folds them in two steps: the max over each outcome's
+//! `u = outcome·4 + action`. [`fold_block()`] folds them in two steps: the max over each outcome's
 //! 4 actions, then the probability-weighted mean over the outcomes. In shared memory everywhere;
 //! with plane ops (32-unit planes) the action max is two shuffles and the outcome sum a plane
 //! sum per plane, so only 4 partial sums meet in shared memory.
@@ -189,8 +189,8 @@ fn fold_with_planes(value: f32, len: u32, p0: f32, p1: f32, action_len: u32) -> 
 }
 
 /// Cube `g` folds entries `g·BLOCK .. (g + 1)·BLOCK` (one afterstate's outcomes × actions) into
-/// entry `g` of the level above ([`fold_block`]). The grid has exactly `groups` cubes or more
-/// (cubes past it do nothing).
+/// entry `g` of the level above ([`fold_block()`]). The grid has at least `groups` cubes; those
+/// past it do nothing.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn reduce_kernel(
