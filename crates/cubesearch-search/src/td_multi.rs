@@ -165,18 +165,19 @@ impl Meeting {
         Ok(true)
     }
 
-    /// An agent whose stream ended hands in its changes and stops counting toward meetings.
+    /// An agent whose stream ended (or failed) hands in its changes, if it can still read
+    /// them, and stops counting toward meetings, so the others never wait for it.
     fn leave<R: Runtime, T: GpuTiles>(&self, device: Option<&DeviceTd<R, T>>) -> Result<()> {
-        let mine = device.map(|d| d.read_tables()).transpose()?;
-        let mut state = self.lock()?;
-        if let Some(mine) = mine {
-            state.hand_in(&mine);
+        let mine = device.map(|d| d.read_tables()).transpose();
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Ok(Some(mine)) = &mine {
+            state.hand_in(mine);
         }
         state.active -= 1;
         if state.arrived > 0 && state.arrived == state.active {
             state.close(&self.done);
         }
-        Ok(())
+        mine.map(|_| ())
     }
 }
 
@@ -211,26 +212,32 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for MultiGpuTd<R, T> {
                     let (meeting, sender) = (&meeting, sender.clone());
                     scope.spawn(move || {
                         let mut last = Instant::now();
-                        let played = agent.play_pausing(
-                            net,
-                            first + lo,
-                            hi - lo,
-                            seed,
-                            step,
-                            &mut |e| {
-                                sender
-                                    .send(e)
-                                    .map_err(|_| Error::Unsupported("training stopped".into()))
-                            },
-                            &mut |device| {
-                                let due = merge_every.is_some_and(|m| last.elapsed() >= m);
-                                if meeting.attend(device, due)? {
-                                    last = Instant::now();
-                                }
-                                Ok(())
-                            },
-                        );
-                        // Leave even after an error, so the others do not wait for this agent.
+                        let play = std::panic::AssertUnwindSafe(|| {
+                            agent.play_pausing(
+                                net,
+                                first + lo,
+                                hi - lo,
+                                seed,
+                                step,
+                                &mut |e| {
+                                    sender
+                                        .send(e)
+                                        .map_err(|_| Error::Unsupported("training stopped".into()))
+                                },
+                                &mut |device| {
+                                    let due = merge_every.is_some_and(|m| last.elapsed() >= m);
+                                    if meeting.attend(device, due)? {
+                                        last = Instant::now();
+                                    }
+                                    Ok(())
+                                },
+                            )
+                        });
+                        let played = std::panic::catch_unwind(play).unwrap_or_else(|_| {
+                            Err(Error::Unsupported("a GPU agent's thread panicked".into()))
+                        });
+                        // Leave even after an error or a panic, so the others do not wait for
+                        // this agent.
                         let left = meeting.leave(agent.device.as_ref());
                         played.and(left)
                     })
