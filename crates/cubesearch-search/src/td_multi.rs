@@ -69,6 +69,11 @@ impl<R: Runtime, T: GpuTiles> MultiGpuTd<R, T> {
     }
 }
 
+/// The error of a training whose agent thread panicked.
+fn agent_panicked() -> Error {
+    Error::Unsupported("a GPU agent's thread panicked".into())
+}
+
 /// Where the agents meet.
 struct Meeting {
     state: Mutex<MeetingState>,
@@ -126,9 +131,7 @@ impl Meeting {
     }
 
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, MeetingState>> {
-        self.state
-            .lock()
-            .map_err(|_| Error::Unsupported("a GPU agent's thread panicked".into()))
+        self.state.lock().map_err(|_| agent_panicked())
     }
 
     /// An agent's call between launches: it joins a meeting that is called, or calls one when
@@ -154,10 +157,7 @@ impl Meeting {
             state.close(&self.done);
         }
         while state.held == meeting {
-            state = self
-                .done
-                .wait(state)
-                .map_err(|_| Error::Unsupported("a GPU agent's thread panicked".into()))?;
+            state = self.done.wait(state).map_err(|_| agent_panicked())?;
         }
         let merged = state.base.clone();
         drop(state);
@@ -233,9 +233,8 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for MultiGpuTd<R, T> {
                                 },
                             )
                         });
-                        let played = std::panic::catch_unwind(play).unwrap_or_else(|_| {
-                            Err(Error::Unsupported("a GPU agent's thread panicked".into()))
-                        });
+                        let played = std::panic::catch_unwind(play)
+                            .unwrap_or_else(|_| Err(agent_panicked()));
                         // Leave even after an error or a panic, so the others do not wait for
                         // this agent.
                         let left = meeting.leave(agent.device.as_ref());
@@ -255,11 +254,7 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for MultiGpuTd<R, T> {
             }
             let mut results: Vec<Result<()>> = handles
                 .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(Error::Unsupported("a GPU agent's thread panicked".into()))
-                    })
-                })
+                .map(|h| h.join().unwrap_or_else(|_| Err(agent_panicked())))
                 .collect();
             results.insert(0, handed);
             results

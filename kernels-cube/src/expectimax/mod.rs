@@ -43,12 +43,13 @@ pub const SPAWNS: u32 = 2;
 pub const OUTCOMES: u32 = 16 * SPAWNS;
 /// Children of one action node one layer down: [`OUTCOMES`] × [`ACTIONS`], one reduction block.
 pub const BLOCK: u32 = OUTCOMES * ACTIONS;
-/// The tile chance outcome `o` spawns: `t0` for even outcomes, `t1` for odd ones (the spawn
-/// tiles are passed by value, so no buffer holds them).
+/// What chance outcome `o`'s spawn tile has of two per-tile values (its tile, its
+/// probability): `first` for even outcomes, `second` for odd ones. The spawn tiles and
+/// probabilities are kernel arguments, so no buffer holds them.
 #[cube]
-pub fn spawn_tile(o: u32, t0: u32, t1: u32) -> u32 {
+pub fn per_spawn<E: CubePrimitive>(o: u32, first: E, second: E) -> E {
     let tile = o % SPAWNS;
-    select(tile == 0u32, t0, t1)
+    select(tile == 0u32, first, second)
 }
 
 /// u32 words describing one network lookup: weight offset, cell count, up to 8 cells.
@@ -69,29 +70,21 @@ pub fn network_value<T: DeviceTiles>(
 ) -> f32 {
     let bits = T::bits();
     let mut v = 0.0f32;
-    if comptime!(cells > 0) {
-        #[unroll]
-        for l in 0..lookup_count {
-            let base = (l * LOOKUP_WORDS) as usize;
-            let mut idx = 0u32;
+    #[unroll]
+    for l in 0..lookup_count {
+        let base = (l * LOOKUP_WORDS) as usize;
+        let mut idx = 0u32;
+        if comptime!(cells > 0) {
             #[unroll]
             for j in 0..cells {
-                let c = cell::<T>(board, lookups[base + 2 + j as usize]);
-                idx |= c << (bits * j);
+                idx |= cell::<T>(board, lookups[base + 2 + j as usize]) << (bits * j);
             }
-            v += weights[(lookups[base] + idx) as usize];
-        }
-    } else {
-        for l in 0..lookup_count {
-            let base = (l * LOOKUP_WORDS) as usize;
-            let len = lookups[base + 1];
-            let mut idx = 0u32;
-            for j in 0..len {
-                let c = cell::<T>(board, lookups[base + 2 + j as usize]);
-                idx |= c << (bits * j);
+        } else {
+            for j in 0..lookups[base + 1] {
+                idx |= cell::<T>(board, lookups[base + 2 + j as usize]) << (bits * j);
             }
-            v += weights[(lookups[base] + idx) as usize];
         }
+        v += weights[(lookups[base] + idx) as usize];
     }
     v
 }

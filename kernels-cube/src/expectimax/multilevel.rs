@@ -7,7 +7,7 @@
 //! deepest layer and its reduction are one kernel ([`leaf_blocks_kernel()`]).
 
 use super::reduce::fold_block;
-use super::{network_value, spawn_tile, ACTIONS, BLOCK, SPAWNS};
+use super::{network_value, per_spawn, ACTIONS, BLOCK, SPAWNS};
 use crate::fib::moves::{empty_count, put_in_empty, set_board, slide};
 use crate::fib::{DeviceTiles, FibBoard};
 use cubecl::prelude::*;
@@ -71,7 +71,7 @@ pub fn layer_child<T: DeviceTiles>(afterstate: &FibBoard, u: u32, t0: u32, t1: u
     let o = u / ACTIONS;
     let nth = o / SPAWNS;
     if nth < empty_count::<T>(afterstate) {
-        put_in_empty::<T>(&mut board, nth, spawn_tile(o, t0, t1));
+        put_in_empty::<T>(&mut board, nth, per_spawn::<u32>(o, t0, t1));
         digits = 1u32;
         let s = slide::<T>(&board, u % ACTIONS);
         if s.moved {

@@ -2,7 +2,7 @@
 //! root, so every upper node is recomputed by each of its leaves, and units under an invalid
 //! node still run (doing nothing) to the end of their path.
 
-use super::{network_value, put_tile, spawn_tile, ACTIONS, BLOCK, SPAWNS};
+use super::{network_value, per_spawn, put_tile, ACTIONS, BLOCK, SPAWNS};
 use crate::fib::moves::{cell, set_board, slide};
 use crate::fib::DeviceTiles;
 use cubecl::prelude::*;
@@ -53,7 +53,7 @@ pub fn naive_kernel<T: DeviceTiles>(
             let c = outcome / SPAWNS;
             if alive {
                 if cell::<T>(&board, c) == 0u32 {
-                    put_tile::<T>(&mut board, c, spawn_tile(outcome, t0, t1));
+                    put_tile::<T>(&mut board, c, per_spawn::<u32>(outcome, t0, t1));
                     len += 1u32;
                 } else {
                     alive = false;

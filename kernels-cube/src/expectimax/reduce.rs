@@ -6,7 +6,7 @@
 //! with plane ops (32-unit planes) the action max is two shuffles and the outcome sum a plane
 //! sum per plane, so only 4 partial sums meet in shared memory.
 
-use super::{ACTIONS, BLOCK, OUTCOMES, SPAWNS};
+use super::{per_spawn, ACTIONS, BLOCK, OUTCOMES, SPAWNS};
 use cubecl::prelude::*;
 
 const _: () = assert!(OUTCOMES == 32, "the outcome sum starts at half of 32");
@@ -23,13 +23,6 @@ const BLOCK_PLANES: u32 = BLOCK / FOLD_PLANE;
 pub struct Entry {
     pub value: f32,
     pub len: u32,
-}
-
-/// Spawn tile `t`'s probability: the spawn weights over their total, tile 0 then tile 1.
-#[cube]
-fn spawn_probability(outcome: u32, p0: f32, p1: f32) -> f32 {
-    let tile = outcome % SPAWNS;
-    select(tile == 0u32, p0, p1)
 }
 
 /// Folds the block whose child this unit holds (`value`, `len`) into the parent's entry,
@@ -111,7 +104,7 @@ fn fold_in_shared(value: f32, len: u32, p0: f32, p1: f32, action_len: u32) -> En
         let v = values[(u * ACTIONS) as usize];
         let l = lens[(u * ACTIONS) as usize];
         let ok = l + 1u32 >= action_len;
-        sum[u as usize] = select(ok, spawn_probability(u, p0, p1) * v, 0.0f32);
+        sum[u as usize] = select(ok, per_spawn::<f32>(u, p0, p1) * v, 0.0f32);
         valid[u as usize] = select(ok, 1u32, 0u32);
         deepest[u as usize] = l;
     }
@@ -160,7 +153,7 @@ fn fold_with_planes(value: f32, len: u32, p0: f32, p1: f32, action_len: u32) -> 
     let outcome = u / ACTIONS;
     let sum = plane_sum(select(
         speaks,
-        spawn_probability(outcome, p0, p1) * best.value,
+        per_spawn::<f32>(outcome, p0, p1) * best.value,
         0.0f32,
     ));
     let valid = plane_sum(select(speaks, 1u32, 0u32));
