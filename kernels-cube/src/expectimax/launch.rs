@@ -401,8 +401,9 @@ fn level_buffers<R: Runtime>(
 }
 
 /// The multi-level generation (`layers` ≥ 1): the roots' actions, a kernel per layer down to
-/// the deepest afterstates, then one kernel that plays their outcomes and actions and folds each
-/// block of leaves at once. Returns the entries of those afterstates (one reduction done).
+/// the deepest afterstates (the last of them listing the valid ones), then one kernel that plays
+/// the listed afterstates' outcomes and actions and folds each block of leaves at once. Returns
+/// the entries of the deepest afterstates (one reduction done).
 fn multilevel<R: Runtime, T: GpuTiles>(
     client: &ComputeClient<R>,
     net: &DeviceNetwork,
@@ -413,11 +414,15 @@ fn multilevel<R: Runtime, T: GpuTiles>(
     spawns: Spawns,
 ) -> (Handle, Handle, usize) {
     let words = T::WORDS;
+    let deepest = n * leaf_paths(layers - 1);
+    let live_count = upload(client, &[0]);
+    let live = client.empty(deepest * 4);
     // The roots' 4 actions (len 1).
     let mut nodes = n * ACTIONS as usize;
     let (mut boards, mut lens, mut accs) = level_buffers(client, nodes, words);
     let (count, dim) = grid(client, nodes);
-    // SAFETY: unit i reads its root i / 4 and writes node i.
+    // SAFETY: unit i reads its root i / 4 and writes node i (and one slot of the live list,
+    // which has room for every node of the deepest level).
     unsafe {
         actions_kernel::launch_unchecked::<T::Device, R>(
             client,
@@ -430,10 +435,13 @@ fn multilevel<R: Runtime, T: GpuTiles>(
             ArrayArg::from_raw_parts(boards.clone(), nodes * words),
             ArrayArg::from_raw_parts(lens.clone(), nodes),
             ArrayArg::from_raw_parts(accs.clone(), nodes),
+            ArrayArg::from_raw_parts(live_count.clone(), 1),
+            ArrayArg::from_raw_parts(live.clone(), deepest),
             0,
             nodes as u32,
             words,
             true,
+            layers == 1,
         );
     }
     // Afterstates of len 2k − 1 → their BLOCK children a layer down (len 2k + 1).
@@ -441,7 +449,7 @@ fn multilevel<R: Runtime, T: GpuTiles>(
         let next = nodes * BLOCK as usize;
         let (b, l, a) = level_buffers(client, next, words);
         let (count, dim) = grid(client, next);
-        // SAFETY: unit i reads its parent i / BLOCK and writes node i.
+        // SAFETY: unit i reads its parent i / BLOCK and writes node i (and one list slot).
         unsafe {
             layer_kernel::launch_unchecked::<T::Device, R>(
                 client,
@@ -453,42 +461,52 @@ fn multilevel<R: Runtime, T: GpuTiles>(
                 ArrayArg::from_raw_parts(b.clone(), next * words),
                 ArrayArg::from_raw_parts(l.clone(), next),
                 ArrayArg::from_raw_parts(a.clone(), next),
+                ArrayArg::from_raw_parts(live_count.clone(), 1),
+                ArrayArg::from_raw_parts(live.clone(), deepest),
                 spawns.tiles[0],
                 spawns.tiles[1],
                 2 * k - 1,
                 next as u32,
                 words,
+                k == layers - 1,
             );
         }
         (boards, lens, accs, nodes) = (b, l, a, next);
     }
-    let (values, out_lens) = (client.empty(nodes * 4), client.empty(nodes * 4));
-    let (count, dim) = blocks(nodes);
-    // SAFETY: cube g reads afterstate g and the network, and writes entry g; cubes past `nodes`
-    // do nothing.
+    // Enough cubes to fill the device; each loops over the live list.
+    let per_sm = 16;
+    let cubes = nodes.min(
+        client
+            .properties()
+            .hardware
+            .num_streaming_multiprocessors
+            .unwrap_or(64) as usize
+            * per_sm,
+    );
+    // SAFETY: a cube reads the listed afterstates (node numbers below `nodes`) and the network,
+    // and only its unit 0 writes the afterstate's entry, after the fold's barriers.
     unsafe {
         leaf_blocks_kernel::launch_unchecked::<T::Device, R>(
             client,
-            count,
-            dim,
+            CubeCount::Static(cubes.clamp(1, 65_535) as u32, 1, 1),
+            CubeDim::new_1d(BLOCK),
             ArrayArg::from_raw_parts(boards, nodes * words),
-            ArrayArg::from_raw_parts(lens, nodes),
-            ArrayArg::from_raw_parts(accs, nodes),
+            ArrayArg::from_raw_parts(lens.clone(), nodes),
+            ArrayArg::from_raw_parts(accs.clone(), nodes),
+            ArrayArg::from_raw_parts(live_count, 1),
+            ArrayArg::from_raw_parts(live, deepest),
             ArrayArg::from_raw_parts(net.weights.clone(), net.weight_len),
             ArrayArg::from_raw_parts(net.lookups.clone(), net.lookup_words()),
-            ArrayArg::from_raw_parts(values.clone(), nodes),
-            ArrayArg::from_raw_parts(out_lens.clone(), nodes),
             spawns.tiles[0],
             spawns.tiles[1],
             spawns.probs[0],
             spawns.probs[1],
             2 * layers - 1,
-            nodes as u32,
             words,
             net.lookup_count,
             net.cells,
             shape.plane_ops,
         );
     }
-    (values, out_lens, nodes)
+    (accs, lens, nodes)
 }

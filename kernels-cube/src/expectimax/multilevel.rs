@@ -4,7 +4,8 @@
 //! come first ([`actions_kernel()`]); then each layer takes an afterstate to its `BLOCK`
 //! (outcome, action) children in one kernel ([`layer_kernel()`]). A unit whose parent is invalid
 //! copies the parent's len and rewards and touches no board: the subtree is skipped. The
-//! deepest layer and its reduction are one kernel ([`leaf_blocks_kernel()`]).
+//! deepest layer and its reduction are one kernel ([`leaf_blocks_kernel()`]), which visits only
+//! the valid deepest afterstates: the kernel that makes them lists those ([`list_live()`]).
 
 use super::reduce::fold_block;
 use super::{network_value, per_spawn, ACTIONS, BLOCK, SPAWNS};
@@ -12,8 +13,28 @@ use crate::fib::moves::{empty_count, put_in_empty, set_board, slide};
 use crate::fib::{DeviceTiles, FibBoard};
 use cubecl::prelude::*;
 
+/// Appends node `i` to the list of live deepest afterstates (`live_count[0]` of them in
+/// `live`, in no particular order) when it is one: `deepest` says the level is the deepest,
+/// `valid` that the node is.
+#[cube]
+fn list_live(
+    live_count: &mut Array<Atomic<u32>>,
+    live: &mut Array<u32>,
+    i: u32,
+    valid: bool,
+    #[comptime] deepest: bool,
+) {
+    if comptime!(deepest) {
+        if valid {
+            let k = live_count[0].fetch_add(1u32);
+            live[k as usize] = i;
+        }
+    }
+}
+
 /// Player nodes → their 4 action children (afterstates). A parent is valid when its len is
-/// `full`; with `roots` the parents are the roots (len 0, no rewards).
+/// `full`; with `roots` the parents are the roots (len 0, no rewards). On the `deepest` level
+/// the valid children are listed ([`list_live()`]).
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn actions_kernel<T: DeviceTiles>(
@@ -23,10 +44,13 @@ pub fn actions_kernel<T: DeviceTiles>(
     out_boards: &mut Array<u32>,
     out_lens: &mut Array<u32>,
     out_accs: &mut Array<f32>,
+    live_count: &mut Array<Atomic<u32>>,
+    live: &mut Array<u32>,
     full: u32,
     count: u32,
     #[comptime] words: usize,
     #[comptime] roots: bool,
+    #[comptime] deepest: bool,
 ) {
     let i = ABSOLUTE_POS as u32;
     if i < count {
@@ -47,6 +71,7 @@ pub fn actions_kernel<T: DeviceTiles>(
                 acc += f32::cast_from(s.reward);
             }
         }
+        list_live(live_count, live, i, len == full + 1u32, deepest);
         out_lens[i as usize] = len;
         out_accs[i as usize] = acc;
     }
@@ -88,7 +113,8 @@ pub fn layer_child<T: DeviceTiles>(afterstate: &FibBoard, u: u32, t0: u32, t1: u
 }
 
 /// Afterstates → the afterstates one layer down: unit `i` is child `i % BLOCK` of afterstate
-/// `i / BLOCK` ([`layer_child()`]). A parent is valid when its len is `full`.
+/// `i / BLOCK` ([`layer_child()`]). A parent is valid when its len is `full`. On the `deepest`
+/// level the valid children are listed ([`list_live()`]).
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn layer_kernel<T: DeviceTiles>(
@@ -98,11 +124,14 @@ pub fn layer_kernel<T: DeviceTiles>(
     out_boards: &mut Array<u32>,
     out_lens: &mut Array<u32>,
     out_accs: &mut Array<f32>,
+    live_count: &mut Array<Atomic<u32>>,
+    live: &mut Array<u32>,
     t0: u32,
     t1: u32,
     full: u32,
     count: u32,
     #[comptime] words: usize,
+    #[comptime] deepest: bool,
 ) {
     let i = ABSOLUTE_POS as u32;
     if i < count {
@@ -117,60 +146,59 @@ pub fn layer_kernel<T: DeviceTiles>(
                 T::store(&child.board, out_boards, i as usize * words);
             }
         }
+        list_live(live_count, live, i, len == full + 2u32, deepest);
         out_lens[i as usize] = len;
         out_accs[i as usize] = acc;
     }
 }
 
-/// The last layer in one pass: cube `g` takes afterstate `g` of the deepest action level, and
-/// its unit `u` plays child `u` ([`layer_child()`]) and scores the leaf (rewards +
-/// V(afterstate)); the cube folds its `BLOCK` leaves into entry `g` ([`fold_block()`]). The leaf
-/// entries, the level's largest, never reach device memory, and a cube under an invalid
-/// afterstate only copies its entry.
+/// The last layer in one pass, over the listed live afterstates of the deepest action level
+/// (`live_count[0]` of them in `live`): cube `c` takes the `c`-th, the `c + CUBE_COUNT`-th, …,
+/// and for each its unit `u` plays child `u` ([`layer_child()`]) and scores the leaf (rewards +
+/// V(afterstate)); the cube folds its `BLOCK` leaves ([`fold_block()`]) into the afterstate's
+/// entry, in place (`accs`, `lens`). The leaf entries, the largest level, never reach device
+/// memory, and an invalid afterstate already holds its entry (its rewards and len): no cube
+/// visits it.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn leaf_blocks_kernel<T: DeviceTiles>(
     boards: &Array<u32>,
-    lens: &Array<u32>,
-    accs: &Array<f32>,
+    lens: &mut Array<u32>,
+    accs: &mut Array<f32>,
+    live_count: &Array<u32>,
+    live: &Array<u32>,
     weights: &Array<f32>,
     lookups: &Array<u32>,
-    out_values: &mut Array<f32>,
-    out_lens: &mut Array<u32>,
     t0: u32,
     t1: u32,
     p0: f32,
     p1: f32,
     full: u32,
-    groups: u32,
     #[comptime] words: usize,
     #[comptime] lookup_count: u32,
     #[comptime] cells: u32,
     #[comptime] plane_ops: bool,
 ) {
-    let g = CUBE_POS as u32;
     let u = UNIT_POS;
-    if g < groups {
-        let at = g as usize;
+    let count = live_count[0];
+    // The bound is the same for the whole cube, so every unit meets the fold's barriers.
+    let mut k = CUBE_POS as u32;
+    while k < count {
+        let at = live[k as usize] as usize;
         let mut value = accs[at];
-        let mut len = lens[at];
-        // The whole cube shares afterstate g, so this branch is uniform: under an invalid one
-        // the cube only copies its entry, with no fold.
-        if len == full {
-            let child = layer_child::<T>(&T::load(boards, at * words), u, t0, t1);
-            len += child.digits;
-            if child.digits == 2u32 {
-                value += f32::cast_from(child.reward)
-                    + network_value::<T>(&child.board, weights, lookups, lookup_count, cells);
-            }
-            let parent = fold_block(value, len, p0, p1, full + 2u32, plane_ops);
-            if u == 0u32 {
-                out_values[at] = parent.value;
-                out_lens[at] = parent.len;
-            }
-        } else if u == 0u32 {
-            out_values[at] = value;
-            out_lens[at] = len;
+        let child = layer_child::<T>(&T::load(boards, at * words), u, t0, t1);
+        let len = full + child.digits;
+        if child.digits == 2u32 {
+            value += f32::cast_from(child.reward)
+                + network_value::<T>(&child.board, weights, lookups, lookup_count, cells);
         }
+        let parent = fold_block(value, len, p0, p1, full + 2u32, plane_ops);
+        if u == 0u32 {
+            accs[at] = parent.value;
+            lens[at] = parent.len;
+        }
+        // Every unit has read this afterstate's entry and shared slots before the next one.
+        sync_cube();
+        k += CUBE_COUNT as u32;
     }
 }
