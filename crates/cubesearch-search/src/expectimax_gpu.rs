@@ -29,7 +29,9 @@ use cubesearch_core::backend::{self, start_client, Backend, ResolvedBackend};
 use cubesearch_core::{ExpectimaxEval, Result, RootValue};
 use cubesearch_games::fib::{BoardOf, Sliding};
 pub use cubesearch_kernels::expectimax::launch::ExpectimaxMethod;
-use cubesearch_kernels::expectimax::launch::{launch_expectimax, DeviceNetwork, SearchShape};
+use cubesearch_kernels::expectimax::launch::{
+    launch_expectimax, DeviceNetwork, SearchShape, Workspace,
+};
 use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::NTupleNetwork;
 use std::marker::PhantomData;
@@ -41,6 +43,8 @@ pub struct GpuExpectimax<R: Runtime, T: GpuTiles> {
     /// The uploaded network and the host network it copies (its id): a call with another
     /// network uploads that one.
     network: Option<(u64, DeviceNetwork)>,
+    /// The search's buffers, kept from move to move.
+    workspace: Workspace,
     rule: PhantomData<T>,
 }
 
@@ -56,6 +60,7 @@ impl<R: Runtime, T: GpuTiles> GpuExpectimax<R, T> {
             shape: SearchShape::on(&client, method),
             client,
             network: None,
+            workspace: Workspace::default(),
             rule: PhantomData,
         })
     }
@@ -116,7 +121,14 @@ impl<R: Runtime, T: GpuTiles> ExpectimaxEval<Sliding<T>, NTupleNetwork> for GpuE
     ) -> Result<Vec<RootValue>> {
         self.prepare(value)?;
         let net = &self.network.as_ref().expect("prepared").1;
-        let found = launch_expectimax::<R, T>(&self.client, net, roots, layers, self.shape)?;
+        let found = launch_expectimax::<R, T>(
+            &self.client,
+            net,
+            roots,
+            layers,
+            self.shape,
+            &mut self.workspace,
+        )?;
         Ok(found
             .into_iter()
             .map(|d| RootValue {

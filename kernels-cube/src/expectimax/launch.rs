@@ -198,14 +198,79 @@ pub fn plane_ops_fit<R: Runtime>(client: &ComputeClient<R>) -> bool {
         && props.hardware.plane_size_max == FOLD_PLANE
 }
 
+/// Device buffers that searches reuse from call to call: once they fit, a search allocates
+/// nothing. A buffer is kept per role and replaced when a call needs another size.
+#[derive(Default)]
+pub struct Workspace {
+    buffers: Vec<Option<(usize, Handle)>>,
+    /// The live-list counter, zero between searches (the root kernel clears it); `None` until
+    /// uploaded, and again after a failed search, which may have left it counting.
+    live_count: Option<Handle>,
+}
+
+/// What a workspace buffer holds.
+#[derive(Clone, Copy)]
+enum Role {
+    /// Part 0 (boards), 1 (lens) or 2 (rewards so far) of generated level `k`.
+    Level(u32, u32),
+    /// Part 0 (values) or 1 (lens) of the entries of reduction `k`.
+    Folded(u32, u32),
+    /// The list of live deepest afterstates.
+    Live,
+    /// The roots' results.
+    Results,
+}
+
+impl Role {
+    fn slot(self) -> usize {
+        match self {
+            Role::Live => 0,
+            Role::Results => 1,
+            Role::Level(k, part) => 2 + 3 * k as usize + part as usize,
+            Role::Folded(k, part) => 32 + 2 * k as usize + part as usize,
+        }
+    }
+}
+
+impl Workspace {
+    /// The buffer of `role`, of `bytes` bytes (its contents are whatever the last search left).
+    fn buffer<R: Runtime>(
+        &mut self,
+        client: &ComputeClient<R>,
+        role: Role,
+        bytes: usize,
+    ) -> Handle {
+        let slot = role.slot();
+        if self.buffers.len() <= slot {
+            self.buffers.resize(slot + 1, None);
+        }
+        match &self.buffers[slot] {
+            Some((size, handle)) if *size == bytes => handle.clone(),
+            _ => {
+                let handle = client.empty(bytes);
+                self.buffers[slot] = Some((bytes, handle.clone()));
+                handle
+            }
+        }
+    }
+
+    /// The live-list counter (zero).
+    fn live_count<R: Runtime>(&mut self, client: &ComputeClient<R>) -> Handle {
+        self.live_count
+            .get_or_insert_with(|| upload(client, &[0]))
+            .clone()
+    }
+}
+
 /// An `layers`-layer expectimax of every root under `net`: the whole search on the device, roots
-/// in chunks, one read of the results a chunk.
+/// in chunks, one read of the results a chunk; the buffers come from `workspace`.
 pub fn launch_expectimax<R: Runtime, T: GpuTiles>(
     client: &ComputeClient<R>,
     net: &DeviceNetwork,
     roots: &[BoardOf<T>],
     layers: u32,
     shape: SearchShape,
+    workspace: &mut Workspace,
 ) -> Result<Vec<DeviceRoot>> {
     if net.bits != T::BITS {
         return Err(Error::Unsupported(format!(
@@ -239,9 +304,11 @@ pub fn launch_expectimax<R: Runtime, T: GpuTiles>(
     let spawns = Spawns::of::<T>();
     let mut out = Vec::with_capacity(roots.len());
     for part in roots.chunks(chunk) {
-        out.extend(search_chunk::<R, T>(
-            client, net, part, layers, shape, spawns,
-        )?);
+        let found = search_chunk::<R, T>(client, net, part, layers, shape, spawns, workspace);
+        if found.is_err() {
+            workspace.live_count = None;
+        }
+        out.extend(found?);
     }
     Ok(out)
 }
@@ -270,6 +337,7 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
     layers: u32,
     shape: SearchShape,
     spawns: Spawns,
+    workspace: &mut Workspace,
 ) -> Result<Vec<DeviceRoot>> {
     let n = roots.len();
     if n == 0 {
@@ -279,20 +347,29 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
     // Zero layers have no chance level: the naive kernel's 4 entries a root are the leaves.
     let (mut values, mut lens, mut entries, mut reductions) = match shape.method {
         ExpectimaxMethod::Multilevel if layers > 0 => {
-            let (v, l, entries) =
-                multilevel::<R, T>(client, net, roots_handle, n, layers, shape, spawns);
+            let (v, l, entries) = multilevel::<R, T>(
+                client,
+                net,
+                roots_handle,
+                n,
+                layers,
+                shape,
+                spawns,
+                workspace,
+            );
             (v, l, entries, layers - 1)
         }
         _ => {
-            let (v, l, entries) = naive::<R, T>(client, net, roots_handle, n, layers, spawns);
+            let (v, l, entries) =
+                naive::<R, T>(client, net, roots_handle, n, layers, spawns, workspace);
             (v, l, entries, layers)
         }
     };
     // Fold each block of BLOCK siblings into its parent, deepest remaining layer first.
     while reductions > 0 {
         let groups = entries / BLOCK as usize;
-        let out_values = client.empty(groups * 4);
-        let out_lens = client.empty(groups * 4);
+        let out_values = workspace.buffer(client, Role::Folded(reductions, 0), groups * 4);
+        let out_lens = workspace.buffer(client, Role::Folded(reductions, 1), groups * 4);
         let (count, dim) = blocks(groups);
         // SAFETY: cube g reads entries g·BLOCK.. of the level below and writes entry g; cubes
         // past `groups` only take part in the cube's barriers.
@@ -318,9 +395,11 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
         reductions -= 1;
     }
     let out_words = n * ROOT_WORDS as usize;
-    let out = client.empty(out_words * 4);
+    let out = workspace.buffer(client, Role::Results, out_words * 4);
+    let live_count = workspace.live_count(client);
     let (count, dim) = grid(client, n);
-    // SAFETY: unit r reads root r's 4 entries and writes its own words.
+    // SAFETY: unit r reads root r's 4 entries and writes its own words; unit 0 clears the
+    // live-list counter.
     unsafe {
         root_kernel::launch_unchecked::<R>(
             client,
@@ -329,6 +408,7 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
             ArrayArg::from_raw_parts(values, entries),
             ArrayArg::from_raw_parts(lens, entries),
             ArrayArg::from_raw_parts(out.clone(), out_words),
+            ArrayArg::from_raw_parts(live_count, 1),
             n as u32,
         );
     }
@@ -356,11 +436,12 @@ fn naive<R: Runtime, T: GpuTiles>(
     n: usize,
     layers: u32,
     spawns: Spawns,
+    workspace: &mut Workspace,
 ) -> (Handle, Handle, usize) {
     let paths = leaf_paths(layers);
     let leaves = n * paths;
-    let values = client.empty(leaves * 4);
-    let lens = client.empty(leaves * 4);
+    let values = workspace.buffer(client, Role::Level(0, 2), leaves * 4);
+    let lens = workspace.buffer(client, Role::Level(0, 1), leaves * 4);
     let (count, dim) = grid(client, leaves);
     // SAFETY: units past `leaves` write nothing; unit p writes only entry p, and reads its root
     // and the network's buffers within their lengths.
@@ -387,16 +468,18 @@ fn naive<R: Runtime, T: GpuTiles>(
     (values, lens, leaves)
 }
 
-/// One level's buffers for `nodes` nodes: boards (`words` each), valid lengths, rewards so far.
+/// Level `k`'s buffers for `nodes` nodes: boards (`words` each), valid lengths, rewards so far.
 fn level_buffers<R: Runtime>(
     client: &ComputeClient<R>,
+    workspace: &mut Workspace,
+    k: u32,
     nodes: usize,
     words: usize,
 ) -> (Handle, Handle, Handle) {
     (
-        client.empty(nodes * words * 4),
-        client.empty(nodes * 4),
-        client.empty(nodes * 4),
+        workspace.buffer(client, Role::Level(k, 0), nodes * words * 4),
+        workspace.buffer(client, Role::Level(k, 1), nodes * 4),
+        workspace.buffer(client, Role::Level(k, 2), nodes * 4),
     )
 }
 
@@ -412,14 +495,15 @@ fn multilevel<R: Runtime, T: GpuTiles>(
     layers: u32,
     shape: SearchShape,
     spawns: Spawns,
+    workspace: &mut Workspace,
 ) -> (Handle, Handle, usize) {
     let words = T::WORDS;
     let deepest = n * leaf_paths(layers - 1);
-    let live_count = upload(client, &[0]);
-    let live = client.empty(deepest * 4);
+    let live_count = workspace.live_count(client);
+    let live = workspace.buffer(client, Role::Live, deepest * 4);
     // The roots' 4 actions (len 1).
     let mut nodes = n * ACTIONS as usize;
-    let (mut boards, mut lens, mut accs) = level_buffers(client, nodes, words);
+    let (mut boards, mut lens, mut accs) = level_buffers(client, workspace, 0, nodes, words);
     let (count, dim) = grid(client, nodes);
     // SAFETY: unit i reads its root i / 4 and writes node i (and one slot of the live list,
     // which has room for every node of the deepest level).
@@ -447,7 +531,7 @@ fn multilevel<R: Runtime, T: GpuTiles>(
     // Afterstates of len 2k − 1 → their BLOCK children a layer down (len 2k + 1).
     for k in 1..layers {
         let next = nodes * BLOCK as usize;
-        let (b, l, a) = level_buffers(client, next, words);
+        let (b, l, a) = level_buffers(client, workspace, k, next, words);
         let (count, dim) = grid(client, next);
         // SAFETY: unit i reads its parent i / BLOCK and writes node i (and one list slot).
         unsafe {

@@ -225,10 +225,20 @@ pub const ROOT_WORDS: u32 = 1 + ACTIONS;
 /// Unit `r` picks root `r`'s best action among its 4 entries (valid when len ≥ 1; the first of
 /// equal values) and writes `out[5r..5r + 5]`: `best | legal << 4` (best 4 when none is legal,
 /// bit `a` of `legal` set when action `a` is), then each action's value as f32 bits (0 for an
-/// illegal one). One buffer, so the host reads every result at once.
+/// illegal one). One buffer, so the host reads every result at once. Unit 0 also clears the
+/// live-list counter for the next search (the multilevel leaf kernel, which reads it, is done).
 #[cube(launch_unchecked)]
-pub fn root_kernel(values: &Array<f32>, lens: &Array<u32>, out: &mut Array<u32>, count: u32) {
+pub fn root_kernel(
+    values: &Array<f32>,
+    lens: &Array<u32>,
+    out: &mut Array<u32>,
+    live_count: &mut Array<u32>,
+    count: u32,
+) {
     let r = ABSOLUTE_POS as u32;
+    if r == 0u32 {
+        live_count[0] = 0u32;
+    }
     if r < count {
         // 4 (no action) until a legal one is seen.
         let mut pick: u32 = 4u32;
