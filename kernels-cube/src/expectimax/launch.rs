@@ -4,7 +4,7 @@
 
 use super::multilevel::{actions_kernel, layer_kernel, leaf_blocks_kernel};
 use super::naive::naive_kernel;
-use super::reduce::{reduce_kernel, root_kernel, FOLD_PLANE, ROOT_WORDS};
+use super::reduce::{reduce_kernel, root_fold_kernel, root_kernel, FOLD_PLANE, ROOT_WORDS};
 use super::{ACTIONS, BLOCK, LOOKUP_WORDS, SPAWNS};
 use crate::fib::GpuTiles;
 use crate::launch::{grid, read, upload};
@@ -365,8 +365,9 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
             (v, l, entries, layers)
         }
     };
-    // Fold each block of BLOCK siblings into its parent, deepest remaining layer first.
-    while reductions > 0 {
+    // Fold each block of BLOCK siblings into its parent, deepest remaining layer first; the
+    // last fold is the root kernel's.
+    while reductions > 1 {
         let groups = entries / BLOCK as usize;
         let out_values = workspace.buffer(client, Role::Folded(reductions, 0), groups * 4);
         let out_lens = workspace.buffer(client, Role::Folded(reductions, 1), groups * 4);
@@ -397,20 +398,42 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
     let out_words = n * ROOT_WORDS as usize;
     let out = workspace.buffer(client, Role::Results, out_words * 4);
     let live_count = workspace.live_count(client);
-    let (count, dim) = grid(client, n);
-    // SAFETY: unit r reads root r's 4 entries and writes its own words; unit 0 clears the
-    // live-list counter.
-    unsafe {
-        root_kernel::launch_unchecked::<R>(
-            client,
-            count,
-            dim,
-            ArrayArg::from_raw_parts(values, entries),
-            ArrayArg::from_raw_parts(lens, entries),
-            ArrayArg::from_raw_parts(out.clone(), out_words),
-            ArrayArg::from_raw_parts(live_count, 1),
-            n as u32,
-        );
+    if reductions == 1 {
+        let (count, dim) = blocks(n);
+        // SAFETY: cube r reads root r's 4 · BLOCK entries and writes its own words; unit 0
+        // clears the live-list counter; cubes past `n` only take part in the barriers.
+        unsafe {
+            root_fold_kernel::launch_unchecked::<R>(
+                client,
+                count,
+                dim,
+                ArrayArg::from_raw_parts(values, entries),
+                ArrayArg::from_raw_parts(lens, entries),
+                ArrayArg::from_raw_parts(out.clone(), out_words),
+                ArrayArg::from_raw_parts(live_count, 1),
+                spawns.probs[0],
+                spawns.probs[1],
+                3,
+                n as u32,
+                shape.plane_ops,
+            );
+        }
+    } else {
+        let (count, dim) = grid(client, n);
+        // SAFETY: unit r reads root r's 4 entries and writes its own words; unit 0 clears the
+        // live-list counter.
+        unsafe {
+            root_kernel::launch_unchecked::<R>(
+                client,
+                count,
+                dim,
+                ArrayArg::from_raw_parts(values, entries),
+                ArrayArg::from_raw_parts(lens, entries),
+                ArrayArg::from_raw_parts(out.clone(), out_words),
+                ArrayArg::from_raw_parts(live_count, 1),
+                n as u32,
+            );
+        }
     }
     let out = read::<R, u32>(client, out)?;
     Ok(out

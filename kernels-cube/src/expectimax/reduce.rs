@@ -181,9 +181,34 @@ fn fold_with_planes(value: f32, len: u32, p0: f32, p1: f32, action_len: u32) -> 
     mean_entry(total, count, depth, best.value)
 }
 
+/// The entry of afterstate block `first .. first + BLOCK` folded ([`fold_block()`]), returned
+/// to unit 0. Under an invalid afterstate every child copied its entry (len below the
+/// afterstate's `action_len − 2`); the branch is uniform, and the cube takes that entry with no
+/// fold.
+#[cube]
+fn fold_afterstate(
+    values: &Array<f32>,
+    lens: &Array<u32>,
+    first: usize,
+    p0: f32,
+    p1: f32,
+    action_len: u32,
+    #[comptime] plane_ops: bool,
+) -> Entry {
+    let mut value = values[first];
+    let mut len = lens[first];
+    if len + 2u32 >= action_len {
+        let at = first + UNIT_POS as usize;
+        let parent = fold_block(values[at], lens[at], p0, p1, action_len, plane_ops);
+        value = parent.value;
+        len = parent.len;
+    }
+    Entry { value, len }
+}
+
 /// Cube `g` folds entries `g·BLOCK .. (g + 1)·BLOCK` (one afterstate's outcomes × actions) into
-/// entry `g` of the level above ([`fold_block()`]). The grid has at least `groups` cubes; those
-/// past it do nothing.
+/// entry `g` of the level above ([`fold_afterstate()`]). The grid has at least `groups` cubes;
+/// those past it do nothing.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn reduce_kernel(
@@ -200,20 +225,10 @@ pub fn reduce_kernel(
     let g = CUBE_POS as u32;
     if g < groups {
         let first = (g * BLOCK) as usize;
-        // Under an invalid afterstate every child copied its entry (len below the afterstate's
-        // `action_len − 2`); the branch is uniform, the cube copies that entry and does not fold.
-        if lens[first] + 2u32 < action_len {
-            if UNIT_POS == 0u32 {
-                out_values[g as usize] = values[first];
-                out_lens[g as usize] = lens[first];
-            }
-        } else {
-            let at = first + UNIT_POS as usize;
-            let parent = fold_block(values[at], lens[at], p0, p1, action_len, plane_ops);
-            if UNIT_POS == 0u32 {
-                out_values[g as usize] = parent.value;
-                out_lens[g as usize] = parent.len;
-            }
+        let parent = fold_afterstate(values, lens, first, p0, p1, action_len, plane_ops);
+        if UNIT_POS == 0u32 {
+            out_values[g as usize] = parent.value;
+            out_lens[g as usize] = parent.len;
         }
     }
 }
@@ -222,11 +237,43 @@ pub fn reduce_kernel(
 /// action values (f32 bits).
 pub const ROOT_WORDS: u32 = 1 + ACTIONS;
 
-/// Unit `r` picks root `r`'s best action among its 4 entries (valid when len ≥ 1; the first of
-/// equal values) and writes `out[5r..5r + 5]`: `best | legal << 4` (best 4 when none is legal,
-/// bit `a` of `legal` set when action `a` is), then each action's value as f32 bits (0 for an
-/// illegal one). One buffer, so the host reads every result at once. Unit 0 also clears the
-/// live-list counter for the next search (the multilevel leaf kernel, which reads it, is done).
+/// A root's best action so far, taken over its action entries in order.
+#[derive(CubeType)]
+struct RootPick {
+    /// The best legal action (4 until one is seen), its value, and the legal actions' bits.
+    best: u32,
+    top: f32,
+    legal: u32,
+}
+
+/// Takes action `a`'s entry (legal when its len ≥ 1; the first of equal values wins) and writes
+/// its value word (0 for an illegal action).
+#[cube]
+fn take_action(pick: &mut RootPick, out: &mut Array<u32>, r: u32, a: u32, entry: Entry) {
+    let ok = entry.len >= 1u32;
+    if ok && (pick.best == 4u32 || entry.value > pick.top) {
+        pick.best = a;
+        pick.top = entry.value;
+    }
+    pick.legal |= select(ok, 1u32 << a, 0u32);
+    out[(r * ROOT_WORDS + 1u32 + a) as usize] = u32::reinterpret(select(ok, entry.value, 0.0f32));
+}
+
+/// Root `r`'s first word: `best | legal << 4`.
+#[cube]
+fn finish_root(pick: &RootPick, out: &mut Array<u32>, r: u32) {
+    out[(r * ROOT_WORDS) as usize] = pick.best | (pick.legal << 4u32);
+}
+
+/// Root `r`'s results in `out[5r..5r + 5]`: `best | legal << 4` (best 4 when no action is
+/// legal, bit `a` of `legal` set when action `a` is), then each action's value as f32 bits (0
+/// for an illegal one). One buffer, so the host reads every result at once. Unit 0 of the grid
+/// also clears the live-list counter for the next search (the multilevel leaf kernel, which
+/// reads it, is done).
+///
+/// [`root_kernel()`] takes the 4 action entries of each root as they are (a search with no
+/// chance level left); [`root_fold_kernel()`] first folds each action's block of children, so
+/// the last reduction and the root step are one launch.
 #[cube(launch_unchecked)]
 pub fn root_kernel(
     values: &Array<f32>,
@@ -240,21 +287,59 @@ pub fn root_kernel(
         live_count[0] = 0u32;
     }
     if r < count {
-        // 4 (no action) until a legal one is seen.
-        let mut pick: u32 = 4u32;
-        let mut top: f32 = 0.0f32;
-        let mut legal = 0u32;
-        for a in 0..4u32 {
-            let at = (r * 4u32 + a) as usize;
-            let ok = lens[at] >= 1u32;
-            let v = values[at];
-            if ok && (pick == 4u32 || v > top) {
-                pick = a;
-                top = v;
-            }
-            legal |= select(ok, 1u32 << a, 0u32);
-            out[(r * ROOT_WORDS + 1u32 + a) as usize] = u32::reinterpret(select(ok, v, 0.0f32));
+        let mut pick = RootPick {
+            best: 4u32,
+            top: 0.0f32,
+            legal: 0u32,
+        };
+        for a in 0..ACTIONS {
+            let at = (r * ACTIONS + a) as usize;
+            let entry = Entry {
+                value: values[at],
+                len: lens[at],
+            };
+            take_action(&mut pick, out, r, a, entry);
         }
-        out[(r * ROOT_WORDS) as usize] = pick | (legal << 4u32);
+        finish_root(&pick, out, r);
+    }
+}
+
+/// Cube `r` folds root `r`'s 4 blocks of action children ([`fold_afterstate()`]) and writes its
+/// results as [`root_kernel()`] does.
+#[cube(launch_unchecked)]
+#[allow(clippy::too_many_arguments)]
+pub fn root_fold_kernel(
+    values: &Array<f32>,
+    lens: &Array<u32>,
+    out: &mut Array<u32>,
+    live_count: &mut Array<u32>,
+    p0: f32,
+    p1: f32,
+    action_len: u32,
+    count: u32,
+    #[comptime] plane_ops: bool,
+) {
+    let r = CUBE_POS as u32;
+    if ABSOLUTE_POS == 0 {
+        live_count[0] = 0u32;
+    }
+    if r < count {
+        let mut pick = RootPick {
+            best: 4u32,
+            top: 0.0f32,
+            legal: 0u32,
+        };
+        for a in 0..ACTIONS {
+            let first = ((r * ACTIONS + a) * BLOCK) as usize;
+            let entry = fold_afterstate(values, lens, first, p0, p1, action_len, plane_ops);
+            if UNIT_POS == 0u32 {
+                take_action(&mut pick, out, r, a, entry);
+            }
+            // The next fold reuses the shared slots this one read.
+            sync_cube();
+        }
+        if UNIT_POS == 0u32 {
+            finish_root(&pick, out, r);
+        }
     }
 }
