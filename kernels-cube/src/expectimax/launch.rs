@@ -5,7 +5,7 @@
 use super::multilevel::{actions_kernel, layer_kernel, leaf_blocks_kernel};
 use super::naive::naive_kernel;
 use super::reduce::{reduce_kernel, root_fold_kernel, root_kernel, FOLD_PLANE, ROOT_WORDS};
-use super::{ACTIONS, BLOCK, LOOKUP_WORDS, SPAWNS};
+use super::{NetLayout, ACTIONS, BLOCK, SPAWNS};
 use crate::fib::GpuTiles;
 use crate::launch::{grid, read, upload};
 use cubecl::prelude::*;
@@ -50,16 +50,13 @@ impl FromStr for ExpectimaxMethod {
     }
 }
 
-/// An n-tuple network in device memory: every table in one f32 buffer, and one lookup
-/// description per (shape, symmetry) in the host network's order.
+/// An n-tuple network in device memory: every table in one f32 buffer; the lookups, one per
+/// (shape, symmetry) in the host network's order, are compiled into the kernels
+/// ([`NetLayout`]).
 pub struct DeviceNetwork {
     weights: Handle,
     weight_len: usize,
-    lookups: Handle,
-    lookup_count: u32,
-    /// The cells of every shape when all have the same count, else 0 (the kernels read each
-    /// lookup's count).
-    cells: u32,
+    layout: NetLayout,
     bits: u32,
 }
 
@@ -88,13 +85,8 @@ impl DeviceNetwork {
                 )));
             }
             for s in 0..8 {
-                let mut words = [0u32; LOOKUP_WORDS as usize];
-                words[0] = offset as u32;
-                words[1] = shape.len() as u32;
-                for (j, &c) in shape.iter().enumerate() {
-                    words[2 + j] = symmetry_cell(s, c as usize) as u32;
-                }
-                lookups.extend_from_slice(&words);
+                let cells = shape.iter().map(|&c| symmetry_cell(s, c as usize) as u8);
+                lookups.push((offset as u32, cells.collect()));
             }
             offset += table.len();
         }
@@ -117,13 +109,7 @@ impl DeviceNetwork {
         Ok(Self {
             weights: client.create_from_slice(f32::as_bytes(&flat)),
             weight_len: flat.len(),
-            lookup_count: (lookups.len() / LOOKUP_WORDS as usize) as u32,
-            cells: if shapes.iter().all(|s| s.len() == shapes[0].len()) {
-                shapes[0].len() as u32
-            } else {
-                0
-            },
-            lookups: upload(client, &lookups),
+            layout: NetLayout::new(lookups),
             bits,
         })
     }
@@ -131,10 +117,6 @@ impl DeviceNetwork {
     /// Weights in device memory.
     pub fn weight_count(&self) -> usize {
         self.weight_len
-    }
-
-    fn lookup_words(&self) -> usize {
-        self.lookup_count as usize * LOOKUP_WORDS as usize
     }
 }
 
@@ -475,7 +457,6 @@ fn naive<R: Runtime, T: GpuTiles>(
             dim,
             ArrayArg::from_raw_parts(roots, n * T::WORDS),
             ArrayArg::from_raw_parts(net.weights.clone(), net.weight_len),
-            ArrayArg::from_raw_parts(net.lookups.clone(), net.lookup_words()),
             ArrayArg::from_raw_parts(values.clone(), leaves),
             ArrayArg::from_raw_parts(lens.clone(), leaves),
             spawns.tiles[0],
@@ -484,8 +465,7 @@ fn naive<R: Runtime, T: GpuTiles>(
             leaves as u32,
             layers,
             T::WORDS,
-            net.lookup_count,
-            net.cells,
+            net.layout.clone(),
         );
     }
     (values, lens, leaves)
@@ -603,15 +583,13 @@ fn multilevel<R: Runtime, T: GpuTiles>(
             ArrayArg::from_raw_parts(live_count, 1),
             ArrayArg::from_raw_parts(live, deepest),
             ArrayArg::from_raw_parts(net.weights.clone(), net.weight_len),
-            ArrayArg::from_raw_parts(net.lookups.clone(), net.lookup_words()),
             spawns.tiles[0],
             spawns.tiles[1],
             spawns.probs[0],
             spawns.probs[1],
             2 * layers - 1,
             words,
-            net.lookup_count,
-            net.cells,
+            net.layout.clone(),
             shape.plane_ops,
         );
     }

@@ -31,7 +31,7 @@ pub mod multilevel;
 pub mod naive;
 pub mod reduce;
 
-use crate::fib::moves::cell;
+use crate::fib::moves::row_cell;
 use crate::fib::{DeviceTiles, FibBoard};
 use cubecl::prelude::*;
 
@@ -52,41 +52,101 @@ pub fn per_spawn<E: CubePrimitive>(o: u32, first: E, second: E) -> E {
     select(tile == 0u32, first, second)
 }
 
-/// u32 words describing one network lookup: weight offset, cell count, up to 8 cells.
-pub const LOOKUP_WORDS: u32 = 10;
+/// A network's lookups as compile-time data: each lookup's table offset in the weights and its
+/// cells, in the host network's order. Kernels are compiled for one layout, so building an index
+/// is constant shifts and masks and nothing is read but the weight itself.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+pub struct NetLayout {
+    lookups: Vec<(u32, Vec<u8>)>,
+}
 
-/// V(board) of an n-tuple network: lookup `l` reads `lookups[10l..10l + 10]` = (offset of its
-/// table in `weights`, cell count, cells), its index the cells' tile indices `bits` bits each,
-/// first cell lowest. Summed in lookup order, as the host network does. The lookup count is
-/// comptime and so is the cell count where every shape has the same (`cells`; 0: read each
-/// lookup's), so the loops unroll and all the loads of one evaluation are in flight at once.
+impl NetLayout {
+    /// A layout of `(table offset, cells)` lookups.
+    pub fn new(lookups: Vec<(u32, Vec<u8>)>) -> Self {
+        Self { lookups }
+    }
+
+    /// How many lookups an evaluation sums.
+    pub fn len(&self) -> usize {
+        self.lookups.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.lookups.is_empty()
+    }
+
+    fn offset(&self, l: usize) -> u32 {
+        self.lookups[l].0
+    }
+
+    fn cells(&self, l: usize) -> Vec<u8> {
+        self.lookups[l].1.clone()
+    }
+}
+
+/// V(board) of an n-tuple network laid out as `layout`: lookup `l`'s index is its cells' tile
+/// indices, `bits` bits each, first cell lowest, summed in lookup order as the host network does.
 #[cube]
 pub fn network_value<T: DeviceTiles>(
     board: &FibBoard,
     weights: &Array<f32>,
-    lookups: &Array<u32>,
-    #[comptime] lookup_count: u32,
-    #[comptime] cells: u32,
+    #[comptime] layout: NetLayout,
 ) -> f32 {
-    let bits = T::bits();
-    let mut v = 0.0f32;
-    #[unroll]
-    for l in 0..lookup_count {
-        let base = (l * LOOKUP_WORDS) as usize;
-        let mut idx = 0u32;
-        if comptime!(cells > 0) {
-            #[unroll]
-            for j in 0..cells {
-                idx |= cell::<T>(board, lookups[base + 2 + j as usize]) << (bits * j);
-            }
-        } else {
-            for j in 0..lookups[base + 1] {
-                idx |= cell::<T>(board, lookups[base + 2 + j as usize]) << (bits * j);
-            }
-        }
-        v += weights[(lookups[base] + idx) as usize];
+    sum_lookups::<T>(board, weights, 0.0f32, layout, 0usize)
+}
+
+/// `acc` plus the weights of lookups `l..` in order. A recursion on compile-time values, so it
+/// unrolls: every cell and offset is a constant.
+#[cube]
+fn sum_lookups<T: DeviceTiles>(
+    board: &FibBoard,
+    weights: &Array<f32>,
+    acc: f32,
+    #[comptime] layout: NetLayout,
+    #[comptime] l: usize,
+) -> f32 {
+    let mut v = acc;
+    if comptime!(l < layout.len()) {
+        let idx = tuple_index::<T>(board, 0u32, comptime!(layout.cells(l)), 0usize);
+        let w = weights[(idx + comptime!(layout.offset(l))) as usize];
+        v = sum_lookups::<T>(board, weights, acc + w, layout, comptime!(l + 1));
     }
     v
+}
+
+/// `acc` with cells `j..` of `cells` added, `bits` bits each from bit `j·bits` (a compile-time
+/// recursion, as [`sum_lookups()`]).
+#[cube]
+fn tuple_index<T: DeviceTiles>(
+    board: &FibBoard,
+    acc: u32,
+    #[comptime] cells: Vec<u8>,
+    #[comptime] j: usize,
+) -> u32 {
+    let mut idx = acc;
+    if comptime!(j < cells.len()) {
+        let tile = fixed_cell::<T>(board, comptime!(cells[j] as u32));
+        let at = acc | (tile << (T::bits() * comptime!(j as u32)));
+        idx = tuple_index::<T>(board, at, cells, comptime!(j + 1));
+    }
+    idx
+}
+
+/// The tile index in cell `c` (`4·row + col`), `c` known at compile time.
+#[cube]
+fn fixed_cell<T: DeviceTiles>(board: &FibBoard, #[comptime] c: u32) -> u32 {
+    let mut row = board.r0;
+    if comptime!(c / 4 == 1) {
+        row = board.r1;
+    }
+    if comptime!(c / 4 == 2) {
+        row = board.r2;
+    }
+    if comptime!(c / 4 == 3) {
+        row = board.r3;
+    }
+    row_cell::<T>(row, comptime!(c % 4))
 }
 
 /// Puts tile index `tile` in cell `c` (which must be empty).

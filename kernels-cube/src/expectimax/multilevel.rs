@@ -8,7 +8,7 @@
 //! the valid deepest afterstates: the kernel that makes them lists those ([`list_live()`]).
 
 use super::reduce::fold_block;
-use super::{network_value, per_spawn, ACTIONS, BLOCK, SPAWNS};
+use super::{network_value, per_spawn, NetLayout, ACTIONS, BLOCK, SPAWNS};
 use crate::fib::moves::{empty_count, put_in_empty, set_board, slide};
 use crate::fib::{DeviceTiles, FibBoard};
 use cubecl::prelude::*;
@@ -168,15 +168,13 @@ pub fn leaf_blocks_kernel<T: DeviceTiles>(
     live_count: &Array<u32>,
     live: &Array<u32>,
     weights: &Array<f32>,
-    lookups: &Array<u32>,
     t0: u32,
     t1: u32,
     p0: f32,
     p1: f32,
     full: u32,
     #[comptime] words: usize,
-    #[comptime] lookup_count: u32,
-    #[comptime] cells: u32,
+    #[comptime] layout: NetLayout,
     #[comptime] plane_ops: bool,
 ) {
     let u = UNIT_POS;
@@ -190,7 +188,7 @@ pub fn leaf_blocks_kernel<T: DeviceTiles>(
         let len = full + child.digits;
         if child.digits == 2u32 {
             value += f32::cast_from(child.reward)
-                + network_value::<T>(&child.board, weights, lookups, lookup_count, cells);
+                + network_value::<T>(&child.board, weights, comptime!(layout.clone()));
         }
         let parent = fold_block(value, len, p0, p1, full + 2u32, plane_ops);
         if u == 0u32 {

@@ -2,7 +2,7 @@
 //! root, so every upper node is recomputed by each of its leaves, and units under an invalid
 //! node still run (doing nothing) to the end of their path.
 
-use super::{network_value, per_spawn, put_tile, ACTIONS, BLOCK, SPAWNS};
+use super::{network_value, per_spawn, put_tile, NetLayout, ACTIONS, BLOCK, SPAWNS};
 use crate::fib::moves::{cell, set_board, slide};
 use crate::fib::DeviceTiles;
 use cubecl::prelude::*;
@@ -13,7 +13,6 @@ use cubecl::prelude::*;
 pub fn naive_kernel<T: DeviceTiles>(
     roots: &Array<u32>,
     weights: &Array<f32>,
-    lookups: &Array<u32>,
     values: &mut Array<f32>,
     lens: &mut Array<u32>,
     t0: u32,
@@ -22,8 +21,7 @@ pub fn naive_kernel<T: DeviceTiles>(
     count: u32,
     #[comptime] layers: u32,
     #[comptime] words: usize,
-    #[comptime] lookup_count: u32,
-    #[comptime] cells: u32,
+    #[comptime] layout: NetLayout,
 ) {
     let p = ABSOLUTE_POS as u32;
     if p < count {
@@ -71,7 +69,7 @@ pub fn naive_kernel<T: DeviceTiles>(
             }
         }
         if alive {
-            acc += network_value::<T>(&board, weights, lookups, lookup_count, cells);
+            acc += network_value::<T>(&board, weights, layout);
         }
         values[p as usize] = acc;
         lens[p as usize] = len;
