@@ -99,8 +99,9 @@ impl<R: Runtime, T: GpuTiles> GpuExpectimax<R, T> {
         Ok(&self.network.as_ref().expect("uploaded above").1)
     }
 
-    /// Cuts batches into chunks of at most this many leaf paths (default and most: the
-    /// kernels' `MAX_ENTRIES`); tests use it to cover the chunking with small batches.
+    /// Cuts batches into chunks whose largest buffer holds at most this many words (default
+    /// and most: the kernels' `MAX_ENTRIES`; a root takes `words_per_root`); tests use it to
+    /// cover the chunking with small batches.
     pub fn set_chunk_entries(&mut self, entries: usize) {
         self.shape.max_entries = entries;
     }

@@ -7,6 +7,7 @@ use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Backend, ExpectimaxEval, RootValue, StochasticGame, TdUpdate};
 use cubesearch_games::fib::{BoardOf, Sliding};
 use cubesearch_games::{Fib, Pow2};
+use cubesearch_kernels::expectimax::launch::words_per_root;
 use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::{seed_shapes, CpuTd, NTupleNetwork};
 use cubesearch_search::boards;
@@ -214,10 +215,10 @@ fn one_layer_2584(net: &NTupleNetwork, random: usize) -> (Vec<BoardOf<Fib>>, Vec
     (roots, cpu)
 }
 
-/// Batches cut into chunks (here of 3 roots) and reduction grids past 65535 cubes in one
-/// dimension (17000 roots at one layer: 68000 reduction blocks) give the CPU's values too.
+/// Batches cut into chunks (here of 3 roots) and large batches (17000 roots) give the CPU's
+/// values too.
 #[test]
-fn wgpu_chunks_and_two_dimensional_grids_equal_the_cpu() {
+fn wgpu_chunks_and_large_batches_equal_the_cpu() {
     let resolved = cubesearch_core::backend::resolve(Backend::Wgpu).unwrap();
     let cubesearch_core::ResolvedBackend::Wgpu { device, .. } = resolved else {
         panic!("wgpu resolved to {resolved}");
@@ -231,9 +232,9 @@ fn wgpu_chunks_and_two_dimensional_grids_equal_the_cpu() {
     let game = Sliding::<Fib>::new();
     let net = trained::<Fib>(100);
     let (roots, cpu) = one_layer_2584(&net, 8);
-    gpu.set_chunk_entries(3 * 4 * 128);
     for method in ExpectimaxMethod::ALL {
         gpu.set_method(method);
+        gpu.set_chunk_entries(3 * words_per_root(method, 1, <Fib as GpuTiles>::WORDS));
         let got = gpu.evaluate(&game, &net, &roots, 1).unwrap();
         assert_close(&format!("chunks of 3, {}", method.name()), &cpu, &got);
     }
@@ -245,8 +246,7 @@ fn wgpu_chunks_and_two_dimensional_grids_equal_the_cpu() {
     assert_close("17000 roots", &want, &got);
 }
 
-/// Shapes of different lengths: the kernels read each lookup's cell count (the equal-length
-/// networks above unroll it at compile time).
+/// Shapes of different lengths (each lookup's cells are compiled into the kernels as they are).
 #[test]
 fn wgpu_mixed_tuple_lengths_equal_the_cpu() {
     let (mut exec, _) =
@@ -278,4 +278,63 @@ fn wgpu_a_network_too_large_for_the_device_is_refused() {
         // A device with buffers this large searches it: then it must find the legal moves.
         Ok(found) => assert!(found[0].best.is_some(), "{found:?}"),
     }
+}
+
+/// A batch of `count` roots (cycling through `roots`) searched `layers` deep in one call equals
+/// its roots searched one at a time, bit for bit. At 3 layers 128 roots and more make the
+/// multilevel search's middle reduction grid two-dimensional (65536 blocks and up; the naive
+/// search's first reduction has 65536 blocks a root).
+fn batch_equals_single_roots<R: GpuTiles>(
+    backend: Backend,
+    methods: &[ExpectimaxMethod],
+    roots: &[BoardOf<R>],
+    count: usize,
+    layers: u32,
+) {
+    let mut exec = match ExpectimaxExecutor::<R>::new(backend, ExpectimaxMethod::Naive, false) {
+        Ok((exec, _)) => exec,
+        Err(e) if backend == Backend::Cuda && !cfg!(feature = "cuda") => {
+            eprintln!("cuda: {e}");
+            return;
+        }
+        Err(e) => panic!("{backend:?}: {e}"),
+    };
+    let game = Sliding::<R>::new();
+    let net = trained::<R>(200);
+    let batch: Vec<BoardOf<R>> = roots.iter().cycle().take(count).copied().collect();
+    for &method in methods {
+        exec.set_method(method);
+        let alone: Vec<RootValue> = roots
+            .iter()
+            .map(|r| exec.evaluate(&game, &net, &[*r], layers).unwrap().remove(0))
+            .collect();
+        let together = exec.evaluate(&game, &net, &batch, layers).unwrap();
+        for (i, got) in together.iter().enumerate() {
+            assert_eq!(got, &alone[i % roots.len()], "{} root {i}", method.name());
+        }
+    }
+}
+
+/// Multilevel on late boards and the dead one: few live afterstates, so 3 layers stay quick on
+/// lavapipe (the naive search plays every leaf path).
+#[test]
+fn wgpu_a_batch_equals_its_roots_one_at_a_time() {
+    let all = boards::<Fib>(
+        include_str!("../../../benches/boards-2584.txt"),
+        0,
+        DEAD_2584,
+    );
+    let late: Vec<_> = all[16..].to_vec();
+    let multilevel = [ExpectimaxMethod::Multilevel];
+    batch_equals_single_roots::<Fib>(Backend::Wgpu, &multilevel, &late, 130, 3);
+}
+
+#[test]
+fn cuda_a_batch_equals_its_roots_one_at_a_time() {
+    let all = boards::<Fib>(
+        include_str!("../../../benches/boards-2584.txt"),
+        8,
+        DEAD_2584,
+    );
+    batch_equals_single_roots::<Fib>(Backend::Cuda, &ExpectimaxMethod::ALL, &all, 300, 3);
 }

@@ -130,13 +130,23 @@ pub struct DeviceRoot {
     pub actions: [Option<f32>; 4],
 }
 
-/// Most leaf entries one launch sequence holds (two buffers of 4 bytes each per entry, 128 MiB
-/// each: lavapipe's largest storage buffer). Larger batches are cut into chunks of roots.
+/// Most 4-byte words one buffer of a search holds (128 MiB: lavapipe's largest storage buffer).
+/// Larger batches are cut into chunks of roots ([`words_per_root`]).
 pub const MAX_ENTRIES: usize = 1 << 25;
 
 /// Leaf paths of one root searched `layers` deep: `4 · BLOCK^layers`.
 pub fn leaf_paths(layers: u32) -> usize {
     ACTIONS as usize * (BLOCK as usize).pow(layers)
+}
+
+/// Words a root takes in a search's largest buffer: the naive search's leaf entries (one word
+/// each), or the multilevel search's deepest afterstates (`words` a board; their leaves never
+/// reach memory).
+pub fn words_per_root(method: ExpectimaxMethod, layers: u32, words: usize) -> usize {
+    match method {
+        ExpectimaxMethod::Multilevel if layers > 0 => leaf_paths(layers - 1) * words,
+        _ => leaf_paths(layers),
+    }
 }
 
 /// The cube grid for `groups` reduction blocks of `BLOCK` units (two dimensions past 65535).
@@ -156,8 +166,8 @@ pub struct SearchShape {
     pub method: ExpectimaxMethod,
     /// Fold blocks with plane ops (only where [`plane_ops_fit`] says the device has them).
     pub plane_ops: bool,
-    /// Most leaf paths a chunk of roots holds ([`MAX_ENTRIES`] unless a test wants small
-    /// chunks; at least one root a chunk).
+    /// Most words one buffer of a chunk of roots holds ([`MAX_ENTRIES`] unless a test wants
+    /// small chunks; at least one root a chunk).
     pub max_entries: usize,
 }
 
@@ -269,12 +279,10 @@ pub fn launch_expectimax<R: Runtime, T: GpuTiles>(
             T::SPAWNS.len()
         )));
     }
-    let per_root = leaf_paths(layers.min(8));
-    if layers > 4 || per_root > MAX_ENTRIES {
+    if layers > 3 {
         return Err(Error::Unsupported(format!(
-            "{layers} layers make {} leaf paths a root; the device search takes at most {MAX_ENTRIES} \
-             (3 layers)",
-            (ACTIONS as f64) * (BLOCK as f64).powi(layers as i32)
+            "{layers} layers: the device search goes at most 3 layers deep ({} leaf paths a root)",
+            leaf_paths(3)
         )));
     }
     if shape.plane_ops && !plane_ops_fit(client) {
@@ -282,17 +290,30 @@ pub fn launch_expectimax<R: Runtime, T: GpuTiles>(
             "this device has no plane ops on {FOLD_PLANE}-unit planes"
         )));
     }
+    let per_root = words_per_root(shape.method, layers, T::WORDS);
     let chunk = (shape.max_entries.min(MAX_ENTRIES) / per_root).max(1);
-    let spawns = Spawns::of::<T>();
+    let plan = Plan {
+        layers,
+        shape,
+        spawns: Spawns::of::<T>(),
+    };
     let mut out = Vec::with_capacity(roots.len());
     for part in roots.chunks(chunk) {
-        let found = search_chunk::<R, T>(client, net, part, layers, shape, spawns, workspace);
+        let found = search_chunk::<R, T>(client, net, part, plan, workspace);
         if found.is_err() {
             workspace.live_count = None;
         }
         out.extend(found?);
     }
     Ok(out)
+}
+
+/// What every chunk of one call searches with.
+#[derive(Clone, Copy)]
+struct Plan {
+    layers: u32,
+    shape: SearchShape,
+    spawns: Spawns,
 }
 
 /// The spawn tiles and their probabilities, passed to the kernels by value.
@@ -316,11 +337,14 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
     client: &ComputeClient<R>,
     net: &DeviceNetwork,
     roots: &[BoardOf<T>],
-    layers: u32,
-    shape: SearchShape,
-    spawns: Spawns,
+    plan: Plan,
     workspace: &mut Workspace,
 ) -> Result<Vec<DeviceRoot>> {
+    let Plan {
+        layers,
+        shape,
+        spawns,
+    } = plan;
     let n = roots.len();
     if n == 0 {
         return Ok(Vec::new());
@@ -329,21 +353,11 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
     // Zero layers have no chance level: the naive kernel's 4 entries a root are the leaves.
     let (mut values, mut lens, mut entries, mut reductions) = match shape.method {
         ExpectimaxMethod::Multilevel if layers > 0 => {
-            let (v, l, entries) = multilevel::<R, T>(
-                client,
-                net,
-                roots_handle,
-                n,
-                layers,
-                shape,
-                spawns,
-                workspace,
-            );
+            let (v, l, entries) = multilevel::<R, T>(client, net, roots_handle, n, plan, workspace);
             (v, l, entries, layers - 1)
         }
         _ => {
-            let (v, l, entries) =
-                naive::<R, T>(client, net, roots_handle, n, layers, spawns, workspace);
+            let (v, l, entries) = naive::<R, T>(client, net, roots_handle, n, plan, workspace);
             (v, l, entries, layers)
         }
     };
@@ -439,10 +453,10 @@ fn naive<R: Runtime, T: GpuTiles>(
     net: &DeviceNetwork,
     roots: Handle,
     n: usize,
-    layers: u32,
-    spawns: Spawns,
+    plan: Plan,
     workspace: &mut Workspace,
 ) -> (Handle, Handle, usize) {
+    let Plan { layers, spawns, .. } = plan;
     let paths = leaf_paths(layers);
     let leaves = n * paths;
     let values = workspace.buffer(client, Role::Level(0, 2), leaves * 4);
@@ -495,11 +509,14 @@ fn multilevel<R: Runtime, T: GpuTiles>(
     net: &DeviceNetwork,
     roots: Handle,
     n: usize,
-    layers: u32,
-    shape: SearchShape,
-    spawns: Spawns,
+    plan: Plan,
     workspace: &mut Workspace,
 ) -> (Handle, Handle, usize) {
+    let Plan {
+        layers,
+        shape,
+        spawns,
+    } = plan;
     let words = T::WORDS;
     let deepest = n * leaf_paths(layers - 1);
     let live_count = workspace.live_count(client);

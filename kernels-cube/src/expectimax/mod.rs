@@ -13,18 +13,21 @@
 //! * [`naive`]: one unit per root-to-leaf path replays its whole path (seed Algorithm 1) and
 //!   writes its entry;
 //! * [`multilevel`]: one kernel per depth, each node computed once from its parent, and units
-//!   under an invalid parent doing nothing but copying its entry. Its deepest kernel plays each
-//!   afterstate's `4·16·S` leaves in one cube and folds them there, so the leaf entries (the
-//!   largest level) never reach memory.
+//!   under an invalid parent doing nothing but copying its entry. The kernel making the deepest
+//!   afterstates lists the live (valid) ones; the last kernel plays each listed afterstate's
+//!   `4·16·S` leaves in one cube and folds them there, so the leaf entries (the largest level)
+//!   never reach memory and no cube visits a dead subtree.
 //!
 //! [`reduce`] folds each block of `4·16·S` sibling entries into its parent's entry (seed
 //! Algorithm 2): the max over the 4 actions of each player node (a node with no valid action
 //! keeps its prefix rewards: a finished game is worth no more), then the probability-weighted
 //! mean over the chance outcomes, in shared memory or with plane ops where the device has
-//! 32-unit planes. The reductions leave 4 entries a root, and a last kernel picks each root's
-//! best action and writes all its results in one buffer. Only the roots go up and the per-root
-//! results come down, in one read; the spawn tiles and probabilities are kernel arguments, and
-//! the network's weights are uploaded once ([`launch::DeviceNetwork`]).
+//! 32-unit planes. The last fold and the root step are one kernel: it picks each root's best
+//! action and writes all its results in one buffer. Only the roots go up and the per-root
+//! results come down, in one read; the spawn tiles and probabilities are kernel arguments, the
+//! network's weights are uploaded once ([`launch::DeviceNetwork`]) and its lookups compiled into
+//! the kernels ([`NetLayout`]), and a search's buffers are kept for the next
+//! ([`launch::Workspace`]).
 
 pub mod launch;
 pub mod multilevel;

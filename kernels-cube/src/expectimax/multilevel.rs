@@ -17,6 +17,8 @@ use cubecl::prelude::*;
 /// `live`, in no particular order) when it is one: `deepest` says the level is the deepest,
 /// `valid` that the node is.
 #[cube]
+// The outer `if` is decided at compile time, the inner one on the device: they cannot merge.
+#[allow(clippy::collapsible_if)]
 fn list_live(
     live_count: &mut Array<Atomic<u32>>,
     live: &mut Array<u32>,
