@@ -71,3 +71,25 @@ fn bench_lists_the_reversi_suites() {
         );
     }
 }
+
+/// Without cpu-1 in `--only` (depth 10 takes it minutes a position) only the named columns run,
+/// the first being the reference the others' values are checked against.
+#[test]
+fn bench_reversi_alphabeta_runs_only_the_named_columns() {
+    let json = json_of(&cubesearch(&[
+        "bench",
+        "reversi-alphabeta",
+        "--level",
+        "3",
+        "--only",
+        "wgpu",
+        "--json",
+    ]));
+    let rows = json["rows"].as_array().unwrap();
+    let columns: Vec<&str> = rows.iter().map(|r| r["column"].as_str().unwrap()).collect();
+    assert_eq!(columns, ["wgpu v1", "wgpu v4", "wgpu split"], "{rows:?}");
+    for row in rows {
+        assert_eq!(row["depth"], 3);
+        assert_eq!(row["values_agree"], true, "{row}");
+    }
+}
