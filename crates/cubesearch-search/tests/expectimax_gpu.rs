@@ -84,15 +84,22 @@ fn assert_close(what: &str, cpu: &[RootValue], gpu: &[RootValue]) {
     }
 }
 
-fn compare<R: GpuTiles>(backend: Backend, text: &str, dead: &str, max_layers: u32) {
-    let mut exec = match ExpectimaxExecutor::<R>::new(backend, ExpectimaxMethod::Naive, false) {
-        Ok((exec, _)) => exec,
-        // CUDA not built in: nothing to compare; built in, it must start.
+/// A GPU searcher on `backend`; `None` when that is CUDA and CUDA is not built in (built in, it
+/// must start).
+fn gpu_searcher<R: GpuTiles>(backend: Backend) -> Option<ExpectimaxExecutor<R>> {
+    match ExpectimaxExecutor::<R>::new(backend, ExpectimaxMethod::Naive, false) {
+        Ok((exec, _)) => Some(exec),
         Err(e) if backend == Backend::Cuda && !cfg!(feature = "cuda") => {
             eprintln!("cuda: {e}");
-            return;
+            None
         }
         Err(e) => panic!("{backend:?}: {e}"),
+    }
+}
+
+fn compare<R: GpuTiles>(backend: Backend, text: &str, dead: &str, max_layers: u32) {
+    let Some(mut exec) = gpu_searcher::<R>(backend) else {
+        return;
     };
     assert!(!exec.is_cpu());
     // Both folds where the device has 32-unit planes (CUDA must); elsewhere asking for plane
@@ -291,13 +298,8 @@ fn batch_equals_single_roots<R: GpuTiles>(
     count: usize,
     layers: u32,
 ) {
-    let mut exec = match ExpectimaxExecutor::<R>::new(backend, ExpectimaxMethod::Naive, false) {
-        Ok((exec, _)) => exec,
-        Err(e) if backend == Backend::Cuda && !cfg!(feature = "cuda") => {
-            eprintln!("cuda: {e}");
-            return;
-        }
-        Err(e) => panic!("{backend:?}: {e}"),
+    let Some(mut exec) = gpu_searcher::<R>(backend) else {
+        return;
     };
     let game = Sliding::<R>::new();
     let net = trained::<R>(200);

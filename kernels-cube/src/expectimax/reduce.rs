@@ -246,6 +246,16 @@ struct RootPick {
     legal: u32,
 }
 
+/// No action taken yet.
+#[cube]
+fn no_pick() -> RootPick {
+    RootPick {
+        best: 4u32,
+        top: 0.0f32,
+        legal: 0u32,
+    }
+}
+
 /// Takes action `a`'s entry (legal when its len ≥ 1; the first of equal values wins) and writes
 /// its value word (0 for an illegal action).
 #[cube]
@@ -287,11 +297,7 @@ pub fn root_kernel(
         live_count[0] = 0u32;
     }
     if r < count {
-        let mut pick = RootPick {
-            best: 4u32,
-            top: 0.0f32,
-            legal: 0u32,
-        };
+        let mut pick = no_pick();
         for a in 0..ACTIONS {
             let at = (r * ACTIONS + a) as usize;
             let entry = Entry {
@@ -324,11 +330,7 @@ pub fn root_fold_kernel(
         live_count[0] = 0u32;
     }
     if r < count {
-        let mut pick = RootPick {
-            best: 4u32,
-            top: 0.0f32,
-            legal: 0u32,
-        };
+        let mut pick = no_pick();
         for a in 0..ACTIONS {
             let first = ((r * ACTIONS + a) * BLOCK) as usize;
             let entry = fold_afterstate(values, lens, first, p0, p1, action_len, plane_ops);
