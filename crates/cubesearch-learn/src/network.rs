@@ -19,6 +19,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 pub const MAX_TUPLE: usize = 8;
 /// Most index bits of one table (2^28 weights, 1 GiB).
 pub const MAX_TABLE_BITS: u32 = 28;
+/// Most weights in all tables together (16 GiB): a weight's index is a `u32`.
+pub const MAX_WEIGHTS: usize = 1 << 32;
 
 /// The seed's three 4-tuples (outer row, inner row, 2×2 corner square): the default for both
 /// games.
@@ -74,12 +76,25 @@ pub fn format_shapes(shapes: &[Vec<u8>]) -> String {
         .join(";")
 }
 
-/// One table lookup: which table, and which board cells make its index.
+/// One table lookup: where its table starts in the weights, and which board cells make its
+/// index.
 #[derive(Clone, Copy, Debug)]
 struct Lookup {
-    table: u32,
+    offset: u32,
     len: u32,
     cells: [u8; MAX_TUPLE],
+}
+
+impl Lookup {
+    /// The weight this lookup reads on a board given as its 16 tile indices, `bits` bits a cell.
+    #[inline(always)]
+    fn cell_index(&self, cells: &[u8; 16], bits: u32) -> u32 {
+        let mut idx = 0;
+        for j in 0..self.len as usize {
+            idx |= (cells[self.cells[j] as usize] as u32) << (bits * j as u32);
+        }
+        self.offset + idx
+    }
 }
 
 /// An n-tuple network for one game (see the module docs).
@@ -92,7 +107,10 @@ pub struct NTupleNetwork {
     bits: u32,
     shapes: Vec<Vec<u8>>,
     lookups: Vec<Lookup>,
-    tables: Vec<Box<[AtomicU32]>>,
+    /// Every table, one after another: a weight is one `u32` index into one slice.
+    weights: Box<[AtomicU32]>,
+    /// Where each table starts in `weights`, and the end.
+    table_starts: Vec<usize>,
 }
 
 impl NTupleNetwork {
@@ -102,7 +120,7 @@ impl NTupleNetwork {
             return Err(Error::parse("an n-tuple network needs at least one shape"));
         }
         let mut lookups = Vec::new();
-        let mut tables = Vec::new();
+        let mut table_starts = vec![0usize];
         for (t, shape) in shapes.iter().enumerate() {
             let bad = |why: &str| {
                 Error::parse(format!(
@@ -129,23 +147,27 @@ impl NTupleNetwork {
                     shape.len()
                 )));
             }
+            let offset = table_starts[t];
+            let end = offset + (1usize << index_bits);
+            if end > MAX_WEIGHTS {
+                return Err(bad(&format!("more than {MAX_WEIGHTS} weights in all")));
+            }
             for s in 0..8 {
                 let mut cells = [0u8; MAX_TUPLE];
                 for (j, &c) in shape.iter().enumerate() {
                     cells[j] = symmetry_cell(s, c as usize) as u8;
                 }
                 lookups.push(Lookup {
-                    table: t as u32,
+                    offset: offset as u32,
                     len: shape.len() as u32,
                     cells,
                 });
             }
-            tables.push(
-                (0..1usize << index_bits)
-                    .map(|_| AtomicU32::new(0))
-                    .collect(),
-            );
+            table_starts.push(end);
         }
+        let weights = (0..table_starts[shapes.len()])
+            .map(|_| AtomicU32::new(0))
+            .collect();
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         Ok(NTupleNetwork {
             id: NEXT_ID.fetch_add(1, Relaxed),
@@ -153,7 +175,8 @@ impl NTupleNetwork {
             bits,
             shapes: shapes.to_vec(),
             lookups,
-            tables,
+            weights,
+            table_starts,
         })
     }
 
@@ -189,12 +212,17 @@ impl NTupleNetwork {
 
     /// Every weight in all tables.
     pub fn weight_count(&self) -> usize {
-        self.tables.iter().map(|t| t.len()).sum()
+        self.weights.len()
+    }
+
+    /// The weights of table `t`.
+    fn table_weights(&self, t: usize) -> &[AtomicU32] {
+        &self.weights[self.table_starts[t]..self.table_starts[t + 1]]
     }
 
     /// Table `t` as plain floats (a snapshot: other threads may be writing).
     pub fn table(&self, t: usize) -> Vec<f32> {
-        self.tables[t]
+        self.table_weights(t)
             .iter()
             .map(|w| f32::from_bits(w.load(Relaxed)))
             .collect()
@@ -202,7 +230,8 @@ impl NTupleNetwork {
 
     /// Overwrites table `t` (which must have the same length).
     pub fn set_table(&mut self, t: usize, values: impl Iterator<Item = f32>) {
-        for (w, v) in self.tables[t].iter_mut().zip(values) {
+        let table = &mut self.weights[self.table_starts[t]..self.table_starts[t + 1]];
+        for (w, v) in table.iter_mut().zip(values) {
             *w.get_mut() = v.to_bits();
         }
     }
@@ -219,34 +248,57 @@ impl NTupleNetwork {
         Ok(())
     }
 
-    #[inline(always)]
-    fn index(&self, l: &Lookup, cells: &[u8; 16]) -> usize {
-        let mut idx = 0usize;
-        for j in 0..l.len as usize {
-            idx |= (cells[l.cells[j] as usize] as usize) << (self.bits as usize * j);
+    /// The weight index of each lookup (in lookup order) on a board given as its 16 tile
+    /// indices: the reference for [`Self::indices`].
+    pub fn cell_indices(&self, cells: &[u8; 16], out: &mut [u32]) {
+        for (l, o) in self.lookups.iter().zip(out) {
+            *o = l.cell_index(cells, self.bits);
         }
-        idx
+    }
+
+    /// V from the weight indices of a board's lookups: their weights summed in lookup order.
+    #[inline]
+    pub fn value_at(&self, indices: &[u32]) -> f32 {
+        let mut v = 0.0;
+        for &i in indices {
+            v += f32::from_bits(self.weights[i as usize].load(Relaxed));
+        }
+        v
+    }
+
+    /// Adds `delta` to the weight of each lookup in turn (two lookups may share a weight: the
+    /// second adds to the first's result).
+    #[inline]
+    pub fn update_at(&self, indices: &[u32], delta: f32) {
+        for &i in indices {
+            let w = &self.weights[i as usize];
+            w.store((f32::from_bits(w.load(Relaxed)) + delta).to_bits(), Relaxed);
+        }
     }
 
     /// V of a board given as its 16 tile indices.
-    #[inline]
     pub fn value_cells(&self, cells: &[u8; 16]) -> f32 {
         let mut v = 0.0;
         for l in &self.lookups {
-            let idx = self.index(l, cells);
-            v += f32::from_bits(self.tables[l.table as usize][idx].load(Relaxed));
+            v +=
+                f32::from_bits(self.weights[l.cell_index(cells, self.bits) as usize].load(Relaxed));
         }
         v
     }
 
     /// Adds `delta` to every weight that V of this board reads.
-    #[inline]
     pub fn update_cells(&self, cells: &[u8; 16], delta: f32) {
         for l in &self.lookups {
-            let idx = self.index(l, cells);
-            let w = &self.tables[l.table as usize][idx];
+            let w = &self.weights[l.cell_index(cells, self.bits) as usize];
             w.store((f32::from_bits(w.load(Relaxed)) + delta).to_bits(), Relaxed);
         }
+    }
+
+    /// The weight index of each lookup of `b` (in lookup order) into `out`.
+    #[inline]
+    pub fn indices<R: TileRule>(&self, b: BoardOf<R>, out: &mut [u32]) {
+        debug_assert_eq!(self.bits, R::BITS);
+        self.cell_indices(&b.cells(R::BITS), out)
     }
 
     /// V of a board of game `R` (the network must be made for `R`).

@@ -44,43 +44,93 @@ pub fn greedy<R: TileRule>(
     best.map(|(_, d, after, reward)| (d, after, reward))
 }
 
+/// One game's afterstates as learning reads them: each one's weight indices (the network's
+/// lookups in order, made once while choosing the move) and the reward of the move to it.
+/// Scratch space, reused from game to game.
+#[derive(Debug, Default)]
+pub struct Trajectory {
+    indices: Vec<u32>,
+    rewards: Vec<u32>,
+    /// The candidate afterstates' indices, one block of lookups per direction.
+    candidates: Vec<u32>,
+}
+
+/// [`greedy`], leaving the chosen afterstate's weight indices in the first block of lookups
+/// of `candidates` (`4 × lookups` long): returns `(afterstate, reward)`.
+#[inline]
+fn greedy_indexed<R: TileRule>(
+    game: &Sliding<R>,
+    net: &NTupleNetwork,
+    s: BoardOf<R>,
+    candidates: &mut [u32],
+) -> Option<(BoardOf<R>, u32)> {
+    let lookups = net.lookups();
+    let mut best: Option<(f32, usize, BoardOf<R>, u32)> = None;
+    for (k, &d) in Dir::ALL.iter().enumerate() {
+        if let Some((after, reward)) = game.afterstate(&s, d) {
+            let indices = &mut candidates[k * lookups..(k + 1) * lookups];
+            net.indices::<R>(after, indices);
+            let v = reward as f32 + net.value_at(indices);
+            if best.is_none_or(|b| v > b.0) {
+                best = Some((v, k, after, reward));
+            }
+        }
+    }
+    let (_, k, after, reward) = best?;
+    candidates.copy_within(k * lookups..(k + 1) * lookups, 0);
+    Some((after, reward))
+}
+
 /// Plays one game greedily with `net` from a start drawn by `rng`; when `step` is given (the
 /// change per weight per unit of TD error, `alpha / lookups`), learns from it afterwards.
-/// `path` is scratch space.
 pub fn play_episode<R: TileRule>(
     game: &Sliding<R>,
     net: &NTupleNetwork,
     rng: &mut XorShift32,
     step: Option<f32>,
-    path: &mut Vec<(BoardOf<R>, u32)>,
+    path: &mut Trajectory,
 ) -> Episode {
-    path.clear();
+    let lookups = net.lookups();
+    path.indices.clear();
+    path.rewards.clear();
+    path.candidates.resize(4 * lookups, 0);
     let mut s = game.initial(rng);
     let mut score = 0u64;
-    while let Some((_, after, reward)) = greedy(game, net, s) {
+    while let Some((after, reward)) = greedy_indexed(game, net, s, &mut path.candidates) {
         score += reward as u64;
-        path.push((after, reward));
+        path.indices.extend_from_slice(&path.candidates[..lookups]);
+        path.rewards.push(reward);
         s = game.sample_chance(&after, rng);
     }
     let episode = Episode {
         score,
-        moves: path.len() as u32,
+        moves: path.rewards.len() as u32,
         max_index: s.max_index(R::BITS),
     };
     if let Some(step) = step {
-        learn::<R>(net, path, step);
+        learn_indexed(net, &path.indices, &path.rewards, step);
     }
     episode
 }
 
 /// The backward TD(0) pass over one game's `(afterstate, reward)` path (see the module docs).
 pub fn learn<R: TileRule>(net: &NTupleNetwork, path: &[(BoardOf<R>, u32)], step: f32) {
+    let lookups = net.lookups();
+    let mut indices = vec![0; path.len() * lookups];
+    for (&(after, _), block) in path.iter().zip(indices.chunks_exact_mut(lookups)) {
+        net.indices::<R>(after, block);
+    }
+    let rewards: Vec<u32> = path.iter().map(|&(_, r)| r).collect();
+    learn_indexed(net, &indices, &rewards, step);
+}
+
+/// [`learn`] on the afterstates' weight indices (a block of lookups each) and rewards.
+fn learn_indexed(net: &NTupleNetwork, indices: &[u32], rewards: &[u32], step: f32) {
     let mut target = 0.0f32;
-    for &(after, reward) in path.iter().rev() {
-        let cells = after.cells(R::BITS);
-        let v = net.value_cells(&cells);
-        net.update_cells(&cells, step * (target - v));
-        target = reward as f32 + net.value_cells(&cells);
+    for (block, &reward) in indices.chunks_exact(net.lookups()).zip(rewards).rev() {
+        let v = net.value_at(block);
+        net.update_at(block, step * (target - v));
+        target = reward as f32 + net.value_at(block);
     }
 }
 
