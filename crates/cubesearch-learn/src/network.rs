@@ -97,6 +97,66 @@ impl Lookup {
     }
 }
 
+/// A run of consecutive board cells within a shape, all in one half of the board (cells
+/// 0..8 or 8..16, see [`Board::halves`](cubesearch_games::fib::Board::halves)): one shift and mask reads it, the same for all 8
+/// views.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    half: usize,
+    /// The bit of the run's first cell within its half.
+    shift: u32,
+    mask: u64,
+    /// The bit of the run's first cell within the table index.
+    to: u32,
+}
+
+/// How to read one shape's 8 lookups straight from the board's symmetric views (see
+/// [`Board::symmetric_views`](cubesearch_games::fib::Board::symmetric_views)): symmetry `s` reads the shape's own cells of view `s`.
+#[derive(Clone, Debug)]
+struct ShapeReader {
+    offset: u32,
+    runs: Vec<Run>,
+}
+
+impl ShapeReader {
+    fn new(shape: &[u8], offset: usize, bits: u32) -> Self {
+        let cell_mask = (1 << bits) - 1;
+        let mut runs: Vec<Run> = Vec::new();
+        for (j, &c) in shape.iter().enumerate() {
+            let (half, shift, to) = (c as usize / 8, (c as u32 % 8) * bits, j as u32 * bits);
+            match runs.last_mut() {
+                // The next cell of the same half, next in the index too: the run grows.
+                Some(run) if run.half == half && run.shift + run.mask.count_ones() == shift => {
+                    run.mask = run.mask << bits | cell_mask;
+                }
+                _ => runs.push(Run {
+                    half,
+                    shift,
+                    mask: cell_mask,
+                    to,
+                }),
+            }
+        }
+        ShapeReader {
+            offset: offset as u32,
+            runs,
+        }
+    }
+
+    /// The weight indices of this shape's 8 lookups, symmetry by symmetry, from the board's
+    /// [`Board::symmetric_views`](cubesearch_games::fib::Board::symmetric_views).
+    #[inline(always)]
+    fn indices(&self, views: &[[u64; 8]; 2]) -> [u32; 8] {
+        let mut idx = [0u64; 8];
+        for run in &self.runs {
+            for (i, &view) in idx.iter_mut().zip(&views[run.half]) {
+                *i |= (view >> run.shift & run.mask) << run.to;
+            }
+        }
+        idx.map(|i| self.offset + i as u32)
+    }
+}
+
 /// An n-tuple network for one game (see the module docs).
 #[derive(Debug)]
 pub struct NTupleNetwork {
@@ -107,6 +167,8 @@ pub struct NTupleNetwork {
     bits: u32,
     shapes: Vec<Vec<u8>>,
     lookups: Vec<Lookup>,
+    /// The lookups again, shape by shape, as [`Self::indices`] reads them.
+    readers: Vec<ShapeReader>,
     /// Every table, one after another: a weight is one `u32` index into one slice.
     weights: Box<[AtomicU32]>,
     /// Where each table starts in `weights`, and the end.
@@ -120,6 +182,7 @@ impl NTupleNetwork {
             return Err(Error::parse("an n-tuple network needs at least one shape"));
         }
         let mut lookups = Vec::new();
+        let mut readers = Vec::new();
         let mut table_starts = vec![0usize];
         for (t, shape) in shapes.iter().enumerate() {
             let bad = |why: &str| {
@@ -163,6 +226,7 @@ impl NTupleNetwork {
                     cells,
                 });
             }
+            readers.push(ShapeReader::new(shape, offset, bits));
             table_starts.push(end);
         }
         let weights = (0..table_starts[shapes.len()])
@@ -175,6 +239,7 @@ impl NTupleNetwork {
             bits,
             shapes: shapes.to_vec(),
             lookups,
+            readers,
             weights,
             table_starts,
         })
@@ -256,14 +321,23 @@ impl NTupleNetwork {
         }
     }
 
+    /// Weight `i` of the flat weights.
+    #[inline(always)]
+    fn weight(&self, i: u32) -> f32 {
+        f32::from_bits(self.weights[i as usize].load(Relaxed))
+    }
+
+    /// Adds `delta` to weight `i` (a relaxed load and store: see the module docs).
+    #[inline(always)]
+    fn add(&self, i: u32, delta: f32) {
+        let w = &self.weights[i as usize];
+        w.store((f32::from_bits(w.load(Relaxed)) + delta).to_bits(), Relaxed);
+    }
+
     /// V from the weight indices of a board's lookups: their weights summed in lookup order.
     #[inline]
     pub fn value_at(&self, indices: &[u32]) -> f32 {
-        let mut v = 0.0;
-        for &i in indices {
-            v += f32::from_bits(self.weights[i as usize].load(Relaxed));
-        }
-        v
+        indices.iter().fold(0.0, |v, &i| v + self.weight(i))
     }
 
     /// Adds `delta` to the weight of each lookup in turn (two lookups may share a weight: the
@@ -271,48 +345,58 @@ impl NTupleNetwork {
     #[inline]
     pub fn update_at(&self, indices: &[u32], delta: f32) {
         for &i in indices {
-            let w = &self.weights[i as usize];
-            w.store((f32::from_bits(w.load(Relaxed)) + delta).to_bits(), Relaxed);
+            self.add(i, delta);
         }
     }
 
-    /// V of a board given as its 16 tile indices.
+    /// V of a board given as its 16 tile indices (the reference for [`Self::value`]).
     pub fn value_cells(&self, cells: &[u8; 16]) -> f32 {
-        let mut v = 0.0;
-        for l in &self.lookups {
-            v +=
-                f32::from_bits(self.weights[l.cell_index(cells, self.bits) as usize].load(Relaxed));
-        }
-        v
+        self.lookups
+            .iter()
+            .fold(0.0, |v, l| v + self.weight(l.cell_index(cells, self.bits)))
     }
 
-    /// Adds `delta` to every weight that V of this board reads.
+    /// Adds `delta` to every weight that V of this board reads (the reference for
+    /// [`Self::update`]).
     pub fn update_cells(&self, cells: &[u8; 16], delta: f32) {
         for l in &self.lookups {
-            let w = &self.weights[l.cell_index(cells, self.bits) as usize];
-            w.store((f32::from_bits(w.load(Relaxed)) + delta).to_bits(), Relaxed);
+            self.add(l.cell_index(cells, self.bits), delta);
         }
     }
 
-    /// The weight index of each lookup of `b` (in lookup order) into `out`.
+    /// Calls `f` with the weight index of each lookup of `b`, in lookup order.
+    #[inline(always)]
+    fn for_each_index<R: TileRule>(&self, b: BoardOf<R>, mut f: impl FnMut(u32)) {
+        debug_assert_eq!(self.bits, R::BITS);
+        let views = b.symmetric_views(R::BITS);
+        for reader in &self.readers {
+            reader.indices(&views).into_iter().for_each(&mut f);
+        }
+    }
+
+    /// The weight index of each lookup of `b` (in lookup order) into `out`, which holds
+    /// [`Self::lookups`] of them.
     #[inline]
     pub fn indices<R: TileRule>(&self, b: BoardOf<R>, out: &mut [u32]) {
         debug_assert_eq!(self.bits, R::BITS);
-        self.cell_indices(&b.cells(R::BITS), out)
+        let views = b.symmetric_views(R::BITS);
+        for (reader, out) in self.readers.iter().zip(out.chunks_exact_mut(8)) {
+            out.copy_from_slice(&reader.indices(&views));
+        }
     }
 
     /// V of a board of game `R` (the network must be made for `R`).
     #[inline]
     pub fn value<R: TileRule>(&self, b: BoardOf<R>) -> f32 {
-        debug_assert_eq!(self.bits, R::BITS);
-        self.value_cells(&b.cells(R::BITS))
+        let mut v = 0.0;
+        self.for_each_index::<R>(b, |i| v += self.weight(i));
+        v
     }
 
     /// Adds `delta` to every weight that V of `b` reads.
     #[inline]
     pub fn update<R: TileRule>(&self, b: BoardOf<R>, delta: f32) {
-        debug_assert_eq!(self.bits, R::BITS);
-        self.update_cells(&b.cells(R::BITS), delta)
+        self.for_each_index::<R>(b, |i| self.add(i, delta));
     }
 }
 

@@ -32,6 +32,10 @@ pub trait BoardWord: Copy + Eq + Ord + Hash + Debug + Default + Send + Sync + 's
     fn from_u32(x: u32) -> Self;
     /// The low 32 bits.
     fn low_u32(self) -> u32;
+    /// The low 64 bits.
+    fn low_u64(self) -> u64;
+    /// Widens a `u64`.
+    fn from_u64(x: u64) -> Self;
     /// `self << n`.
     fn shl(self, n: u32) -> Self;
     /// `self >> n`.
@@ -53,6 +57,14 @@ macro_rules! board_word {
             #[inline(always)]
             fn low_u32(self) -> u32 {
                 self as u32
+            }
+            #[inline(always)]
+            fn low_u64(self) -> u64 {
+                self as u64
+            }
+            #[inline(always)]
+            fn from_u64(x: u64) -> Self {
+                x as $t
             }
             #[inline(always)]
             fn shl(self, n: u32) -> Self {
@@ -161,6 +173,53 @@ impl<W: BoardWord> Board<W> {
         Board(w)
     }
 
+    /// The board as two halves, cells 0..8 (rows 0 and 1) and cells 8..16 (rows 2 and 3),
+    /// each in the low `8·bits` bits of a `u64` (at most 40): the symmetries of the square
+    /// are a few masked shifts of these, the same for both games.
+    #[inline(always)]
+    pub fn halves(self, bits: u32) -> [u64; 2] {
+        let half = 8 * bits;
+        [
+            self.0.low_u64() & ((1 << half) - 1),
+            self.0.shr(half).low_u64(),
+        ]
+    }
+
+    /// The board of two [`Self::halves`].
+    #[inline(always)]
+    pub fn from_halves(halves: [u64; 2], bits: u32) -> Self {
+        Board(W::from_u64(halves[0]).or(W::from_u64(halves[1]).shl(8 * bits)))
+    }
+
+    /// Across the main diagonal: cell `(r, c)` takes the tile of `(c, r)`.
+    #[inline(always)]
+    pub fn transposed(self, bits: u32) -> Self {
+        Self::from_halves(transposed(self.halves(bits), bits), bits)
+    }
+
+    /// The board under each symmetry of the square, for reading n-tuples, as halves:
+    /// `views[h][s]` is half `h` of view `s`, which holds in cell `p` the tile of cell
+    /// `symmetry_cell(s, p)`, so a tuple's cells seen through symmetry `s` are its own cells
+    /// of view `s`.
+    #[inline(always)]
+    pub fn symmetric_views(self, bits: u32) -> [[u64; 8]; 2] {
+        let b = self.halves(bits);
+        let t = transposed(b, bits);
+        let v = flipped(b, bits);
+        let vt = flipped(t, bits);
+        let views = [
+            b,
+            vt,
+            mirrored(v, bits),
+            mirrored(t, bits),
+            mirrored(b, bits),
+            t,
+            v,
+            mirrored(vt, bits),
+        ];
+        [views.map(|v| v[0]), views.map(|v| v[1])]
+    }
+
     /// The board seen through symmetry `s` (0..8): the tile of cell `p` moves to cell
     /// `symmetry_cell(s, p)`.
     pub fn transformed(self, s: usize, bits: u32) -> Self {
@@ -171,6 +230,50 @@ impl<W: BoardWord> Board<W> {
         }
         Self::from_cells(&out, bits)
     }
+}
+
+/// The bits of the cells of a half board (cells 0..8) that `pick` chooses (a constant once
+/// inlined with a constant `bits`).
+#[inline(always)]
+fn half_mask(bits: u32, pick: impl Fn(usize) -> bool) -> u64 {
+    (0..8)
+        .filter(|&p| pick(p))
+        .fold(0, |m, p| m | ((1 << bits) - 1) << (p as u32 * bits))
+}
+
+/// Left to right, on halves: cell `(r, c)` takes the tile of `(r, 3 − c)`.
+#[inline(always)]
+fn mirrored(halves: [u64; 2], bits: u32) -> [u64; 2] {
+    let (c0, c1) = (
+        half_mask(bits, |p| p % 4 == 0),
+        half_mask(bits, |p| p % 4 == 1),
+    );
+    halves.map(|x| {
+        (x & c0) << (3 * bits) | (x & c1) << bits | (x >> bits) & c1 | (x >> (3 * bits)) & c0
+    })
+}
+
+/// Top to bottom, on halves: row `r` takes row `3 − r`.
+#[inline(always)]
+fn flipped(halves: [u64; 2], bits: u32) -> [u64; 2] {
+    let row = 4 * bits;
+    let swap_rows = |x: u64| x >> row | (x & ((1 << row) - 1)) << row;
+    [swap_rows(halves[1]), swap_rows(halves[0])]
+}
+
+/// Across the main diagonal, on halves: each half's two 2×2 blocks transpose in place, then
+/// the top right block and the bottom left one change places.
+#[inline(always)]
+fn transposed(halves: [u64; 2], bits: u32) -> [u64; 2] {
+    // Cells 1 and 4, and 3 and 6, of a half swap places: 3 cells apart.
+    let upper = half_mask(bits, |p| p == 1 || p == 3);
+    let keep = half_mask(bits, |p| p == 0 || p == 2 || p == 5 || p == 7);
+    let [lo, hi] = halves.map(|x| x & keep | (x & upper) << (3 * bits) | (x >> (3 * bits)) & upper);
+    let left = half_mask(bits, |p| p % 4 < 2);
+    [
+        lo & left | (hi & left) << (2 * bits),
+        hi & !left | (lo & !left) >> (2 * bits),
+    ]
 }
 
 /// Where cell `p` goes under symmetry `s` of the square (0..8): `s % 4` quarter turns
@@ -214,6 +317,35 @@ mod tests {
         }
         let row3 = Board::<u128>::EMPTY.or_row(3, b.row(3, 5), 5);
         assert_eq!(row3.cells(5)[12..], cells[12..]);
+    }
+
+    fn check_views<W: BoardWord>(bits: u32) {
+        let mut x = 0x9e37_79b9u32;
+        for _ in 0..200 {
+            let cells: [u8; 16] = std::array::from_fn(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                (x % (1 << bits)) as u8
+            });
+            let b = Board::<W>::from_cells(&cells, bits);
+            assert_eq!(Board::from_halves(b.halves(bits), bits), b);
+            let views = b.symmetric_views(bits);
+            for s in 0..8 {
+                let view = Board::<W>::from_halves([views[0][s], views[1][s]], bits);
+                let want: [u8; 16] = std::array::from_fn(|p| cells[symmetry_cell(s, p)]);
+                assert_eq!(view.cells(bits), want, "symmetry {s}, {bits} bits");
+            }
+            let transposed: [u8; 16] = std::array::from_fn(|p| cells[4 * (p % 4) + p / 4]);
+            assert_eq!(b.transposed(bits).cells(bits), transposed);
+        }
+    }
+
+    #[test]
+    fn symmetric_views_read_the_symmetric_cells() {
+        check_views::<u64>(4);
+        check_views::<u128>(5);
+        check_views::<u128>(4);
     }
 
     #[test]
