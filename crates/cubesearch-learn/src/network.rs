@@ -340,6 +340,23 @@ impl NTupleNetwork {
         indices.iter().fold(0.0, |v, &i| v + self.weight(i))
     }
 
+    /// V of four boards from their weight indices (four blocks of [`Self::lookups`]), each
+    /// summed as [`Self::value_at`] does; the four sums go step by step together, so their
+    /// weight loads overlap.
+    #[inline]
+    pub fn values_at(&self, indices: &[u32]) -> [f32; 4] {
+        let lookups = self.lookups();
+        let [a, b, c, d]: [&[u32]; 4] = std::array::from_fn(|k| &indices[k * lookups..][..lookups]);
+        let mut v = [0.0f32; 4];
+        for (((&i, &j), &k), &l) in a.iter().zip(b).zip(c).zip(d) {
+            v[0] += self.weight(i);
+            v[1] += self.weight(j);
+            v[2] += self.weight(k);
+            v[3] += self.weight(l);
+        }
+        v
+    }
+
     /// Adds `delta` to the weight of each lookup in turn (two lookups may share a weight: the
     /// second adds to the first's result).
     #[inline]

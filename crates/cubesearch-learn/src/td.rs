@@ -56,7 +56,9 @@ pub struct Trajectory {
 }
 
 /// [`greedy`], leaving the chosen afterstate's weight indices in the first block of lookups
-/// of `candidates` (`4 × lookups` long): returns `(afterstate, reward)`.
+/// of `candidates` (`4 × lookups` long, any valid indices in it at first): returns
+/// `(afterstate, reward)`. The four candidates are valued together, so their weight loads
+/// overlap.
 #[inline]
 fn greedy_indexed<R: TileRule>(
     game: &Sliding<R>,
@@ -65,20 +67,26 @@ fn greedy_indexed<R: TileRule>(
     candidates: &mut [u32],
 ) -> Option<(BoardOf<R>, u32)> {
     let lookups = net.lookups();
-    let mut best: Option<(f32, usize, BoardOf<R>, u32)> = None;
-    for (k, &d) in Dir::ALL.iter().enumerate() {
-        if let Some((after, reward)) = game.afterstate(&s, d) {
-            let indices = &mut candidates[k * lookups..(k + 1) * lookups];
-            net.indices::<R>(after, indices);
-            let v = reward as f32 + net.value_at(indices);
+    let afters = game.afterstates(s);
+    for (after, block) in afters.iter().zip(candidates.chunks_exact_mut(lookups)) {
+        // An illegal move keeps the block it had: valid indices, valued and ignored.
+        if let Some((after, _)) = after {
+            net.indices::<R>(*after, block);
+        }
+    }
+    let values = net.values_at(candidates);
+    let mut best: Option<(f32, usize)> = None;
+    for (k, after) in afters.iter().enumerate() {
+        if let Some((_, reward)) = after {
+            let v = *reward as f32 + values[k];
             if best.is_none_or(|b| v > b.0) {
-                best = Some((v, k, after, reward));
+                best = Some((v, k));
             }
         }
     }
-    let (_, k, after, reward) = best?;
+    let (_, k) = best?;
     candidates.copy_within(k * lookups..(k + 1) * lookups, 0);
-    Some((after, reward))
+    afters[k]
 }
 
 /// Plays one game greedily with `net` from a start drawn by `rng`; when `step` is given (the

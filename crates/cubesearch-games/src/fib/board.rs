@@ -15,8 +15,8 @@
 //!
 //! So row `r` is the `4·B`-bit field at bit `4·B·r`, with its leftmost cell in the low bits: a
 //! "row value" (the index into the row tables) reads `cell0 | cell1 << B | cell2 << 2B | cell3 << 3B`.
-//! A column is gathered into the same row-value form, top cell in the low bits, so moving up is
-//! "moving left" along the column.
+//! Columns are the rows of the transposed board (top cell in the low bits), so moving up is
+//! moving the transpose left.
 //!
 //! A cell holds a tile *index* k (0 = empty): 2584 tile k is the k-th Fibonacci number of the
 //! sequence 1, 2, 3, 5, 8, …; 2048 tile k is 2^k.
@@ -145,32 +145,10 @@ impl<W: BoardWord> Board<W> {
         self.0.shr(r as u32 * row_bits).low_u32() & ((1 << row_bits) - 1)
     }
 
-    /// Column `c` as a row value, top cell in the low bits.
-    #[inline(always)]
-    pub fn column(self, c: usize, bits: u32) -> u32 {
-        let mut v = 0;
-        for j in 0..4 {
-            v |= (self.cell(c + 4 * j, bits) as u32) << (j as u32 * bits);
-        }
-        v
-    }
-
     /// ORs a row value into row `r` (the row must be empty).
     #[inline(always)]
     pub fn or_row(self, r: usize, value: u32, bits: u32) -> Self {
         Board(self.0.or(W::from_u32(value).shl(r as u32 * 4 * bits)))
-    }
-
-    /// ORs a row value into column `c` (the column must be empty), top cell from the low bits.
-    #[inline(always)]
-    pub fn or_column(self, c: usize, value: u32, bits: u32) -> Self {
-        let mask = (1 << bits) - 1;
-        let mut w = self.0;
-        for j in 0..4 {
-            let k = (value >> (j as u32 * bits)) & mask;
-            w = w.or(W::from_u32(k).shl((c + 4 * j) as u32 * bits));
-        }
-        Board(w)
     }
 
     /// The board as two halves, cells 0..8 (rows 0 and 1) and cells 8..16 (rows 2 and 3),
@@ -299,7 +277,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cells_rows_and_columns_agree() {
+    fn cells_and_rows_agree() {
         let cells: [u8; 16] = std::array::from_fn(|i| (i as u8 * 7 + 3) % 32);
         let b = Board::<u128>::from_cells(&cells, 5);
         assert_eq!(b.cells(5), cells);
@@ -310,11 +288,6 @@ mod tests {
                 | (cells[6] as u32) << 10
                 | (cells[7] as u32) << 15
         );
-        let col2 = b.column(2, 5);
-        let back = Board::<u128>::EMPTY.or_column(2, col2, 5);
-        for j in 0..4 {
-            assert_eq!(back.cell(2 + 4 * j, 5), cells[2 + 4 * j]);
-        }
         let row3 = Board::<u128>::EMPTY.or_row(3, b.row(3, 5), 5);
         assert_eq!(row3.cells(5)[12..], cells[12..]);
     }
