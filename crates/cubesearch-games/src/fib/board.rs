@@ -130,7 +130,33 @@ impl<W: BoardWord> Board<W> {
     /// How many cells are empty.
     #[inline]
     pub fn empty_count(self, bits: u32) -> u32 {
-        (0..16).filter(|&i| self.cell(i, bits) == 0).count() as u32
+        self.empty_cells(bits).map(u64::count_ones).iter().sum()
+    }
+
+    /// The `n`-th empty cell in cell order (`n` below [`Self::empty_count`]).
+    #[inline]
+    pub fn nth_empty(self, n: u32, bits: u32) -> usize {
+        let [lo, hi] = self.empty_cells(bits);
+        let (mut marks, mut n, first) = match lo.count_ones() {
+            in_lo if n < in_lo => (lo, n, 0),
+            in_lo => (hi, n - in_lo, 8),
+        };
+        while n > 0 {
+            marks &= marks - 1;
+            n -= 1;
+        }
+        first + (marks.trailing_zeros() / bits) as usize
+    }
+
+    /// The empty cells of each of the [`Self::halves`]: a one at the low bit of each (no
+    /// branch a cell, unlike a loop over cells).
+    #[inline(always)]
+    fn empty_cells(self, bits: u32) -> [u64; 2] {
+        let low_bits = (0..8).fold(0u64, |m, p| m | 1 << (p * bits));
+        self.halves(bits).map(|x| {
+            let any = (1..bits).fold(x, |any, k| any | x >> k);
+            !any & low_bits
+        })
     }
 
     /// The largest tile index on the board.
@@ -312,6 +338,35 @@ mod tests {
             let transposed: [u8; 16] = std::array::from_fn(|p| cells[4 * (p % 4) + p / 4]);
             assert_eq!(b.transposed(bits).cells(bits), transposed);
         }
+    }
+
+    fn check_empty_cells<W: BoardWord>(bits: u32) {
+        let mut x = 0x2545_f491u32;
+        for _ in 0..500 {
+            let cells: [u8; 16] = std::array::from_fn(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                // Half the cells empty, the others any tile.
+                if x & 1 == 0 {
+                    0
+                } else {
+                    (x >> 1) as u8 % ((1 << bits) - 1) + 1
+                }
+            });
+            let b = Board::<W>::from_cells(&cells, bits);
+            let empty: Vec<usize> = (0..16).filter(|&i| cells[i] == 0).collect();
+            assert_eq!(b.empty_count(bits), empty.len() as u32);
+            for (n, &i) in empty.iter().enumerate() {
+                assert_eq!(b.nth_empty(n as u32, bits), i, "{cells:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn empty_cells_are_counted_and_found_in_order() {
+        check_empty_cells::<u64>(4);
+        check_empty_cells::<u128>(5);
     }
 
     #[test]

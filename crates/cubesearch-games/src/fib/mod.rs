@@ -249,7 +249,7 @@ impl<R: TileRule> Sliding<R> {
         if empty == 0 {
             return b;
         }
-        let mut nth = rng.below(empty);
+        let nth = rng.below(empty);
         let mut pick = rng.below(R::SPAWN_TOTAL);
         let mut tile = R::SPAWNS[R::SPAWNS.len() - 1].0;
         for &(k, w) in R::SPAWNS {
@@ -259,15 +259,7 @@ impl<R: TileRule> Sliding<R> {
             }
             pick -= w;
         }
-        for i in 0..16 {
-            if b.cell(i, bits) == 0 {
-                if nth == 0 {
-                    return b.with_cell(i, tile, bits);
-                }
-                nth -= 1;
-            }
-        }
-        unreachable!("an empty cell was counted")
+        b.with_cell(b.nth_empty(nth, bits), tile, bits)
     }
 
     /// The value of the largest tile on the board.
