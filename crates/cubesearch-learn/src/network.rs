@@ -343,7 +343,7 @@ impl NTupleNetwork {
     /// V of four boards from their weight indices (four blocks of [`Self::lookups`]), each
     /// summed as [`Self::value_at`] does; the four sums go step by step together, so their
     /// weight loads overlap.
-    #[inline]
+    #[inline(always)]
     pub fn values_at(&self, indices: &[u32]) -> [f32; 4] {
         let lookups = self.lookups();
         let [a, b, c, d]: [&[u32]; 4] = std::array::from_fn(|k| &indices[k * lookups..][..lookups]);

@@ -209,17 +209,18 @@ impl<W: BoardWord> Board<W> {
     pub fn symmetric_views(self, bits: u32) -> [[u64; 8]; 2] {
         let b = self.halves(bits);
         let t = transposed(b, bits);
-        let v = flipped(b, bits);
-        let vt = flipped(t, bits);
+        // Mirroring costs more than flipping, and the two commute: mirror twice, flip four
+        // times.
+        let (hb, ht) = (mirrored(b, bits), mirrored(t, bits));
         let views = [
             b,
-            vt,
-            mirrored(v, bits),
-            mirrored(t, bits),
-            mirrored(b, bits),
+            flipped(t, bits),
+            flipped(hb, bits),
+            ht,
+            hb,
             t,
-            v,
-            mirrored(vt, bits),
+            flipped(b, bits),
+            flipped(ht, bits),
         ];
         [views.map(|v| v[0]), views.map(|v| v[1])]
     }
