@@ -55,9 +55,9 @@ pub struct Trajectory {
     candidates: Vec<u32>,
 }
 
-/// [`greedy`], leaving the chosen afterstate's weight indices in the first block of lookups
-/// of `candidates` (`4 × lookups` long, any valid indices in it at first): returns
-/// `(afterstate, reward)`. The four candidates are valued together, so their weight loads
+/// [`greedy`] on the afterstates' weight indices: the chosen direction's number (0..4), the
+/// afterstate and the reward. `candidates` holds a block of lookups a direction, and gets the
+/// indices of the legal afterstates; the four are valued together, so that their weight loads
 /// overlap.
 #[inline]
 fn greedy_indexed<R: TileRule>(
@@ -65,28 +65,26 @@ fn greedy_indexed<R: TileRule>(
     net: &NTupleNetwork,
     s: BoardOf<R>,
     candidates: &mut [u32],
-) -> Option<(BoardOf<R>, u32)> {
-    let lookups = net.lookups();
+) -> Option<(usize, BoardOf<R>, u32)> {
     let afters = game.afterstates(s);
-    for (after, block) in afters.iter().zip(candidates.chunks_exact_mut(lookups)) {
+    let blocks = candidates.chunks_exact_mut(net.lookups());
+    for (after, block) in afters.iter().zip(blocks) {
         // An illegal move keeps the block it had: valid indices, valued and ignored.
         if let Some((after, _)) = after {
             net.indices::<R>(*after, block);
         }
     }
     let values = net.values_at(candidates);
-    let mut best: Option<(f32, usize)> = None;
+    let mut best: Option<(f32, usize, BoardOf<R>, u32)> = None;
     for (k, after) in afters.iter().enumerate() {
-        if let Some((_, reward)) = after {
-            let v = *reward as f32 + values[k];
+        if let Some((after, reward)) = *after {
+            let v = reward as f32 + values[k];
             if best.is_none_or(|b| v > b.0) {
-                best = Some((v, k));
+                best = Some((v, k, after, reward));
             }
         }
     }
-    let (_, k) = best?;
-    candidates.copy_within(k * lookups..(k + 1) * lookups, 0);
-    afters[k]
+    best.map(|(_, k, after, reward)| (k, after, reward))
 }
 
 /// Plays one game greedily with `net` from a start drawn by `rng`; when `step` is given (the
@@ -104,9 +102,10 @@ pub fn play_episode<R: TileRule>(
     path.candidates.resize(4 * lookups, 0);
     let mut s = game.initial(rng);
     let mut score = 0u64;
-    while let Some((after, reward)) = greedy_indexed(game, net, s, &mut path.candidates) {
+    while let Some((k, after, reward)) = greedy_indexed(game, net, s, &mut path.candidates) {
         score += reward as u64;
-        path.indices.extend_from_slice(&path.candidates[..lookups]);
+        path.indices
+            .extend_from_slice(&path.candidates[k * lookups..][..lookups]);
         path.rewards.push(reward);
         s = game.sample_chance(&after, rng);
     }
