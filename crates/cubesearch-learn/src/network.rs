@@ -12,7 +12,7 @@
 //! which the seed (section 4.3) accepts as rare and harmless.
 
 use cubesearch_core::{Error, Result};
-use cubesearch_games::fib::{symmetry_cell, BoardOf, TileRule};
+use cubesearch_games::fib::{symmetry_cell, Board, BoardOf, HalfLanes, TileRule};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 /// Most cells in one tuple.
@@ -98,8 +98,8 @@ impl Lookup {
 }
 
 /// A run of consecutive board cells within a shape, all in one half of the board (cells
-/// 0..8 or 8..16, see [`Board::halves`](cubesearch_games::fib::Board::halves)): one shift and mask reads it, the same for all 8
-/// views.
+/// 0..8 or 8..16, see [`Board::halves`]): one shift and mask reads it, the same for every view
+/// of every board.
 #[derive(Clone, Copy, Debug)]
 struct Run {
     half: usize,
@@ -111,7 +111,7 @@ struct Run {
 }
 
 /// How to read one shape's 8 lookups straight from the board's symmetric views (see
-/// [`Board::symmetric_views`](cubesearch_games::fib::Board::symmetric_views)): symmetry `s` reads the shape's own cells of view `s`.
+/// [`Board::symmetric_views`]): symmetry `s` reads the shape's own cells of view `s`.
 #[derive(Clone, Debug)]
 struct ShapeReader {
     offset: u32,
@@ -143,17 +143,21 @@ impl ShapeReader {
         }
     }
 
-    /// The weight indices of this shape's 8 lookups, symmetry by symmetry, from the board's
-    /// [`Board::symmetric_views`](cubesearch_games::fib::Board::symmetric_views).
+    /// The weight indices of this shape's 8 lookups on `N` boards into `out`, symmetry by
+    /// symmetry, the boards' side by side, from the boards' [`Board::symmetric_views`].
     #[inline(always)]
-    fn indices(&self, views: &[[u64; 8]; 2]) -> [u32; 8] {
-        let mut idx = [0u64; 8];
+    fn indices<const N: usize>(&self, views: &[HalfLanes<N>; 8], out: &mut [u32]) {
+        let mut idx = [[0u64; N]; 8];
         for run in &self.runs {
-            for (i, &view) in idx.iter_mut().zip(&views[run.half]) {
-                *i |= (view >> run.shift & run.mask) << run.to;
+            for (idx, view) in idx.iter_mut().zip(views) {
+                for (i, &x) in idx.iter_mut().zip(&view[run.half]) {
+                    *i |= (x >> run.shift & run.mask) << run.to;
+                }
             }
         }
-        idx.map(|i| self.offset + i as u32)
+        for (o, &i) in out.iter_mut().zip(idx.as_flattened()) {
+            *o = self.offset + i as u32;
+        }
     }
 }
 
@@ -340,19 +344,17 @@ impl NTupleNetwork {
         indices.iter().fold(0.0, |v, &i| v + self.weight(i))
     }
 
-    /// V of four boards from their weight indices (four blocks of [`Self::lookups`]), each
-    /// summed as [`Self::value_at`] does; the four sums go step by step together, so their
-    /// weight loads overlap.
+    /// V of four boards from their weight indices as [`Self::indices_of`] lays them out
+    /// (lookup by lookup, the four boards' side by side), each summed in lookup order as
+    /// [`Self::value_at`] does; the four sums go step by step together, so their weight loads
+    /// overlap.
     #[inline(always)]
     pub fn values_at(&self, indices: &[u32]) -> [f32; 4] {
-        let lookups = self.lookups();
-        let [a, b, c, d]: [&[u32]; 4] = std::array::from_fn(|k| &indices[k * lookups..][..lookups]);
         let mut v = [0.0f32; 4];
-        for (((&i, &j), &k), &l) in a.iter().zip(b).zip(c).zip(d) {
-            v[0] += self.weight(i);
-            v[1] += self.weight(j);
-            v[2] += self.weight(k);
-            v[3] += self.weight(l);
+        for four in indices.chunks_exact(4) {
+            for (v, &i) in v.iter_mut().zip(four) {
+                *v += self.weight(i);
+            }
         }
         v
     }
@@ -385,9 +387,11 @@ impl NTupleNetwork {
     #[inline(always)]
     fn for_each_index<R: TileRule>(&self, b: BoardOf<R>, mut f: impl FnMut(u32)) {
         debug_assert_eq!(self.bits, R::BITS);
-        let views = b.symmetric_views(R::BITS);
+        let views = Board::symmetric_views([b], R::BITS);
+        let mut eight = [0; 8];
         for reader in &self.readers {
-            reader.indices(&views).into_iter().for_each(&mut f);
+            reader.indices(&views, &mut eight);
+            eight.into_iter().for_each(&mut f);
         }
     }
 
@@ -395,10 +399,23 @@ impl NTupleNetwork {
     /// [`Self::lookups`] of them.
     #[inline]
     pub fn indices<R: TileRule>(&self, b: BoardOf<R>, out: &mut [u32]) {
+        self.indices_of::<R, 1>([b], out)
+    }
+
+    /// The weight indices of `N` boards at once into `out` (`N ×` [`Self::lookups`] long),
+    /// lookup by lookup in lookup order, the boards' side by side: board `i`'s index of
+    /// lookup `l` at `N·l + i`. One pass makes them all, vector instructions working on the
+    /// boards together.
+    #[inline]
+    pub fn indices_of<R: TileRule, const N: usize>(
+        &self,
+        boards: [BoardOf<R>; N],
+        out: &mut [u32],
+    ) {
         debug_assert_eq!(self.bits, R::BITS);
-        let views = b.symmetric_views(R::BITS);
-        for (reader, out) in self.readers.iter().zip(out.chunks_exact_mut(8)) {
-            out.copy_from_slice(&reader.indices(&views));
+        let views = Board::symmetric_views(boards, R::BITS);
+        for (reader, out) in self.readers.iter().zip(out.chunks_exact_mut(8 * N)) {
+            reader.indices(&views, out);
         }
     }
 

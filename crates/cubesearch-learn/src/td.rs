@@ -51,14 +51,15 @@ pub fn greedy<R: TileRule>(
 pub struct Trajectory {
     indices: Vec<u32>,
     rewards: Vec<u32>,
-    /// The candidate afterstates' indices, one block of lookups per direction.
+    /// The four candidate afterstates' indices, as [`NTupleNetwork::indices_of`] lays them out.
     candidates: Vec<u32>,
 }
 
 /// [`greedy`] on the afterstates' weight indices: the chosen direction's number (0..4), the
-/// afterstate and the reward. `candidates` holds a block of lookups a direction, and gets the
-/// indices of the legal afterstates; the four are valued together, so that their weight loads
-/// overlap.
+/// afterstate and the reward. `candidates` gets the four afterstates' indices as
+/// [`NTupleNetwork::indices_of`] lays them out (an illegal move's are the state's, valued and
+/// ignored): made and valued four at once, vector instructions making them and the weight
+/// loads overlapping.
 #[inline]
 fn greedy_indexed<R: TileRule>(
     game: &Sliding<R>,
@@ -67,13 +68,7 @@ fn greedy_indexed<R: TileRule>(
     candidates: &mut [u32],
 ) -> Option<(usize, BoardOf<R>, u32)> {
     let afters = game.afterstates(s);
-    let blocks = candidates.chunks_exact_mut(net.lookups());
-    for (after, block) in afters.iter().zip(blocks) {
-        // An illegal move keeps the block it had: valid indices, valued and ignored.
-        if let Some((after, _)) = after {
-            net.indices::<R>(*after, block);
-        }
-    }
+    net.indices_of::<R, 4>(afters.map(|a| a.map_or(s, |(after, _)| after)), candidates);
     let values = net.values_at(candidates);
     let mut best: Option<(f32, usize, BoardOf<R>, u32)> = None;
     for (k, after) in afters.iter().enumerate() {
@@ -104,8 +99,8 @@ pub fn play_episode<R: TileRule>(
     let mut score = 0u64;
     while let Some((k, after, reward)) = greedy_indexed(game, net, s, &mut path.candidates) {
         score += reward as u64;
-        path.indices
-            .extend_from_slice(&path.candidates[k * lookups..][..lookups]);
+        let chosen = path.candidates.chunks_exact(4).map(|four| four[k]);
+        path.indices.extend(chosen);
         path.rewards.push(reward);
         s = game.sample_chance(&after, rng);
     }

@@ -57,21 +57,30 @@ fn odd_shapes() -> Vec<Vec<u8>> {
     parse_shapes("0,1,2,3,4;5,9;3,6,9,12,13;15,10,5,0;6,7,8,9;11;12,13,14,15;9,2").unwrap()
 }
 
-/// The weight indices read straight from the board agree with those read from its cells.
+/// The weight indices read straight from the board agree with those read from its cells, one
+/// board at a time and four at once (and so do the values).
 fn check_indices<R: TileRule>(shapes: &[Vec<u8>]) {
     let net = random_network::<R>(shapes, 8);
+    let lookups = net.lookups();
     let mut rng = XorShift32::for_worker(11, 0);
-    let (mut fast, mut reference) = (vec![0; net.lookups()], vec![0; net.lookups()]);
-    for _ in 0..2000 {
-        let cells: [u8; 16] = std::array::from_fn(|_| rng.below(1 << R::BITS) as u8);
-        let b = Board::from_cells(&cells, R::BITS);
-        net.indices::<R>(b, &mut fast);
-        net.cell_indices(&cells, &mut reference);
-        assert_eq!(fast, reference, "{} {cells:?}", R::NAME);
-        assert_eq!(
-            net.value::<R>(b).to_bits(),
-            net.value_cells(&cells).to_bits()
-        );
+    let (mut fast, mut four, mut reference) =
+        (vec![0; lookups], vec![0; 4 * lookups], vec![0; lookups]);
+    for _ in 0..500 {
+        let cells: [[u8; 16]; 4] =
+            std::array::from_fn(|_| std::array::from_fn(|_| rng.below(1 << R::BITS) as u8));
+        let boards = cells.map(|c| Board::from_cells(&c, R::BITS));
+        net.indices_of::<R, 4>(boards, &mut four);
+        let values = net.values_at(&four);
+        for (k, (b, cells)) in boards.into_iter().zip(&cells).enumerate() {
+            net.indices::<R>(b, &mut fast);
+            net.cell_indices(cells, &mut reference);
+            assert_eq!(fast, reference, "{} {cells:?}", R::NAME);
+            let lane: Vec<u32> = four.chunks_exact(4).map(|f| f[k]).collect();
+            assert_eq!(lane, reference, "{} {cells:?}, board {k} of 4", R::NAME);
+            let value = net.value_cells(cells).to_bits();
+            assert_eq!(net.value::<R>(b).to_bits(), value);
+            assert_eq!(values[k].to_bits(), value);
+        }
     }
 }
 

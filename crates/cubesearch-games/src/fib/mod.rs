@@ -29,7 +29,7 @@ use std::sync::OnceLock;
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Result, StochasticGame};
 
-pub use board::{symmetry_cell, Board, BoardWord};
+pub use board::{symmetry_cell, Board, BoardWord, HalfLanes};
 pub use tables::{RowMove, RowTables};
 
 /// The tile arithmetic of one game. Tiles are stored as indices `1..2^BITS` (0 = empty).
