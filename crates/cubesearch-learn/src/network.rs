@@ -12,13 +12,15 @@
 //! which the seed (section 4.3) accepts as rare and harmless.
 
 use cubesearch_core::{Error, Result};
-use cubesearch_games::fib::{symmetry_cell, BoardOf, TileRule};
+use cubesearch_games::fib::{symmetry_cell, Board, BoardOf, HalfLanes, TileRule};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 /// Most cells in one tuple.
 pub const MAX_TUPLE: usize = 8;
 /// Most index bits of one table (2^28 weights, 1 GiB).
 pub const MAX_TABLE_BITS: u32 = 28;
+/// Most weights in all tables together (16 GiB): a weight's index is a `u32`.
+pub const MAX_WEIGHTS: usize = 1 << 32;
 
 /// The seed's three 4-tuples (outer row, inner row, 2×2 corner square): the default for both
 /// games.
@@ -74,12 +76,89 @@ pub fn format_shapes(shapes: &[Vec<u8>]) -> String {
         .join(";")
 }
 
-/// One table lookup: which table, and which board cells make its index.
+/// One table lookup: where its table starts in the weights, and which board cells make its
+/// index.
 #[derive(Clone, Copy, Debug)]
 struct Lookup {
-    table: u32,
+    offset: u32,
     len: u32,
     cells: [u8; MAX_TUPLE],
+}
+
+impl Lookup {
+    /// The weight this lookup reads on a board given as its 16 tile indices, `bits` bits a cell.
+    #[inline(always)]
+    fn cell_index(&self, cells: &[u8; 16], bits: u32) -> u32 {
+        let mut idx = 0;
+        for j in 0..self.len as usize {
+            idx |= (cells[self.cells[j] as usize] as u32) << (bits * j as u32);
+        }
+        self.offset + idx
+    }
+}
+
+/// A run of consecutive board cells within a shape, all in one half of the board (cells
+/// 0..8 or 8..16, see [`Board::halves`]): one shift and mask reads it, the same for every view
+/// of every board.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    half: usize,
+    /// The bit of the run's first cell within its half.
+    shift: u32,
+    mask: u64,
+    /// The bit of the run's first cell within the table index.
+    to: u32,
+}
+
+/// How to read one shape's 8 lookups straight from the board's symmetric views (see
+/// [`Board::symmetric_views`]): symmetry `s` reads the shape's own cells of view `s`.
+#[derive(Clone, Debug)]
+struct ShapeReader {
+    offset: u32,
+    runs: Vec<Run>,
+}
+
+impl ShapeReader {
+    fn new(shape: &[u8], offset: usize, bits: u32) -> Self {
+        let cell_mask = (1 << bits) - 1;
+        let mut runs: Vec<Run> = Vec::new();
+        for (j, &c) in shape.iter().enumerate() {
+            let (half, shift, to) = (c as usize / 8, (c as u32 % 8) * bits, j as u32 * bits);
+            match runs.last_mut() {
+                // The next cell of the same half, next in the index too: the run grows.
+                Some(run) if run.half == half && run.shift + run.mask.count_ones() == shift => {
+                    run.mask = run.mask << bits | cell_mask;
+                }
+                _ => runs.push(Run {
+                    half,
+                    shift,
+                    mask: cell_mask,
+                    to,
+                }),
+            }
+        }
+        ShapeReader {
+            offset: offset as u32,
+            runs,
+        }
+    }
+
+    /// The weight indices of this shape's 8 lookups on `N` boards into `out`, symmetry by
+    /// symmetry, the boards' side by side, from the boards' [`Board::symmetric_views`].
+    #[inline(always)]
+    fn indices<const N: usize>(&self, views: &[HalfLanes<N>; 8], out: &mut [u32]) {
+        let mut idx = [[0u64; N]; 8];
+        for run in &self.runs {
+            for (idx, view) in idx.iter_mut().zip(views) {
+                for (i, &x) in idx.iter_mut().zip(&view[run.half]) {
+                    *i |= (x >> run.shift & run.mask) << run.to;
+                }
+            }
+        }
+        for (o, &i) in out.iter_mut().zip(idx.as_flattened()) {
+            *o = self.offset + i as u32;
+        }
+    }
 }
 
 /// An n-tuple network for one game (see the module docs).
@@ -92,7 +171,12 @@ pub struct NTupleNetwork {
     bits: u32,
     shapes: Vec<Vec<u8>>,
     lookups: Vec<Lookup>,
-    tables: Vec<Box<[AtomicU32]>>,
+    /// The lookups again, shape by shape, as [`Self::indices`] reads them.
+    readers: Vec<ShapeReader>,
+    /// Every table, one after another: a weight is one `u32` index into one slice.
+    weights: Box<[AtomicU32]>,
+    /// Where each table starts in `weights`, and the end.
+    table_starts: Vec<usize>,
 }
 
 impl NTupleNetwork {
@@ -102,7 +186,8 @@ impl NTupleNetwork {
             return Err(Error::parse("an n-tuple network needs at least one shape"));
         }
         let mut lookups = Vec::new();
-        let mut tables = Vec::new();
+        let mut readers = Vec::new();
+        let mut table_starts = vec![0usize];
         for (t, shape) in shapes.iter().enumerate() {
             let bad = |why: &str| {
                 Error::parse(format!(
@@ -129,23 +214,28 @@ impl NTupleNetwork {
                     shape.len()
                 )));
             }
+            let offset = table_starts[t];
+            let end = offset + (1usize << index_bits);
+            if end > MAX_WEIGHTS {
+                return Err(bad(&format!("more than {MAX_WEIGHTS} weights in all")));
+            }
             for s in 0..8 {
                 let mut cells = [0u8; MAX_TUPLE];
                 for (j, &c) in shape.iter().enumerate() {
                     cells[j] = symmetry_cell(s, c as usize) as u8;
                 }
                 lookups.push(Lookup {
-                    table: t as u32,
+                    offset: offset as u32,
                     len: shape.len() as u32,
                     cells,
                 });
             }
-            tables.push(
-                (0..1usize << index_bits)
-                    .map(|_| AtomicU32::new(0))
-                    .collect(),
-            );
+            readers.push(ShapeReader::new(shape, offset, bits));
+            table_starts.push(end);
         }
+        let weights = (0..table_starts[shapes.len()])
+            .map(|_| AtomicU32::new(0))
+            .collect();
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         Ok(NTupleNetwork {
             id: NEXT_ID.fetch_add(1, Relaxed),
@@ -153,7 +243,9 @@ impl NTupleNetwork {
             bits,
             shapes: shapes.to_vec(),
             lookups,
-            tables,
+            readers,
+            weights,
+            table_starts,
         })
     }
 
@@ -189,12 +281,17 @@ impl NTupleNetwork {
 
     /// Every weight in all tables.
     pub fn weight_count(&self) -> usize {
-        self.tables.iter().map(|t| t.len()).sum()
+        self.weights.len()
+    }
+
+    /// The weights of table `t`.
+    fn table_weights(&self, t: usize) -> &[AtomicU32] {
+        &self.weights[self.table_starts[t]..self.table_starts[t + 1]]
     }
 
     /// Table `t` as plain floats (a snapshot: other threads may be writing).
     pub fn table(&self, t: usize) -> Vec<f32> {
-        self.tables[t]
+        self.table_weights(t)
             .iter()
             .map(|w| f32::from_bits(w.load(Relaxed)))
             .collect()
@@ -202,7 +299,8 @@ impl NTupleNetwork {
 
     /// Overwrites table `t` (which must have the same length).
     pub fn set_table(&mut self, t: usize, values: impl Iterator<Item = f32>) {
-        for (w, v) in self.tables[t].iter_mut().zip(values) {
+        let table = &mut self.weights[self.table_starts[t]..self.table_starts[t + 1]];
+        for (w, v) in table.iter_mut().zip(values) {
             *w.get_mut() = v.to_bits();
         }
     }
@@ -219,48 +317,120 @@ impl NTupleNetwork {
         Ok(())
     }
 
-    #[inline(always)]
-    fn index(&self, l: &Lookup, cells: &[u8; 16]) -> usize {
-        let mut idx = 0usize;
-        for j in 0..l.len as usize {
-            idx |= (cells[l.cells[j] as usize] as usize) << (self.bits as usize * j);
+    /// The weight index of each lookup (in lookup order) on a board given as its 16 tile
+    /// indices: the reference for [`Self::indices`].
+    pub fn cell_indices(&self, cells: &[u8; 16], out: &mut [u32]) {
+        for (l, o) in self.lookups.iter().zip(out) {
+            *o = l.cell_index(cells, self.bits);
         }
-        idx
     }
 
-    /// V of a board given as its 16 tile indices.
+    /// Weight `i` of the flat weights.
+    #[inline(always)]
+    fn weight(&self, i: u32) -> f32 {
+        f32::from_bits(self.weights[i as usize].load(Relaxed))
+    }
+
+    /// Adds `delta` to weight `i` (a relaxed load and store: see the module docs).
+    #[inline(always)]
+    fn add(&self, i: u32, delta: f32) {
+        let w = &self.weights[i as usize];
+        w.store((f32::from_bits(w.load(Relaxed)) + delta).to_bits(), Relaxed);
+    }
+
+    /// V from the weight indices of a board's lookups: their weights summed in lookup order.
     #[inline]
-    pub fn value_cells(&self, cells: &[u8; 16]) -> f32 {
-        let mut v = 0.0;
-        for l in &self.lookups {
-            let idx = self.index(l, cells);
-            v += f32::from_bits(self.tables[l.table as usize][idx].load(Relaxed));
+    pub fn value_at(&self, indices: &[u32]) -> f32 {
+        indices.iter().fold(0.0, |v, &i| v + self.weight(i))
+    }
+
+    /// V of four boards from their weight indices as [`Self::indices_of`] lays them out
+    /// (lookup by lookup, the four boards' side by side), each summed in lookup order as
+    /// [`Self::value_at`] does; the four sums go step by step together, so their weight loads
+    /// overlap.
+    #[inline(always)]
+    pub fn values_at(&self, indices: &[u32]) -> [f32; 4] {
+        let mut v = [0.0f32; 4];
+        for four in indices.chunks_exact(4) {
+            for (v, &i) in v.iter_mut().zip(four) {
+                *v += self.weight(i);
+            }
         }
         v
     }
 
-    /// Adds `delta` to every weight that V of this board reads.
+    /// Adds `delta` to the weight of each lookup in turn (two lookups may share a weight: the
+    /// second adds to the first's result).
     #[inline]
+    pub fn update_at(&self, indices: &[u32], delta: f32) {
+        for &i in indices {
+            self.add(i, delta);
+        }
+    }
+
+    /// V of a board given as its 16 tile indices (the reference for [`Self::value`]).
+    pub fn value_cells(&self, cells: &[u8; 16]) -> f32 {
+        self.lookups
+            .iter()
+            .fold(0.0, |v, l| v + self.weight(l.cell_index(cells, self.bits)))
+    }
+
+    /// Adds `delta` to every weight that V of this board reads (the reference for
+    /// [`Self::update`]).
     pub fn update_cells(&self, cells: &[u8; 16], delta: f32) {
         for l in &self.lookups {
-            let idx = self.index(l, cells);
-            let w = &self.tables[l.table as usize][idx];
-            w.store((f32::from_bits(w.load(Relaxed)) + delta).to_bits(), Relaxed);
+            self.add(l.cell_index(cells, self.bits), delta);
+        }
+    }
+
+    /// Calls `f` with the weight index of each lookup of `b`, in lookup order.
+    #[inline(always)]
+    fn for_each_index<R: TileRule>(&self, b: BoardOf<R>, mut f: impl FnMut(u32)) {
+        debug_assert_eq!(self.bits, R::BITS);
+        let views = Board::symmetric_views([b], R::BITS);
+        let mut eight = [0; 8];
+        for reader in &self.readers {
+            reader.indices(&views, &mut eight);
+            eight.into_iter().for_each(&mut f);
+        }
+    }
+
+    /// The weight index of each lookup of `b` (in lookup order) into `out`, which holds
+    /// [`Self::lookups`] of them.
+    #[inline]
+    pub fn indices<R: TileRule>(&self, b: BoardOf<R>, out: &mut [u32]) {
+        self.indices_of::<R, 1>([b], out)
+    }
+
+    /// The weight indices of `N` boards at once into `out` (`N ×` [`Self::lookups`] long),
+    /// lookup by lookup in lookup order, the boards' side by side: board `i`'s index of
+    /// lookup `l` at `N·l + i`. One pass makes them all, vector instructions working on the
+    /// boards together.
+    #[inline]
+    pub fn indices_of<R: TileRule, const N: usize>(
+        &self,
+        boards: [BoardOf<R>; N],
+        out: &mut [u32],
+    ) {
+        debug_assert_eq!(self.bits, R::BITS);
+        let views = Board::symmetric_views(boards, R::BITS);
+        for (reader, out) in self.readers.iter().zip(out.chunks_exact_mut(8 * N)) {
+            reader.indices(&views, out);
         }
     }
 
     /// V of a board of game `R` (the network must be made for `R`).
     #[inline]
     pub fn value<R: TileRule>(&self, b: BoardOf<R>) -> f32 {
-        debug_assert_eq!(self.bits, R::BITS);
-        self.value_cells(&b.cells(R::BITS))
+        let mut v = 0.0;
+        self.for_each_index::<R>(b, |i| v += self.weight(i));
+        v
     }
 
     /// Adds `delta` to every weight that V of `b` reads.
     #[inline]
     pub fn update<R: TileRule>(&self, b: BoardOf<R>, delta: f32) {
-        debug_assert_eq!(self.bits, R::BITS);
-        self.update_cells(&b.cells(R::BITS), delta)
+        self.for_each_index::<R>(b, |i| self.add(i, delta));
     }
 }
 

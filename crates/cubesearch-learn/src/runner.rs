@@ -5,7 +5,7 @@
 //! the run is no longer bit-reproducible (each game still starts from the same draws).
 
 use crate::network::NTupleNetwork;
-use crate::td::{play_episode, random_episode, Episode};
+use crate::td::{play_episode, random_episode, Episode, Trajectory};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::Result;
 use cubesearch_games::fib::{Sliding, TileRule};
@@ -42,7 +42,7 @@ pub fn run_games<R: TileRule>(
     threads: usize,
     mut on_game: impl FnMut(Episode) -> Result<()>,
 ) -> Result<()> {
-    let play = |g: u64, path: &mut Vec<_>| {
+    let play = |g: u64, path: &mut Trajectory| {
         let mut rng = XorShift32::for_worker(seed, g as u32);
         match policy {
             Policy::Greedy(net, step) => play_episode(game, net, &mut rng, step, path),
@@ -51,7 +51,7 @@ pub fn run_games<R: TileRule>(
     };
     let threads = thread_count(threads).min(games.max(1) as usize);
     if threads <= 1 {
-        let mut path = Vec::new();
+        let mut path = Trajectory::default();
         for g in first..first + games {
             on_game(play(g, &mut path))?;
         }
@@ -65,7 +65,7 @@ pub fn run_games<R: TileRule>(
             let tx = tx.clone();
             let (next, stop, play) = (&next, &stop, &play);
             scope.spawn(move || {
-                let mut path = Vec::new();
+                let mut path = Trajectory::default();
                 while !stop.load(Ordering::Relaxed) {
                     let g = next.fetch_add(1, Ordering::Relaxed);
                     if g >= first + games || tx.send(play(g, &mut path)).is_err() {

@@ -44,43 +44,95 @@ pub fn greedy<R: TileRule>(
     best.map(|(_, d, after, reward)| (d, after, reward))
 }
 
+/// One game's afterstates as learning reads them: each one's weight indices (the network's
+/// lookups in order, made once while choosing the move) and the reward of the move to it.
+/// Scratch space, reused from game to game.
+#[derive(Debug, Default)]
+pub struct Trajectory {
+    indices: Vec<u32>,
+    rewards: Vec<u32>,
+    /// The four candidate afterstates' indices, as [`NTupleNetwork::indices_of`] lays them out.
+    candidates: Vec<u32>,
+}
+
+/// [`greedy`] on the afterstates' weight indices: the chosen direction's number (0..4), the
+/// afterstate and the reward. `candidates` gets the four afterstates' indices as
+/// [`NTupleNetwork::indices_of`] lays them out (an illegal move's are the state's, valued and
+/// ignored): made and valued four at once, vector instructions making them and the weight
+/// loads overlapping.
+#[inline]
+fn greedy_indexed<R: TileRule>(
+    game: &Sliding<R>,
+    net: &NTupleNetwork,
+    s: BoardOf<R>,
+    candidates: &mut [u32],
+) -> Option<(usize, BoardOf<R>, u32)> {
+    let afters = game.afterstates(s);
+    net.indices_of::<R, 4>(afters.map(|a| a.map_or(s, |(after, _)| after)), candidates);
+    let values = net.values_at(candidates);
+    let mut best: Option<(f32, usize, BoardOf<R>, u32)> = None;
+    for (k, after) in afters.iter().enumerate() {
+        if let Some((after, reward)) = *after {
+            let v = reward as f32 + values[k];
+            if best.is_none_or(|b| v > b.0) {
+                best = Some((v, k, after, reward));
+            }
+        }
+    }
+    best.map(|(_, k, after, reward)| (k, after, reward))
+}
+
 /// Plays one game greedily with `net` from a start drawn by `rng`; when `step` is given (the
 /// change per weight per unit of TD error, `alpha / lookups`), learns from it afterwards.
-/// `path` is scratch space.
 pub fn play_episode<R: TileRule>(
     game: &Sliding<R>,
     net: &NTupleNetwork,
     rng: &mut XorShift32,
     step: Option<f32>,
-    path: &mut Vec<(BoardOf<R>, u32)>,
+    path: &mut Trajectory,
 ) -> Episode {
-    path.clear();
+    let lookups = net.lookups();
+    path.indices.clear();
+    path.rewards.clear();
+    path.candidates.resize(4 * lookups, 0);
     let mut s = game.initial(rng);
     let mut score = 0u64;
-    while let Some((_, after, reward)) = greedy(game, net, s) {
+    while let Some((k, after, reward)) = greedy_indexed(game, net, s, &mut path.candidates) {
         score += reward as u64;
-        path.push((after, reward));
+        let chosen = path.candidates.chunks_exact(4).map(|four| four[k]);
+        path.indices.extend(chosen);
+        path.rewards.push(reward);
         s = game.sample_chance(&after, rng);
     }
     let episode = Episode {
         score,
-        moves: path.len() as u32,
+        moves: path.rewards.len() as u32,
         max_index: s.max_index(R::BITS),
     };
     if let Some(step) = step {
-        learn::<R>(net, path, step);
+        learn_indexed(net, &path.indices, &path.rewards, step);
     }
     episode
 }
 
 /// The backward TD(0) pass over one game's `(afterstate, reward)` path (see the module docs).
 pub fn learn<R: TileRule>(net: &NTupleNetwork, path: &[(BoardOf<R>, u32)], step: f32) {
+    let lookups = net.lookups();
+    let mut indices = vec![0; path.len() * lookups];
+    for (&(after, _), block) in path.iter().zip(indices.chunks_exact_mut(lookups)) {
+        net.indices::<R>(after, block);
+    }
+    let rewards: Vec<u32> = path.iter().map(|&(_, r)| r).collect();
+    learn_indexed(net, &indices, &rewards, step);
+}
+
+/// [`learn`] on the afterstates' weight indices (a block of lookups each) and rewards.
+fn learn_indexed(net: &NTupleNetwork, indices: &[u32], rewards: &[u32], step: f32) {
     let mut target = 0.0f32;
-    for &(after, reward) in path.iter().rev() {
-        let cells = after.cells(R::BITS);
-        let v = net.value_cells(&cells);
-        net.update_cells(&cells, step * (target - v));
-        target = reward as f32 + net.value_cells(&cells);
+    for (block, &reward) in indices.chunks_exact(net.lookups()).zip(rewards).rev() {
+        let v = net.value_at(block);
+        net.update_at(block, step * (target - v));
+        target = reward as f32 + net.value_at(block);
     }
 }
 

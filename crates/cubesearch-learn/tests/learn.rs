@@ -1,6 +1,6 @@
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::{Error, TdUpdate};
-use cubesearch_games::fib::{Board, BoardOf, Fib, Pow2, Sliding, TileRule};
+use cubesearch_core::{Error, StochasticGame, TdUpdate};
+use cubesearch_games::fib::{Board, BoardOf, Dir, Fib, Pow2, Sliding, TileRule};
 use cubesearch_games::{Game2048, Game2584};
 use cubesearch_learn::{
     curve_csv, parse_shapes, play, play_random, seed_shapes, train, CpuTd, NTupleNetwork,
@@ -48,6 +48,155 @@ fn the_eight_symmetries_of_a_board_have_the_same_value() {
     check_symmetry::<Pow2>(&seed_shapes());
     // An asymmetric shape too: a bent 5-tuple.
     check_symmetry::<Pow2>(&[vec![0, 1, 2, 5, 9]]);
+}
+
+/// Shapes that exercise the fast index path: runs of cells within a half of the board and
+/// across the middle (cells 7 and 8), cells in falling order, one cell, mixed lengths, and
+/// cells (9, 2) that are next to each other within their halves but not on the board.
+fn odd_shapes() -> Vec<Vec<u8>> {
+    parse_shapes("0,1,2,3,4;5,9;3,6,9,12,13;15,10,5,0;6,7,8,9;11;12,13,14,15;9,2").unwrap()
+}
+
+/// The weight indices read straight from the board agree with those read from its cells, one
+/// board at a time and four at once (and so do the values).
+fn check_indices<R: TileRule>(shapes: &[Vec<u8>]) {
+    let net = random_network::<R>(shapes, 8);
+    let lookups = net.lookups();
+    let mut rng = XorShift32::for_worker(11, 0);
+    let (mut fast, mut four, mut reference) =
+        (vec![0; lookups], vec![0; 4 * lookups], vec![0; lookups]);
+    for _ in 0..500 {
+        let cells: [[u8; 16]; 4] =
+            std::array::from_fn(|_| std::array::from_fn(|_| rng.below(1 << R::BITS) as u8));
+        let boards = cells.map(|c| Board::from_cells(&c, R::BITS));
+        net.indices_of::<R, 4>(boards, &mut four);
+        let values = net.values_at(&four);
+        for (k, (b, cells)) in boards.into_iter().zip(&cells).enumerate() {
+            net.indices::<R>(b, &mut fast);
+            net.cell_indices(cells, &mut reference);
+            assert_eq!(fast, reference, "{} {cells:?}", R::NAME);
+            let lane: Vec<u32> = four.chunks_exact(4).map(|f| f[k]).collect();
+            assert_eq!(lane, reference, "{} {cells:?}, board {k} of 4", R::NAME);
+            let value = net.value_cells(cells).to_bits();
+            assert_eq!(net.value::<R>(b).to_bits(), value);
+            assert_eq!(values[k].to_bits(), value);
+        }
+    }
+}
+
+#[test]
+fn fast_indices_match_the_cell_reference() {
+    check_indices::<Fib>(&seed_shapes());
+    check_indices::<Pow2>(&seed_shapes());
+    check_indices::<Fib>(&odd_shapes());
+    check_indices::<Pow2>(&odd_shapes());
+    check_indices::<Pow2>(&parse_shapes("4,5,6,7,8,9;0,1,2,4,5,6").unwrap());
+}
+
+/// The backward TD(0) pass as first written, on the reference path (weights read from cells).
+fn reference_learn<R: TileRule>(net: &NTupleNetwork, path: &[(BoardOf<R>, u32)], step: f32) {
+    let mut target = 0.0f32;
+    for &(after, reward) in path.iter().rev() {
+        let cells = after.cells(R::BITS);
+        let v = net.value_cells(&cells);
+        net.update_cells(&cells, step * (target - v));
+        target = reward as f32 + net.value_cells(&cells);
+    }
+}
+
+/// The trainer as first written, on the reference path: game `g` from
+/// `XorShift32::for_worker(seed, g)`, greedy on `value_cells` (ties to the first of left,
+/// right, up, down), then [`reference_learn`]. Returns the scores.
+fn reference_train<R: TileRule>(
+    net: &NTupleNetwork,
+    games: u32,
+    alpha: f32,
+    seed: u32,
+) -> Vec<u64> {
+    let game = Sliding::<R>::new();
+    let step = alpha / net.lookups() as f32;
+    let mut path = Vec::new();
+    (0..games)
+        .map(|g| {
+            let mut rng = XorShift32::for_worker(seed, g);
+            let mut s = game.initial(&mut rng);
+            let mut score = 0;
+            path.clear();
+            loop {
+                let mut best: Option<(f32, BoardOf<R>, u32)> = None;
+                for d in Dir::ALL {
+                    if let Some((after, reward)) = game.afterstate(&s, d) {
+                        let v = reward as f32 + net.value_cells(&after.cells(R::BITS));
+                        if best.is_none_or(|b| v > b.0) {
+                            best = Some((v, after, reward));
+                        }
+                    }
+                }
+                let Some((_, after, reward)) = best else {
+                    break;
+                };
+                score += reward as u64;
+                path.push((after, reward));
+                s = game.sample_chance(&after, &mut rng);
+            }
+            reference_learn::<R>(net, &path, step);
+            score
+        })
+        .collect()
+}
+
+/// One thread of the optimised trainer plays the same games and learns bit for bit the same
+/// weights as the reference trainer.
+fn check_training<R: TileRule>(shapes: &[Vec<u8>], games: u32) {
+    let game = Sliding::<R>::new();
+    let mut fast = NTupleNetwork::for_game::<R>(shapes).unwrap();
+    let reference = NTupleNetwork::for_game::<R>(shapes).unwrap();
+    let scores = CpuTd { threads: 1 }
+        .train(&game, &mut fast, games, 0.1, 21)
+        .unwrap();
+    assert_eq!(scores, reference_train::<R>(&reference, games, 0.1, 21));
+    for t in 0..shapes.len() {
+        let bits = |net: &NTupleNetwork| -> Vec<u32> {
+            net.table(t).iter().map(|w| w.to_bits()).collect()
+        };
+        assert!(bits(&fast) == bits(&reference), "{} table {t}", R::NAME);
+    }
+    assert!(fast.table(0).iter().any(|&w| w != 0.0));
+}
+
+#[test]
+fn the_fast_trainer_learns_exactly_what_the_reference_learns() {
+    check_training::<Fib>(&seed_shapes(), 150);
+    check_training::<Pow2>(&seed_shapes(), 150);
+    check_training::<Fib>(&odd_shapes(), 60);
+    check_training::<Pow2>(&odd_shapes(), 60);
+}
+
+#[test]
+fn learn_on_a_path_matches_the_reference() {
+    let game = Game2584::new();
+    let mut rng = XorShift32::for_worker(5, 0);
+    let mut path = Vec::new();
+    let (mut s, mut legal) = (game.initial(&mut rng), Vec::new());
+    loop {
+        legal.clear();
+        game.legal_actions(&s, &mut legal);
+        let Some(&(_, after, reward)) = legal.first() else {
+            break;
+        };
+        path.push((after, reward));
+        s = game.sample_chance(&after, &mut rng);
+    }
+    assert!(path.len() > 10);
+    let (a, b) = (
+        random_network::<Fib>(&odd_shapes(), 2),
+        random_network::<Fib>(&odd_shapes(), 2),
+    );
+    cubesearch_learn::td::learn::<Fib>(&a, &path, 0.01);
+    reference_learn::<Fib>(&b, &path, 0.01);
+    for t in 0..odd_shapes().len() {
+        assert_eq!(a.table(t), b.table(t));
+    }
 }
 
 #[test]

@@ -15,8 +15,8 @@
 //!
 //! So row `r` is the `4·B`-bit field at bit `4·B·r`, with its leftmost cell in the low bits: a
 //! "row value" (the index into the row tables) reads `cell0 | cell1 << B | cell2 << 2B | cell3 << 3B`.
-//! A column is gathered into the same row-value form, top cell in the low bits, so moving up is
-//! "moving left" along the column.
+//! Columns are the rows of the transposed board (top cell in the low bits), so moving up is
+//! moving the transpose left.
 //!
 //! A cell holds a tile *index* k (0 = empty): 2584 tile k is the k-th Fibonacci number of the
 //! sequence 1, 2, 3, 5, 8, …; 2048 tile k is 2^k.
@@ -32,6 +32,10 @@ pub trait BoardWord: Copy + Eq + Ord + Hash + Debug + Default + Send + Sync + 's
     fn from_u32(x: u32) -> Self;
     /// The low 32 bits.
     fn low_u32(self) -> u32;
+    /// The low 64 bits.
+    fn low_u64(self) -> u64;
+    /// Widens a `u64`.
+    fn from_u64(x: u64) -> Self;
     /// `self << n`.
     fn shl(self, n: u32) -> Self;
     /// `self >> n`.
@@ -53,6 +57,14 @@ macro_rules! board_word {
             #[inline(always)]
             fn low_u32(self) -> u32 {
                 self as u32
+            }
+            #[inline(always)]
+            fn low_u64(self) -> u64 {
+                self as u64
+            }
+            #[inline(always)]
+            fn from_u64(x: u64) -> Self {
+                x as $t
             }
             #[inline(always)]
             fn shl(self, n: u32) -> Self {
@@ -118,7 +130,33 @@ impl<W: BoardWord> Board<W> {
     /// How many cells are empty.
     #[inline]
     pub fn empty_count(self, bits: u32) -> u32 {
-        (0..16).filter(|&i| self.cell(i, bits) == 0).count() as u32
+        self.empty_cells(bits).map(u64::count_ones).iter().sum()
+    }
+
+    /// The `n`-th empty cell in cell order (`n` below [`Self::empty_count`]).
+    #[inline]
+    pub fn nth_empty(self, n: u32, bits: u32) -> usize {
+        let [lo, hi] = self.empty_cells(bits);
+        let (mut marks, mut n, first) = match lo.count_ones() {
+            in_lo if n < in_lo => (lo, n, 0),
+            in_lo => (hi, n - in_lo, 8),
+        };
+        while n > 0 {
+            marks &= marks - 1;
+            n -= 1;
+        }
+        first + (marks.trailing_zeros() / bits) as usize
+    }
+
+    /// The empty cells of each of the [`Self::halves`]: a one at the low bit of each (no
+    /// branch a cell, unlike a loop over cells).
+    #[inline(always)]
+    fn empty_cells(self, bits: u32) -> [u64; 2] {
+        let low_bits = (0..8).fold(0u64, |m, p| m | 1 << (p * bits));
+        self.halves(bits).map(|x| {
+            let any = (1..bits).fold(x, |any, k| any | x >> k);
+            !any & low_bits
+        })
     }
 
     /// The largest tile index on the board.
@@ -133,32 +171,68 @@ impl<W: BoardWord> Board<W> {
         self.0.shr(r as u32 * row_bits).low_u32() & ((1 << row_bits) - 1)
     }
 
-    /// Column `c` as a row value, top cell in the low bits.
-    #[inline(always)]
-    pub fn column(self, c: usize, bits: u32) -> u32 {
-        let mut v = 0;
-        for j in 0..4 {
-            v |= (self.cell(c + 4 * j, bits) as u32) << (j as u32 * bits);
-        }
-        v
-    }
-
     /// ORs a row value into row `r` (the row must be empty).
     #[inline(always)]
     pub fn or_row(self, r: usize, value: u32, bits: u32) -> Self {
         Board(self.0.or(W::from_u32(value).shl(r as u32 * 4 * bits)))
     }
 
-    /// ORs a row value into column `c` (the column must be empty), top cell from the low bits.
+    /// The board as two halves, cells 0..8 (rows 0 and 1) and cells 8..16 (rows 2 and 3),
+    /// each in the low `8·bits` bits of a `u64` (at most 40): the symmetries of the square
+    /// are a few masked shifts of these, the same for both games.
     #[inline(always)]
-    pub fn or_column(self, c: usize, value: u32, bits: u32) -> Self {
-        let mask = (1 << bits) - 1;
-        let mut w = self.0;
-        for j in 0..4 {
-            let k = (value >> (j as u32 * bits)) & mask;
-            w = w.or(W::from_u32(k).shl((c + 4 * j) as u32 * bits));
+    pub fn halves(self, bits: u32) -> [u64; 2] {
+        let half = 8 * bits;
+        [
+            self.0.low_u64() & ((1 << half) - 1),
+            self.0.shr(half).low_u64(),
+        ]
+    }
+
+    /// The board of two [`Self::halves`].
+    #[inline(always)]
+    pub fn from_halves(halves: [u64; 2], bits: u32) -> Self {
+        Board(W::from_u64(halves[0]).or(W::from_u64(halves[1]).shl(8 * bits)))
+    }
+
+    /// Across the main diagonal: cell `(r, c)` takes the tile of `(c, r)`.
+    #[inline(always)]
+    pub fn transposed(self, bits: u32) -> Self {
+        let [[lo], [hi]] = transposed(Self::half_lanes([self], bits), bits);
+        Self::from_halves([lo, hi], bits)
+    }
+
+    /// The [`Self::halves`] of `N` boards side by side: `[lo, hi]`, lane `i` from board `i`.
+    #[inline(always)]
+    pub fn half_lanes<const N: usize>(boards: [Self; N], bits: u32) -> HalfLanes<N> {
+        let mut out = [[0; N]; 2];
+        for (i, b) in boards.into_iter().enumerate() {
+            [out[0][i], out[1][i]] = b.halves(bits);
         }
-        Board(w)
+        out
+    }
+
+    /// `N` boards under each symmetry of the square, for reading n-tuples: `views[s]` holds
+    /// the boards' view `s`, which has in cell `p` the tile of cell `symmetry_cell(s, p)`, so
+    /// a tuple's cells seen through symmetry `s` are its own cells of view `s`. The same
+    /// masked shifts on every lane, which the compiler makes vector instructions.
+    #[inline(always)]
+    pub fn symmetric_views<const N: usize>(boards: [Self; N], bits: u32) -> [HalfLanes<N>; 8] {
+        let b = Self::half_lanes(boards, bits);
+        let t = transposed(b, bits);
+        // Mirroring costs more than flipping, and the two commute: mirror twice, flip four
+        // times.
+        let (hb, ht) = (mirrored(b, bits), mirrored(t, bits));
+        [
+            b,
+            flipped(t, bits),
+            flipped(hb, bits),
+            ht,
+            hb,
+            t,
+            flipped(b, bits),
+            flipped(ht, bits),
+        ]
     }
 
     /// The board seen through symmetry `s` (0..8): the tile of cell `p` moves to cell
@@ -171,6 +245,67 @@ impl<W: BoardWord> Board<W> {
         }
         Self::from_cells(&out, bits)
     }
+}
+
+/// The bits of the cells of a half board (cells 0..8) that `pick` chooses (a constant once
+/// inlined with a constant `bits`).
+#[inline(always)]
+fn half_mask(bits: u32, pick: impl Fn(usize) -> bool) -> u64 {
+    (0..8)
+        .filter(|&p| pick(p))
+        .fold(0, |m, p| m | ((1 << bits) - 1) << (p as u32 * bits))
+}
+
+/// Half boards of `N` boards side by side (see [`Board::half_lanes`]).
+pub type HalfLanes<const N: usize> = [[u64; N]; 2];
+
+/// `f` on every lane of both halves (a plain loop: it inlines and vectorises where
+/// `array::map` may not).
+#[inline(always)]
+fn each_lane<const N: usize>(mut halves: HalfLanes<N>, f: impl Fn(u64) -> u64) -> HalfLanes<N> {
+    for x in halves.as_flattened_mut() {
+        *x = f(*x);
+    }
+    halves
+}
+
+/// Left to right, on half lanes: cell `(r, c)` takes the tile of `(r, 3 − c)`.
+#[inline(always)]
+fn mirrored<const N: usize>(halves: HalfLanes<N>, bits: u32) -> HalfLanes<N> {
+    let (c0, c1) = (
+        half_mask(bits, |p| p % 4 == 0),
+        half_mask(bits, |p| p % 4 == 1),
+    );
+    each_lane(halves, |x| {
+        (x & c0) << (3 * bits) | (x & c1) << bits | (x >> bits) & c1 | (x >> (3 * bits)) & c0
+    })
+}
+
+/// Top to bottom, on half lanes: row `r` takes row `3 − r`.
+#[inline(always)]
+fn flipped<const N: usize>(halves: HalfLanes<N>, bits: u32) -> HalfLanes<N> {
+    let row = 4 * bits;
+    let [lo, hi] = each_lane(halves, |x| x >> row | (x & ((1 << row) - 1)) << row);
+    [hi, lo]
+}
+
+/// Across the main diagonal, on half lanes: each half's two 2×2 blocks transpose in place,
+/// then the top right block and the bottom left one change places.
+#[inline(always)]
+fn transposed<const N: usize>(halves: HalfLanes<N>, bits: u32) -> HalfLanes<N> {
+    // Cells 1 and 4, and 3 and 6, of a half swap places: 3 cells apart.
+    let upper = half_mask(bits, |p| p == 1 || p == 3);
+    let keep = half_mask(bits, |p| p == 0 || p == 2 || p == 5 || p == 7);
+    let [lo, hi] = each_lane(halves, |x| {
+        x & keep | (x & upper) << (3 * bits) | (x >> (3 * bits)) & upper
+    });
+    let left = half_mask(bits, |p| p % 4 < 2);
+    let mut out = [lo, hi];
+    for i in 0..N {
+        out[0][i] = lo[i] & left | (hi[i] & left) << (2 * bits);
+        out[1][i] = hi[i] & !left | (lo[i] & !left) >> (2 * bits);
+    }
+    out
 }
 
 /// Where cell `p` goes under symmetry `s` of the square (0..8): `s % 4` quarter turns
@@ -196,7 +331,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cells_rows_and_columns_agree() {
+    fn cells_and_rows_agree() {
         let cells: [u8; 16] = std::array::from_fn(|i| (i as u8 * 7 + 3) % 32);
         let b = Board::<u128>::from_cells(&cells, 5);
         assert_eq!(b.cells(5), cells);
@@ -207,13 +342,67 @@ mod tests {
                 | (cells[6] as u32) << 10
                 | (cells[7] as u32) << 15
         );
-        let col2 = b.column(2, 5);
-        let back = Board::<u128>::EMPTY.or_column(2, col2, 5);
-        for j in 0..4 {
-            assert_eq!(back.cell(2 + 4 * j, 5), cells[2 + 4 * j]);
-        }
         let row3 = Board::<u128>::EMPTY.or_row(3, b.row(3, 5), 5);
         assert_eq!(row3.cells(5)[12..], cells[12..]);
+    }
+
+    fn check_views<W: BoardWord>(bits: u32) {
+        let mut x = 0x9e37_79b9u32;
+        for _ in 0..200 {
+            let cells: [u8; 16] = std::array::from_fn(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                (x % (1 << bits)) as u8
+            });
+            let b = Board::<W>::from_cells(&cells, bits);
+            assert_eq!(Board::from_halves(b.halves(bits), bits), b);
+            let views = Board::symmetric_views([b, Board::EMPTY], bits);
+            for (s, [lo, hi]) in views.into_iter().enumerate() {
+                assert_eq!((lo[1], hi[1]), (0, 0));
+                let view = Board::<W>::from_halves([lo[0], hi[0]], bits);
+                let want: [u8; 16] = std::array::from_fn(|p| cells[symmetry_cell(s, p)]);
+                assert_eq!(view.cells(bits), want, "symmetry {s}, {bits} bits");
+            }
+            let transposed: [u8; 16] = std::array::from_fn(|p| cells[4 * (p % 4) + p / 4]);
+            assert_eq!(b.transposed(bits).cells(bits), transposed);
+        }
+    }
+
+    fn check_empty_cells<W: BoardWord>(bits: u32) {
+        let mut x = 0x2545_f491u32;
+        for _ in 0..500 {
+            let cells: [u8; 16] = std::array::from_fn(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                // Half the cells empty, the others any tile.
+                if x & 1 == 0 {
+                    0
+                } else {
+                    (x >> 1) as u8 % ((1 << bits) - 1) + 1
+                }
+            });
+            let b = Board::<W>::from_cells(&cells, bits);
+            let empty: Vec<usize> = (0..16).filter(|&i| cells[i] == 0).collect();
+            assert_eq!(b.empty_count(bits), empty.len() as u32);
+            for (n, &i) in empty.iter().enumerate() {
+                assert_eq!(b.nth_empty(n as u32, bits), i, "{cells:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn empty_cells_are_counted_and_found_in_order() {
+        check_empty_cells::<u64>(4);
+        check_empty_cells::<u128>(5);
+    }
+
+    #[test]
+    fn symmetric_views_read_the_symmetric_cells() {
+        check_views::<u64>(4);
+        check_views::<u128>(5);
+        check_views::<u128>(4);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! [`Sliding<R>`] plays any [`TileRule`]: [`Fib`] gives 2584 (Fibonacci tiles 1, 2, 3, 5, 8, …;
 //! two tiles merge when both are 1 or when their indices differ by one) and [`Pow2`] gives 2048
 //! (powers of two; equal tiles merge). Boards are one integer ([`board`] draws the layout);
-//! moves are row-table lookups ([`tables`]): left and right read a row, up and down a column.
+//! moves are row-table lookups ([`tables`]): left and right read a row, up and down a column (a
+//! row of the transposed board).
 //!
 //! A move slides every row (column) toward one side; merges resolve from that side first and a
 //! tile made by a merge does not merge again in the same move; the reward is the sum of the
@@ -28,7 +29,7 @@ use std::sync::OnceLock;
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Result, StochasticGame};
 
-pub use board::{symmetry_cell, Board, BoardWord};
+pub use board::{symmetry_cell, Board, BoardWord, HalfLanes};
 pub use tables::{RowMove, RowTables};
 
 /// The tile arithmetic of one game. Tiles are stored as indices `1..2^BITS` (0 = empty).
@@ -174,6 +175,27 @@ impl Dir {
     }
 }
 
+/// Slides every row of `b` by `table`: the new board and the reward.
+#[inline(always)]
+fn slide_rows<R: TileRule>(b: BoardOf<R>, table: &[RowMove]) -> (BoardOf<R>, u32) {
+    let mut out = Board::EMPTY;
+    let mut reward = 0;
+    for r in 0..4 {
+        let m = table[b.row(r, R::BITS) as usize];
+        out = out.or_row(r, m.row, R::BITS);
+        reward += m.reward;
+    }
+    (out, reward)
+}
+
+/// Slides every column of the board whose transpose is `transposed` by `table` (along a
+/// column, cell 0 is the top): the rows of the transpose.
+#[inline(always)]
+fn slide_columns<R: TileRule>(transposed: BoardOf<R>, table: &[RowMove]) -> (BoardOf<R>, u32) {
+    let (out, reward) = slide_rows::<R>(transposed, table);
+    (out.transposed(R::BITS), reward)
+}
+
 /// A sliding-tile game under rule `R`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Sliding<R>(PhantomData<R>);
@@ -197,36 +219,27 @@ impl<R: TileRule> Sliding<R> {
     #[inline]
     pub fn slide(&self, b: BoardOf<R>, dir: Dir) -> (BoardOf<R>, u32) {
         let t = R::tables();
-        let bits = R::BITS;
-        let mut out = Board::EMPTY;
-        let mut reward = 0;
         match dir {
-            Dir::Left | Dir::Right => {
-                let table = if dir == Dir::Left {
-                    &t.toward_low
-                } else {
-                    &t.toward_high
-                };
-                for r in 0..4 {
-                    let m = table[b.row(r, bits) as usize];
-                    out = out.or_row(r, m.row, bits);
-                    reward += m.reward;
-                }
-            }
-            Dir::Up | Dir::Down => {
-                let table = if dir == Dir::Up {
-                    &t.toward_low
-                } else {
-                    &t.toward_high
-                };
-                for c in 0..4 {
-                    let m = table[b.column(c, bits) as usize];
-                    out = out.or_column(c, m.row, bits);
-                    reward += m.reward;
-                }
-            }
+            Dir::Left => slide_rows::<R>(b, &t.toward_low),
+            Dir::Right => slide_rows::<R>(b, &t.toward_high),
+            Dir::Up => slide_columns::<R>(b.transposed(R::BITS), &t.toward_low),
+            Dir::Down => slide_columns::<R>(b.transposed(R::BITS), &t.toward_high),
         }
-        (out, reward)
+    }
+
+    /// [`StochasticGame::afterstate`] for every direction in canonical order (one transpose of
+    /// `s` serves up and down).
+    #[inline]
+    pub fn afterstates(&self, s: BoardOf<R>) -> [Option<(BoardOf<R>, u32)>; 4] {
+        let t = R::tables();
+        let transposed = s.transposed(R::BITS);
+        let legal = |(after, reward): (BoardOf<R>, u32)| (after != s).then_some((after, reward));
+        [
+            legal(slide_rows::<R>(s, &t.toward_low)),
+            legal(slide_rows::<R>(s, &t.toward_high)),
+            legal(slide_columns::<R>(transposed, &t.toward_low)),
+            legal(slide_columns::<R>(transposed, &t.toward_high)),
+        ]
     }
 
     /// The board with one tile spawned as the module docs describe; unchanged if it is full.
@@ -236,7 +249,7 @@ impl<R: TileRule> Sliding<R> {
         if empty == 0 {
             return b;
         }
-        let mut nth = rng.below(empty);
+        let nth = rng.below(empty);
         let mut pick = rng.below(R::SPAWN_TOTAL);
         let mut tile = R::SPAWNS[R::SPAWNS.len() - 1].0;
         for &(k, w) in R::SPAWNS {
@@ -246,15 +259,7 @@ impl<R: TileRule> Sliding<R> {
             }
             pick -= w;
         }
-        for i in 0..16 {
-            if b.cell(i, bits) == 0 {
-                if nth == 0 {
-                    return b.with_cell(i, tile, bits);
-                }
-                nth -= 1;
-            }
-        }
-        unreachable!("an empty cell was counted")
+        b.with_cell(b.nth_empty(nth, bits), tile, bits)
     }
 
     /// The value of the largest tile on the board.

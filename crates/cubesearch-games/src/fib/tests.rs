@@ -262,7 +262,9 @@ fn random_games_match_the_value_reference<R: TileRule>(seed: u32) {
             legal.clear();
             g.legal_actions(&s, &mut legal);
             // Every direction, legal or not, agrees with the reference.
-            for d in Dir::ALL {
+            let all = g.afterstates(s);
+            for (k, d) in Dir::ALL.into_iter().enumerate() {
+                assert_eq!(all[k], g.afterstate(&s, d));
                 let (after, reward) = g.slide(s, d);
                 let (want, want_reward) = naive_move(grid(s), d, &is_tile);
                 assert_eq!(grid(after), want, "{} {d:?}", g.format_position(&s));
