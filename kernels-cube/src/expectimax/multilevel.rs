@@ -19,7 +19,7 @@ use cubecl::prelude::*;
 #[cube]
 // The outer `if` is decided at compile time, the inner one on the device: they cannot merge.
 #[allow(clippy::collapsible_if)]
-fn list_live(
+pub fn list_live(
     live_count: &mut Array<Atomic<u32>>,
     live: &mut Array<u32>,
     i: u32,

@@ -186,7 +186,7 @@ fn fold_with_planes(value: f32, len: u32, p0: f32, p1: f32, action_len: u32) -> 
 /// afterstate's `action_len − 2`); the branch is uniform, and the cube takes that entry with no
 /// fold.
 #[cube]
-fn fold_afterstate(
+pub fn fold_afterstate(
     values: &Array<f32>,
     lens: &Array<u32>,
     first: usize,
