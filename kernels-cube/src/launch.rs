@@ -16,17 +16,20 @@ pub fn units_per_cube<R: Runtime>(client: &ComputeClient<R>) -> u32 {
 /// and ignore units past the end.
 pub fn grid<R: Runtime>(client: &ComputeClient<R>, units: usize) -> (CubeCount, CubeDim) {
     let per_cube = units_per_cube(client);
-    let cubes = units.div_ceil(per_cube as usize).max(1) as u64;
-    let max_x = client.properties().hardware.max_cube_count.0.min(65_535) as u64;
-    let (x, y) = if cubes <= max_x {
-        (cubes, 1)
-    } else {
-        (max_x, cubes.div_ceil(max_x))
-    };
     (
-        CubeCount::Static(x as u32, y as u32, 1),
+        cube_count(client, units.div_ceil(per_cube as usize)),
         CubeDim::new_1d(per_cube),
     )
+}
+
+/// At least `cubes` cubes (one at the least), spread over two dimensions when one is not
+/// enough (wgpu allows 65535 cubes per dimension), as evenly as they go so few are left over.
+/// Kernels index with `CUBE_POS` or `ABSOLUTE_POS` and ignore cubes past the end.
+pub fn cube_count<R: Runtime>(client: &ComputeClient<R>, cubes: usize) -> CubeCount {
+    let cubes = cubes.max(1) as u64;
+    let max_x = client.properties().hardware.max_cube_count.0.min(65_535) as u64;
+    let y = cubes.div_ceil(max_x);
+    CubeCount::Static(cubes.div_ceil(y) as u32, y as u32, 1)
 }
 
 /// Uploads u32 words.

@@ -284,14 +284,14 @@ impl NTupleNetwork {
         self.weights.len()
     }
 
-    /// The weights of table `t`.
-    fn table_weights(&self, t: usize) -> &[AtomicU32] {
-        &self.weights[self.table_starts[t]..self.table_starts[t + 1]]
+    /// Where table `t` lies in the weights.
+    fn table_range(&self, t: usize) -> std::ops::Range<usize> {
+        self.table_starts[t]..self.table_starts[t + 1]
     }
 
     /// Table `t` as plain floats (a snapshot: other threads may be writing).
     pub fn table(&self, t: usize) -> Vec<f32> {
-        self.table_weights(t)
+        self.weights[self.table_range(t)]
             .iter()
             .map(|w| f32::from_bits(w.load(Relaxed)))
             .collect()
@@ -299,8 +299,8 @@ impl NTupleNetwork {
 
     /// Overwrites table `t` (which must have the same length).
     pub fn set_table(&mut self, t: usize, values: impl Iterator<Item = f32>) {
-        let table = &mut self.weights[self.table_starts[t]..self.table_starts[t + 1]];
-        for (w, v) in table.iter_mut().zip(values) {
+        let range = self.table_range(t);
+        for (w, v) in self.weights[range].iter_mut().zip(values) {
             *w.get_mut() = v.to_bits();
         }
     }

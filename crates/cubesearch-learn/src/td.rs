@@ -32,16 +32,26 @@ pub fn greedy<R: TileRule>(
     net: &NTupleNetwork,
     s: BoardOf<R>,
 ) -> Option<(Dir, BoardOf<R>, u32)> {
-    let mut best: Option<(f32, Dir, BoardOf<R>, u32)> = None;
-    for &d in &Dir::ALL {
-        if let Some((after, reward)) = game.afterstate(&s, d) {
-            let v = reward as f32 + net.value::<R>(after);
+    let afters = game.afterstates(s);
+    let values = afters.map(|a| a.map_or(0.0, |(after, _)| net.value::<R>(after)));
+    best_move(&afters, values).map(|(k, after, reward)| (Dir::ALL[k], after, reward))
+}
+
+/// The legal afterstate (in canonical order) maximising `reward + value`, the first of equal
+/// ones: its direction's number, the afterstate and the reward. `values[k]` is V of
+/// `afters[k]` (ignored where the move is illegal).
+#[inline(always)]
+fn best_move<B: Copy>(afters: &[Option<(B, u32)>; 4], values: [f32; 4]) -> Option<(usize, B, u32)> {
+    let mut best: Option<(f32, usize, B, u32)> = None;
+    for (k, after) in afters.iter().enumerate() {
+        if let Some((after, reward)) = *after {
+            let v = reward as f32 + values[k];
             if best.is_none_or(|b| v > b.0) {
-                best = Some((v, d, after, reward));
+                best = Some((v, k, after, reward));
             }
         }
     }
-    best.map(|(_, d, after, reward)| (d, after, reward))
+    best.map(|(_, k, after, reward)| (k, after, reward))
 }
 
 /// One game's afterstates as learning reads them: each one's weight indices (the network's
@@ -69,17 +79,7 @@ fn greedy_indexed<R: TileRule>(
 ) -> Option<(usize, BoardOf<R>, u32)> {
     let afters = game.afterstates(s);
     net.indices_of::<R, 4>(afters.map(|a| a.map_or(s, |(after, _)| after)), candidates);
-    let values = net.values_at(candidates);
-    let mut best: Option<(f32, usize, BoardOf<R>, u32)> = None;
-    for (k, after) in afters.iter().enumerate() {
-        if let Some((after, reward)) = *after {
-            let v = reward as f32 + values[k];
-            if best.is_none_or(|b| v > b.0) {
-                best = Some((v, k, after, reward));
-            }
-        }
-    }
-    best.map(|(_, k, after, reward)| (k, after, reward))
+    best_move(&afters, net.values_at(candidates))
 }
 
 /// Plays one game greedily with `net` from a start drawn by `rng`; when `step` is given (the

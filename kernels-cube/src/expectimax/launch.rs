@@ -7,11 +7,12 @@ use super::naive::naive_kernel;
 use super::reduce::{reduce_kernel, root_fold_kernel, root_kernel, FOLD_PLANE, ROOT_WORDS};
 use super::{NetLayout, ACTIONS, BLOCK, SPAWNS};
 use crate::fib::GpuTiles;
-use crate::launch::{grid, read, upload};
+use crate::launch::{cube_count, grid, read, upload};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 use cubesearch_core::{Error, Result};
 use cubesearch_games::fib::{symmetry_cell, BoardOf};
+use std::collections::HashMap;
 use std::str::FromStr;
 
 /// How the tree is generated (seed 4.4, Figure 9).
@@ -150,13 +151,8 @@ pub fn words_per_root(method: ExpectimaxMethod, layers: u32, words: usize) -> us
 }
 
 /// The cube grid for `groups` reduction blocks of `BLOCK` units (two dimensions past 65535).
-fn blocks(groups: usize) -> (CubeCount, CubeDim) {
-    let x = groups.clamp(1, 65_535);
-    let y = groups.div_ceil(x).max(1);
-    (
-        CubeCount::Static(x as u32, y as u32, 1),
-        CubeDim::new_1d(BLOCK),
-    )
+fn blocks<R: Runtime>(client: &ComputeClient<R>, groups: usize) -> (CubeCount, CubeDim) {
+    (cube_count(client, groups), CubeDim::new_1d(BLOCK))
 }
 
 /// How a search runs on the device.
@@ -194,14 +190,14 @@ pub fn plane_ops_fit<R: Runtime>(client: &ComputeClient<R>) -> bool {
 /// nothing. A buffer is kept per role and replaced when a call needs another size.
 #[derive(Default)]
 pub struct Workspace {
-    buffers: Vec<Option<(usize, Handle)>>,
+    buffers: HashMap<Role, (usize, Handle)>,
     /// The live-list counter, zero between searches (the root kernel clears it); `None` until
     /// uploaded, and again after a failed search, which may have left it counting.
     live_count: Option<Handle>,
 }
 
 /// What a workspace buffer holds.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Role {
     /// Part 0 (boards), 1 (lens) or 2 (rewards so far) of generated level `k`.
     Level(u32, u32),
@@ -213,17 +209,6 @@ enum Role {
     Results,
 }
 
-impl Role {
-    fn slot(self) -> usize {
-        match self {
-            Role::Live => 0,
-            Role::Results => 1,
-            Role::Level(k, part) => 2 + 3 * k as usize + part as usize,
-            Role::Folded(k, part) => 32 + 2 * k as usize + part as usize,
-        }
-    }
-}
-
 impl Workspace {
     /// The buffer of `role`, of `bytes` bytes (its contents are whatever the last search left).
     fn buffer<R: Runtime>(
@@ -232,15 +217,11 @@ impl Workspace {
         role: Role,
         bytes: usize,
     ) -> Handle {
-        let slot = role.slot();
-        if self.buffers.len() <= slot {
-            self.buffers.resize(slot + 1, None);
-        }
-        match &self.buffers[slot] {
+        match self.buffers.get(&role) {
             Some((size, handle)) if *size == bytes => handle.clone(),
             _ => {
                 let handle = client.empty(bytes);
-                self.buffers[slot] = Some((bytes, handle.clone()));
+                self.buffers.insert(role, (bytes, handle.clone()));
                 handle
             }
         }
@@ -367,7 +348,7 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
         let groups = entries / BLOCK as usize;
         let out_values = workspace.buffer(client, Role::Folded(reductions, 0), groups * 4);
         let out_lens = workspace.buffer(client, Role::Folded(reductions, 1), groups * 4);
-        let (count, dim) = blocks(groups);
+        let (count, dim) = blocks(client, groups);
         // SAFETY: cube g reads entries g·BLOCK.. of the level below and writes entry g; cubes
         // past `groups` only take part in the cube's barriers.
         unsafe {
@@ -395,7 +376,7 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
     let out = workspace.buffer(client, Role::Results, out_words * 4);
     let live_count = workspace.live_count(client);
     if reductions == 1 {
-        let (count, dim) = blocks(n);
+        let (count, dim) = blocks(client, n);
         // SAFETY: cube r reads root r's 4 · BLOCK entries and writes its own words; unit 0
         // clears the live-list counter; cubes past `n` only take part in the barriers.
         unsafe {
@@ -577,23 +558,19 @@ fn multilevel<R: Runtime, T: GpuTiles>(
         }
         (boards, lens, accs, nodes) = (b, l, a, next);
     }
-    // Enough cubes to fill the device; each loops over the live list.
-    let per_sm = 16;
-    let cubes = nodes.min(
-        client
-            .properties()
-            .hardware
-            .num_streaming_multiprocessors
-            .unwrap_or(64) as usize
-            * per_sm,
+    // Enough cubes to fill the device (16 a multiprocessor); each loops over the live list.
+    let multiprocessors = client.properties().hardware.num_streaming_multiprocessors;
+    let (count, dim) = blocks(
+        client,
+        nodes.min(multiprocessors.unwrap_or(64) as usize * 16),
     );
     // SAFETY: a cube reads the listed afterstates (node numbers below `nodes`) and the network,
     // and only its unit 0 writes the afterstate's entry, after the fold's barriers.
     unsafe {
         leaf_blocks_kernel::launch_unchecked::<T::Device, R>(
             client,
-            CubeCount::Static(cubes.clamp(1, 65_535) as u32, 1, 1),
-            CubeDim::new_1d(BLOCK),
+            count,
+            dim,
             ArrayArg::from_raw_parts(boards, nodes * words),
             ArrayArg::from_raw_parts(lens.clone(), nodes),
             ArrayArg::from_raw_parts(accs.clone(), nodes),
