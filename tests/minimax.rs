@@ -10,7 +10,7 @@ use cubesearch::testing::executor;
 use cubesearch::{Backend, Executor, Game, GpuGame};
 use rstest::rstest;
 
-const ALL_STRATEGIES: [&str; 6] = ["cpu", "cpu-split", "v1", "v2", "v4", "split"];
+const ALL_STRATEGIES: [&str; 7] = ["cpu", "cpu-split", "v1", "v2", "v4", "split", "frontier"];
 
 /// Random Nim positions of 2–8 heaps ≤ 15 holding exactly `objects` objects: a full-depth search
 /// stays small, and one depth means one kernel to compile.
@@ -49,7 +49,7 @@ fn reached<G: Game>(game: &G, count: usize, plies: u32, seed: u32) -> Vec<G::Sta
 
 fn strategies(exec: &Executor) -> &'static [&'static str] {
     if exec.is_cpu() {
-        &["cpu", "cpu-split", "split"]
+        &["cpu", "cpu-split", "split", "frontier"]
     } else {
         &ALL_STRATEGIES
     }
@@ -144,6 +144,29 @@ fn depth_limited_values_are_identical_everywhere(
         &reached(&Checkers::default(), 6, 20, 5),
         3,
     );
+}
+
+/// The frontier strategy deep enough that its host plies meet transpositions (searched once)
+/// and its subtrees are several plies deep: the one-thread search's value and move.
+#[rstest]
+fn frontier_search_agrees_at_depth_five(
+    #[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(mut exec) = executor(backend) else {
+        return;
+    };
+    for s in reached(&Reversi, 4, 24, 13) {
+        let reference = solve(&mut exec, &Reversi, &s, 5, "cpu").unwrap().solution;
+        let solved = solve(&mut exec, &Reversi, &s, 5, "frontier").unwrap();
+        let shape = solved.split.expect("the frontier's shape");
+        assert!(shape.split >= 1 && shape.split <= 4, "{shape:?}");
+        assert_eq!(
+            (solved.solution.value, solved.solution.best),
+            (reference.value, reference.best),
+            "{}",
+            Reversi.format_position(&s)
+        );
+    }
 }
 
 #[rstest]

@@ -11,6 +11,7 @@
 //! | `v1` | GPU | one cube per root move, one unit per second-level move, host picks the best |
 //! | `v2` | GPU | v1 over the seed's compact stack: two words of counters a level instead of five |
 //! | `v4` | GPU | as v1, and the reduction over root moves on the device: one word comes back |
+//! | `frontier` | any executor | the upper plies expanded in full until tens of thousands of positions, each searched with a full window by [`SubtreeSearch`] in one batch, the host backing the values up |
 //! | `split` | any executor | null-window tests (MTD(f)) whose upper tree of depth s, pruned as alpha-beta would, is built on the host and whose frontier is searched to depth p = d − s by [`SubtreeSearch`] in one batch (Rocki & Suda's split with the pruning kept) |
 //!
 //! ```
@@ -711,10 +712,86 @@ pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
     Ok((solution, shape))
 }
 
-/// How a split search ran.
+/// Frontier positions per [`SubtreeSearch::preferred_batch`] that the frontier strategy aims
+/// for: enough subtrees to fill a device many times over, so the longest ones do not leave it
+/// idle.
+pub const FRONTIER_PER_BATCH: usize = 16;
+
+/// The frontier strategy: the upper plies expanded in full on the host, level by level, until
+/// the frontier holds about [`FRONTIER_PER_BATCH`] × [`SubtreeSearch::preferred_batch`]
+/// positions, or to ply `depth − 1` (at least one ply); the distinct frontier positions
+/// (transpositions searched once) go to the executor in one batch, each searched with a full
+/// window, and the host backs the exact values up. It gives up alpha-beta's pruning in the
+/// upper plies for one launch of many independent subtrees: the shape a GPU wants. Returns
+/// the solution (nodes: upper tree plus executor) and its shape: the plies expanded and the
+/// subtrees searched (`widest`).
+pub fn solve_frontier<G: Game, E: SubtreeSearch<G>>(
+    exec: &mut E,
+    game: &G,
+    state: &G::State,
+    depth: u32,
+) -> Result<(Solution<G::Move>, SplitShape)> {
+    let moves = game.moves(state);
+    if moves.is_empty() || depth == 0 {
+        let solution = Solution {
+            best: None,
+            value: game.score(state),
+            nodes: Some(1),
+        };
+        return Ok((solution, SplitShape::default()));
+    }
+    let per_batch = std::env::var("FRONTIER")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(FRONTIER_PER_BATCH);
+    let target = per_batch * exec.preferred_batch();
+    let tree = UpperTree::build(
+        game,
+        std::slice::from_ref(state),
+        (depth - 1).max(1),
+        target,
+    );
+    let (distinct, slot) = distinct(tree.frontier());
+    let searched = exec.search_windows(game, &distinct, &[], depth - tree.plies)?;
+    let frontier_values: Vec<i32> = slot.iter().map(|&i| searched.values[i]).collect();
+    let values = tree.back_up(game, &frontier_values);
+    let (index, value) = first_max(tree.root_move_values(&values, 0).into_iter());
+    let upper = (tree.len() - tree.frontier().len()) as u64;
+    let solution = Solution {
+        best: Some(moves[index]),
+        value,
+        nodes: Some(upper + searched.nodes),
+    };
+    let shape = SplitShape {
+        split: tree.plies,
+        tests: 1,
+        launches: 1,
+        widest: distinct.len(),
+    };
+    Ok((solution, shape))
+}
+
+/// The distinct positions of `states` in order of first appearance, and for each state its
+/// position's index among them.
+fn distinct<S: Copy + Eq + Hash>(states: &[S]) -> (Vec<S>, Vec<usize>) {
+    let mut seen: HashMap<S, usize> = HashMap::with_capacity(states.len());
+    let mut distinct = Vec::new();
+    let slot = states
+        .iter()
+        .map(|&s| {
+            *seen.entry(s).or_insert_with(|| {
+                distinct.push(s);
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    (distinct, slot)
+}
+
+/// How a split or frontier search ran.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SplitShape {
-    /// The split ply s.
+    /// The split ply s (the plies the host expanded).
     pub split: u32,
     /// Null-window tests run.
     pub tests: usize,
@@ -745,9 +822,9 @@ fn split_depth(branching: usize, depth: u32, target: usize) -> u32 {
 /// Checks a strategy name.
 pub fn check_strategy(name: &str) -> Result<()> {
     match name {
-        "cpu" | "cpu-split" | "v1" | "v2" | "v4" | "split" => Ok(()),
+        "cpu" | "cpu-split" | "v1" | "v2" | "v4" | "split" | "frontier" => Ok(()),
         other => Err(Error::parse(format!(
-            "unknown strategy '{other}': cpu, cpu-split, v1, v2, v4 or split"
+            "unknown strategy '{other}': cpu, cpu-split, v1, v2, v4, split or frontier"
         ))),
     }
 }
@@ -830,7 +907,11 @@ pub fn solve<G: cubesearch_kernels::GpuGame>(
             })
         }
         _ => {
-            let (solution, shape) = solve_split(exec, game, state, depth)?;
+            let (solution, shape) = if strategy == "frontier" {
+                solve_frontier(exec, game, state, depth)?
+            } else {
+                solve_split(exec, game, state, depth)?
+            };
             let per_unit = stack_bytes(depth - shape.split, G::STATE_WORDS, false);
             Ok(Solved {
                 solution,
@@ -839,5 +920,17 @@ pub fn solve<G: cubesearch_kernels::GpuGame>(
                 split: Some(shape),
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distinct;
+
+    #[test]
+    fn distinct_keeps_first_appearances_and_maps_every_state() {
+        let (unique, slot) = distinct(&[7, 3, 7, 9, 3, 7]);
+        assert_eq!(unique, vec![7, 3, 9]);
+        assert_eq!(slot, vec![0, 1, 0, 2, 1, 0]);
     }
 }

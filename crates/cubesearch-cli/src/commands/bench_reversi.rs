@@ -427,12 +427,28 @@ fn alphabeta(common: &Common, args: &BenchArgs) -> Result<()> {
             Executor::Cpu(cubesearch_search::CpuExecutor::new(all)?),
             "cpu-split",
         ),
+        (
+            format!("cpu-{all} frontier"),
+            Executor::Cpu(cubesearch_search::CpuExecutor::new(all)?),
+            "frontier",
+        ),
     ];
-    for backend in [Backend::Cuda, Backend::Wgpu] {
-        if !args.only.is_empty() && !args.only.iter().any(|o| o == backend.name()) {
+    // A backend's name ("cuda") asks for all its columns, any other name for the one column
+    // so labelled ("cpu-16", "cuda frontier").
+    let backends = [Backend::Cuda, Backend::Wgpu];
+    let wanted = |label: &str| {
+        let backend = label.split(' ').next();
+        args.only.is_empty()
+            || args.only.iter().any(|o| {
+                o == label || backends.iter().any(|b| b.name() == o) && backend == Some(o.as_str())
+            })
+    };
+    for backend in backends {
+        let name = backend.name();
+        if !args.only.is_empty() && !args.only.iter().any(|o| o.split(' ').next() == Some(name)) {
             continue;
         }
-        for strategy in ["v1", "v4", "split"] {
+        for strategy in ["v1", "v4", "split", "frontier"] {
             match Executor::new(backend) {
                 Ok((exec, _)) => {
                     columns.push((format!("{} {strategy}", backend.name()), exec, strategy))
@@ -446,9 +462,7 @@ fn alphabeta(common: &Common, args: &BenchArgs) -> Result<()> {
     }
     // Without cpu-1 (depth 10 takes it minutes a position) the first column named is the
     // reference the others' values are checked against.
-    if !args.only.is_empty() {
-        columns.retain(|(label, _, _)| args.only.iter().any(|o| label.starts_with(o.as_str())));
-    }
+    columns.retain(|(label, _, _)| wanted(label));
     let mut rows = Vec::new();
     for &depth in &depths {
         let mut reference: Option<Vec<i32>> = None;

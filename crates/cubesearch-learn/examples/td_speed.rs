@@ -1,0 +1,42 @@
+//! The CPU trainer's speed from trained weights, on one thread: `cargo run --release -p
+//! cubesearch-learn --example td_speed -- weights/2584-19min.safetensors [games] [reps]`.
+//! Each rep loads the weights afresh and trains `games` games (default 1024, as `cubesearch
+//! bench td-train` does); prints each rep's moves/s and the median.
+
+use cubesearch_games::Fib;
+use cubesearch_learn::{CpuEngine, NTupleNetwork, TdEngine};
+use std::time::Instant;
+
+fn main() -> cubesearch_core::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let path = args
+        .get(1)
+        .map_or("weights/2584-19min.safetensors", String::as_str);
+    let games = args.get(2).and_then(|g| g.parse().ok()).unwrap_or(1024);
+    let reps = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(5);
+    let mut rates = Vec::new();
+    for rep in 0..reps {
+        let (net, _) = NTupleNetwork::load::<Fib>(std::path::Path::new(path), None)?;
+        let step = 0.1 / net.lookups() as f32;
+        let mut moves = 0u64;
+        let start = Instant::now();
+        TdEngine::<Fib>::play(
+            &mut CpuEngine { threads: 1 },
+            &net,
+            0,
+            games,
+            1,
+            step,
+            &mut |e| {
+                moves += e.moves as u64;
+                Ok(())
+            },
+        )?;
+        let rate = moves as f64 / start.elapsed().as_secs_f64();
+        println!("rep {rep}: {moves} moves, {rate:.3e} moves/s");
+        rates.push(rate);
+    }
+    rates.sort_by(f64::total_cmp);
+    println!("median {:.3e} moves/s", rates[rates.len() / 2]);
+    Ok(())
+}
