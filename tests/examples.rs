@@ -54,7 +54,7 @@ fn device_rules_equal_the_host_rules(#[values(Backend::Wgpu, Backend::Cuda)] bac
         perft::perft_split(&mut gpu, &ConnectFour, &root, 5).unwrap(),
         perft::perft_split(&mut cpu, &ConnectFour, &root, 5).unwrap()
     );
-    for strategy in ["split", "v1"] {
+    for strategy in ["split", "frontier", "v1"] {
         let want = minimax::solve(&mut gpu, &ConnectFour, &root, 3, "cpu")
             .unwrap()
             .solution;

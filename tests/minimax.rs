@@ -147,26 +147,51 @@ fn depth_limited_values_are_identical_everywhere(
 }
 
 /// The frontier strategy deep enough that its host plies meet transpositions (searched once)
-/// and its subtrees are several plies deep: the one-thread search's value and move.
+/// and its subtrees are several plies deep: the one-thread search's value and move, with the
+/// default aspiration window and with windows so narrow (and frontiers so small) that values
+/// fall outside them and are searched again.
 #[rstest]
 fn frontier_search_agrees_at_depth_five(
     #[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend,
 ) {
+    use cubesearch::minimax::solve_frontier_with;
     let Some(mut exec) = executor(backend) else {
         return;
     };
+    let mut searched_again = 0;
     for s in reached(&Reversi, 4, 24, 13) {
+        let text = Reversi.format_position(&s);
         let reference = solve(&mut exec, &Reversi, &s, 5, "cpu").unwrap().solution;
         let solved = solve(&mut exec, &Reversi, &s, 5, "frontier").unwrap();
         let shape = solved.split.expect("the frontier's shape");
-        assert!(shape.split >= 1 && shape.split <= 4, "{shape:?}");
+        assert!((1..=2).contains(&shape.split), "{text}: {shape:?}");
         assert_eq!(
             (solved.solution.value, solved.solution.best),
             (reference.value, reference.best),
-            "{}",
-            Reversi.format_position(&s)
+            "{text}"
         );
+        for (frontier, aspiration) in [(1, 1), (50, 2), (10_000, 1)] {
+            let (narrow, shape) =
+                solve_frontier_with(&mut exec, &Reversi, &s, 5, frontier, aspiration).unwrap();
+            assert_eq!(
+                (narrow.value, narrow.best),
+                (reference.value, reference.best),
+                "{text}: frontier {frontier}, aspiration {aspiration}: {shape:?}"
+            );
+            // A guess, a search, and one more for each time the value left the window.
+            searched_again += usize::from(shape.launches > 2);
+        }
     }
+    assert!(searched_again > 0, "no narrow window failed");
+}
+
+/// Win/loss games keep MTD(f)'s split on the GPU; graded evaluations get the frontier.
+#[test]
+fn the_default_gpu_strategy_follows_the_score_range() {
+    use cubesearch::minimax::default_gpu_strategy;
+    assert_eq!(default_gpu_strategy::<Nim>(), "split");
+    assert_eq!(default_gpu_strategy::<Reversi>(), "frontier");
+    assert_eq!(default_gpu_strategy::<Checkers>(), "frontier");
 }
 
 #[rstest]

@@ -81,7 +81,7 @@ impl<R: Runtime, G: GpuGame> SubtreeSearch<G> for GpuExecutor<R> {
         // The upper plies on the host, one ply per unit on the device: exact values, which
         // answer any window.
         let plies = depth - LOOP_LIMITED_SEARCH_DEPTH;
-        let tree = UpperTree::build(game, roots, plies, usize::MAX);
+        let tree = UpperTree::build(game, roots, plies, usize::MAX)?;
         let (leaves, nodes) =
             launch_subtrees::<R, G>(&self.client, game, tree.frontier(), &[], depth - tree.plies)?;
         Ok(Searched {

@@ -28,7 +28,7 @@
 //! # Ok::<(), cubesearch_core::Error>(())
 //! ```
 
-use cubesearch_core::{Error, Game, Result, SubtreeSearch};
+use cubesearch_core::{Error, Game, Result, SubtreeSearch, Window};
 use cubesearch_kernels::alphabeta::RootShape;
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -397,6 +397,9 @@ pub fn first_max(values: impl Iterator<Item = i32>) -> (usize, i32) {
     )
 }
 
+/// Most positions an [`UpperTree`] holds (a few hundred MiB of host memory).
+pub const MAX_UPPER_TREE: usize = 1 << 24;
+
 /// The upper plies of one or more searches, built on the host level by level. Its frontier is
 /// searched elsewhere (a device), and [`UpperTree::back_up`] finishes the minimax.
 pub struct UpperTree<S> {
@@ -411,8 +414,14 @@ pub struct UpperTree<S> {
 
 impl<S: Copy> UpperTree<S> {
     /// Expands every root `plies` plies, or fewer: expansion stops once the frontier holds
-    /// `target` positions (after at least one ply) or `max_plies` is reached.
-    pub fn build<G: Game<State = S>>(game: &G, roots: &[S], max_plies: u32, target: usize) -> Self {
+    /// `target` positions (after at least one ply) or `max_plies` is reached. Fails, rather
+    /// than exhaust memory, once the tree would pass [`MAX_UPPER_TREE`] positions.
+    pub fn build<G: Game<State = S>>(
+        game: &G,
+        roots: &[S],
+        max_plies: u32,
+        target: usize,
+    ) -> Result<Self> {
         let mut states = roots.to_vec();
         let mut children = vec![0..0; roots.len()];
         let mut level = 0..roots.len();
@@ -420,6 +429,12 @@ impl<S: Copy> UpperTree<S> {
         while plies < max_plies && (plies == 0 || level.len() < target) {
             let start = states.len();
             for i in level.clone() {
+                if states.len() > MAX_UPPER_TREE {
+                    return Err(Error::Unsupported(format!(
+                        "the host's part of this search ({plies}+ plies from {} positions) passes {MAX_UPPER_TREE} positions: search less deep, or on a device whose loops are not limited",
+                        roots.len()
+                    )));
+                }
                 let first = states.len();
                 let parent = states[i];
                 states.extend(
@@ -433,12 +448,12 @@ impl<S: Copy> UpperTree<S> {
             level = start..states.len();
             plies += 1;
         }
-        Self {
+        Ok(Self {
             states,
             children,
             frontier: level,
             plies,
-        }
+        })
     }
 
     /// Positions in the tree, frontier included.
@@ -715,21 +730,42 @@ pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
 /// Frontier positions per [`SubtreeSearch::preferred_batch`] that the frontier strategy aims
 /// for: enough subtrees to fill a device many times over, so the longest ones do not leave it
 /// idle.
-pub const FRONTIER_PER_BATCH: usize = 16;
+pub const FRONTIER_PER_BATCH: usize = 64;
+
+/// Half the width of the frontier strategy's first window, in evaluation units, around the
+/// value the same frontier gives two plies shallower.
+pub const ASPIRATION: i32 = 16;
 
 /// The frontier strategy: the upper plies expanded in full on the host, level by level, until
 /// the frontier holds about [`FRONTIER_PER_BATCH`] × [`SubtreeSearch::preferred_batch`]
-/// positions, or to ply `depth − 1` (at least one ply); the distinct frontier positions
-/// (transpositions searched once) go to the executor in one batch, each searched with a full
-/// window, and the host backs the exact values up. It gives up alpha-beta's pruning in the
-/// upper plies for one launch of many independent subtrees: the shape a GPU wants. Returns
-/// the solution (nodes: upper tree plus executor) and its shape: the plies expanded and the
-/// subtrees searched (`widest`).
+/// positions or half the depth is reached (at least one ply); the distinct frontier positions
+/// (transpositions searched once) go to the executor in one batch, and the host backs their
+/// fail-soft values up the full-width upper tree. It gives up alpha-beta's pruning in the upper
+/// plies for one launch of many independent subtrees, the shape a GPU wants, and wins some of
+/// it back with an aspiration window: the frontier is first searched two plies shallower, and
+/// the real search runs in ±[`ASPIRATION`] around that value (every frontier node in the root's
+/// window, negated on odd plies), again with a half-open window if the value falls outside.
+/// Returns the solution (nodes: upper tree plus executor) and its shape: the plies expanded,
+/// the batches, and the subtrees a batch (`widest`).
 pub fn solve_frontier<G: Game, E: SubtreeSearch<G>>(
     exec: &mut E,
     game: &G,
     state: &G::State,
     depth: u32,
+) -> Result<(Solution<G::Move>, SplitShape)> {
+    let frontier = FRONTIER_PER_BATCH * exec.preferred_batch();
+    solve_frontier_with(exec, game, state, depth, frontier, ASPIRATION)
+}
+
+/// [`solve_frontier`] with the frontier's size (`frontier` positions, or half the depth) and
+/// the first window's half-width (`aspiration`) given.
+pub fn solve_frontier_with<G: Game, E: SubtreeSearch<G>>(
+    exec: &mut E,
+    game: &G,
+    state: &G::State,
+    depth: u32,
+    frontier: usize,
+    aspiration: i32,
 ) -> Result<(Solution<G::Move>, SplitShape)> {
     let moves = game.moves(state);
     if moves.is_empty() || depth == 0 {
@@ -740,33 +776,60 @@ pub fn solve_frontier<G: Game, E: SubtreeSearch<G>>(
         };
         return Ok((solution, SplitShape::default()));
     }
-    let per_batch = std::env::var("FRONTIER")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(FRONTIER_PER_BATCH);
-    let target = per_batch * exec.preferred_batch();
     let tree = UpperTree::build(
         game,
         std::slice::from_ref(state),
-        (depth - 1).max(1),
-        target,
-    );
+        (depth / 2).max(1),
+        frontier,
+    )?;
     let (distinct, slot) = distinct(tree.frontier());
-    let searched = exec.search_windows(game, &distinct, &[], depth - tree.plies)?;
-    let frontier_values: Vec<i32> = slot.iter().map(|&i| searched.values[i]).collect();
-    let values = tree.back_up(game, &frontier_values);
+    let mut shape = SplitShape {
+        split: tree.plies,
+        widest: distinct.len(),
+        ..SplitShape::default()
+    };
+    let mut nodes = (tree.len() - tree.frontier().len()) as u64;
+    // The node values of the upper tree with the frontier searched `plies` deep, the root in
+    // `window`.
+    let mut search = |plies: u32, (alpha, beta): Window| -> Result<Vec<i32>> {
+        let window = if tree.plies % 2 == 0 {
+            (alpha, beta)
+        } else {
+            (-beta, -alpha)
+        };
+        let windows = vec![window; distinct.len()];
+        let searched = exec.search_windows(game, &distinct, &windows, plies)?;
+        nodes += searched.nodes;
+        shape.launches += 1;
+        let frontier_values: Vec<i32> = slot.iter().map(|&i| searched.values[i]).collect();
+        Ok(tree.back_up(game, &frontier_values))
+    };
+    let below = depth - tree.plies;
+    let mut width = aspiration.max(1);
+    let mut window = if below >= 2 {
+        let guess = search(below - 2, (-INFINITY, INFINITY))?[0];
+        (guess - width, guess + width)
+    } else {
+        (-INFINITY, INFINITY)
+    };
+    // Fail-soft: a value at or below alpha bounds the true one from above, at or above beta
+    // from below (the next window starts there, four times as wide); inside, it is exact, as
+    // is every root move's value that equals it.
+    let values = loop {
+        let values = search(below, window)?;
+        width = width.saturating_mul(4);
+        match values[0] {
+            v if v <= window.0 => window = (v.saturating_sub(width).max(-INFINITY), v + 1),
+            v if v >= window.1 => window = (v - 1, v.saturating_add(width).min(INFINITY)),
+            _ => break values,
+        }
+    };
+    shape.tests = shape.launches;
     let (index, value) = first_max(tree.root_move_values(&values, 0).into_iter());
-    let upper = (tree.len() - tree.frontier().len()) as u64;
     let solution = Solution {
         best: Some(moves[index]),
         value,
-        nodes: Some(upper + searched.nodes),
-    };
-    let shape = SplitShape {
-        split: tree.plies,
-        tests: 1,
-        launches: 1,
-        widest: distinct.len(),
+        nodes: Some(nodes),
     };
     Ok((solution, shape))
 }
@@ -817,6 +880,19 @@ fn split_depth(branching: usize, depth: u32, target: usize) -> u32 {
     let b = branching.max(2) as f64;
     let half = ((target.max(2) as f64).ln() / b.ln()).round().max(1.0) as u32;
     (2 * half).clamp(1, depth.saturating_sub(1).max(1))
+}
+
+/// The GPU strategy a search gets unless it names one: `split` for games scored only as won,
+/// drawn or lost (`MAX_SCORE` 1: MTD(f)'s null-window tests settle them in one or two batches,
+/// keeping alpha-beta's pruning), `frontier` for games with a graded evaluation (where MTD(f)
+/// needs many tests and its device subtrees lack move ordering; at depth 8 on Reversi the
+/// frontier strategy is hundreds of times faster, docs/BENCHMARKS.md).
+pub fn default_gpu_strategy<G: cubesearch_kernels::GpuGame>() -> &'static str {
+    if G::MAX_SCORE <= 1 {
+        "split"
+    } else {
+        "frontier"
+    }
 }
 
 /// Checks a strategy name.

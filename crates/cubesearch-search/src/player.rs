@@ -311,7 +311,7 @@ pub fn from_spec<G: NamedPlayers>(
             use crate::alphabeta_player::{AlphaBetaPlayer, Limit};
             let mut limit = None;
             let mut exec = "cpu";
-            let mut strategy = "split";
+            let mut strategy = crate::minimax::default_gpu_strategy::<G>();
             for (key, value) in options(spec, &["depth", "time", "exec", "strategy"])? {
                 match key {
                     "depth" => limit = Some(Limit::Depth(number::<u32>(spec, key, value)?.max(1))),

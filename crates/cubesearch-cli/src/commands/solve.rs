@@ -4,7 +4,7 @@ use crate::args::Common;
 use crate::output::{announce, emit};
 use cubesearch_core::Result;
 use cubesearch_kernels::GpuGame;
-use cubesearch_search::minimax::{check_strategy, solve};
+use cubesearch_search::minimax::{check_strategy, default_gpu_strategy, solve};
 use cubesearch_search::Executor;
 use serde_json::json;
 use std::time::Instant;
@@ -27,7 +27,11 @@ pub fn run<G: GpuGame>(
     let depth = depth.unwrap_or(if G::NAME == "checkers" { 8 } else { TO_THE_END });
     let (mut exec, device) = Executor::new(common.backend)?;
     announce(common.json, &device);
-    let strategy = strategy.unwrap_or(if exec.is_cpu() { "cpu-split" } else { "split" });
+    let strategy = strategy.unwrap_or(if exec.is_cpu() {
+        "cpu-split"
+    } else {
+        default_gpu_strategy::<G>()
+    });
     let start = Instant::now();
     let solved = solve(&mut exec, game, &state, depth, strategy)?;
     let seconds = start.elapsed().as_secs_f64();
