@@ -1,5 +1,11 @@
 //! The n-tuple network: V(s) = Σ weights, one weight per (tuple shape, symmetry) lookup.
 //!
+//! The sum has one fixed order, which every CPU and device path keeps so that they agree bit
+//! for bit: lookup `l` goes into partial sum `l mod 4` (each partial sum adding its lookups in
+//! order, from 0.0), and V = (s₀ + s₁) + (s₂ + s₃). Four short chains of additions instead of
+//! one long one: the backward TD pass waits on each sum before the next update, and the
+//! candidates of a move sum side by side. A network has 8 lookups a shape, so a multiple of 4.
+//!
 //! A *shape* is a list of cell indices (0..16, row by row from the top-left). Each shape is
 //! looked up in all 8 symmetries of the board (rotations and reflections), the 8 lookups sharing
 //! that shape's weight table. The table index of a lookup reads the tile index of each of the
@@ -158,6 +164,27 @@ impl ShapeReader {
         for (o, &i) in out.iter_mut().zip(idx.as_flattened()) {
             *o = self.offset + i as u32;
         }
+    }
+}
+
+/// V's four partial sums (see the module docs): lookup `l` adds to sum `l mod 4`.
+#[derive(Clone, Copy, Debug, Default)]
+struct PartialSums([f32; 4]);
+
+impl PartialSums {
+    /// Adds the weights of the next four lookups.
+    #[inline(always)]
+    fn add(&mut self, weights: [f32; 4]) {
+        for (s, w) in self.0.iter_mut().zip(weights) {
+            *s += w;
+        }
+    }
+
+    /// V: `(s₀ + s₁) + (s₂ + s₃)`.
+    #[inline(always)]
+    fn total(self) -> f32 {
+        let [a, b, c, d] = self.0;
+        (a + b) + (c + d)
     }
 }
 
@@ -325,6 +352,17 @@ impl NTupleNetwork {
         }
     }
 
+    /// The weights of four lookups.
+    #[inline(always)]
+    fn weights_of(&self, four: &[u32]) -> [f32; 4] {
+        [
+            self.weight(four[0]),
+            self.weight(four[1]),
+            self.weight(four[2]),
+            self.weight(four[3]),
+        ]
+    }
+
     /// Weight `i` of the flat weights.
     #[inline(always)]
     fn weight(&self, i: u32) -> f32 {
@@ -338,25 +376,35 @@ impl NTupleNetwork {
         w.store((f32::from_bits(w.load(Relaxed)) + delta).to_bits(), Relaxed);
     }
 
-    /// V from the weight indices of a board's lookups: their weights summed in lookup order.
+    /// V from the weight indices of a board's lookups (in the module's summation order).
     #[inline]
     pub fn value_at(&self, indices: &[u32]) -> f32 {
-        indices.iter().fold(0.0, |v, &i| v + self.weight(i))
+        let mut sums = PartialSums::default();
+        for four in indices.chunks_exact(4) {
+            sums.add(self.weights_of(four));
+        }
+        sums.total()
     }
 
     /// V of four boards from their weight indices as [`Self::indices_of`] lays them out
-    /// (lookup by lookup, the four boards' side by side), each summed in lookup order as
-    /// [`Self::value_at`] does; the four sums go step by step together, so their weight loads
-    /// overlap.
+    /// (lookup by lookup, the four boards' side by side), each summed as [`Self::value_at`]
+    /// does; the sixteen partial sums go step by step together, so their weight loads overlap.
     #[inline(always)]
     pub fn values_at(&self, indices: &[u32]) -> [f32; 4] {
-        let mut v = [0.0f32; 4];
-        for four in indices.chunks_exact(4) {
-            for (v, &i) in v.iter_mut().zip(four) {
-                *v += self.weight(i);
+        let mut sums = [PartialSums::default(); 4];
+        // Four lookups of the four boards: board i's lookup 4q + k at 16q + 4k + i.
+        for sixteen in indices.chunks_exact(16) {
+            for (i, sums) in sums.iter_mut().enumerate() {
+                let w = |k: usize| self.weight(sixteen[4 * k + i]);
+                sums.add([w(0), w(1), w(2), w(3)]);
             }
         }
-        v
+        [
+            sums[0].total(),
+            sums[1].total(),
+            sums[2].total(),
+            sums[3].total(),
+        ]
     }
 
     /// Adds `delta` to the weight of each lookup in turn (two lookups may share a weight: the
@@ -370,9 +418,12 @@ impl NTupleNetwork {
 
     /// V of a board given as its 16 tile indices (the reference for [`Self::value`]).
     pub fn value_cells(&self, cells: &[u8; 16]) -> f32 {
-        self.lookups
-            .iter()
-            .fold(0.0, |v, l| v + self.weight(l.cell_index(cells, self.bits)))
+        let mut sums = PartialSums::default();
+        for four in self.lookups.chunks_exact(4) {
+            let w = |k: usize| self.weight(four[k].cell_index(cells, self.bits));
+            sums.add([w(0), w(1), w(2), w(3)]);
+        }
+        sums.total()
     }
 
     /// Adds `delta` to every weight that V of this board reads (the reference for
@@ -406,7 +457,7 @@ impl NTupleNetwork {
     /// lookup by lookup in lookup order, the boards' side by side: board `i`'s index of
     /// lookup `l` at `N·l + i`. One pass makes them all, vector instructions working on the
     /// boards together.
-    #[inline]
+    #[inline(always)]
     pub fn indices_of<R: TileRule, const N: usize>(
         &self,
         boards: [BoardOf<R>; N],
@@ -422,9 +473,17 @@ impl NTupleNetwork {
     /// V of a board of game `R` (the network must be made for `R`).
     #[inline]
     pub fn value<R: TileRule>(&self, b: BoardOf<R>) -> f32 {
-        let mut v = 0.0;
-        self.for_each_index::<R>(b, |i| v += self.weight(i));
-        v
+        let mut sums = PartialSums::default();
+        let mut four = [0.0; 4];
+        let mut l = 0;
+        self.for_each_index::<R>(b, |i| {
+            four[l % 4] = self.weight(i);
+            l += 1;
+            if l % 4 == 0 {
+                sums.add(four);
+            }
+        });
+        sums.total()
     }
 
     /// Adds `delta` to every weight that V of `b` reads.

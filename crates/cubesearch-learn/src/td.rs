@@ -13,6 +13,7 @@ use crate::network::NTupleNetwork;
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::StochasticGame;
 use cubesearch_games::fib::{BoardOf, Dir, Sliding, TileRule};
+use multiversion::multiversion;
 
 /// What one game came to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -70,7 +71,7 @@ pub struct Trajectory {
 /// [`NTupleNetwork::indices_of`] lays them out (an illegal move's are the state's, valued and
 /// ignored): made and valued four at once, vector instructions making them and the weight
 /// loads overlapping.
-#[inline]
+#[inline(always)]
 fn greedy_indexed<R: TileRule>(
     game: &Sliding<R>,
     net: &NTupleNetwork,
@@ -84,6 +85,11 @@ fn greedy_indexed<R: TileRule>(
 
 /// Plays one game greedily with `net` from a start drawn by `rng`; when `step` is given (the
 /// change per weight per unit of TD error, `alpha / lookups`), learns from it afterwards.
+///
+/// Compiled twice: for any x86-64 and for one with AVX2 and BMI2, picked at run time (the
+/// symmetric views and indices of four boards at once fill 256-bit registers; 20–30 % more
+/// moves a second on the hosts measured). Both compute the same floats in the same order.
+#[multiversion(targets("x86_64+avx+avx2+bmi1+bmi2+popcnt+lzcnt"))]
 pub fn play_episode<R: TileRule>(
     game: &Sliding<R>,
     net: &NTupleNetwork,

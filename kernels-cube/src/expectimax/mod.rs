@@ -89,18 +89,23 @@ impl NetLayout {
 }
 
 /// V(board) of an n-tuple network laid out as `layout`: lookup `l`'s index is its cells' tile
-/// indices, `bits` bits each, first cell lowest, summed in lookup order as the host network does.
+/// indices, `bits` bits each, first cell lowest, summed as the host network sums them: lookup
+/// `l` into partial sum `l mod 4`, then `(s₀ + s₁) + (s₂ + s₃)` (a multiple of 4 lookups).
 #[cube]
 pub fn network_value<T: DeviceTiles>(
     board: &FibBoard,
     weights: &Array<f32>,
     #[comptime] layout: NetLayout,
 ) -> f32 {
-    sum_lookups::<T>(board, weights, 0.0f32, layout, 0usize)
+    let s0 = sum_lookups::<T>(board, weights, 0.0f32, layout.clone(), 0usize);
+    let s1 = sum_lookups::<T>(board, weights, 0.0f32, layout.clone(), 1usize);
+    let s2 = sum_lookups::<T>(board, weights, 0.0f32, layout.clone(), 2usize);
+    let s3 = sum_lookups::<T>(board, weights, 0.0f32, layout, 3usize);
+    (s0 + s1) + (s2 + s3)
 }
 
-/// `acc` plus the weights of lookups `l..` in order. A recursion on compile-time values, so it
-/// unrolls: every cell and offset is a constant.
+/// `acc` plus the weights of lookups `l, l + 4, l + 8, …` in order. A recursion on
+/// compile-time values, so it unrolls: every cell and offset is a constant.
 #[cube]
 fn sum_lookups<T: DeviceTiles>(
     board: &FibBoard,
@@ -113,7 +118,7 @@ fn sum_lookups<T: DeviceTiles>(
     if comptime!(l < layout.len()) {
         let idx = tuple_index::<T>(board, 0u32, comptime!(layout.cells(l)), 0usize);
         let w = weights[(idx + comptime!(layout.offset(l))) as usize];
-        v = sum_lookups::<T>(board, weights, acc + w, layout, comptime!(l + 1));
+        v = sum_lookups::<T>(board, weights, acc + w, layout, comptime!(l + 4));
     }
     v
 }

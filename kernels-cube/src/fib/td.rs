@@ -67,7 +67,9 @@ fn lookup_index<T: DeviceTiles>(
     idx as usize
 }
 
-/// V(board): the sum of the weights of every lookup, in the network's order.
+/// V(board): the sum of the weights of every lookup in the network's order: lookup `l` into
+/// partial sum `l mod 4`, then `(s₀ + s₁) + (s₂ + s₃)`, as the host's network sums them
+/// (`lookups` is a multiple of 4).
 #[cube]
 pub fn value<T: DeviceTiles>(
     board: &FibBoard,
@@ -76,18 +78,26 @@ pub fn value<T: DeviceTiles>(
     lookups: u32,
     #[comptime] len: u32,
 ) -> f32 {
-    let mut v = 0.0f32;
-    for l in 0..lookups {
-        v += weights[lookup_index::<T>(board, lut, l, len)].load();
+    let mut s0 = 0.0f32;
+    let mut s1 = 0.0f32;
+    let mut s2 = 0.0f32;
+    let mut s3 = 0.0f32;
+    for q in 0..lookups / 4u32 {
+        let l = 4u32 * q;
+        s0 += weights[lookup_index::<T>(board, lut, l, len)].load();
+        s1 += weights[lookup_index::<T>(board, lut, l + 1u32, len)].load();
+        s2 += weights[lookup_index::<T>(board, lut, l + 2u32, len)].load();
+        s3 += weights[lookup_index::<T>(board, lut, l + 3u32, len)].load();
     }
-    v
+    (s0 + s1) + (s2 + s3)
 }
 
 /// V(board) read from the training weights: plain loads from `frozen` when a launch averages
 /// its updates (the weights do not change until the apply kernel runs), else atomic loads from
 /// `live`, which the launch's own updates change. CUDA compiles an atomic load to an atomic
 /// add of zero, a round trip to L2 for each of the 4 × 24 weights a move reads. `frozen` holds
-/// the weights as `F` ([`WeightStorage`]); the sum is f32 whatever they are stored as.
+/// the weights as `F` ([`WeightStorage`]); the sum is f32 whatever they are stored as, in
+/// [`value()`]'s order.
 #[cube]
 fn training_value<T: DeviceTiles, F: Float>(
     board: &FibBoard,
@@ -98,15 +108,22 @@ fn training_value<T: DeviceTiles, F: Float>(
     #[comptime] len: u32,
     #[comptime] averaged: bool,
 ) -> f32 {
-    let mut v = 0.0f32;
     if averaged {
-        for l in 0..lookups {
-            v += f32::cast_from(frozen[lookup_index::<T>(board, lut, l, len)]);
+        let mut s0 = 0.0f32;
+        let mut s1 = 0.0f32;
+        let mut s2 = 0.0f32;
+        let mut s3 = 0.0f32;
+        for q in 0..lookups / 4u32 {
+            let l = 4u32 * q;
+            s0 += f32::cast_from(frozen[lookup_index::<T>(board, lut, l, len)]);
+            s1 += f32::cast_from(frozen[lookup_index::<T>(board, lut, l + 1u32, len)]);
+            s2 += f32::cast_from(frozen[lookup_index::<T>(board, lut, l + 2u32, len)]);
+            s3 += f32::cast_from(frozen[lookup_index::<T>(board, lut, l + 3u32, len)]);
         }
+        (s0 + s1) + (s2 + s3)
     } else {
-        v = value::<T>(board, live, lut, lookups, len);
+        value::<T>(board, live, lut, lookups, len)
     }
-    v
 }
 
 /// Adds `delta` to every weight V(board) reads.

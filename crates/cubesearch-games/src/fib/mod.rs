@@ -229,7 +229,7 @@ impl<R: TileRule> Sliding<R> {
 
     /// [`StochasticGame::afterstate`] for every direction in canonical order (one transpose of
     /// `s` serves up and down).
-    #[inline]
+    #[inline(always)]
     pub fn afterstates(&self, s: BoardOf<R>) -> [Option<(BoardOf<R>, u32)>; 4] {
         let t = R::tables();
         let transposed = s.transposed(R::BITS);
