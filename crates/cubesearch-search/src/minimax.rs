@@ -236,6 +236,18 @@ pub struct Solution<M> {
     pub nodes: Option<u64>,
 }
 
+impl<M> Solution<M> {
+    /// The root taken as it is, when there is nothing to search (the game is over, or the
+    /// depth is 0): its score, no move, one node.
+    pub fn unsearched<G: Game<Move = M>>(game: &G, state: &G::State) -> Self {
+        Solution {
+            best: None,
+            value: game.score(state),
+            nodes: Some(1),
+        }
+    }
+}
+
 /// Best root move on one thread: alpha-beta with the root window narrowing as moves are searched.
 pub fn solve_sequential<G: Game>(
     game: &G,
@@ -245,11 +257,7 @@ pub fn solve_sequential<G: Game>(
 ) -> Solution<G::Move> {
     let moves = game.moves(state);
     if moves.is_empty() || depth == 0 {
-        return Solution {
-            best: None,
-            value: game.score(state),
-            nodes: Some(1),
-        };
+        return Solution::unsearched(game, state);
     }
     let mut best = (None, -INFINITY);
     for mv in moves {
@@ -298,11 +306,7 @@ pub fn solve_iterative<G: Game>(
     let mut moves = game.moves(state);
     if moves.is_empty() || max_depth == 0 {
         return Deepened {
-            solution: Solution {
-                best: None,
-                value: game.score(state),
-                nodes: Some(1),
-            },
+            solution: Solution::unsearched(game, state),
             depth: 0,
         };
     }
@@ -360,11 +364,7 @@ pub fn solve_root_split<G: Game>(game: &G, state: &G::State, depth: u32) -> Solu
     use rayon::prelude::*;
     let moves = game.moves(state);
     if moves.is_empty() || depth == 0 {
-        return Solution {
-            best: None,
-            value: game.score(state),
-            nodes: Some(1),
-        };
+        return Solution::unsearched(game, state);
     }
     let results: Vec<(i32, u64)> = moves
         .par_iter()
@@ -671,12 +671,7 @@ pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
 ) -> Result<(Solution<G::Move>, SplitShape)> {
     let moves = game.moves(state);
     if moves.is_empty() || depth == 0 {
-        let solution = Solution {
-            best: None,
-            value: game.score(state),
-            nodes: Some(1),
-        };
-        return Ok((solution, SplitShape::default()));
+        return Ok((Solution::unsearched(game, state), SplitShape::default()));
     }
     let split = split_depth(moves.len(), depth, exec.preferred_batch());
     let mut shape = SplitShape {
@@ -769,12 +764,7 @@ pub fn solve_frontier_with<G: Game, E: SubtreeSearch<G>>(
 ) -> Result<(Solution<G::Move>, SplitShape)> {
     let moves = game.moves(state);
     if moves.is_empty() || depth == 0 {
-        let solution = Solution {
-            best: None,
-            value: game.score(state),
-            nodes: Some(1),
-        };
-        return Ok((solution, SplitShape::default()));
+        return Ok((Solution::unsearched(game, state), SplitShape::default()));
     }
     let tree = UpperTree::build(
         game,
@@ -942,11 +932,7 @@ pub fn solve<G: cubesearch_kernels::GpuGame>(
     };
     let moves = game.moves(state);
     if moves.is_empty() || depth == 0 {
-        return Ok(plain(Solution {
-            best: None,
-            value: game.score(state),
-            nodes: Some(1),
-        }));
+        return Ok(plain(Solution::unsearched(game, state)));
     }
     match strategy {
         "cpu" => Ok(plain(solve_sequential(
