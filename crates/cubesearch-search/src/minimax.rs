@@ -11,7 +11,7 @@
 //! | `v1` | GPU | one cube per root move, one unit per second-level move, host picks the best |
 //! | `v2` | GPU | v1 over the seed's compact stack: two words of counters a level instead of five |
 //! | `v4` | GPU | as v1, and the reduction over root moves on the device: one word comes back |
-//! | `frontier` | any executor | the upper plies expanded in full until tens of thousands of positions, each searched with a full window by [`SubtreeSearch`] in one batch, the host backing the values up |
+//! | `frontier` | any executor | the upper plies (at most half the depth) expanded in full until some 10⁵ positions, the distinct ones searched by [`SubtreeSearch`] in one batch inside an aspiration window, the host backing the values up |
 //! | `split` | any executor | null-window tests (MTD(f)) whose upper tree of depth s, pruned as alpha-beta would, is built on the host and whose frontier is searched to depth p = d − s by [`SubtreeSearch`] in one batch (Rocki & Suda's split with the pruning kept) |
 //!
 //! ```
@@ -739,7 +739,8 @@ pub const ASPIRATION: i32 = 16;
 /// plies for one launch of many independent subtrees, the shape a GPU wants, and wins some of
 /// it back with an aspiration window: the frontier is first searched two plies shallower, and
 /// the real search runs in ±[`ASPIRATION`] around that value (every frontier node in the root's
-/// window, negated on odd plies), again with a half-open window if the value falls outside.
+/// window, negated on odd plies), again from the bound found in a window four times as wide
+/// each time the value falls outside.
 /// Returns the solution (nodes: upper tree plus executor) and its shape: the plies expanded,
 /// the batches, and the subtrees a batch (`widest`).
 pub fn solve_frontier<G: Game, E: SubtreeSearch<G>>(
@@ -814,7 +815,6 @@ pub fn solve_frontier_with<G: Game, E: SubtreeSearch<G>>(
             _ => break values,
         }
     };
-    shape.tests = shape.launches;
     let (index, value) = first_max(tree.root_move_values(&values, 0).into_iter());
     let solution = Solution {
         best: Some(moves[index]),
@@ -846,7 +846,7 @@ fn distinct<S: Copy + Eq + Hash>(states: &[S]) -> (Vec<S>, Vec<usize>) {
 pub struct SplitShape {
     /// The split ply s (the plies the host expanded).
     pub split: u32,
-    /// Null-window tests run.
+    /// Null-window tests run (split).
     pub tests: usize,
     /// Batches handed to the executor over all tests.
     pub launches: usize,
