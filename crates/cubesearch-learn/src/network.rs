@@ -418,31 +418,32 @@ impl NTupleNetwork {
 
     /// V of a board given as its 16 tile indices (the reference for [`Self::value`]).
     pub fn value_cells(&self, cells: &[u8; 16]) -> f32 {
-        let mut sums = PartialSums::default();
-        for four in self.lookups.chunks_exact(4) {
-            let w = |k: usize| self.weight(four[k].cell_index(cells, self.bits));
-            sums.add([w(0), w(1), w(2), w(3)]);
-        }
-        sums.total()
+        self.value_at(&self.cell_indices_vec(cells))
     }
 
     /// Adds `delta` to every weight that V of this board reads (the reference for
     /// [`Self::update`]).
     pub fn update_cells(&self, cells: &[u8; 16], delta: f32) {
-        for l in &self.lookups {
-            self.add(l.cell_index(cells, self.bits), delta);
-        }
+        self.update_at(&self.cell_indices_vec(cells), delta);
     }
 
-    /// Calls `f` with the weight index of each lookup of `b`, in lookup order.
+    /// [`Self::cell_indices`] into a new vector.
+    fn cell_indices_vec(&self, cells: &[u8; 16]) -> Vec<u32> {
+        let mut indices = vec![0; self.lookups()];
+        self.cell_indices(cells, &mut indices);
+        indices
+    }
+
+    /// Calls `f` with the weight indices of each shape's 8 lookups of `b`, shape by shape (so
+    /// lookup by lookup in lookup order).
     #[inline(always)]
-    fn for_each_index<R: TileRule>(&self, b: BoardOf<R>, mut f: impl FnMut(u32)) {
+    fn for_each_shape<R: TileRule>(&self, b: BoardOf<R>, mut f: impl FnMut(&[u32; 8])) {
         debug_assert_eq!(self.bits, R::BITS);
         let views = Board::symmetric_views([b], R::BITS);
         let mut eight = [0; 8];
         for reader in &self.readers {
             reader.indices(&views, &mut eight);
-            eight.into_iter().for_each(&mut f);
+            f(&eight);
         }
     }
 
@@ -473,14 +474,11 @@ impl NTupleNetwork {
     /// V of a board of game `R` (the network must be made for `R`).
     #[inline]
     pub fn value<R: TileRule>(&self, b: BoardOf<R>) -> f32 {
+        // A shape's 8 lookups start at a multiple of 4: two steps of the partial sums.
         let mut sums = PartialSums::default();
-        let mut four = [0.0; 4];
-        let mut l = 0;
-        self.for_each_index::<R>(b, |i| {
-            four[l % 4] = self.weight(i);
-            l += 1;
-            if l % 4 == 0 {
-                sums.add(four);
+        self.for_each_shape::<R>(b, |eight| {
+            for four in eight.chunks_exact(4) {
+                sums.add(self.weights_of(four));
             }
         });
         sums.total()
@@ -489,7 +487,7 @@ impl NTupleNetwork {
     /// Adds `delta` to every weight that V of `b` reads.
     #[inline]
     pub fn update<R: TileRule>(&self, b: BoardOf<R>, delta: f32) {
-        self.for_each_index::<R>(b, |i| self.add(i, delta));
+        self.for_each_shape::<R>(b, |eight| self.update_at(eight, delta));
     }
 }
 

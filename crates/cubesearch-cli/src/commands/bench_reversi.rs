@@ -444,15 +444,13 @@ fn alphabeta(common: &Common, args: &BenchArgs) -> Result<()> {
             })
     };
     for backend in backends {
-        let name = backend.name();
-        if !args.only.is_empty() && !args.only.iter().any(|o| o.split(' ').next() == Some(name)) {
-            continue;
-        }
         for strategy in ["v1", "v4", "split", "frontier"] {
+            let label = format!("{} {strategy}", backend.name());
+            if !wanted(&label) {
+                continue;
+            }
             match Executor::new(backend) {
-                Ok((exec, _)) => {
-                    columns.push((format!("{} {strategy}", backend.name()), exec, strategy))
-                }
+                Ok((exec, _)) => columns.push((label, exec, strategy)),
                 Err(e) => {
                     eprintln!("bench: skipping {backend}: {e}");
                     break;
