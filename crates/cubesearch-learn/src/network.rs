@@ -188,6 +188,42 @@ impl PartialSums {
     }
 }
 
+/// A weight's value.
+#[inline(always)]
+fn read(w: &AtomicU32) -> f32 {
+    f32::from_bits(w.load(Relaxed))
+}
+
+/// Adds `delta` to a weight (a relaxed load and store: see the module docs).
+#[inline(always)]
+fn add(w: &AtomicU32, delta: f32) {
+    w.store((read(w) + delta).to_bits(), Relaxed);
+}
+
+/// V of one board from its lookups' weight indices, `weight` reading each.
+#[inline(always)]
+fn sum_lookups(indices: &[u32], weight: impl Fn(u32) -> f32) -> f32 {
+    let mut sums = PartialSums::default();
+    for four in indices.chunks_exact(4) {
+        sums.add([0, 1, 2, 3].map(|k| weight(four[k])));
+    }
+    sums.total()
+}
+
+/// V of four boards from their indices laid out as [`NTupleNetwork::indices_of`] does,
+/// `weight` reading each.
+#[inline(always)]
+fn sum_four_boards(indices: &[u32], weight: impl Fn(u32) -> f32) -> [f32; 4] {
+    let mut sums = [PartialSums::default(); 4];
+    // Four lookups of the four boards: board i's lookup 4q + k at 16q + 4k + i.
+    for sixteen in indices.chunks_exact(16) {
+        for (i, sums) in sums.iter_mut().enumerate() {
+            sums.add([0, 1, 2, 3].map(|k| weight(sixteen[4 * k + i])));
+        }
+    }
+    sums.map(PartialSums::total)
+}
+
 /// An n-tuple network for one game (see the module docs).
 #[derive(Debug)]
 pub struct NTupleNetwork {
@@ -355,35 +391,40 @@ impl NTupleNetwork {
     /// The weights of four lookups.
     #[inline(always)]
     fn weights_of(&self, four: &[u32]) -> [f32; 4] {
-        [
-            self.weight(four[0]),
-            self.weight(four[1]),
-            self.weight(four[2]),
-            self.weight(four[3]),
-        ]
+        [0, 1, 2, 3].map(|k| self.weight(four[k]))
     }
 
     /// Weight `i` of the flat weights.
     #[inline(always)]
     fn weight(&self, i: u32) -> f32 {
-        f32::from_bits(self.weights[i as usize].load(Relaxed))
+        read(&self.weights[i as usize])
     }
 
-    /// Adds `delta` to weight `i` (a relaxed load and store: see the module docs).
+    /// [`Self::weight`] without the bounds check: the trainer reads ~170 weights a move, each
+    /// check a compare and branch (a fifth of its instructions, docs/BENCHMARKS.md).
+    ///
+    /// # Safety
+    /// `i` is below [`Self::weight_count`], as every index that [`Self::indices_of`] makes is.
     #[inline(always)]
-    fn add(&self, i: u32, delta: f32) {
-        let w = &self.weights[i as usize];
-        w.store((f32::from_bits(w.load(Relaxed)) + delta).to_bits(), Relaxed);
+    unsafe fn weight_unchecked(&self, i: u32) -> f32 {
+        // SAFETY: the caller's promise.
+        read(unsafe { self.weights.get_unchecked(i as usize) })
     }
 
     /// V from the weight indices of a board's lookups (in the module's summation order).
     #[inline]
     pub fn value_at(&self, indices: &[u32]) -> f32 {
-        let mut sums = PartialSums::default();
-        for four in indices.chunks_exact(4) {
-            sums.add(self.weights_of(four));
-        }
-        sums.total()
+        sum_lookups(indices, |i| self.weight(i))
+    }
+
+    /// [`Self::value_at`] without bounds checks.
+    ///
+    /// # Safety
+    /// Every index is below [`Self::weight_count`] (made by [`Self::indices_of`], say).
+    #[inline(always)]
+    pub(crate) unsafe fn value_at_unchecked(&self, indices: &[u32]) -> f32 {
+        // SAFETY: the caller's promise.
+        sum_lookups(indices, |i| unsafe { self.weight_unchecked(i) })
     }
 
     /// V of four boards from their weight indices as [`Self::indices_of`] lays them out
@@ -391,20 +432,17 @@ impl NTupleNetwork {
     /// does; the sixteen partial sums go step by step together, so their weight loads overlap.
     #[inline(always)]
     pub fn values_at(&self, indices: &[u32]) -> [f32; 4] {
-        let mut sums = [PartialSums::default(); 4];
-        // Four lookups of the four boards: board i's lookup 4q + k at 16q + 4k + i.
-        for sixteen in indices.chunks_exact(16) {
-            for (i, sums) in sums.iter_mut().enumerate() {
-                let w = |k: usize| self.weight(sixteen[4 * k + i]);
-                sums.add([w(0), w(1), w(2), w(3)]);
-            }
-        }
-        [
-            sums[0].total(),
-            sums[1].total(),
-            sums[2].total(),
-            sums[3].total(),
-        ]
+        sum_four_boards(indices, |i| self.weight(i))
+    }
+
+    /// [`Self::values_at`] without bounds checks.
+    ///
+    /// # Safety
+    /// Every index is below [`Self::weight_count`] (made by [`Self::indices_of`], say).
+    #[inline(always)]
+    pub(crate) unsafe fn values_at_unchecked(&self, indices: &[u32]) -> [f32; 4] {
+        // SAFETY: the caller's promise.
+        sum_four_boards(indices, |i| unsafe { self.weight_unchecked(i) })
     }
 
     /// Adds `delta` to the weight of each lookup in turn (two lookups may share a weight: the
@@ -412,7 +450,19 @@ impl NTupleNetwork {
     #[inline]
     pub fn update_at(&self, indices: &[u32], delta: f32) {
         for &i in indices {
-            self.add(i, delta);
+            add(&self.weights[i as usize], delta);
+        }
+    }
+
+    /// [`Self::update_at`] without bounds checks.
+    ///
+    /// # Safety
+    /// Every index is below [`Self::weight_count`] (made by [`Self::indices_of`], say).
+    #[inline(always)]
+    pub(crate) unsafe fn update_at_unchecked(&self, indices: &[u32], delta: f32) {
+        for &i in indices {
+            // SAFETY: the caller's promise.
+            add(unsafe { self.weights.get_unchecked(i as usize) }, delta);
         }
     }
 

@@ -80,7 +80,8 @@ fn greedy_indexed<R: TileRule>(
 ) -> Option<(usize, BoardOf<R>, u32)> {
     let afters = game.afterstates(s);
     net.indices_of::<R, 4>(afters.map(|a| a.map_or(s, |(after, _)| after)), candidates);
-    best_move(&afters, net.values_at(candidates))
+    // SAFETY: `indices_of` of `net` just made every index.
+    best_move(&afters, unsafe { net.values_at_unchecked(candidates) })
 }
 
 /// Plays one game greedily with `net` from a start drawn by `rng`; when `step` is given (the
@@ -105,8 +106,14 @@ pub fn play_episode<R: TileRule>(
     let mut score = 0u64;
     while let Some((k, after, reward)) = greedy_indexed(game, net, s, &mut path.candidates) {
         score += reward as u64;
-        let chosen = path.candidates.chunks_exact(4).map(|four| four[k]);
-        path.indices.extend(chosen);
+        let start = path.indices.len();
+        path.indices.resize(start + lookups, 0);
+        for (index, four) in path.indices[start..]
+            .iter_mut()
+            .zip(path.candidates.chunks_exact(4))
+        {
+            *index = four[k];
+        }
         path.rewards.push(reward);
         s = game.sample_chance(&after, rng);
     }
@@ -116,7 +123,8 @@ pub fn play_episode<R: TileRule>(
         max_index: s.max_index(R::BITS),
     };
     if let Some(step) = step {
-        learn_indexed(net, &path.indices, &path.rewards, step);
+        // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
+        unsafe { learn_indexed(net, &path.indices, &path.rewards, step) };
     }
     episode
 }
@@ -129,16 +137,24 @@ pub fn learn<R: TileRule>(net: &NTupleNetwork, path: &[(BoardOf<R>, u32)], step:
         net.indices::<R>(after, block);
     }
     let rewards: Vec<u32> = path.iter().map(|&(_, r)| r).collect();
-    learn_indexed(net, &indices, &rewards, step);
+    // SAFETY: `indices` of `net` made every index.
+    unsafe { learn_indexed(net, &indices, &rewards, step) };
 }
 
 /// [`learn`] on the afterstates' weight indices (a block of lookups each) and rewards.
-fn learn_indexed(net: &NTupleNetwork, indices: &[u32], rewards: &[u32], step: f32) {
+///
+/// # Safety
+/// Every index was made by [`NTupleNetwork::indices_of`] of `net` (so is below its
+/// [`NTupleNetwork::weight_count`]).
+unsafe fn learn_indexed(net: &NTupleNetwork, indices: &[u32], rewards: &[u32], step: f32) {
     let mut target = 0.0f32;
     for (block, &reward) in indices.chunks_exact(net.lookups()).zip(rewards).rev() {
-        let v = net.value_at(block);
-        net.update_at(block, step * (target - v));
-        target = reward as f32 + net.value_at(block);
+        // SAFETY: the caller's promise.
+        unsafe {
+            let v = net.value_at_unchecked(block);
+            net.update_at_unchecked(block, step * (target - v));
+            target = reward as f32 + net.value_at_unchecked(block);
+        }
     }
 }
 
