@@ -1,26 +1,43 @@
 //! The CPU trainer's speed from trained weights, on one thread: `cargo run --release -p
 //! cubesearch-learn --example td_speed -- weights/2584-19min.safetensors [games] [reps]`.
-//! Each rep loads the weights afresh and trains `games` games (default 1024, as `cubesearch
-//! bench td-train` does); prints each rep's moves/s and the median.
+//! The game (2584 or 2048) is the weights file's. Each rep loads the weights afresh and trains
+//! `games` games (default 1024, as `cubesearch bench td-train` does); prints each rep's moves/s
+//! and the median.
 
-use cubesearch_games::Fib;
+use cubesearch_games::fib::TileRule;
+use cubesearch_games::{Fib, Pow2};
 use cubesearch_learn::{CpuEngine, NTupleNetwork, TdEngine};
+use std::path::Path;
 use std::time::Instant;
 
 fn main() -> cubesearch_core::Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let path = args
-        .get(1)
-        .map_or("weights/2584-19min.safetensors", String::as_str);
+    let path = Path::new(
+        args.get(1)
+            .map_or("weights/2584-19min.safetensors", String::as_str),
+    );
     let games = args.get(2).and_then(|g| g.parse().ok()).unwrap_or(1024);
     let reps = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(5);
+    let rates = match NTupleNetwork::load::<Fib>(path, None) {
+        Ok(_) => time::<Fib>(path, games, reps)?,
+        Err(_) => time::<Pow2>(path, games, reps)?,
+    };
+    println!("median {:.3e} moves/s", rates[rates.len() / 2]);
+    Ok(())
+}
+
+/// Each rep's moves/s, sorted.
+fn time<R: TileRule>(path: &Path, games: u64, reps: usize) -> cubesearch_core::Result<Vec<f64>>
+where
+    CpuEngine: TdEngine<R>,
+{
     let mut rates = Vec::new();
     for rep in 0..reps {
-        let (net, _) = NTupleNetwork::load::<Fib>(std::path::Path::new(path), None)?;
+        let (net, _) = NTupleNetwork::load::<R>(path, None)?;
         let step = 0.1 / net.lookups() as f32;
         let mut moves = 0u64;
         let start = Instant::now();
-        TdEngine::<Fib>::play(
+        TdEngine::<R>::play(
             &mut CpuEngine { threads: 1 },
             &net,
             0,
@@ -37,6 +54,5 @@ fn main() -> cubesearch_core::Result<()> {
         rates.push(rate);
     }
     rates.sort_by(f64::total_cmp);
-    println!("median {:.3e} moves/s", rates[rates.len() / 2]);
-    Ok(())
+    Ok(rates)
 }
