@@ -79,8 +79,9 @@ fn greedy_indexed<R: TileRule>(
     candidates: &mut [u32],
 ) -> Option<(usize, BoardOf<R>, u32)> {
     let afters = game.afterstates(s);
+    let candidates = &mut candidates[..4 * net.lookups()];
     net.indices_of::<R, 4>(afters.map(|a| a.map_or(s, |(after, _)| after)), candidates);
-    // SAFETY: `indices_of` of `net` just made every index.
+    // SAFETY: `indices_of` of `net` just wrote every index of `candidates`.
     best_move(&afters, unsafe { net.values_at_unchecked(candidates) })
 }
 
@@ -106,14 +107,8 @@ pub fn play_episode<R: TileRule>(
     let mut score = 0u64;
     while let Some((k, after, reward)) = greedy_indexed(game, net, s, &mut path.candidates) {
         score += reward as u64;
-        let start = path.indices.len();
-        path.indices.resize(start + lookups, 0);
-        for (index, four) in path.indices[start..]
-            .iter_mut()
-            .zip(path.candidates.chunks_exact(4))
-        {
-            *index = four[k];
-        }
+        let chosen = path.candidates.chunks_exact(4).map(|four| four[k]);
+        path.indices.extend(chosen);
         path.rewards.push(reward);
         s = game.sample_chance(&after, rng);
     }
