@@ -180,6 +180,15 @@ impl PartialSums {
         }
     }
 
+    /// Adds the weights of the next lookups, given by their indices (a multiple of 4 of them),
+    /// `weight` reading each.
+    #[inline(always)]
+    fn add_lookups(&mut self, indices: &[u32], weight: impl Fn(u32) -> f32) {
+        for four in indices.chunks_exact(4) {
+            self.add([0, 1, 2, 3].map(|k| weight(four[k])));
+        }
+    }
+
     /// V: `(s₀ + s₁) + (s₂ + s₃)`.
     #[inline(always)]
     fn total(self) -> f32 {
@@ -204,9 +213,7 @@ fn add(w: &AtomicU32, delta: f32) {
 #[inline(always)]
 fn sum_lookups(indices: &[u32], weight: impl Fn(u32) -> f32) -> f32 {
     let mut sums = PartialSums::default();
-    for four in indices.chunks_exact(4) {
-        sums.add([0, 1, 2, 3].map(|k| weight(four[k])));
-    }
+    sums.add_lookups(indices, weight);
     sums.total()
 }
 
@@ -388,12 +395,6 @@ impl NTupleNetwork {
         }
     }
 
-    /// The weights of four lookups.
-    #[inline(always)]
-    fn weights_of(&self, four: &[u32]) -> [f32; 4] {
-        [0, 1, 2, 3].map(|k| self.weight(four[k]))
-    }
-
     /// Weight `i` of the flat weights.
     #[inline(always)]
     fn weight(&self, i: u32) -> f32 {
@@ -526,11 +527,7 @@ impl NTupleNetwork {
     pub fn value<R: TileRule>(&self, b: BoardOf<R>) -> f32 {
         // A shape's 8 lookups start at a multiple of 4: two steps of the partial sums.
         let mut sums = PartialSums::default();
-        self.for_each_shape::<R>(b, |eight| {
-            for four in eight.chunks_exact(4) {
-                sums.add(self.weights_of(four));
-            }
-        });
+        self.for_each_shape::<R>(b, |eight| sums.add_lookups(eight, |i| self.weight(i)));
         sums.total()
     }
 

@@ -911,7 +911,7 @@ pub struct Solved<M> {
     pub units: Option<usize>,
     /// Device memory for the search stacks, in bytes (GPU strategies).
     pub stack_memory: Option<usize>,
-    /// How the split strategy ran.
+    /// How the split or frontier strategy ran.
     pub split: Option<SplitShape>,
 }
 
