@@ -30,7 +30,7 @@ use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Result, StochasticGame};
 
 pub use board::{symmetry_cell, Board, BoardWord, HalfLanes};
-pub use tables::{RowMove, RowTables};
+pub use tables::{RowMove, RowTables, Toward};
 
 /// The tile arithmetic of one game. Tiles are stored as indices `1..2^BITS` (0 = empty).
 pub trait TileRule:
@@ -175,24 +175,33 @@ impl Dir {
     }
 }
 
-/// Slides every row of `b` by `table`: the new board and the reward.
+/// Slides every row of `b` toward `side` ([`RowTables::moves`] gives `moves`): the new board
+/// and the reward.
 #[inline(always)]
-fn slide_rows<R: TileRule>(b: BoardOf<R>, table: &[RowMove]) -> (BoardOf<R>, u32) {
+fn slide_rows<R: TileRule>(
+    b: BoardOf<R>,
+    moves: &[[RowMove; 2]],
+    side: Toward,
+) -> (BoardOf<R>, u32) {
     let mut out = Board::EMPTY;
     let mut reward = 0;
     for r in 0..4 {
-        let m = table[b.row(r, R::BITS) as usize];
+        let m = moves[b.row(r, R::BITS) as usize][side as usize];
         out = out.or_row(r, m.row, R::BITS);
         reward += m.reward;
     }
     (out, reward)
 }
 
-/// Slides every column of the board whose transpose is `transposed` by `table` (along a
+/// Slides every column of the board whose transpose is `transposed` toward `side` (along a
 /// column, cell 0 is the top): the rows of the transpose.
 #[inline(always)]
-fn slide_columns<R: TileRule>(transposed: BoardOf<R>, table: &[RowMove]) -> (BoardOf<R>, u32) {
-    let (out, reward) = slide_rows::<R>(transposed, table);
+fn slide_columns<R: TileRule>(
+    transposed: BoardOf<R>,
+    moves: &[[RowMove; 2]],
+    side: Toward,
+) -> (BoardOf<R>, u32) {
+    let (out, reward) = slide_rows::<R>(transposed, moves, side);
     (out.transposed(R::BITS), reward)
 }
 
@@ -218,12 +227,12 @@ impl<R: TileRule> Sliding<R> {
     /// or not anything moved.
     #[inline]
     pub fn slide(&self, b: BoardOf<R>, dir: Dir) -> (BoardOf<R>, u32) {
-        let t = R::tables();
+        let moves = R::tables().moves(R::BITS);
         match dir {
-            Dir::Left => slide_rows::<R>(b, &t.toward_low),
-            Dir::Right => slide_rows::<R>(b, &t.toward_high),
-            Dir::Up => slide_columns::<R>(b.transposed(R::BITS), &t.toward_low),
-            Dir::Down => slide_columns::<R>(b.transposed(R::BITS), &t.toward_high),
+            Dir::Left => slide_rows::<R>(b, moves, Toward::Low),
+            Dir::Right => slide_rows::<R>(b, moves, Toward::High),
+            Dir::Up => slide_columns::<R>(b.transposed(R::BITS), moves, Toward::Low),
+            Dir::Down => slide_columns::<R>(b.transposed(R::BITS), moves, Toward::High),
         }
     }
 
@@ -231,14 +240,14 @@ impl<R: TileRule> Sliding<R> {
     /// `s` serves up and down).
     #[inline(always)]
     pub fn afterstates(&self, s: BoardOf<R>) -> [Option<(BoardOf<R>, u32)>; 4] {
-        let t = R::tables();
+        let moves = R::tables().moves(R::BITS);
         let transposed = s.transposed(R::BITS);
         let legal = |(after, reward): (BoardOf<R>, u32)| (after != s).then_some((after, reward));
         [
-            legal(slide_rows::<R>(s, &t.toward_low)),
-            legal(slide_rows::<R>(s, &t.toward_high)),
-            legal(slide_columns::<R>(transposed, &t.toward_low)),
-            legal(slide_columns::<R>(transposed, &t.toward_high)),
+            legal(slide_rows::<R>(s, moves, Toward::Low)),
+            legal(slide_rows::<R>(s, moves, Toward::High)),
+            legal(slide_columns::<R>(transposed, moves, Toward::Low)),
+            legal(slide_columns::<R>(transposed, moves, Toward::High)),
         ]
     }
 

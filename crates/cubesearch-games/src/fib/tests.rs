@@ -7,7 +7,7 @@ use rstest::rstest;
 /// new values and the reward (the reference `slide_row` must agree).
 fn left_values<R: TileRule>(values: [u64; 4]) -> ([u32; 4], u32) {
     let cells = values.map(|v| R::index_of(v).expect("a tile value"));
-    let m = R::tables().toward_low[tables::pack(cells, R::BITS) as usize];
+    let m = R::tables().get(tables::pack(cells, R::BITS), Toward::Low);
     let (reference, reward) = slide_row::<R>(cells);
     assert_eq!(tables::unpack(m.row, R::BITS), reference);
     assert_eq!(m.reward, reward);
@@ -16,7 +16,7 @@ fn left_values<R: TileRule>(values: [u64; 4]) -> ([u32; 4], u32) {
 
 fn right_values<R: TileRule>(values: [u64; 4]) -> ([u32; 4], u32) {
     let cells = values.map(|v| R::index_of(v).expect("a tile value"));
-    let m = R::tables().toward_high[tables::pack(cells, R::BITS) as usize];
+    let m = R::tables().get(tables::pack(cells, R::BITS), Toward::High);
     (tables::unpack(m.row, R::BITS).map(R::value), m.reward)
 }
 
