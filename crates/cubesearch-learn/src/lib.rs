@@ -16,6 +16,8 @@
 #![deny(missing_docs)]
 
 pub mod file;
+#[cfg(target_arch = "x86_64")]
+mod gather;
 pub mod network;
 pub mod play;
 pub mod plot;

@@ -17,6 +17,8 @@
 //! undefined behaviour; two threads updating one weight at once may lose one of the updates,
 //! which the seed (section 4.3) accepts as rare and harmless.
 
+#[cfg(target_arch = "x86_64")]
+use crate::gather;
 use cubesearch_core::{Error, Result};
 use cubesearch_games::fib::{symmetry_cell, Board, BoardOf, HalfLanes, TileRule};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -231,6 +233,31 @@ fn sum_four_boards(indices: &[u32], weight: impl Fn(u32) -> f32) -> [f32; 4] {
     sums.map(PartialSums::total)
 }
 
+/// How the trainer reads weights: one load at a time, or eight at once with AVX2's gather
+/// ([`crate::gather`]). Both sum the same floats in the same order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WeightReads {
+    OneByOne,
+    #[cfg(target_arch = "x86_64")]
+    Gather,
+}
+
+impl WeightReads {
+    /// Gathers where `avx2` says so (a constant in each of the trainer's clones).
+    ///
+    /// # Safety
+    /// With `avx2`, the CPU has AVX2.
+    #[inline(always)]
+    pub(crate) unsafe fn new(avx2: bool) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if avx2 {
+            return WeightReads::Gather;
+        }
+        let _ = avx2;
+        WeightReads::OneByOne
+    }
+}
+
 /// An n-tuple network for one game (see the module docs).
 #[derive(Debug)]
 pub struct NTupleNetwork {
@@ -418,14 +445,20 @@ impl NTupleNetwork {
         sum_lookups(indices, |i| self.weight(i))
     }
 
-    /// [`Self::value_at`] without bounds checks.
+    /// [`Self::value_at`] without bounds checks, reading as `reads` says.
     ///
     /// # Safety
-    /// Every index is below [`Self::weight_count`] (made by [`Self::indices_of`], say).
+    /// Every index is below [`Self::weight_count`] (made by [`Self::indices_of`], say), and
+    /// `reads` was made by [`WeightReads::new`] under its promise.
     #[inline(always)]
-    pub(crate) unsafe fn value_at_unchecked(&self, indices: &[u32]) -> f32 {
-        // SAFETY: the caller's promise.
-        sum_lookups(indices, |i| unsafe { self.weight_unchecked(i) })
+    pub(crate) unsafe fn value_at_unchecked(&self, indices: &[u32], reads: WeightReads) -> f32 {
+        match reads {
+            // SAFETY: the caller's promises.
+            #[cfg(target_arch = "x86_64")]
+            WeightReads::Gather => unsafe { gather::sum_lookups(self.weights.as_ptr(), indices) },
+            // SAFETY: the caller's promise.
+            WeightReads::OneByOne => sum_lookups(indices, |i| unsafe { self.weight_unchecked(i) }),
+        }
     }
 
     /// V of four boards from their weight indices as [`Self::indices_of`] lays them out
@@ -436,14 +469,27 @@ impl NTupleNetwork {
         sum_four_boards(indices, |i| self.weight(i))
     }
 
-    /// [`Self::values_at`] without bounds checks.
+    /// [`Self::values_at`] without bounds checks, reading as `reads` says.
     ///
     /// # Safety
-    /// Every index is below [`Self::weight_count`] (made by [`Self::indices_of`], say).
+    /// As for [`Self::value_at_unchecked`].
     #[inline(always)]
-    pub(crate) unsafe fn values_at_unchecked(&self, indices: &[u32]) -> [f32; 4] {
-        // SAFETY: the caller's promise.
-        sum_four_boards(indices, |i| unsafe { self.weight_unchecked(i) })
+    pub(crate) unsafe fn values_at_unchecked(
+        &self,
+        indices: &[u32],
+        reads: WeightReads,
+    ) -> [f32; 4] {
+        match reads {
+            // SAFETY: the caller's promises.
+            #[cfg(target_arch = "x86_64")]
+            WeightReads::Gather => unsafe {
+                gather::sum_four_boards(self.weights.as_ptr(), indices)
+            },
+            // SAFETY: the caller's promise.
+            WeightReads::OneByOne => {
+                sum_four_boards(indices, |i| unsafe { self.weight_unchecked(i) })
+            }
+        }
     }
 
     /// Adds `delta` to the weight of each lookup in turn (two lookups may share a weight: the
@@ -544,5 +590,60 @@ impl<R: TileRule> cubesearch_core::AfterstateValue<cubesearch_games::fib::Slidin
     #[inline]
     fn value(&self, _game: &cubesearch_games::fib::Sliding<R>, afterstate: &BoardOf<R>) -> f32 {
         NTupleNetwork::value::<R>(self, *afterstate)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cubesearch_core::rng::XorShift32;
+    use cubesearch_games::fib::{Fib, Pow2};
+
+    /// The trainer's reads (gathers where the CPU has AVX2) sum the same floats in the same
+    /// order as the checked one-by-one reads, bit for bit, on random weights and boards.
+    fn check_trainer_reads<R: TileRule>(shapes: &[Vec<u8>]) {
+        let mut net = NTupleNetwork::for_game::<R>(shapes).unwrap();
+        let mut rng = XorShift32::for_worker(5, 0);
+        for t in 0..shapes.len() {
+            let len = net.table_range(t).len();
+            // Magnitudes from 1e-3 to 1e3 of both signs: the order of the additions shows.
+            let values: Vec<f32> = (0..len)
+                .map(|_| (rng.below(2001) as f32 - 1000.0) * 10f32.powi(rng.below(7) as i32 - 3))
+                .collect();
+            net.set_table(t, values.into_iter());
+        }
+        #[cfg(target_arch = "x86_64")]
+        let avx2 = std::arch::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx2 = false;
+        // SAFETY: `avx2` is what the CPU has.
+        let reads = unsafe { WeightReads::new(avx2) };
+        let mut four = vec![0; 4 * net.lookups()];
+        for _ in 0..300 {
+            let boards: [BoardOf<R>; 4] = std::array::from_fn(|_| {
+                let cells = std::array::from_fn(|_| rng.below(1 << R::BITS) as u8);
+                Board::from_cells(&cells, R::BITS)
+            });
+            net.indices_of::<R, 4>(boards, &mut four);
+            // SAFETY: `indices_of` made every index; `reads` as above.
+            let fast = unsafe { net.values_at_unchecked(&four, reads) };
+            assert_eq!(
+                fast.map(f32::to_bits),
+                net.values_at(&four).map(f32::to_bits)
+            );
+            for (k, b) in boards.into_iter().enumerate() {
+                let one: Vec<u32> = four.chunks_exact(4).map(|f| f[k]).collect();
+                // SAFETY: as above.
+                let fast = unsafe { net.value_at_unchecked(&one, reads) };
+                assert_eq!(fast.to_bits(), net.value::<R>(b).to_bits());
+            }
+        }
+    }
+
+    #[test]
+    fn trainer_reads_sum_like_the_checked_reads() {
+        check_trainer_reads::<Fib>(&seed_shapes());
+        check_trainer_reads::<Pow2>(&seed_shapes());
+        check_trainer_reads::<Pow2>(&parse_shapes("0,1,2,3,4,5;5,9").unwrap());
     }
 }

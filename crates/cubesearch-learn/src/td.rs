@@ -9,7 +9,7 @@
 //! `V(s'_{t+1})` is read after its own update. Each of the network's lookups moves by
 //! `alpha / lookups · δ`, so `alpha` is the step on V itself.
 
-use crate::network::NTupleNetwork;
+use crate::network::{NTupleNetwork, WeightReads};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::StochasticGame;
 use cubesearch_games::fib::{BoardOf, Dir, Sliding, TileRule};
@@ -77,12 +77,16 @@ fn greedy_indexed<R: TileRule>(
     net: &NTupleNetwork,
     s: BoardOf<R>,
     candidates: &mut [u32],
+    reads: WeightReads,
 ) -> Option<(usize, BoardOf<R>, u32)> {
     let afters = game.afterstates(s);
     let candidates = &mut candidates[..4 * net.lookups()];
     net.indices_of::<R, 4>(afters.map(|a| a.map_or(s, |(after, _)| after)), candidates);
-    // SAFETY: `indices_of` of `net` just wrote every index of `candidates`.
-    best_move(&afters, unsafe { net.values_at_unchecked(candidates) })
+    // SAFETY: `indices_of` of `net` just wrote every index of `candidates`; `reads` is the
+    // caller's.
+    best_move(&afters, unsafe {
+        net.values_at_unchecked(candidates, reads)
+    })
 }
 
 /// Plays one game greedily with `net` from a start drawn by `rng`; when `step` is given (the
@@ -99,13 +103,16 @@ pub fn play_episode<R: TileRule>(
     step: Option<f32>,
     path: &mut Trajectory,
 ) -> Episode {
+    // SAFETY: AVX2 is there when this clone runs.
+    let reads =
+        unsafe { WeightReads::new(multiversion::target::target_cfg_f!(target_feature = "avx2")) };
     let lookups = net.lookups();
     path.indices.clear();
     path.rewards.clear();
     path.candidates.resize(4 * lookups, 0);
     let mut s = game.initial(rng);
     let mut score = 0u64;
-    while let Some((k, after, reward)) = greedy_indexed(game, net, s, &mut path.candidates) {
+    while let Some((k, after, reward)) = greedy_indexed(game, net, s, &mut path.candidates, reads) {
         score += reward as u64;
         let chosen = path.candidates.chunks_exact(4).map(|four| four[k]);
         path.indices.extend(chosen);
@@ -119,7 +126,7 @@ pub fn play_episode<R: TileRule>(
     };
     if let Some(step) = step {
         // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
-        unsafe { learn_indexed(net, &path.indices, &path.rewards, step) };
+        unsafe { learn_indexed(net, &path.indices, &path.rewards, step, reads) };
     }
     episode
 }
@@ -133,22 +140,29 @@ pub fn learn<R: TileRule>(net: &NTupleNetwork, path: &[(BoardOf<R>, u32)], step:
     }
     let rewards: Vec<u32> = path.iter().map(|&(_, r)| r).collect();
     // SAFETY: `indices` of `net` made every index.
-    unsafe { learn_indexed(net, &indices, &rewards, step) };
+    unsafe { learn_indexed(net, &indices, &rewards, step, WeightReads::OneByOne) };
 }
 
 /// [`learn`] on the afterstates' weight indices (a block of lookups each) and rewards.
 ///
 /// # Safety
 /// Every index was made by [`NTupleNetwork::indices_of`] of `net` (so is below its
-/// [`NTupleNetwork::weight_count`]).
-unsafe fn learn_indexed(net: &NTupleNetwork, indices: &[u32], rewards: &[u32], step: f32) {
+/// [`NTupleNetwork::weight_count`]), and `reads` by [`WeightReads::new`] under its promise.
+#[inline(always)]
+unsafe fn learn_indexed(
+    net: &NTupleNetwork,
+    indices: &[u32],
+    rewards: &[u32],
+    step: f32,
+    reads: WeightReads,
+) {
     let mut target = 0.0f32;
     for (block, &reward) in indices.chunks_exact(net.lookups()).zip(rewards).rev() {
         // SAFETY: the caller's promise.
         unsafe {
-            let v = net.value_at_unchecked(block);
+            let v = net.value_at_unchecked(block, reads);
             net.update_at_unchecked(block, step * (target - v));
-            target = reward as f32 + net.value_at_unchecked(block);
+            target = reward as f32 + net.value_at_unchecked(block, reads);
         }
     }
 }

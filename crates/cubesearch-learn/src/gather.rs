@@ -1,0 +1,108 @@
+//! Weight reads eight at a time with AVX2's gather, for the trainer's AVX2 clone.
+//!
+//! The network's sums (see [`crate::network`]) are four chains of additions, lookup `l` going
+//! into chain `l mod 4`. A gather of eight consecutive lookups holds two steps of all four
+//! chains; the chains live in the lanes of a register, so the additions, and so the floats,
+//! are exactly those of the one-load-at-a-time path.
+//!
+//! The gather is written in `asm!`, not with the `_mm256_i32gather_ps` intrinsic: the weights
+//! are atomics that other trainer threads may be writing, and the intrinsic is a plain
+//! (non-atomic) read to the compiler. The instruction itself is eight aligned 4-byte loads,
+//! each single-copy atomic on x86: exactly eight `Relaxed` loads, which is how the rest of
+//! the crate reads the weights.
+
+use std::arch::asm;
+use std::arch::x86_64::*;
+use std::sync::atomic::AtomicU32;
+
+/// `weights[idx[j]]` in lane `j`, as eight relaxed loads (see the module docs).
+///
+/// # Safety
+/// AVX2 is available, and every index is inside the slice `weights` points into.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn eight(weights: *const AtomicU32, idx: __m256i) -> __m256 {
+    let out: __m256;
+    // SAFETY: the caller's promise; `out` operands get registers apart from the inputs and
+    // from each other, as the instruction requires of its index, mask and destination.
+    unsafe {
+        asm!(
+            "vpcmpeqd {mask}, {mask}, {mask}",
+            "vgatherdps {out}, [{base} + {idx} * 4], {mask}",
+            base = in(reg) weights,
+            idx = in(ymm_reg) idx,
+            mask = out(ymm_reg) _,
+            out = out(ymm_reg) out,
+            options(pure, readonly, nostack, preserves_flags),
+        );
+    }
+    out
+}
+
+/// Eight indices from `indices[at..at + 8]`.
+///
+/// # Safety
+/// AVX2 is available and `at + 8 <= indices.len()`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn load8(indices: &[u32], at: usize) -> __m256i {
+    // SAFETY: the caller's promise.
+    unsafe { _mm256_loadu_si256(indices.as_ptr().add(at).cast()) }
+}
+
+/// `(s₀ + s₁) + (s₂ + s₃)` of each lane of four partial sums given as four vectors.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn totals(s: [__m128; 4]) -> __m128 {
+    _mm_add_ps(_mm_add_ps(s[0], s[1]), _mm_add_ps(s[2], s[3]))
+}
+
+/// V of one board from its lookups' indices (a multiple of 8 of them).
+///
+/// # Safety
+/// AVX2 is available, and every index is inside the slice `weights` points into.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn sum_lookups(weights: *const AtomicU32, indices: &[u32]) -> f32 {
+    // Lane k is partial sum k.
+    let mut sums = _mm_setzero_ps();
+    for at in (0..indices.len() & !7).step_by(8) {
+        // SAFETY: the caller's promise; `at + 8` is within `indices`.
+        let w = unsafe { eight(weights, load8(indices, at)) };
+        sums = _mm_add_ps(sums, _mm256_castps256_ps128(w));
+        sums = _mm_add_ps(sums, _mm256_extractf128_ps::<1>(w));
+    }
+    let mut s = [0f32; 4];
+    // SAFETY: `s` holds four floats.
+    unsafe { _mm_storeu_ps(s.as_mut_ptr(), sums) };
+    (s[0] + s[1]) + (s[2] + s[3])
+}
+
+/// V of four boards from their indices laid out as `NTupleNetwork::indices_of` does (board
+/// `i`'s lookup `4q + k` at `16q + 4k + i`).
+///
+/// # Safety
+/// AVX2 is available, and every index is inside the slice `weights` points into.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn sum_four_boards(weights: *const AtomicU32, indices: &[u32]) -> [f32; 4] {
+    // Lane k·4 + i of `first` is board i's partial sum k (k = 0, 1); of `second`, k = 2, 3.
+    let (mut first, mut second) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+    for at in (0..indices.len() & !15).step_by(16) {
+        // SAFETY: the caller's promise; `at + 16` is within `indices`.
+        unsafe {
+            first = _mm256_add_ps(first, eight(weights, load8(indices, at)));
+            second = _mm256_add_ps(second, eight(weights, load8(indices, at + 8)));
+        }
+    }
+    let v = totals([
+        _mm256_castps256_ps128(first),
+        _mm256_extractf128_ps::<1>(first),
+        _mm256_castps256_ps128(second),
+        _mm256_extractf128_ps::<1>(second),
+    ]);
+    let mut out = [0f32; 4];
+    // SAFETY: `out` holds four floats.
+    unsafe { _mm_storeu_ps(out.as_mut_ptr(), v) };
+    out
+}
