@@ -93,6 +93,51 @@ fn train_writes_weights_a_curve_and_resumes() {
 }
 
 #[test]
+fn train_on_threads_shares_the_weights_as_asked() {
+    let dir = std::env::temp_dir().join(format!("cubesearch-cli-share-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("w.safetensors");
+    let out_s = out.to_str().unwrap();
+    let run = |sharing: &str| {
+        let args = [
+            "train",
+            "2048",
+            "--games",
+            "60",
+            "--threads",
+            "2",
+            "--backend",
+            "cpu",
+            "--sharing",
+            sharing,
+            "--out",
+            out_s,
+            "--json",
+        ];
+        json_of(&cubesearch(&args))
+    };
+    // Copies replay a run exactly on any number of threads.
+    let (a, b) = (run("copies"), run("copies"));
+    assert_eq!(a["games"], 60);
+    assert_eq!(a["mean_score"], b["mean_score"]);
+    assert_eq!(run("table")["games"], 60);
+    assert_bad_input(
+        &cubesearch(&[
+            "train",
+            "2048",
+            "--games",
+            "1",
+            "--sharing",
+            "locks",
+            "--out",
+            out_s,
+        ]),
+        "copies or table",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn play_reports_the_seeds_statistics_for_trained_weights() {
     let dir = std::env::temp_dir().join(format!("cubesearch-play-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -240,9 +240,13 @@ pub struct TrainArgs {
     /// A weights file to continue from.
     #[arg(long)]
     pub resume: Option<String>,
-    /// CPU threads sharing the weights (0 = every core; 1 is reproducible).
+    /// CPU threads (0 = every core; 1 is reproducible, and so is any number with copies).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// How CPU threads share the weights: `copies` (one each, their changes summed every
+    /// ~0.1 s; reproducible) or `table` (one table without locks, the seed's 4.3).
+    #[arg(long, default_value = "copies")]
+    pub sharing: cubesearch_learn::runner::Sharing,
     /// TD learning rate (the step on V).
     #[arg(long, default_value_t = 0.1)]
     pub alpha: f32,

@@ -1,8 +1,8 @@
-//! The CPU trainer's speed from trained weights, on one thread: `cargo run --release -p
-//! cubesearch-learn --example td_speed -- weights/2584-19min.safetensors [games] [reps]`.
+//! The CPU trainer's speed from trained weights: `cargo run --release -p cubesearch-learn
+//! --example td_speed -- weights/2584-19min.safetensors [games] [reps] [threads]`.
 //! The game (2584 or 2048) is the weights file's. Each rep loads the weights afresh and trains
-//! `games` games (default 1024, as `cubesearch bench td-train` does); prints each rep's moves/s
-//! and the median.
+//! `games` games (default 1024, as `cubesearch bench td-train` does) on `threads` threads
+//! (default 1); prints each rep's moves/s and the median.
 
 use cubesearch_games::fib::TileRule;
 use cubesearch_games::{Fib, Pow2};
@@ -18,16 +18,22 @@ fn main() -> cubesearch_core::Result<()> {
     );
     let games = args.get(2).and_then(|g| g.parse().ok()).unwrap_or(1024);
     let reps = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(5);
+    let threads = args.get(4).and_then(|t| t.parse().ok()).unwrap_or(1);
     let rates = match NTupleNetwork::load::<Fib>(path, None) {
-        Ok(_) => time::<Fib>(path, games, reps)?,
-        Err(_) => time::<Pow2>(path, games, reps)?,
+        Ok(_) => time::<Fib>(path, games, reps, threads)?,
+        Err(_) => time::<Pow2>(path, games, reps, threads)?,
     };
     println!("median {:.3e} moves/s", rates[rates.len() / 2]);
     Ok(())
 }
 
 /// Each rep's moves/s, sorted.
-fn time<R: TileRule>(path: &Path, games: u64, reps: usize) -> cubesearch_core::Result<Vec<f64>>
+fn time<R: TileRule>(
+    path: &Path,
+    games: u64,
+    reps: usize,
+    threads: usize,
+) -> cubesearch_core::Result<Vec<f64>>
 where
     CpuEngine: TdEngine<R>,
 {
@@ -38,7 +44,13 @@ where
         let mut moves = 0u64;
         let start = Instant::now();
         TdEngine::<R>::play(
-            &mut CpuEngine { threads: 1 },
+            &mut CpuEngine {
+                threads,
+                sharing: match std::env::var("SHARING") {
+                    Ok(s) => s.parse()?,
+                    Err(_) => Default::default(),
+                },
+            },
             &net,
             0,
             games,

@@ -59,7 +59,13 @@ impl<R: TileRule> TdUpdate<Sliding<R>, NTupleNetwork> for CpuTd {
         let mut scores = Vec::with_capacity(games as usize);
         runner::run_games(
             game,
-            runner::Policy::Greedy(value, Some(step)),
+            runner::Policy::Greedy(
+                value,
+                Some(runner::Learning {
+                    step,
+                    sharing: runner::Sharing::Copies,
+                }),
+            ),
             0,
             games as u64,
             seed,

@@ -258,6 +258,9 @@ impl WeightReads {
     }
 }
 
+/// Numbers the networks of a process (see [`NTupleNetwork::id`]).
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
 /// An n-tuple network for one game (see the module docs).
 #[derive(Debug)]
 pub struct NTupleNetwork {
@@ -333,7 +336,6 @@ impl NTupleNetwork {
         let weights = (0..table_starts[shapes.len()])
             .map(|_| AtomicU32::new(0))
             .collect();
-        static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         Ok(NTupleNetwork {
             id: NEXT_ID.fetch_add(1, Relaxed),
             game: game.to_string(),
@@ -384,6 +386,42 @@ impl NTupleNetwork {
     /// Where table `t` lies in the weights.
     fn table_range(&self, t: usize) -> std::ops::Range<usize> {
         self.table_starts[t]..self.table_starts[t + 1]
+    }
+
+    /// A network with the same shapes and weights (and its own [`Self::id`]).
+    pub fn replica(&self) -> NTupleNetwork {
+        let weights = self
+            .weights
+            .iter()
+            .map(|w| AtomicU32::new(w.load(Relaxed)))
+            .collect();
+        NTupleNetwork {
+            id: NEXT_ID.fetch_add(1, Relaxed),
+            game: self.game.clone(),
+            bits: self.bits,
+            shapes: self.shapes.clone(),
+            lookups: self.lookups.clone(),
+            readers: self.readers.clone(),
+            weights,
+            table_starts: self.table_starts.clone(),
+        }
+    }
+
+    /// Over the weights in `range`: adds every copy's change from this network (in the copies'
+    /// order), then sets every copy to the result. Each copy is a [`Self::replica`] of this
+    /// network, learned on since it last equalled it.
+    pub fn merge_copies(&self, copies: &[&NTupleNetwork], range: std::ops::Range<usize>) {
+        for i in range {
+            let base = read(&self.weights[i]);
+            let change = copies
+                .iter()
+                .fold(0.0, |sum, c| sum + (read(&c.weights[i]) - base));
+            let merged = (base + change).to_bits();
+            self.weights[i].store(merged, Relaxed);
+            for c in copies {
+                c.weights[i].store(merged, Relaxed);
+            }
+        }
     }
 
     /// Table `t` as plain floats (a snapshot: other threads may be writing).

@@ -1,25 +1,79 @@
-//! Runs many games on CPU threads that share one network without locks (the seed's 4.3).
+//! Runs many games on CPU threads.
 //!
 //! Game number `g` of a run draws its randomness from `XorShift32::for_worker(seed, g)`, so one
-//! thread replays a run exactly; with several threads the games interleave their updates and
-//! the run is no longer bit-reproducible (each game still starts from the same draws).
+//! thread replays a run exactly. Several threads learning share the network in one of two
+//! ways ([`Sharing`]):
+//! - **copies** (the default): each thread learns on its own copy of the weights; after every
+//!   round of about [`ROUND_MOVES`] moves a thread, the copies' changes are summed into the
+//!   network and every copy starts again from it (the seed's 4.6 scheme, one agent a thread).
+//!   Thread `t` of `T` plays games `t, t + T, …`, and the sums run in thread order, so a run
+//!   on a given number of threads replays exactly;
+//! - **table**: the threads read and write one table without locks (the seed's 4.3). Their
+//!   updates interleave, so a run is not bit-reproducible. Every thread writes the table's hot
+//!   weights (the empty and nearly empty tuples every game passes through), and each write
+//!   takes the cache line from every other core: with the default 2584 network 16 threads
+//!   learned no faster than one (docs/BENCHMARKS.md).
+//!
+//! Copies take a network's weights once a thread; above [`MAX_COPY_BYTES`] in all, the threads
+//! share the table instead. Play without learning always reads the one network.
 
 use crate::network::NTupleNetwork;
 use crate::td::{play_episode, random_episode, Episode, Trajectory};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::Result;
 use cubesearch_games::fib::{Sliding, TileRule};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{mpsc, Barrier, OnceLock};
 
 /// How the games of a run are played.
 #[derive(Clone, Copy, Debug)]
 pub enum Policy<'a> {
-    /// Greedy on the network; learn with this step per weight when given.
-    Greedy(&'a NTupleNetwork, Option<f32>),
+    /// Greedy on the network; learn as given, if given.
+    Greedy(&'a NTupleNetwork, Option<Learning>),
     /// Uniformly random legal moves.
     Random,
 }
+
+/// How games learn: the step per weight per unit of TD error (`alpha / lookups`), and how
+/// threads share the weights.
+#[derive(Clone, Copy, Debug)]
+pub struct Learning {
+    /// The change per weight per unit of TD error.
+    pub step: f32,
+    /// How several threads share the weights (see the module docs).
+    pub sharing: Sharing,
+}
+
+/// How several learning threads share the weights (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sharing {
+    /// A copy a thread, their changes summed every round.
+    #[default]
+    Copies,
+    /// One table, read and written without locks.
+    Table,
+}
+
+impl std::str::FromStr for Sharing {
+    type Err = cubesearch_core::Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "copies" => Ok(Sharing::Copies),
+            "table" => Ok(Sharing::Table),
+            other => Err(cubesearch_core::Error::parse(format!(
+                "unknown weight sharing '{other}': copies or table"
+            ))),
+        }
+    }
+}
+
+/// Moves a thread plays between two merges of the copies (about 0.1 s of play; a merge reads
+/// every copy once).
+pub const ROUND_MOVES: u64 = 1 << 18;
+
+/// The most bytes of weight copies a run makes; beyond, the threads share the table.
+pub const MAX_COPY_BYTES: usize = 2 << 30;
 
 /// The number of threads to use for `requested` (0 = every core).
 pub fn thread_count(requested: usize) -> usize {
@@ -45,11 +99,20 @@ pub fn run_games<R: TileRule>(
     let play = |g: u64, path: &mut Trajectory| {
         let mut rng = XorShift32::for_worker(seed, g as u32);
         match policy {
-            Policy::Greedy(net, step) => play_episode(game, net, &mut rng, step, path),
+            Policy::Greedy(net, learning) => {
+                play_episode(game, net, &mut rng, learning.map(|l| l.step), path)
+            }
             Policy::Random => random_episode(game, &mut rng),
         }
     };
     let threads = thread_count(threads).min(games.max(1) as usize);
+    if let Policy::Greedy(net, Some(learning)) = policy {
+        let copy_bytes = threads * net.weight_count() * std::mem::size_of::<f32>();
+        if threads > 1 && learning.sharing == Sharing::Copies && copy_bytes <= MAX_COPY_BYTES {
+            let games = first..first + games;
+            return run_on_copies(game, net, learning.step, games, seed, threads, on_game);
+        }
+    }
     if threads <= 1 {
         let mut path = Trajectory::default();
         for g in first..first + games {
@@ -69,6 +132,75 @@ pub fn run_games<R: TileRule>(
                 while !stop.load(Ordering::Relaxed) {
                     let g = next.fetch_add(1, Ordering::Relaxed);
                     if g >= first + games || tx.send(play(g, &mut path)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut result = Ok(());
+        for episode in rx {
+            if result.is_ok() {
+                result = on_game(episode);
+                if result.is_err() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+        result
+    })
+}
+
+/// [`run_games`] learning on a copy of `net` a thread, merged every round (see the module
+/// docs).
+fn run_on_copies<R: TileRule>(
+    game: &Sliding<R>,
+    net: &NTupleNetwork,
+    step: f32,
+    games: std::ops::Range<u64>,
+    seed: u32,
+    threads: usize,
+    mut on_game: impl FnMut(Episode) -> Result<()>,
+) -> Result<()> {
+    let copies: Vec<OnceLock<NTupleNetwork>> = (0..threads).map(|_| OnceLock::new()).collect();
+    let stop = AtomicBool::new(false);
+    // Threads with games left after round r count in `left[r % 3]`: a round's count is read
+    // after its second barrier and reset by thread 0 two rounds later, when nobody reads it.
+    let left: [AtomicUsize; 3] = Default::default();
+    let barrier = Barrier::new(threads);
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel::<Episode>();
+        for t in 0..threads {
+            let tx = tx.clone();
+            let (copies, stop, left, barrier, games) = (&copies, &stop, &left, &barrier, &games);
+            scope.spawn(move || {
+                let copy = copies[t].get_or_init(|| net.replica());
+                let mut path = Trajectory::default();
+                let mut g = games.start + t as u64;
+                for round in 0.. {
+                    let mut moves = 0u64;
+                    while moves < ROUND_MOVES && g < games.end && !stop.load(Ordering::Relaxed) {
+                        let mut rng = XorShift32::for_worker(seed, g as u32);
+                        let episode = play_episode(game, copy, &mut rng, Some(step), &mut path);
+                        moves += episode.moves as u64;
+                        if tx.send(episode).is_err() {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                        g += threads as u64;
+                    }
+                    if g < games.end && !stop.load(Ordering::Relaxed) {
+                        left[round % 3].fetch_add(1, Ordering::Relaxed);
+                    }
+                    if t == 0 {
+                        left[(round + 1) % 3].store(0, Ordering::Relaxed);
+                    }
+                    barrier.wait();
+                    let all: Vec<&NTupleNetwork> =
+                        copies.iter().map(|c| c.get().unwrap()).collect();
+                    let count = net.weight_count();
+                    net.merge_copies(&all, count * t / threads..count * (t + 1) / threads);
+                    barrier.wait();
+                    if left[round % 3].load(Ordering::Relaxed) == 0 {
                         break;
                     }
                 }

@@ -2,7 +2,7 @@
 //! one weight table, with progress reports, a learning curve, checkpoints and resuming.
 
 use crate::network::{seed_shapes, NTupleNetwork};
-use crate::runner::{run_games, thread_count, Policy};
+use crate::runner::{run_games, thread_count, Learning, Policy, Sharing};
 use crate::td::Episode;
 use cubesearch_core::{Error, Result};
 use cubesearch_games::fib::{Sliding, TileRule};
@@ -18,6 +18,8 @@ pub struct TrainConfig {
     pub games: u64,
     /// CPU threads (0 = every core); 1 is the deterministic single-thread trainer.
     pub threads: usize,
+    /// How several CPU threads share the weights ([`Sharing`]).
+    pub sharing: Sharing,
     /// The TD step on V: each of the network's lookups moves by `alpha / lookups · δ`.
     pub alpha: f32,
     /// The run seed: game `g` draws from `XorShift32::for_worker(seed, g)`, `g` counting the
@@ -46,6 +48,7 @@ impl Default for TrainConfig {
         TrainConfig {
             games: 1000,
             threads: 1,
+            sharing: Sharing::default(),
             alpha: 0.1,
             seed: 1,
             shapes: None,
@@ -138,6 +141,7 @@ pub fn train<R: TileRule>(
 ) -> Result<(NTupleNetwork, TrainReport)> {
     let mut engine = CpuEngine {
         threads: thread_count(cfg.threads),
+        sharing: cfg.sharing,
     };
     train_on(game, cfg, &mut engine, progress)
 }
@@ -183,12 +187,14 @@ pub trait TdEngine<R: TileRule> {
     }
 }
 
-/// TD(0) on CPU threads sharing the network without locks (the seed's 4.3); one thread
-/// replays a run exactly.
+/// TD(0) on CPU threads, learning on a copy of the weights each or on one table without locks
+/// ([`Sharing`]); one thread replays a run exactly, and so do several on copies.
 #[derive(Clone, Copy, Debug)]
 pub struct CpuEngine {
     /// Threads (≥ 1).
     pub threads: usize,
+    /// How the threads share the weights.
+    pub sharing: Sharing,
 }
 
 impl<R: TileRule> TdEngine<R> for CpuEngine {
@@ -203,7 +209,13 @@ impl<R: TileRule> TdEngine<R> for CpuEngine {
     ) -> Result<()> {
         run_games(
             &Sliding::<R>::new(),
-            Policy::Greedy(net, Some(step)),
+            Policy::Greedy(
+                net,
+                Some(Learning {
+                    step,
+                    sharing: self.sharing,
+                }),
+            ),
             first,
             games,
             seed,
@@ -214,6 +226,12 @@ impl<R: TileRule> TdEngine<R> for CpuEngine {
 
     fn parallelism(&self) -> usize {
         self.threads
+    }
+
+    /// Enough games for a few rounds of the copies on every thread: each call makes the
+    /// copies afresh and merges them at its end.
+    fn games_between_clock_checks(&self) -> u64 {
+        self.threads as u64 * 256
     }
 }
 

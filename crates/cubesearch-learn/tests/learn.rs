@@ -2,6 +2,7 @@ use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, StochasticGame, TdUpdate};
 use cubesearch_games::fib::{Board, BoardOf, Dir, Fib, Pow2, Sliding, TileRule};
 use cubesearch_games::{Game2048, Game2584};
+use cubesearch_learn::runner::{Sharing, ROUND_MOVES};
 use cubesearch_learn::{
     curve_csv, parse_shapes, play, play_random, seed_shapes, train, CpuTd, NTupleNetwork,
     TrainConfig,
@@ -374,6 +375,81 @@ fn td_training_beats_random_play_on_2584_with_two_threads() {
     let (random, untrained, trained) = learning_beats_random::<Fib>(400, 2);
     eprintln!("2584: random {random:.0}, greedy untrained {untrained:.0}, trained {trained:.0}");
     assert!(trained > 1.5 * random, "random {random}, trained {trained}");
+}
+
+#[test]
+fn td_training_on_copies_and_on_one_table_both_learn() {
+    for sharing in [Sharing::Copies, Sharing::Table] {
+        let game = Game2048::new();
+        let random = play_random(&game, 300, 99, 1).unwrap().mean_score;
+        let cfg = TrainConfig {
+            games: 600,
+            threads: 3,
+            sharing,
+            seed: 7,
+            ..TrainConfig::default()
+        };
+        let (net, report) = train(&game, &cfg, |_| {}).unwrap();
+        assert_eq!(report.games, 600);
+        let trained = play(&game, &net, 300, 99, 2).unwrap().mean_score;
+        assert!(
+            trained > 1.5 * random,
+            "{sharing:?}: random {random}, trained {trained}"
+        );
+    }
+}
+
+/// Threads learning on copies replay a run exactly, over several rounds of merges.
+#[test]
+fn training_on_copies_is_reproducible() {
+    let game = Game2048::new();
+    // Enough games for at least two rounds of `ROUND_MOVES` on each of 3 threads (checked
+    // below).
+    let cfg = TrainConfig {
+        games: 12_000,
+        threads: 3,
+        seed: 3,
+        ..TrainConfig::default()
+    };
+    let (a, report_a) = train(&game, &cfg, |_| {}).unwrap();
+    let (b, report_b) = train(&game, &cfg, |_| {}).unwrap();
+    assert_eq!(report_a.mean_score, report_b.mean_score);
+    assert!(
+        report_a.moves > 3 * 2 * ROUND_MOVES,
+        "{} moves",
+        report_a.moves
+    );
+    for t in 0..a.shapes().len() {
+        let (ta, tb) = (a.table(t), b.table(t));
+        assert!(ta.iter().any(|&w| w != 0.0));
+        assert!(
+            ta.iter().zip(&tb).all(|(x, y)| x.to_bits() == y.to_bits()),
+            "table {t}"
+        );
+    }
+}
+
+/// A merge adds every copy's change to the network and gives every copy the result.
+#[test]
+fn merging_copies_sums_their_changes() {
+    let base = NTupleNetwork::for_game::<Pow2>(&[vec![0]]).unwrap();
+    base.update_at(&[3], 1.0);
+    let (x, y) = (base.replica(), base.replica());
+    assert_ne!(x.id(), base.id());
+    x.update_at(&[3], 0.5);
+    x.update_at(&[5], 2.0);
+    y.update_at(&[3], -0.25);
+    base.merge_copies(&[&x, &y], 0..base.weight_count());
+    let mut want = vec![0.0; 16];
+    want[3] = 1.25;
+    want[5] = 2.0;
+    for net in [&base, &x, &y] {
+        assert_eq!(net.table(0), want);
+    }
+    // Weights outside the range are left alone.
+    x.update_at(&[0], 1.0);
+    base.merge_copies(&[&x, &y], 1..base.weight_count());
+    assert_eq!((base.table(0)[0], x.table(0)[0]), (0.0, 1.0));
 }
 
 #[test]

@@ -222,6 +222,7 @@ impl Executor {
         match self {
             Executor::Cpu(e) => Box::new(CpuEngine {
                 threads: e.threads(),
+                sharing: Default::default(),
             }),
             #[cfg(feature = "wgpu")]
             Executor::Wgpu(e) => Box::new(e.td_engine::<T>(units)),

@@ -53,7 +53,10 @@ fn engine<R: GpuTiles>(
         }
         let threads = thread_count(args.threads);
         return Ok((
-            Box::new(CpuEngine { threads }),
+            Box::new(CpuEngine {
+                threads,
+                sharing: args.sharing,
+            }),
             ResolvedBackend::Cpu { threads },
         ));
     }
@@ -71,6 +74,7 @@ pub fn run<R: GpuTiles>(common: &Common, args: &TrainArgs) -> Result<()> {
         games: args.games.unwrap_or(u64::MAX),
         time_limit,
         threads: args.threads,
+        sharing: args.sharing,
         alpha: args.alpha,
         seed: common.seed,
         shapes: args.shapes.as_deref().map(parse_shapes).transpose()?,
