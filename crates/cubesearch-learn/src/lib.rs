@@ -1,6 +1,6 @@
 //! Learning for 2584 and 2048: n-tuple networks ([`network`]), TD(0) on afterstates ([`td`]),
-//! CPU trainers on one thread or many sharing one weight table without locks ([`train`](mod@train),
-//! [`runner`]), greedy play statistics ([`play`](mod@play)) and weights files in safetensors ([`file`](mod@file)).
+//! CPU trainers on one thread or many, on copies of the weights or one table without locks
+//! ([`train`](mod@train), [`runner`]), greedy play statistics ([`play`](mod@play)) and weights files in safetensors ([`file`](mod@file)).
 //!
 //! ```
 //! use cubesearch_games::Game2584;

@@ -1,5 +1,6 @@
-//! The training loop the CLI calls: TD(0) self-play on one thread or on several threads sharing
-//! one weight table, with progress reports, a learning curve, checkpoints and resuming.
+//! The training loop the CLI calls: TD(0) self-play on one thread or on several (sharing the
+//! weights as [`crate::runner::Sharing`] says), with progress reports, a learning curve,
+//! checkpoints and resuming.
 
 use crate::network::{seed_shapes, NTupleNetwork};
 use crate::runner::{run_games, thread_count, Learning, Policy, Sharing};
