@@ -407,16 +407,26 @@ impl NTupleNetwork {
         }
     }
 
-    /// Over the weights in `range`: adds every copy's change from this network (in the copies'
-    /// order), then sets every copy to the result. Each copy is a [`Self::replica`] of this
-    /// network, learned on since it last equalled it.
+    /// Over the weights in `range`: moves each weight by the mean change of the copies that
+    /// changed it (summed in the copies' order), then sets every copy to the result. Each copy
+    /// is a [`Self::replica`] of this network, learned on since it last equalled it.
+    ///
+    /// The mean, not the sum: copies that learned from the same common positions each moved
+    /// those weights most of the way, and their sum overshoots (training diverged with it,
+    /// docs/BENCHMARKS.md); a weight one copy alone changed keeps that copy's change.
     pub fn merge_copies(&self, copies: &[&NTupleNetwork], range: std::ops::Range<usize>) {
         for i in range {
             let base = read(&self.weights[i]);
-            let change = copies
-                .iter()
-                .fold(0.0, |sum, c| sum + (read(&c.weights[i]) - base));
-            let merged = (base + change).to_bits();
+            let (sum, changed) = copies.iter().fold((0.0, 0u32), |(sum, changed), c| {
+                let change = read(&c.weights[i]) - base;
+                (sum + change, changed + (change != 0.0) as u32)
+            });
+            let mean = if changed > 1 {
+                sum / changed as f32
+            } else {
+                sum
+            };
+            let merged = (base + mean).to_bits();
             self.weights[i].store(merged, Relaxed);
             for c in copies {
                 c.weights[i].store(merged, Relaxed);

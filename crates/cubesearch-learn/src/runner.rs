@@ -4,8 +4,9 @@
 //! thread replays a run exactly. Several threads learning share the network in one of two
 //! ways ([`Sharing`]):
 //! - **copies** (the default): each thread learns on its own copy of the weights; after every
-//!   round of about [`ROUND_MOVES`] moves a thread, the copies' changes are summed into the
-//!   network and every copy starts again from it (the seed's 4.6 scheme, one agent a thread).
+//!   round of about [`ROUND_MOVES`] moves a thread, each weight moves by the mean change of
+//!   the copies that changed it, and every copy starts again from the result (the seed's 4.6
+//!   scheme, one agent a thread, with the GPU trainer's per-weight averaging).
 //!   Thread `t` of `T` plays games `t, t + T, …`, and the sums run in thread order, so a run
 //!   on a given number of threads replays exactly;
 //! - **table**: the threads read and write one table without locks (the seed's 4.3). Their
@@ -68,9 +69,9 @@ impl std::str::FromStr for Sharing {
     }
 }
 
-/// Moves a thread plays between two merges of the copies (about 0.1 s of play; a merge reads
-/// every copy once).
-pub const ROUND_MOVES: u64 = 1 << 18;
+/// Moves a thread plays between two merges of the copies (about 20 ms of play; a merge reads
+/// every copy once). Longer rounds learn less a game (docs/BENCHMARKS.md).
+pub const ROUND_MOVES: u64 = 1 << 16;
 
 /// The most bytes of weight copies a run makes; beyond, the threads share the table.
 pub const MAX_COPY_BYTES: usize = 2 << 30;

@@ -232,7 +232,7 @@ impl<R: TileRule> TdEngine<R> for CpuEngine {
     /// Enough games for a few rounds of the copies on every thread: each call makes the
     /// copies afresh and merges them at its end.
     fn games_between_clock_checks(&self) -> u64 {
-        self.threads as u64 * 256
+        self.threads as u64 * 1024
     }
 }
 

@@ -429,26 +429,27 @@ fn training_on_copies_is_reproducible() {
     }
 }
 
-/// A merge adds every copy's change to the network and gives every copy the result.
+/// A merge moves each weight by the mean change of the copies that changed it, and gives
+/// every copy the result.
 #[test]
-fn merging_copies_sums_their_changes() {
+fn merging_copies_averages_their_changes() {
     let base = NTupleNetwork::for_game::<Pow2>(&[vec![0]]).unwrap();
     base.update_at(&[3], 1.0);
-    let (x, y) = (base.replica(), base.replica());
+    let (x, y, z) = (base.replica(), base.replica(), base.replica());
     assert_ne!(x.id(), base.id());
     x.update_at(&[3], 0.5);
     x.update_at(&[5], 2.0);
     y.update_at(&[3], -0.25);
-    base.merge_copies(&[&x, &y], 0..base.weight_count());
+    base.merge_copies(&[&x, &y, &z], 0..base.weight_count());
     let mut want = vec![0.0; 16];
-    want[3] = 1.25;
+    want[3] = 1.0 + (0.5 - 0.25) / 2.0;
     want[5] = 2.0;
-    for net in [&base, &x, &y] {
+    for net in [&base, &x, &y, &z] {
         assert_eq!(net.table(0), want);
     }
     // Weights outside the range are left alone.
     x.update_at(&[0], 1.0);
-    base.merge_copies(&[&x, &y], 1..base.weight_count());
+    base.merge_copies(&[&x, &y, &z], 1..base.weight_count());
     assert_eq!((base.table(0)[0], x.table(0)[0]), (0.0, 1.0));
 }
 
