@@ -421,12 +421,7 @@ impl NTupleNetwork {
                 let change = read(&c.weights[i]) - base;
                 (sum + change, changed + (change != 0.0) as u32)
             });
-            let mean = if changed > 1 {
-                sum / changed as f32
-            } else {
-                sum
-            };
-            let merged = (base + mean).to_bits();
+            let merged = (base + sum / changed.max(1) as f32).to_bits();
             self.weights[i].store(merged, Relaxed);
             for c in copies {
                 c.weights[i].store(merged, Relaxed);

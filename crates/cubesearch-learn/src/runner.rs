@@ -139,16 +139,7 @@ pub fn run_games<R: TileRule>(
             });
         }
         drop(tx);
-        let mut result = Ok(());
-        for episode in rx {
-            if result.is_ok() {
-                result = on_game(episode);
-                if result.is_err() {
-                    stop.store(true, Ordering::Relaxed);
-                }
-            }
-        }
-        result
+        hand_over(rx, &stop, &mut on_game)
     })
 }
 
@@ -208,15 +199,25 @@ fn run_on_copies<R: TileRule>(
             });
         }
         drop(tx);
-        let mut result = Ok(());
-        for episode in rx {
-            if result.is_ok() {
-                result = on_game(episode);
-                if result.is_err() {
-                    stop.store(true, Ordering::Relaxed);
-                }
+        hand_over(rx, &stop, &mut on_game)
+    })
+}
+
+/// Hands the threads' finished games to `on_game` on this thread until they are all done; after
+/// an error from it, tells them to `stop` and returns the error once they are.
+fn hand_over(
+    rx: mpsc::Receiver<Episode>,
+    stop: &AtomicBool,
+    on_game: &mut impl FnMut(Episode) -> Result<()>,
+) -> Result<()> {
+    let mut result = Ok(());
+    for episode in rx {
+        if result.is_ok() {
+            result = on_game(episode);
+            if result.is_err() {
+                stop.store(true, Ordering::Relaxed);
             }
         }
-        result
-    })
+    }
+    result
 }

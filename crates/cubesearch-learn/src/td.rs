@@ -93,8 +93,9 @@ fn greedy_indexed<R: TileRule>(
 /// change per weight per unit of TD error, `alpha / lookups`), learns from it afterwards.
 ///
 /// Compiled twice: for any x86-64 and for one with AVX2 and BMI2, picked at run time (the
-/// symmetric views and indices of four boards at once fill 256-bit registers: about 10 % fewer
-/// instructions a move, docs/BENCHMARKS.md). Both compute the same floats in the same order.
+/// symmetric views and indices of four boards at once fill 256-bit registers, and the weights
+/// are read eight at a time by gathers: docs/BENCHMARKS.md). Both compute the same floats in
+/// the same order.
 #[multiversion(targets("x86_64+avx+avx2+bmi1+bmi2+popcnt+lzcnt"))]
 pub fn play_episode<R: TileRule>(
     game: &Sliding<R>,
