@@ -409,16 +409,22 @@ impl NTupleNetwork {
 
     /// Over the weights in `range`: moves each weight by the mean change of the copies that
     /// changed it (summed in the copies' order), then sets every copy to the result. Each copy
-    /// is a [`Self::replica`] of this network, learned on since it last equalled it.
+    /// is a [`Self::replica`] of this network, learned on since it last equalled it; only the
+    /// copies numbered in `learners` (in order) may have changed these weights.
     ///
     /// The mean, not the sum: copies that learned from the same common positions each moved
     /// those weights most of the way, and their sum overshoots (training diverged with it,
     /// docs/BENCHMARKS.md); a weight one copy alone changed keeps that copy's change.
-    pub fn merge_copies(&self, copies: &[&NTupleNetwork], range: std::ops::Range<usize>) {
+    pub fn merge_copies(
+        &self,
+        copies: &[&NTupleNetwork],
+        learners: &[usize],
+        range: std::ops::Range<usize>,
+    ) {
         for i in range {
             let base = read(&self.weights[i]);
-            let (sum, changed) = copies.iter().fold((0.0, 0u32), |(sum, changed), c| {
-                let change = read(&c.weights[i]) - base;
+            let (sum, changed) = learners.iter().fold((0.0, 0u32), |(sum, changed), &c| {
+                let change = read(&copies[c].weights[i]) - base;
                 (sum + change, changed + (change != 0.0) as u32)
             });
             let merged = (base + sum / changed.max(1) as f32).to_bits();

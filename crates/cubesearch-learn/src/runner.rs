@@ -73,6 +73,9 @@ impl std::str::FromStr for Sharing {
 /// every copy once). Longer rounds learn less a game (docs/BENCHMARKS.md).
 pub const ROUND_MOVES: u64 = 1 << 16;
 
+/// Weights a bit of a thread's record of the weights it changed stands for.
+const MERGE_BLOCK: usize = 64;
+
 /// The most bytes of weight copies a run makes; beyond, the threads share the table.
 pub const MAX_COPY_BYTES: usize = 2 << 30;
 
@@ -155,6 +158,16 @@ fn run_on_copies<R: TileRule>(
     mut on_game: impl FnMut(Episode) -> Result<()>,
 ) -> Result<()> {
     let copies: Vec<OnceLock<NTupleNetwork>> = (0..threads).map(|_| OnceLock::new()).collect();
+    // The blocks of `MERGE_BLOCK` weights each thread changed this round, a bit a block: a
+    // merge reads a copy only where it learned.
+    let blocks = net.weight_count().div_ceil(MERGE_BLOCK);
+    let changed: Vec<Vec<AtomicU64>> = (0..threads)
+        .map(|_| {
+            (0..blocks.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect()
+        })
+        .collect();
     let stop = AtomicBool::new(false);
     // Threads with games left after round r count in `left[r % 3]`: a round's count is read
     // after its second barrier and reset by thread 0 two rounds later, when nobody reads it.
@@ -164,7 +177,8 @@ fn run_on_copies<R: TileRule>(
         let (tx, rx) = mpsc::channel::<Episode>();
         for t in 0..threads {
             let tx = tx.clone();
-            let (copies, stop, left, barrier, games) = (&copies, &stop, &left, &barrier, &games);
+            let (copies, changed, stop, left, barrier, games) =
+                (&copies, &changed, &stop, &left, &barrier, &games);
             scope.spawn(move || {
                 let copy = copies[t].get_or_init(|| net.replica());
                 let mut path = Trajectory::default();
@@ -174,6 +188,15 @@ fn run_on_copies<R: TileRule>(
                     while moves < ROUND_MOVES && g < games.end && !stop.load(Ordering::Relaxed) {
                         let mut rng = XorShift32::for_worker(seed, g as u32);
                         let episode = play_episode(game, copy, &mut rng, Some(step), &mut path);
+                        for &i in path.indices() {
+                            let block = i as usize / MERGE_BLOCK;
+                            let word = &changed[t][block / 64];
+                            // Only this thread writes its words while the games run.
+                            word.store(
+                                word.load(Ordering::Relaxed) | 1 << (block % 64),
+                                Ordering::Relaxed,
+                            );
+                        }
                         moves += episode.moves as u64;
                         if tx.send(episode).is_err() {
                             stop.store(true, Ordering::Relaxed);
@@ -189,9 +212,22 @@ fn run_on_copies<R: TileRule>(
                     barrier.wait();
                     let all: Vec<&NTupleNetwork> =
                         copies.iter().map(|c| c.get().unwrap()).collect();
-                    let count = net.weight_count();
-                    net.merge_copies(&all, count * t / threads..count * (t + 1) / threads);
+                    let mut learners = Vec::with_capacity(threads);
+                    for block in blocks * t / threads..blocks * (t + 1) / threads {
+                        learners.clear();
+                        learners.extend((0..threads).filter(|&c| {
+                            changed[c][block / 64].load(Ordering::Relaxed) >> (block % 64) & 1 == 1
+                        }));
+                        if !learners.is_empty() {
+                            let start = block * MERGE_BLOCK;
+                            let end = (start + MERGE_BLOCK).min(net.weight_count());
+                            net.merge_copies(&all, &learners, start..end);
+                        }
+                    }
                     barrier.wait();
+                    for word in changed[t].iter() {
+                        word.store(0, Ordering::Relaxed);
+                    }
                     if left[round % 3].load(Ordering::Relaxed) == 0 {
                         break;
                     }

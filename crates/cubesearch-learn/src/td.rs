@@ -66,6 +66,14 @@ pub struct Trajectory {
     candidates: Vec<u32>,
 }
 
+impl Trajectory {
+    /// The weight indices of the last game's afterstates, a block of the network's lookups
+    /// each: every weight its learning changed.
+    pub fn indices(&self) -> &[u32] {
+        &self.indices
+    }
+}
+
 /// [`greedy`] on the afterstates' weight indices: the chosen direction's number (0..4), the
 /// afterstate and the reward. `candidates` gets the four afterstates' indices as
 /// [`NTupleNetwork::indices_of`] lays them out (an illegal move's are the state's, valued and

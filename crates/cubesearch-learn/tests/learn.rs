@@ -440,7 +440,7 @@ fn merging_copies_averages_their_changes() {
     x.update_at(&[3], 0.5);
     x.update_at(&[5], 2.0);
     y.update_at(&[3], -0.25);
-    base.merge_copies(&[&x, &y, &z], 0..base.weight_count());
+    base.merge_copies(&[&x, &y, &z], &[0, 1, 2], 0..base.weight_count());
     let mut want = vec![0.0; 16];
     want[3] = 1.0 + (0.5 - 0.25) / 2.0;
     want[5] = 2.0;
@@ -449,7 +449,11 @@ fn merging_copies_averages_their_changes() {
     }
     // Weights outside the range are left alone.
     x.update_at(&[0], 1.0);
-    base.merge_copies(&[&x, &y, &z], 1..base.weight_count());
+    base.merge_copies(&[&x, &y, &z], &[0, 1, 2], 1..base.weight_count());
+    // Copies not named as learners are not read, but they are given the result.
+    y.update_at(&[7], 4.0);
+    base.merge_copies(&[&x, &y, &z], &[0, 2], 7..8);
+    assert_eq!([&base, &x, &y, &z].map(|n| n.table(0)[7]), [0.0; 4]);
     assert_eq!((base.table(0)[0], x.table(0)[0]), (0.0, 1.0));
 }
 
