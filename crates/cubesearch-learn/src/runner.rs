@@ -158,27 +158,17 @@ fn run_on_copies<R: TileRule>(
     mut on_game: impl FnMut(Episode) -> Result<()>,
 ) -> Result<()> {
     let copies: Vec<OnceLock<NTupleNetwork>> = (0..threads).map(|_| OnceLock::new()).collect();
-    // The blocks of `MERGE_BLOCK` weights each thread changed this round, a bit a block: a
-    // merge reads a copy only where it learned.
     let blocks = net.weight_count().div_ceil(MERGE_BLOCK);
-    let changed: Vec<Vec<AtomicU64>> = (0..threads)
-        .map(|_| {
-            (0..blocks.div_ceil(64))
-                .map(|_| AtomicU64::new(0))
-                .collect()
-        })
-        .collect();
+    let changed: Vec<ChangedBlocks> = (0..threads).map(|_| ChangedBlocks::new(blocks)).collect();
+    let playing = StillPlaying::default();
     let stop = AtomicBool::new(false);
-    // Threads with games left after round r count in `left[r % 3]`: a round's count is read
-    // after its second barrier and reset by thread 0 two rounds later, when nobody reads it.
-    let left: [AtomicUsize; 3] = Default::default();
     let barrier = Barrier::new(threads);
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<Episode>();
         for t in 0..threads {
             let tx = tx.clone();
-            let (copies, changed, stop, left, barrier, games) =
-                (&copies, &changed, &stop, &left, &barrier, &games);
+            let (copies, changed, playing, stop, barrier, games) =
+                (&copies, &changed, &playing, &stop, &barrier, &games);
             scope.spawn(move || {
                 let copy = copies[t].get_or_init(|| net.replica());
                 let mut path = Trajectory::default();
@@ -188,47 +178,27 @@ fn run_on_copies<R: TileRule>(
                     while moves < ROUND_MOVES && g < games.end && !stop.load(Ordering::Relaxed) {
                         let mut rng = XorShift32::for_worker(seed, g as u32);
                         let episode = play_episode(game, copy, &mut rng, Some(step), &mut path);
-                        for &i in path.indices() {
-                            let block = i as usize / MERGE_BLOCK;
-                            let word = &changed[t][block / 64];
-                            // Only this thread writes its words while the games run.
-                            word.store(
-                                word.load(Ordering::Relaxed) | 1 << (block % 64),
-                                Ordering::Relaxed,
-                            );
-                        }
+                        changed[t].mark(path.indices());
                         moves += episode.moves as u64;
                         if tx.send(episode).is_err() {
                             stop.store(true, Ordering::Relaxed);
                         }
                         g += threads as u64;
                     }
-                    if g < games.end && !stop.load(Ordering::Relaxed) {
-                        left[round % 3].fetch_add(1, Ordering::Relaxed);
-                    }
-                    if t == 0 {
-                        left[(round + 1) % 3].store(0, Ordering::Relaxed);
-                    }
+                    let more = g < games.end && !stop.load(Ordering::Relaxed);
+                    playing.report(round, t, more);
                     barrier.wait();
                     let all: Vec<&NTupleNetwork> =
                         copies.iter().map(|c| c.get().unwrap()).collect();
-                    let mut learners = Vec::with_capacity(threads);
-                    for block in blocks * t / threads..blocks * (t + 1) / threads {
-                        learners.clear();
-                        learners.extend((0..threads).filter(|&c| {
-                            changed[c][block / 64].load(Ordering::Relaxed) >> (block % 64) & 1 == 1
-                        }));
-                        if !learners.is_empty() {
-                            let start = block * MERGE_BLOCK;
-                            let end = (start + MERGE_BLOCK).min(net.weight_count());
-                            net.merge_copies(&all, &learners, start..end);
-                        }
-                    }
+                    merge_blocks(
+                        net,
+                        &all,
+                        changed,
+                        blocks * t / threads..blocks * (t + 1) / threads,
+                    );
                     barrier.wait();
-                    for word in changed[t].iter() {
-                        word.store(0, Ordering::Relaxed);
-                    }
-                    if left[round % 3].load(Ordering::Relaxed) == 0 {
+                    changed[t].clear();
+                    if !playing.any(round) {
                         break;
                     }
                 }
@@ -237,6 +207,88 @@ fn run_on_copies<R: TileRule>(
         drop(tx);
         hand_over(rx, &stop, &mut on_game)
     })
+}
+
+/// The blocks of [`MERGE_BLOCK`] weights one thread's games changed this round, a bit a block:
+/// a merge reads a copy only where it learned. Its thread writes it while the games run, and
+/// the merging threads read it between two barriers.
+struct ChangedBlocks(Vec<AtomicU64>);
+
+impl ChangedBlocks {
+    fn new(blocks: usize) -> Self {
+        ChangedBlocks(
+            (0..blocks.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        )
+    }
+
+    /// Marks the blocks of the weights `indices`.
+    fn mark(&self, indices: &[u32]) {
+        for &i in indices {
+            let block = i as usize / MERGE_BLOCK;
+            let word = &self.0[block / 64];
+            // A plain load and store: no other thread writes this word meanwhile.
+            word.store(
+                word.load(Ordering::Relaxed) | 1 << (block % 64),
+                Ordering::Relaxed,
+            );
+        }
+    }
+
+    fn has(&self, block: usize) -> bool {
+        self.0[block / 64].load(Ordering::Relaxed) >> (block % 64) & 1 == 1
+    }
+
+    fn clear(&self) {
+        for word in &self.0 {
+            word.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+/// [`NTupleNetwork::merge_copies`] over the weights of `blocks`, each block reading only the
+/// copies that changed it.
+fn merge_blocks(
+    net: &NTupleNetwork,
+    copies: &[&NTupleNetwork],
+    changed: &[ChangedBlocks],
+    blocks: std::ops::Range<usize>,
+) {
+    let mut learners = Vec::with_capacity(copies.len());
+    for block in blocks {
+        learners.clear();
+        learners.extend((0..copies.len()).filter(|&c| changed[c].has(block)));
+        if !learners.is_empty() {
+            let start = block * MERGE_BLOCK;
+            let end = (start + MERGE_BLOCK).min(net.weight_count());
+            net.merge_copies(copies, &learners, start..end);
+        }
+    }
+}
+
+/// Whether any thread has games left after a round. Round `r` counts in slot `r % 3`: read
+/// after the round's second barrier, and cleared by thread 0 in round `r + 2`, before that
+/// round's first barrier, when nobody reads or counts it.
+#[derive(Default)]
+struct StillPlaying([AtomicUsize; 3]);
+
+impl StillPlaying {
+    /// Thread `t` ends round `round`, with games left or not (before the round's first
+    /// barrier).
+    fn report(&self, round: usize, t: usize, more: bool) {
+        if more {
+            self.0[round % 3].fetch_add(1, Ordering::Relaxed);
+        }
+        if t == 0 {
+            self.0[(round + 1) % 3].store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a thread had games left after `round` (after the round's second barrier).
+    fn any(&self, round: usize) -> bool {
+        self.0[round % 3].load(Ordering::Relaxed) > 0
+    }
 }
 
 /// Hands the threads' finished games to `on_game` on this thread until they are all done; after
