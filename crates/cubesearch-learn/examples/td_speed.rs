@@ -2,7 +2,8 @@
 //! --example td_speed -- weights/2584-19min.safetensors [games] [reps] [threads]`.
 //! The game (2584 or 2048) is the weights file's. Each rep loads the weights afresh and trains
 //! `games` games (default 1024, as `cubesearch bench td-train` does) on `threads` threads
-//! (default 1); prints each rep's moves/s and the median.
+//! (default 1), the threads sharing the weights as `SHARING` (`copies`, the default, or
+//! `table`) says; prints each rep's moves/s and the median.
 
 use cubesearch_games::fib::TileRule;
 use cubesearch_games::{Fib, Pow2};
@@ -37,30 +38,23 @@ fn time<R: TileRule>(
 where
     CpuEngine: TdEngine<R>,
 {
+    let mut engine = CpuEngine {
+        threads,
+        sharing: match std::env::var("SHARING") {
+            Ok(s) => s.parse()?,
+            Err(_) => Default::default(),
+        },
+    };
     let mut rates = Vec::new();
     for rep in 0..reps {
         let (net, _) = NTupleNetwork::load::<R>(path, None)?;
         let step = 0.1 / net.lookups() as f32;
         let mut moves = 0u64;
         let start = Instant::now();
-        TdEngine::<R>::play(
-            &mut CpuEngine {
-                threads,
-                sharing: match std::env::var("SHARING") {
-                    Ok(s) => s.parse()?,
-                    Err(_) => Default::default(),
-                },
-            },
-            &net,
-            0,
-            games,
-            1,
-            step,
-            &mut |e| {
-                moves += e.moves as u64;
-                Ok(())
-            },
-        )?;
+        TdEngine::<R>::play(&mut engine, &net, 0, games, 1, step, &mut |e| {
+            moves += e.moves as u64;
+            Ok(())
+        })?;
         let rate = moves as f64 / start.elapsed().as_secs_f64();
         println!("rep {rep}: {moves} moves, {rate:.3e} moves/s");
         rates.push(rate);

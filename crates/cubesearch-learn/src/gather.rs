@@ -50,13 +50,6 @@ unsafe fn load8(indices: &[u32], at: usize) -> __m256i {
     unsafe { _mm256_loadu_si256(indices.as_ptr().add(at).cast()) }
 }
 
-/// `(s₀ + s₁) + (s₂ + s₃)` of each lane of four partial sums given as four vectors.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn totals(s: [__m128; 4]) -> __m128 {
-    _mm_add_ps(_mm_add_ps(s[0], s[1]), _mm_add_ps(s[2], s[3]))
-}
-
 /// V of one board from its lookups' indices (a multiple of 8 of them).
 ///
 /// # Safety
@@ -95,12 +88,17 @@ pub(crate) unsafe fn sum_four_boards(weights: *const AtomicU32, indices: &[u32])
             second = _mm256_add_ps(second, eight(weights, load8(indices, at + 8)));
         }
     }
-    let v = totals([
-        _mm256_castps256_ps128(first),
-        _mm256_extractf128_ps::<1>(first),
-        _mm256_castps256_ps128(second),
-        _mm256_extractf128_ps::<1>(second),
-    ]);
+    // (s₀ + s₁) + (s₂ + s₃), the four boards side by side.
+    let v = _mm_add_ps(
+        _mm_add_ps(
+            _mm256_castps256_ps128(first),
+            _mm256_extractf128_ps::<1>(first),
+        ),
+        _mm_add_ps(
+            _mm256_castps256_ps128(second),
+            _mm256_extractf128_ps::<1>(second),
+        ),
+    );
     let mut out = [0f32; 4];
     // SAFETY: `out` holds four floats.
     unsafe { _mm_storeu_ps(out.as_mut_ptr(), v) };

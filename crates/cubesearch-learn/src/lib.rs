@@ -38,7 +38,7 @@ use cubesearch_core::{Result, TdUpdate};
 use cubesearch_games::fib::{Sliding, TileRule};
 
 /// The CPU implementation of the [`TdUpdate`] executor: TD(0) self-play on `threads` threads
-/// (0 = every core) sharing the network.
+/// (0 = every core), as a [`CpuEngine`] with the default [`runner::Sharing`] plays it.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CpuTd {
     /// Threads to use (0 = every core).
@@ -48,7 +48,7 @@ pub struct CpuTd {
 impl<R: TileRule> TdUpdate<Sliding<R>, NTupleNetwork> for CpuTd {
     fn train(
         &mut self,
-        game: &Sliding<R>,
+        _game: &Sliding<R>,
         value: &mut NTupleNetwork,
         games: u32,
         alpha: f32,
@@ -57,24 +57,14 @@ impl<R: TileRule> TdUpdate<Sliding<R>, NTupleNetwork> for CpuTd {
         value.check_game::<R>()?;
         let step = alpha / value.lookups() as f32;
         let mut scores = Vec::with_capacity(games as usize);
-        runner::run_games(
-            game,
-            runner::Policy::Greedy(
-                value,
-                Some(runner::Learning {
-                    step,
-                    sharing: runner::Sharing::Copies,
-                }),
-            ),
-            0,
-            games as u64,
-            seed,
-            self.threads,
-            |e| {
-                scores.push(e.score);
-                Ok(())
-            },
-        )?;
+        let mut engine = CpuEngine {
+            threads: runner::thread_count(self.threads),
+            sharing: runner::Sharing::default(),
+        };
+        TdEngine::<R>::play(&mut engine, value, 0, games as u64, seed, step, &mut |e| {
+            scores.push(e.score);
+            Ok(())
+        })?;
         Ok(scores)
     }
 }

@@ -48,7 +48,7 @@ pub struct Learning {
 /// How several learning threads share the weights (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sharing {
-    /// A copy a thread, their changes summed every round.
+    /// A copy a thread, merged every round.
     #[default]
     Copies,
     /// One table, read and written without locks.
@@ -69,8 +69,8 @@ impl std::str::FromStr for Sharing {
     }
 }
 
-/// Moves a thread plays between two merges of the copies (about 20 ms of play; a merge reads
-/// every copy once). Longer rounds learn less a game (docs/BENCHMARKS.md).
+/// Moves a thread plays between two merges of the copies (about 20 ms of play). Longer rounds
+/// learn less a game, shorter ones spend more time merging (docs/BENCHMARKS.md).
 pub const ROUND_MOVES: u64 = 1 << 16;
 
 /// Weights a bit of a thread's record of the weights it changed stands for.
