@@ -300,6 +300,15 @@ pub trait StochasticGame: Send + Sync + 'static {
         }
     }
 
+    /// [`StochasticGame::afterstate`] of every action in [`StochasticGame::ACTIONS`] order into
+    /// `out` (as long as `ACTIONS`; `None` where illegal). Games override it to share work
+    /// between the actions (2584 and 2048 transpose the board once for up and down).
+    fn all_afterstates(&self, state: &Self::State, out: &mut [Option<(Self::State, u32)>]) {
+        for (o, &a) in out.iter_mut().zip(Self::ACTIONS) {
+            *o = self.afterstate(state, a);
+        }
+    }
+
     /// Whether no action is legal: the game is over.
     fn is_over(&self, state: &Self::State) -> bool {
         Self::ACTIONS

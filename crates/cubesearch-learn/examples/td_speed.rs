@@ -5,9 +5,8 @@
 //! (default 1), the threads sharing the weights as `SHARING` (`copies`, the default, or
 //! `table`) says; prints each rep's moves/s and the median.
 
-use cubesearch_games::fib::TileRule;
-use cubesearch_games::{Fib, Pow2};
-use cubesearch_learn::{CpuEngine, NTupleNetwork, TdEngine};
+use cubesearch_games::{Game2048, Game2584};
+use cubesearch_learn::{CpuEngine, NTupleNetwork, TdEngine, TupleGame};
 use std::path::Path;
 use std::time::Instant;
 
@@ -20,24 +19,22 @@ fn main() -> cubesearch_core::Result<()> {
     let games = args.get(2).and_then(|g| g.parse().ok()).unwrap_or(1024);
     let reps = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(5);
     let threads = args.get(4).and_then(|t| t.parse().ok()).unwrap_or(1);
-    let rates = match NTupleNetwork::load::<Fib>(path, None) {
-        Ok(_) => time::<Fib>(path, games, reps, threads)?,
-        Err(_) => time::<Pow2>(path, games, reps, threads)?,
+    let rates = match NTupleNetwork::load::<Game2584>(path, None) {
+        Ok(_) => time(&Game2584::new(), path, games, reps, threads)?,
+        Err(_) => time(&Game2048::new(), path, games, reps, threads)?,
     };
     println!("median {:.3e} moves/s", rates[rates.len() / 2]);
     Ok(())
 }
 
 /// Each rep's moves/s, sorted.
-fn time<R: TileRule>(
+fn time<G: TupleGame>(
+    game: &G,
     path: &Path,
     games: u64,
     reps: usize,
     threads: usize,
-) -> cubesearch_core::Result<Vec<f64>>
-where
-    CpuEngine: TdEngine<R>,
-{
+) -> cubesearch_core::Result<Vec<f64>> {
     let mut engine = CpuEngine {
         threads,
         sharing: match std::env::var("SHARING") {
@@ -47,11 +44,11 @@ where
     };
     let mut rates = Vec::new();
     for rep in 0..reps {
-        let (net, _) = NTupleNetwork::load::<R>(path, None)?;
+        let (net, _) = NTupleNetwork::load::<G>(path, None)?;
         let step = 0.1 / net.lookups() as f32;
         let mut moves = 0u64;
         let start = Instant::now();
-        TdEngine::<R>::play(&mut engine, &net, 0, games, 1, step, &mut |e| {
+        engine.play(game, &net, 0, games, 1, step, &mut |e| {
             moves += e.moves as u64;
             Ok(())
         })?;

@@ -9,7 +9,7 @@
 
 use crate::network::{format_shapes, parse_shapes, NTupleNetwork};
 use cubesearch_core::{Error, Result};
-use cubesearch_games::fib::TileRule;
+use crate::game::TupleGame;
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use std::collections::HashMap;
 use std::path::Path;
@@ -75,17 +75,17 @@ impl NTupleNetwork {
         write_atomically(path, &bytes)
     }
 
-    /// Reads a weights file for game `R`. With `shapes`, the file must have exactly those.
-    pub fn load<R: TileRule>(
+    /// Reads a weights file for game `G`. With `shapes`, the file must have exactly those.
+    pub fn load<G: TupleGame>(
         path: &Path,
         shapes: Option<&[Vec<u8>]>,
     ) -> Result<(Self, WeightsMeta)> {
         let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
-        Self::from_bytes::<R>(&bytes, path, shapes)
+        Self::from_bytes::<G>(&bytes, path, shapes)
     }
 
-    /// Reads the bytes of a weights file for game `R`; `path` only names it in errors.
-    pub fn from_bytes<R: TileRule>(
+    /// Reads the bytes of a weights file for game `G`; `path` only names it in errors.
+    pub fn from_bytes<G: TupleGame>(
         bytes: &[u8],
         path: &Path,
         shapes: Option<&[Vec<u8>]>,
@@ -114,20 +114,20 @@ impl NTupleNetwork {
             return Err(bad(format!("format '{format}', expected '{FORMAT}'")));
         }
         let game = field("game")?;
-        if game != R::NAME {
+        if game != G::NAME {
             return Err(bad(format!(
                 "these are weights for {game}, not for {}",
-                R::NAME
+                G::NAME
             )));
         }
         let bits: u32 = field("bits")?
             .parse()
             .map_err(|_| bad("metadata 'bits' is not a number".into()))?;
-        if bits != R::BITS {
+        if bits != G::CELL_BITS {
             return Err(bad(format!(
                 "{bits} bits a cell, but {} uses {}",
-                R::NAME,
-                R::BITS
+                G::NAME,
+                G::CELL_BITS
             )));
         }
         let file_shapes =
@@ -147,7 +147,7 @@ impl NTupleNetwork {
         let mean_score: f64 = field("mean_score")?
             .parse()
             .map_err(|_| bad("metadata 'mean_score' is not a number".into()))?;
-        let mut net = NTupleNetwork::new(R::NAME, R::BITS, &file_shapes)
+        let mut net = NTupleNetwork::for_game::<G>(&file_shapes)
             .map_err(|e| bad(format!("metadata 'shapes': {e}")))?;
         let names = tensors.names();
         if names.len() != file_shapes.len() {
@@ -162,7 +162,7 @@ impl NTupleNetwork {
             let view = tensors
                 .tensor(&name)
                 .map_err(|_| bad(format!("tensor '{name}' is missing")))?;
-            let want = 1usize << (R::BITS as usize * shape.len());
+            let want = 1usize << (G::CELL_BITS as usize * shape.len());
             if view.dtype() != Dtype::F32 || view.shape() != [want] {
                 return Err(bad(format!(
                     "tensor '{name}' is {:?} {:?}, expected F32 [{want}]",

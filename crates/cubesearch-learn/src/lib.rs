@@ -1,6 +1,8 @@
-//! Learning for 2584 and 2048: n-tuple networks ([`network`]), TD(0) on afterstates ([`td`]),
-//! CPU trainers on one thread or many, on copies of the weights or one table without locks
-//! ([`train`](mod@train), [`runner`]), greedy play statistics ([`play`](mod@play)) and weights files in safetensors ([`file`](mod@file)).
+//! Learning for any stochastic game whose states are cells ([`TupleGame`]; 2584 and 2048 are
+//! two): n-tuple networks ([`network`]), TD(0) on afterstates ([`td`]), CPU trainers on one
+//! thread or many, on copies of the weights or one table without locks ([`train`](mod@train),
+//! [`runner`]), greedy play statistics ([`play`](mod@play)) and weights files in safetensors
+//! ([`file`](mod@file)). Nothing here names a game.
 //!
 //! ```
 //! use cubesearch_games::Game2584;
@@ -16,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod file;
+pub mod game;
 #[cfg(target_arch = "x86_64")]
 mod gather;
 pub mod network;
@@ -23,9 +26,11 @@ pub mod play;
 pub mod plot;
 pub mod runner;
 pub mod td;
+pub mod testing;
 pub mod train;
 
 pub use file::WeightsMeta;
+pub use game::{pack_views, square_symmetries, TupleGame, ViewWords};
 pub use network::{parse_shapes, seed_shapes, six_tuple_shapes, NTupleNetwork};
 pub use play::{play, play_random, stats, PlayStats, Reach};
 pub use td::Episode;
@@ -35,7 +40,6 @@ pub use train::{
 };
 
 use cubesearch_core::{Result, TdUpdate};
-use cubesearch_games::fib::{Sliding, TileRule};
 
 /// The CPU implementation of the [`TdUpdate`] executor: TD(0) self-play on `threads` threads
 /// (0 = every core), as a [`CpuEngine`] with the default [`runner::Sharing`] plays it.
@@ -45,23 +49,23 @@ pub struct CpuTd {
     pub threads: usize,
 }
 
-impl<R: TileRule> TdUpdate<Sliding<R>, NTupleNetwork> for CpuTd {
+impl<G: TupleGame> TdUpdate<G, NTupleNetwork> for CpuTd {
     fn train(
         &mut self,
-        _game: &Sliding<R>,
+        game: &G,
         value: &mut NTupleNetwork,
         games: u32,
         alpha: f32,
         seed: u32,
     ) -> Result<Vec<u64>> {
-        value.check_game::<R>()?;
+        value.check_game::<G>()?;
         let step = alpha / value.lookups() as f32;
         let mut scores = Vec::with_capacity(games as usize);
         let mut engine = CpuEngine {
             threads: runner::thread_count(self.threads),
             sharing: runner::Sharing::default(),
         };
-        TdEngine::<R>::play(&mut engine, value, 0, games as u64, seed, step, &mut |e| {
+        engine.play(game, value, 0, games as u64, seed, step, &mut |e| {
             scores.push(e.score);
             Ok(())
         })?;

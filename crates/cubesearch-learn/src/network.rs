@@ -4,13 +4,17 @@
 //! for bit: lookup `l` goes into partial sum `l mod 4` (each partial sum adding its lookups in
 //! order, from 0.0), and V = (s₀ + s₁) + (s₂ + s₃). Four short chains of additions instead of
 //! one long one: the backward TD pass waits on each sum before the next update, and the
-//! candidates of a move sum side by side. A network has 8 lookups a shape, so a multiple of 4.
+//! candidates of a move sum side by side. A network's lookups (shapes × symmetries) must be a
+//! multiple of 4.
 //!
-//! A *shape* is a list of cell indices (0..16, row by row from the top-left). Each shape is
-//! looked up in all 8 symmetries of the board (rotations and reflections), the 8 lookups sharing
-//! that shape's weight table. The table index of a lookup reads the tile index of each of the
-//! shape's cells, `bits` bits each, first cell in the low bits: 2584 (5 bits a cell) gives
+//! A *shape* is a list of the game's cells ([`TupleGame`]: 2584 and 2048 number them 0..16, row
+//! by row from the top-left). Each shape is looked up in every symmetry of the game (2584 and
+//! 2048: the board's 8 rotations and reflections), those lookups sharing the shape's weight
+//! table. The table index of a lookup reads the value of each of the shape's cells in that
+//! symmetry's view, `bits` bits each, first cell in the low bits: 2584 (5 bits a cell) gives
 //! 32⁴ ≈ 1M entries for a 4-tuple, 2048 (4 bits) 16⁴ = 65536 (16⁶ ≈ 16.8M for a 6-tuple).
+//! Every lookup list is built once, by [`NTupleNetwork::lookup_layout`]'s builder: the CPU
+//! reads it here and the device kernels get it as data.
 //!
 //! Weights are `AtomicU32`s holding `f32` bits. Reads and writes are `Relaxed` loads and stores
 //! (plain moves on x86), so game-parallel trainers share one table without locks and without
@@ -19,19 +23,21 @@
 
 #[cfg(target_arch = "x86_64")]
 use crate::gather;
+use crate::game::{TupleGame, ViewWords};
 use cubesearch_core::{Error, Result};
-use cubesearch_games::fib::{symmetry_cell, Board, BoardOf, HalfLanes, TileRule};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 /// Most cells in one tuple.
 pub const MAX_TUPLE: usize = 8;
+/// Most symmetries a game may share a tuple's weights over.
+pub const MAX_SYMMETRIES: usize = 8;
 /// Most index bits of one table (2^28 weights, 1 GiB).
 pub const MAX_TABLE_BITS: u32 = 28;
 /// Most weights in all tables together (16 GiB): a weight's index is a `u32`.
 pub const MAX_WEIGHTS: usize = 1 << 32;
 
-/// The seed's three 4-tuples (outer row, inner row, 2×2 corner square): the default for both
-/// games.
+/// The seed's three 4-tuples on a 4×4 board (outer row, inner row, 2×2 corner square): the
+/// default for 2584 and 2048.
 pub fn seed_shapes() -> Vec<Vec<u8>> {
     vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7], vec![0, 1, 4, 5]]
 }
@@ -84,8 +90,8 @@ pub fn format_shapes(shapes: &[Vec<u8>]) -> String {
         .join(";")
 }
 
-/// One table lookup: where its table starts in the weights, and which board cells make its
-/// index.
+/// One table lookup: where its table starts in the weights, and which of the state's cells make
+/// its index.
 #[derive(Clone, Copy, Debug)]
 struct Lookup {
     offset: u32,
@@ -94,9 +100,9 @@ struct Lookup {
 }
 
 impl Lookup {
-    /// The weight this lookup reads on a board given as its 16 tile indices, `bits` bits a cell.
+    /// The weight this lookup reads on a state given as its cell values, `bits` bits a cell.
     #[inline(always)]
-    fn cell_index(&self, cells: &[u8; 16], bits: u32) -> u32 {
+    fn cell_index(&self, cells: &[u8], bits: u32) -> u32 {
         let mut idx = 0;
         for j in 0..self.len as usize {
             idx |= (cells[self.cells[j] as usize] as u32) << (bits * j as u32);
@@ -105,21 +111,20 @@ impl Lookup {
     }
 }
 
-/// A run of consecutive board cells within a shape, all in one half of the board (cells
-/// 0..8 or 8..16, see [`Board::halves`]): one shift and mask reads it, the same for every view
-/// of every board.
+/// A run of consecutive cells within a shape, all in one word of a packed view (see
+/// [`crate::game`]): one shift and mask reads it, the same for every view of every state.
 #[derive(Clone, Copy, Debug)]
 struct Run {
-    half: usize,
-    /// The bit of the run's first cell within its half.
+    word: usize,
+    /// The bit of the run's first cell within its word.
     shift: u32,
     mask: u64,
     /// The bit of the run's first cell within the table index.
     to: u32,
 }
 
-/// How to read one shape's 8 lookups straight from the board's symmetric views (see
-/// [`Board::symmetric_views`]): symmetry `s` reads the shape's own cells of view `s`.
+/// How to read one shape's lookups straight from the state's packed views (see
+/// [`TupleGame::views`]): symmetry `s` reads the shape's own cells of view `s`.
 #[derive(Clone, Debug)]
 struct ShapeReader {
     offset: u32,
@@ -127,18 +132,22 @@ struct ShapeReader {
 }
 
 impl ShapeReader {
-    fn new(shape: &[u8], offset: usize, bits: u32) -> Self {
+    fn new(shape: &[u8], offset: usize, bits: u32, per_word: usize) -> Self {
         let cell_mask = (1 << bits) - 1;
         let mut runs: Vec<Run> = Vec::new();
         for (j, &c) in shape.iter().enumerate() {
-            let (half, shift, to) = (c as usize / 8, (c as u32 % 8) * bits, j as u32 * bits);
+            let (word, shift, to) = (
+                c as usize / per_word,
+                (c as usize % per_word) as u32 * bits,
+                j as u32 * bits,
+            );
             match runs.last_mut() {
-                // The next cell of the same half, next in the index too: the run grows.
-                Some(run) if run.half == half && run.shift + run.mask.count_ones() == shift => {
+                // The next cell of the same word, next in the index too: the run grows.
+                Some(run) if run.word == word && run.shift + run.mask.count_ones() == shift => {
                     run.mask = run.mask << bits | cell_mask;
                 }
                 _ => runs.push(Run {
-                    half,
+                    word,
                     shift,
                     mask: cell_mask,
                     to,
@@ -151,19 +160,21 @@ impl ShapeReader {
         }
     }
 
-    /// The weight indices of this shape's 8 lookups on `N` boards into `out`, symmetry by
-    /// symmetry, the boards' side by side, from the boards' [`Board::symmetric_views`].
+    /// The weight indices of this shape's lookups on `N` states into `out`, symmetry by
+    /// symmetry, the states' side by side, from the states' packed views.
     #[inline(always)]
-    fn indices<const N: usize>(&self, views: &[HalfLanes<N>; 8], out: &mut [u32]) {
-        let mut idx = [[0u64; N]; 8];
+    fn indices<G: TupleGame, const N: usize>(&self, views: &G::Views<N>, out: &mut [u32]) {
+        // A constant once monomorphised: the loops over the views unroll.
+        let symmetries = G::SYMMETRIES.len();
+        let mut idx = [[0u64; N]; MAX_SYMMETRIES];
         for run in &self.runs {
-            for (idx, view) in idx.iter_mut().zip(views) {
-                for (i, &x) in idx.iter_mut().zip(&view[run.half]) {
+            for (s, idx) in idx.iter_mut().enumerate().take(symmetries) {
+                for (i, &x) in idx.iter_mut().zip(views.word(s, run.word)) {
                     *i |= (x >> run.shift & run.mask) << run.to;
                 }
             }
         }
-        for (o, &i) in out.iter_mut().zip(idx.as_flattened()) {
+        for (o, &i) in out.iter_mut().zip(idx[..symmetries].as_flattened()) {
             *o = self.offset + i as u32;
         }
     }
@@ -188,6 +199,19 @@ impl PartialSums {
     fn add_lookups(&mut self, indices: &[u32], weight: impl Fn(u32) -> f32) {
         for four in indices.chunks_exact(4) {
             self.add([0, 1, 2, 3].map(|k| weight(four[k])));
+        }
+    }
+
+    /// Adds the weights of lookups `first, first + 1, …` (given by their indices), lookup
+    /// `l` into sum `l mod 4`.
+    #[inline(always)]
+    fn add_lookups_from(&mut self, first: usize, indices: &[u32], weight: impl Fn(u32) -> f32) {
+        if first % 4 == 0 && indices.len() % 4 == 0 {
+            self.add_lookups(indices, weight);
+        } else {
+            for (j, &i) in indices.iter().enumerate() {
+                self.0[(first + j) % 4] += weight(i);
+            }
         }
     }
 
@@ -269,6 +293,8 @@ pub struct NTupleNetwork {
     id: u64,
     game: String,
     bits: u32,
+    /// Cells of the game's states.
+    cells: usize,
     shapes: Vec<Vec<u8>>,
     lookups: Vec<Lookup>,
     /// The lookups again, shape by shape, as [`Self::indices`] reads them.
@@ -280,10 +306,27 @@ pub struct NTupleNetwork {
 }
 
 impl NTupleNetwork {
-    /// An all-zero network for `game` (cells of `bits` bits) with these shapes.
-    pub fn new(game: &str, bits: u32, shapes: &[Vec<u8>]) -> Result<Self> {
+    /// An all-zero network for game `G` with these shapes (cells of `G`'s states; see
+    /// [`parse_shapes`]). Every shape is looked up in each of `G`'s symmetries.
+    pub fn for_game<G: TupleGame>(shapes: &[Vec<u8>]) -> Result<Self> {
         if shapes.is_empty() {
             return Err(Error::parse("an n-tuple network needs at least one shape"));
+        }
+        let (bits, symmetries) = (G::CELL_BITS, G::SYMMETRIES);
+        if symmetries.is_empty() || symmetries.len() > MAX_SYMMETRIES {
+            return Err(Error::Unsupported(format!(
+                "{} has {} symmetries: a network takes 1 to {MAX_SYMMETRIES}",
+                G::NAME,
+                symmetries.len()
+            )));
+        }
+        if shapes.len() * symmetries.len() % 4 != 0 {
+            return Err(Error::parse(format!(
+                "{} shapes in {} symmetries make {} lookups: the sums take a multiple of 4",
+                shapes.len(),
+                symmetries.len(),
+                shapes.len() * symmetries.len()
+            )));
         }
         let mut lookups = Vec::new();
         let mut readers = Vec::new();
@@ -298,8 +341,12 @@ impl NTupleNetwork {
             if shape.is_empty() || shape.len() > MAX_TUPLE {
                 return Err(bad(&format!("a shape has 1 to {MAX_TUPLE} cells")));
             }
-            if shape.iter().any(|&c| c >= 16) {
-                return Err(bad("cells are numbered 0 to 15"));
+            if shape.iter().any(|&c| c as usize >= G::CELLS) {
+                return Err(bad(&format!(
+                    "{} cells are numbered 0 to {}",
+                    G::NAME,
+                    G::CELLS - 1
+                )));
             }
             let mut sorted = shape.clone();
             sorted.sort_unstable();
@@ -319,10 +366,10 @@ impl NTupleNetwork {
             if end > MAX_WEIGHTS {
                 return Err(bad(&format!("more than {MAX_WEIGHTS} weights in all")));
             }
-            for s in 0..8 {
+            for symmetry in symmetries {
                 let mut cells = [0u8; MAX_TUPLE];
                 for (j, &c) in shape.iter().enumerate() {
-                    cells[j] = symmetry_cell(s, c as usize) as u8;
+                    cells[j] = symmetry[c as usize];
                 }
                 lookups.push(Lookup {
                     offset: offset as u32,
@@ -330,7 +377,7 @@ impl NTupleNetwork {
                     cells,
                 });
             }
-            readers.push(ShapeReader::new(shape, offset, bits));
+            readers.push(ShapeReader::new(shape, offset, bits, G::CELLS_PER_WORD));
             table_starts.push(end);
         }
         let weights = (0..table_starts[shapes.len()])
@@ -338,8 +385,9 @@ impl NTupleNetwork {
             .collect();
         Ok(NTupleNetwork {
             id: NEXT_ID.fetch_add(1, Relaxed),
-            game: game.to_string(),
+            game: G::NAME.to_string(),
             bits,
+            cells: G::CELLS,
             shapes: shapes.to_vec(),
             lookups,
             readers,
@@ -348,17 +396,12 @@ impl NTupleNetwork {
         })
     }
 
-    /// An all-zero network for game `R`.
-    pub fn for_game<R: TileRule>(shapes: &[Vec<u8>]) -> Result<Self> {
-        Self::new(R::NAME, R::BITS, shapes)
-    }
-
     /// This network's number, unique in the process.
     pub fn id(&self) -> u64 {
         self.id
     }
 
-    /// The game the network evaluates (`2584`, `2048`).
+    /// The name of the game the network evaluates (`2584`, `2048`, ...).
     pub fn game(&self) -> &str {
         &self.game
     }
@@ -373,7 +416,7 @@ impl NTupleNetwork {
         &self.shapes
     }
 
-    /// Weights read per evaluation (shapes × 8 symmetries).
+    /// Weights read per evaluation (shapes × the game's symmetries).
     pub fn lookups(&self) -> usize {
         self.lookups.len()
     }
@@ -399,6 +442,7 @@ impl NTupleNetwork {
             id: NEXT_ID.fetch_add(1, Relaxed),
             game: self.game.clone(),
             bits: self.bits,
+            cells: self.cells,
             shapes: self.shapes.clone(),
             lookups: self.lookups.clone(),
             readers: self.readers.clone(),
@@ -451,21 +495,32 @@ impl NTupleNetwork {
         }
     }
 
-    /// Fails unless the network was made for game `R`.
-    pub fn check_game<R: TileRule>(&self) -> Result<()> {
-        if self.game != R::NAME || self.bits != R::BITS {
+    /// Fails unless the network was made for game `G`.
+    pub fn check_game<G: TupleGame>(&self) -> Result<()> {
+        if self.game != G::NAME || self.bits != G::CELL_BITS || self.cells != G::CELLS {
             return Err(Error::Unsupported(format!(
                 "the network evaluates {} boards, not {}",
                 self.game,
-                R::NAME
+                G::NAME
             )));
         }
         Ok(())
     }
 
-    /// The weight index of each lookup (in lookup order) on a board given as its 16 tile
-    /// indices: the reference for [`Self::indices`].
-    pub fn cell_indices(&self, cells: &[u8; 16], out: &mut [u32]) {
+    /// Every lookup in the order V sums them (shape by shape, the game's symmetries in order
+    /// within a shape): its table's offset in the flat weights and the state's cells that make
+    /// its index, first cell lowest. The one list every reader of the network follows: the
+    /// CPU's own readers, and the device kernels, which get it as data.
+    pub fn lookup_layout(&self) -> Vec<(u32, Vec<u8>)> {
+        self.lookups
+            .iter()
+            .map(|l| (l.offset, l.cells[..l.len as usize].to_vec()))
+            .collect()
+    }
+
+    /// The weight index of each lookup (in lookup order) on a state given as its cell values
+    /// ([`TupleGame::cells`]): the reference for [`Self::indices`].
+    pub fn cell_indices(&self, cells: &[u8], out: &mut [u32]) {
         for (l, o) in self.lookups.iter().zip(out) {
             *o = l.cell_index(cells, self.bits);
         }
@@ -503,10 +558,13 @@ impl NTupleNetwork {
     pub(crate) unsafe fn value_at_unchecked(&self, indices: &[u32], reads: WeightReads) -> f32 {
         match reads {
             // SAFETY: the caller's promises.
+            // The gather takes eight lookups at a time.
             #[cfg(target_arch = "x86_64")]
-            WeightReads::Gather => unsafe { gather::sum_lookups(self.weights.as_ptr(), indices) },
+            WeightReads::Gather if indices.len() % 8 == 0 => unsafe {
+                gather::sum_lookups(self.weights.as_ptr(), indices)
+            },
             // SAFETY: the caller's promise.
-            WeightReads::OneByOne => sum_lookups(indices, |i| unsafe { self.weight_unchecked(i) }),
+            _ => sum_lookups(indices, |i| unsafe { self.weight_unchecked(i) }),
         }
     }
 
@@ -562,96 +620,106 @@ impl NTupleNetwork {
         }
     }
 
-    /// V of a board given as its 16 tile indices (the reference for [`Self::value`]).
-    pub fn value_cells(&self, cells: &[u8; 16]) -> f32 {
+    /// V of a state given as its cell values (the reference for [`Self::value`]).
+    pub fn value_cells(&self, cells: &[u8]) -> f32 {
         self.value_at(&self.cell_indices_vec(cells))
     }
 
-    /// Adds `delta` to every weight that V of this board reads (the reference for
+    /// Adds `delta` to every weight that V of this state reads (the reference for
     /// [`Self::update`]).
-    pub fn update_cells(&self, cells: &[u8; 16], delta: f32) {
+    pub fn update_cells(&self, cells: &[u8], delta: f32) {
         self.update_at(&self.cell_indices_vec(cells), delta);
     }
 
     /// [`Self::cell_indices`] into a new vector.
-    fn cell_indices_vec(&self, cells: &[u8; 16]) -> Vec<u32> {
+    fn cell_indices_vec(&self, cells: &[u8]) -> Vec<u32> {
         let mut indices = vec![0; self.lookups()];
         self.cell_indices(cells, &mut indices);
         indices
     }
 
-    /// Calls `f` with the weight indices of each shape's 8 lookups of `b`, shape by shape (so
-    /// lookup by lookup in lookup order).
+    /// Calls `f` with the weight indices of each shape's lookups of `state`, shape by shape
+    /// (so lookup by lookup in lookup order).
     #[inline(always)]
-    fn for_each_shape<R: TileRule>(&self, b: BoardOf<R>, mut f: impl FnMut(&[u32; 8])) {
-        debug_assert_eq!(self.bits, R::BITS);
-        let views = Board::symmetric_views([b], R::BITS);
-        let mut eight = [0; 8];
+    fn for_each_shape<G: TupleGame>(
+        &self,
+        game: &G,
+        state: G::State,
+        mut f: impl FnMut(&[u32]),
+    ) {
+        debug_assert_eq!(self.bits, G::CELL_BITS);
+        let views = game.views([state]);
+        let mut some = [0; MAX_SYMMETRIES];
+        let some = &mut some[..G::SYMMETRIES.len()];
         for reader in &self.readers {
-            reader.indices(&views, &mut eight);
-            f(&eight);
+            reader.indices::<G, 1>(&views, some);
+            f(some);
         }
     }
 
-    /// The weight index of each lookup of `b` (in lookup order) into `out`, which holds
+    /// The weight index of each lookup of `state` (in lookup order) into `out`, which holds
     /// [`Self::lookups`] of them.
     #[inline]
-    pub fn indices<R: TileRule>(&self, b: BoardOf<R>, out: &mut [u32]) {
-        self.indices_of::<R, 1>([b], out)
+    pub fn indices<G: TupleGame>(&self, game: &G, state: G::State, out: &mut [u32]) {
+        self.indices_of::<G, 1>(game, [state], out)
     }
 
-    /// The weight indices of `N` boards at once into `out` (`N ×` [`Self::lookups`] long),
-    /// lookup by lookup in lookup order, the boards' side by side: board `i`'s index of
+    /// The weight indices of `N` states at once into `out` (`N ×` [`Self::lookups`] long),
+    /// lookup by lookup in lookup order, the states' side by side: state `i`'s index of
     /// lookup `l` at `N·l + i`. One pass makes them all, vector instructions working on the
-    /// boards together.
+    /// states together.
     #[inline(always)]
-    pub fn indices_of<R: TileRule, const N: usize>(
+    pub fn indices_of<G: TupleGame, const N: usize>(
         &self,
-        boards: [BoardOf<R>; N],
+        game: &G,
+        states: [G::State; N],
         out: &mut [u32],
     ) {
-        debug_assert_eq!(self.bits, R::BITS);
-        let views = Board::symmetric_views(boards, R::BITS);
-        for (reader, out) in self.readers.iter().zip(out.chunks_exact_mut(8 * N)) {
-            reader.indices(&views, out);
+        debug_assert_eq!(self.bits, G::CELL_BITS);
+        let views = game.views(states);
+        let per_shape = G::SYMMETRIES.len() * N;
+        for (reader, out) in self.readers.iter().zip(out.chunks_exact_mut(per_shape)) {
+            reader.indices::<G, N>(&views, out);
         }
     }
 
-    /// V of a board of game `R` (the network must be made for `R`).
+    /// V of a state of game `G` (the network must be made for `G`).
     #[inline]
-    pub fn value<R: TileRule>(&self, b: BoardOf<R>) -> f32 {
-        // A shape's 8 lookups start at a multiple of 4: two steps of the partial sums.
+    pub fn value<G: TupleGame>(&self, game: &G, state: G::State) -> f32 {
         let mut sums = PartialSums::default();
-        self.for_each_shape::<R>(b, |eight| sums.add_lookups(eight, |i| self.weight(i)));
+        let mut at = 0;
+        self.for_each_shape(game, state, |indices| {
+            sums.add_lookups_from(at, indices, |i| self.weight(i));
+            at += indices.len();
+        });
         sums.total()
     }
 
-    /// Adds `delta` to every weight that V of `b` reads.
+    /// Adds `delta` to every weight that V of `state` reads.
     #[inline]
-    pub fn update<R: TileRule>(&self, b: BoardOf<R>, delta: f32) {
-        self.for_each_shape::<R>(b, |eight| self.update_at(eight, delta));
+    pub fn update<G: TupleGame>(&self, game: &G, state: G::State, delta: f32) {
+        self.for_each_shape(game, state, |indices| self.update_at(indices, delta));
     }
 }
 
-impl<R: TileRule> cubesearch_core::AfterstateValue<cubesearch_games::fib::Sliding<R>>
-    for NTupleNetwork
-{
+impl<G: TupleGame> cubesearch_core::AfterstateValue<G> for NTupleNetwork {
     #[inline]
-    fn value(&self, _game: &cubesearch_games::fib::Sliding<R>, afterstate: &BoardOf<R>) -> f32 {
-        NTupleNetwork::value::<R>(self, *afterstate)
+    fn value(&self, game: &G, afterstate: &G::State) -> f32 {
+        NTupleNetwork::value(self, game, *afterstate)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{Cells16, Cells16Game};
     use cubesearch_core::rng::XorShift32;
-    use cubesearch_games::fib::{Fib, Pow2};
 
     /// The trainer's reads (gathers where the CPU has AVX2) sum the same floats in the same
-    /// order as the checked one-by-one reads, bit for bit, on random weights and boards.
-    fn check_trainer_reads<R: TileRule>(shapes: &[Vec<u8>]) {
-        let mut net = NTupleNetwork::for_game::<R>(shapes).unwrap();
+    /// order as the checked one-by-one reads, bit for bit, on random weights and states.
+    fn check_trainer_reads<const BITS: u32>(shapes: &[Vec<u8>]) {
+        let game = Cells16Game::<BITS>;
+        let mut net = NTupleNetwork::for_game::<Cells16Game<BITS>>(shapes).unwrap();
         let mut rng = XorShift32::for_worker(5, 0);
         for t in 0..shapes.len() {
             let len = net.table_range(t).len();
@@ -669,30 +737,29 @@ mod tests {
         let reads = unsafe { WeightReads::new(avx2) };
         let mut four = vec![0; 4 * net.lookups()];
         for _ in 0..300 {
-            let boards: [BoardOf<R>; 4] = std::array::from_fn(|_| {
-                let cells = std::array::from_fn(|_| rng.below(1 << R::BITS) as u8);
-                Board::from_cells(&cells, R::BITS)
-            });
-            net.indices_of::<R, 4>(boards, &mut four);
+            let states: [Cells16; 4] =
+                std::array::from_fn(|_| Cells16(std::array::from_fn(|_| rng.below(1 << BITS) as u8)));
+            net.indices_of(&game, states, &mut four);
             // SAFETY: `indices_of` made every index; `reads` as above.
             let fast = unsafe { net.values_at_unchecked(&four, reads) };
             assert_eq!(
                 fast.map(f32::to_bits),
                 net.values_at(&four).map(f32::to_bits)
             );
-            for (k, b) in boards.into_iter().enumerate() {
+            for (k, state) in states.into_iter().enumerate() {
                 let one: Vec<u32> = four.chunks_exact(4).map(|f| f[k]).collect();
                 // SAFETY: as above.
                 let fast = unsafe { net.value_at_unchecked(&one, reads) };
-                assert_eq!(fast.to_bits(), net.value::<R>(b).to_bits());
+                assert_eq!(fast.to_bits(), net.value(&game, state).to_bits());
+                assert_eq!(fast.to_bits(), net.value_cells(&state.0).to_bits());
             }
         }
     }
 
     #[test]
     fn trainer_reads_sum_like_the_checked_reads() {
-        check_trainer_reads::<Fib>(&seed_shapes());
-        check_trainer_reads::<Pow2>(&seed_shapes());
-        check_trainer_reads::<Pow2>(&parse_shapes("0,1,2,3,4,5;5,9").unwrap());
+        check_trainer_reads::<5>(&seed_shapes());
+        check_trainer_reads::<4>(&seed_shapes());
+        check_trainer_reads::<4>(&parse_shapes("0,1,2,3,4,5;5,9").unwrap());
     }
 }

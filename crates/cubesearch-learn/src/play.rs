@@ -1,17 +1,18 @@
 //! Greedy (and random) play statistics.
 
+use crate::game::TupleGame;
 use crate::network::NTupleNetwork;
 use crate::runner::{run_games, Policy};
 use crate::td::Episode;
 use cubesearch_core::Result;
-use cubesearch_games::fib::{Sliding, TileRule};
 use serde::Serialize;
 use std::time::Instant;
 
-/// The share of games whose largest tile reached a value.
+/// The share of games whose progress ([`TupleGame::progress`]: 2584 and 2048, the largest
+/// tile) reached a milestone.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Reach {
-    /// The tile value.
+    /// The milestone (2584 and 2048: a tile value).
     pub tile: u32,
     /// Games reaching it (a tile at least that large), as a share of all games.
     pub share: f64,
@@ -28,14 +29,14 @@ pub struct PlayStats {
     pub max_score: u64,
     /// Mean moves a game.
     pub mean_moves: f64,
-    /// For each of the rule's milestone tiles, the share of games reaching it.
+    /// For each of the game's milestones, the share of games reaching it.
     pub reach: Vec<Reach>,
     /// Wall-clock time.
     pub seconds: f64,
 }
 
-fn collect<R: TileRule>(
-    game: &Sliding<R>,
+fn collect<G: TupleGame>(
+    game: &G,
     policy: Policy<'_>,
     games: u64,
     seed: u32,
@@ -47,19 +48,19 @@ fn collect<R: TileRule>(
         episodes.push(e);
         Ok(())
     })?;
-    Ok(stats::<R>(&episodes, start.elapsed().as_secs_f64()))
+    Ok(stats::<G>(&episodes, start.elapsed().as_secs_f64()))
 }
 
 /// The statistics of finished games (from any player) that took `seconds` in all.
-pub fn stats<R: TileRule>(episodes: &[Episode], seconds: f64) -> PlayStats {
+pub fn stats<G: TupleGame>(episodes: &[Episode], seconds: f64) -> PlayStats {
     let n = episodes.len().max(1) as f64;
-    let reach = R::MILESTONES
+    let reach = G::MILESTONES
         .iter()
         .map(|&tile| Reach {
             tile,
             share: episodes
                 .iter()
-                .filter(|e| R::value(e.max_index) >= tile)
+                .filter(|e| e.progress >= tile)
                 .count() as f64
                 / n,
         })
@@ -76,20 +77,20 @@ pub fn stats<R: TileRule>(episodes: &[Episode], seconds: f64) -> PlayStats {
 
 /// Plays `games` games greedily with `net` (no learning) on `threads` threads (0 = all).
 /// Game `g` uses `XorShift32::for_worker(seed, g)`; the result does not depend on `threads`.
-pub fn play<R: TileRule>(
-    game: &Sliding<R>,
+pub fn play<G: TupleGame>(
+    game: &G,
     net: &NTupleNetwork,
     games: u64,
     seed: u32,
     threads: usize,
 ) -> Result<PlayStats> {
-    net.check_game::<R>()?;
+    net.check_game::<G>()?;
     collect(game, Policy::Greedy(net, None), games, seed, threads)
 }
 
 /// Plays `games` games with uniformly random legal moves.
-pub fn play_random<R: TileRule>(
-    game: &Sliding<R>,
+pub fn play_random<G: TupleGame>(
+    game: &G,
     games: u64,
     seed: u32,
     threads: usize,

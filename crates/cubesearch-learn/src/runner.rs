@@ -18,11 +18,11 @@
 //! Copies take a network's weights once a thread; above [`MAX_COPY_BYTES`] in all, the threads
 //! share the table instead. Play without learning always reads the one network.
 
+use crate::game::TupleGame;
 use crate::network::NTupleNetwork;
 use crate::td::{play_episode, random_episode, Episode, Trajectory};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::Result;
-use cubesearch_games::fib::{Sliding, TileRule};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Barrier, OnceLock};
 
@@ -91,8 +91,8 @@ pub fn thread_count(requested: usize) -> usize {
 /// Plays games `first..first + games` on `threads` threads, handing each finished game to
 /// `on_game` on the calling thread (in the order they finish). An error from `on_game` stops
 /// the run and is returned.
-pub fn run_games<R: TileRule>(
-    game: &Sliding<R>,
+pub fn run_games<G: TupleGame>(
+    game: &G,
     policy: Policy<'_>,
     first: u64,
     games: u64,
@@ -100,7 +100,7 @@ pub fn run_games<R: TileRule>(
     threads: usize,
     mut on_game: impl FnMut(Episode) -> Result<()>,
 ) -> Result<()> {
-    let play = |g: u64, path: &mut Trajectory| {
+    let play = |g: u64, path: &mut Trajectory<G>| {
         let mut rng = XorShift32::for_worker(seed, g as u32);
         match policy {
             Policy::Greedy(net, learning) => {
@@ -148,8 +148,8 @@ pub fn run_games<R: TileRule>(
 
 /// [`run_games`] learning on a copy of `net` a thread, merged every round (see the module
 /// docs).
-fn run_on_copies<R: TileRule>(
-    game: &Sliding<R>,
+fn run_on_copies<G: TupleGame>(
+    game: &G,
     net: &NTupleNetwork,
     step: f32,
     games: std::ops::Range<u64>,

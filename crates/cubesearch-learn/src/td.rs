@@ -1,7 +1,7 @@
 //! Greedy play and TD(0) learning on afterstates (the seed's section 2.2).
 //!
 //! A game is played greedily: in state s the player takes the legal action maximising
-//! `reward + V(afterstate)` (ties go to the first in canonical order: left, right, up, down).
+//! `reward + V(afterstate)` (ties go to the first in the game's canonical order of actions).
 //! Learning happens when the game is over, *backward* over its afterstates, as the seed's CPU
 //! baseline does ("after each game ends, the history of the game is used ... to improve the
 //! weights"): the last afterstate is moved toward 0 (nothing follows it), and afterstate
@@ -9,10 +9,9 @@
 //! `V(s'_{t+1})` is read after its own update. Each of the network's lookups moves by
 //! `alpha / lookups · δ`, so `alpha` is the step on V itself.
 
+use crate::game::TupleGame;
 use crate::network::{NTupleNetwork, WeightReads};
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::StochasticGame;
-use cubesearch_games::fib::{BoardOf, Dir, Sliding, TileRule};
 use multiversion::multiversion;
 
 /// What one game came to.
@@ -22,51 +21,56 @@ pub struct Episode {
     pub score: u64,
     /// Moves played.
     pub moves: u32,
-    /// The largest tile index reached.
-    pub max_index: u8,
+    /// How far the game got ([`TupleGame::progress`] of its last state: 2584 and 2048, the
+    /// largest tile's value).
+    pub progress: u32,
 }
 
 /// The greedy action in `s`: `(action, afterstate, reward)`, or `None` when the game is over.
 #[inline]
-pub fn greedy<R: TileRule>(
-    game: &Sliding<R>,
+pub fn greedy<G: TupleGame>(
+    game: &G,
     net: &NTupleNetwork,
-    s: BoardOf<R>,
-) -> Option<(Dir, BoardOf<R>, u32)> {
-    let afters = game.afterstates(s);
-    let values = afters.map(|a| a.map_or(0.0, |(after, _)| net.value::<R>(after)));
-    best_move(&afters, values).map(|(k, after, reward)| (Dir::ALL[k], after, reward))
-}
-
-/// The legal afterstate (in canonical order) maximising `reward + value`, the first of equal
-/// ones: its direction's number, the afterstate and the reward. `values[k]` is V of
-/// `afters[k]` (ignored where the move is illegal).
-#[inline(always)]
-fn best_move<B: Copy>(afters: &[Option<(B, u32)>; 4], values: [f32; 4]) -> Option<(usize, B, u32)> {
-    let mut best: Option<(f32, usize, B, u32)> = None;
-    for (k, after) in afters.iter().enumerate() {
-        if let Some((after, reward)) = *after {
-            let v = reward as f32 + values[k];
+    s: G::State,
+) -> Option<(G::Action, G::State, u32)> {
+    let mut best: Option<(f32, G::Action, G::State, u32)> = None;
+    for &a in G::ACTIONS {
+        if let Some((after, reward)) = game.afterstate(&s, a) {
+            let v = reward as f32 + net.value(game, after);
             if best.is_none_or(|b| v > b.0) {
-                best = Some((v, k, after, reward));
+                best = Some((v, a, after, reward));
             }
         }
     }
-    best.map(|(_, k, after, reward)| (k, after, reward))
+    best.map(|(_, a, after, reward)| (a, after, reward))
 }
 
 /// One game's afterstates as learning reads them: each one's weight indices (the network's
 /// lookups in order, made once while choosing the move) and the reward of the move to it.
 /// Scratch space, reused from game to game.
-#[derive(Debug, Default)]
-pub struct Trajectory {
+#[derive(Debug)]
+pub struct Trajectory<G: TupleGame> {
     indices: Vec<u32>,
     rewards: Vec<u32>,
-    /// The four candidate afterstates' indices, as [`NTupleNetwork::indices_of`] lays them out.
+    /// The candidate afterstates' indices, four at a time as [`NTupleNetwork::indices_of`]
+    /// lays them out.
     candidates: Vec<u32>,
+    /// Every action's afterstate and reward in the current state (`None`: illegal).
+    afters: Vec<Option<(G::State, u32)>>,
 }
 
-impl Trajectory {
+impl<G: TupleGame> Default for Trajectory<G> {
+    fn default() -> Self {
+        Trajectory {
+            indices: Vec::new(),
+            rewards: Vec::new(),
+            candidates: Vec::new(),
+            afters: Vec::new(),
+        }
+    }
+}
+
+impl<G: TupleGame> Trajectory<G> {
     /// The weight indices of the last game's afterstates, a block of the network's lookups
     /// each: every weight its learning changed.
     pub fn indices(&self) -> &[u32] {
@@ -74,43 +78,60 @@ impl Trajectory {
     }
 }
 
-/// [`greedy`] on the afterstates' weight indices: the chosen direction's number (0..4), the
-/// afterstate and the reward. `candidates` gets the four afterstates' indices as
-/// [`NTupleNetwork::indices_of`] lays them out (an illegal move's are the state's, valued and
-/// ignored): made and valued four at once, vector instructions making them and the weight
-/// loads overlapping.
+/// [`greedy`] on the afterstates' weight indices: the chosen action's number (its place in
+/// `ACTIONS`), the afterstate and the reward. The candidates are made and valued four at a
+/// time (vector instructions making their indices, their weight loads overlapping), their
+/// indices going to `path.candidates` as [`NTupleNetwork::indices_of`] lays out each four (an
+/// illegal move's are the state's, valued and ignored).
 #[inline(always)]
-fn greedy_indexed<R: TileRule>(
-    game: &Sliding<R>,
+fn greedy_indexed<G: TupleGame>(
+    game: &G,
     net: &NTupleNetwork,
-    s: BoardOf<R>,
-    candidates: &mut [u32],
+    s: G::State,
+    path: &mut Trajectory<G>,
     reads: WeightReads,
-) -> Option<(usize, BoardOf<R>, u32)> {
-    let afters = game.afterstates(s);
-    let candidates = &mut candidates[..4 * net.lookups()];
-    net.indices_of::<R, 4>(afters.map(|a| a.map_or(s, |(after, _)| after)), candidates);
-    // SAFETY: `indices_of` of `net` just wrote every index of `candidates`; `reads` is the
-    // caller's.
-    best_move(&afters, unsafe {
-        net.values_at_unchecked(candidates, reads)
-    })
+) -> Option<(usize, G::State, u32)> {
+    let per_four = 4 * net.lookups();
+    path.afters.resize(G::ACTIONS.len(), None);
+    game.all_afterstates(&s, &mut path.afters);
+    let mut best: Option<(f32, usize, G::State, u32)> = None;
+    for (four, (afters, candidates)) in path
+        .afters
+        .chunks(4)
+        .zip(path.candidates.chunks_exact_mut(per_four))
+        .enumerate()
+    {
+        let states = std::array::from_fn(|k| afters.get(k).copied().flatten().map_or(s, |a| a.0));
+        net.indices_of::<G, 4>(game, states, candidates);
+        // SAFETY: `indices_of` of `net` just wrote every index of `candidates`; `reads` is the
+        // caller's.
+        let values = unsafe { net.values_at_unchecked(candidates, reads) };
+        for (k, after) in afters.iter().enumerate() {
+            if let Some((after, reward)) = *after {
+                let v = reward as f32 + values[k];
+                if best.is_none_or(|b| v > b.0) {
+                    best = Some((v, 4 * four + k, after, reward));
+                }
+            }
+        }
+    }
+    best.map(|(_, k, after, reward)| (k, after, reward))
 }
 
 /// Plays one game greedily with `net` from a start drawn by `rng`; when `step` is given (the
 /// change per weight per unit of TD error, `alpha / lookups`), learns from it afterwards.
 ///
 /// Compiled twice: for any x86-64 and for one with AVX2 and BMI2, picked at run time (the
-/// symmetric views and indices of four boards at once fill 256-bit registers, and the weights
+/// symmetric views and indices of four states at once fill 256-bit registers, and the weights
 /// are read eight at a time by gathers: docs/BENCHMARKS.md). Both compute the same floats in
 /// the same order.
 #[multiversion(targets("x86_64+avx+avx2+bmi1+bmi2+popcnt+lzcnt"))]
-pub fn play_episode<R: TileRule>(
-    game: &Sliding<R>,
+pub fn play_episode<G: TupleGame>(
+    game: &G,
     net: &NTupleNetwork,
     rng: &mut XorShift32,
     step: Option<f32>,
-    path: &mut Trajectory,
+    path: &mut Trajectory<G>,
 ) -> Episode {
     // SAFETY: AVX2 is there when this clone runs.
     let reads =
@@ -118,20 +139,21 @@ pub fn play_episode<R: TileRule>(
     let lookups = net.lookups();
     path.indices.clear();
     path.rewards.clear();
-    path.candidates.resize(4 * lookups, 0);
+    path.candidates
+        .resize(G::ACTIONS.len().div_ceil(4) * 4 * lookups, 0);
     let mut s = game.initial(rng);
     let mut score = 0u64;
-    while let Some((k, after, reward)) = greedy_indexed(game, net, s, &mut path.candidates, reads) {
+    while let Some((k, after, reward)) = greedy_indexed(game, net, s, path, reads) {
         score += reward as u64;
-        let chosen = path.candidates.chunks_exact(4).map(|four| four[k]);
-        path.indices.extend(chosen);
+        let four = &path.candidates[k / 4 * 4 * lookups..][..4 * lookups];
+        path.indices.extend(four.chunks_exact(4).map(|lanes| lanes[k % 4]));
         path.rewards.push(reward);
         s = game.sample_chance(&after, rng);
     }
     let episode = Episode {
         score,
         moves: path.rewards.len() as u32,
-        max_index: s.max_index(R::BITS),
+        progress: game.progress(&s),
     };
     if let Some(step) = step {
         // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
@@ -141,11 +163,11 @@ pub fn play_episode<R: TileRule>(
 }
 
 /// The backward TD(0) pass over one game's `(afterstate, reward)` path (see the module docs).
-pub fn learn<R: TileRule>(net: &NTupleNetwork, path: &[(BoardOf<R>, u32)], step: f32) {
+pub fn learn<G: TupleGame>(game: &G, net: &NTupleNetwork, path: &[(G::State, u32)], step: f32) {
     let lookups = net.lookups();
     let mut indices = vec![0; path.len() * lookups];
     for (&(after, _), block) in path.iter().zip(indices.chunks_exact_mut(lookups)) {
-        net.indices::<R>(after, block);
+        net.indices(game, after, block);
     }
     let rewards: Vec<u32> = path.iter().map(|&(_, r)| r).collect();
     // SAFETY: `indices` of `net` made every index.
@@ -177,7 +199,7 @@ unsafe fn learn_indexed(
 }
 
 /// Plays one game with uniformly random legal moves (the baseline a trained network must beat).
-pub fn random_episode<R: TileRule>(game: &Sliding<R>, rng: &mut XorShift32) -> Episode {
+pub fn random_episode<G: TupleGame>(game: &G, rng: &mut XorShift32) -> Episode {
     let mut s = game.initial(rng);
     let mut legal = Vec::with_capacity(4);
     let (mut score, mut moves) = (0u64, 0u32);
@@ -195,6 +217,6 @@ pub fn random_episode<R: TileRule>(game: &Sliding<R>, rng: &mut XorShift32) -> E
     Episode {
         score,
         moves,
-        max_index: s.max_index(R::BITS),
+        progress: game.progress(&s),
     }
 }

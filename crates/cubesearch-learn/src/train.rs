@@ -2,11 +2,11 @@
 //! weights as [`crate::runner::Sharing`] says), with progress reports, a learning curve,
 //! checkpoints and resuming.
 
+use crate::game::TupleGame;
 use crate::network::{seed_shapes, NTupleNetwork};
 use crate::runner::{run_games, thread_count, Learning, Policy, Sharing};
 use crate::td::Episode;
 use cubesearch_core::{Error, Result};
-use cubesearch_games::fib::{Sliding, TileRule};
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -135,8 +135,8 @@ pub fn curve_csv(curve: &[CurvePoint]) -> String {
 /// Trains an n-tuple network for `game` by TD(0) self-play (see [`crate::td`]) and returns it
 /// with a report. `progress` hears about the run at most every `progress_interval`, and once
 /// at the end.
-pub fn train<R: TileRule>(
-    game: &Sliding<R>,
+pub fn train<G: TupleGame>(
+    game: &G,
     cfg: &TrainConfig,
     progress: impl FnMut(&TrainProgress),
 ) -> Result<(NTupleNetwork, TrainReport)> {
@@ -149,12 +149,14 @@ pub fn train<R: TileRule>(
 
 /// Where the games of a training run are played and learned from: CPU threads ([`CpuEngine`])
 /// or a GPU, whose weights live on the device between [`TdEngine::sync`] calls.
-pub trait TdEngine<R: TileRule> {
+pub trait TdEngine<G: TupleGame> {
     /// Plays games `first..first + games` (game `g` draws from `XorShift32::for_worker(seed, g)`)
     /// greedily on the engine's weights, learning with `step` per weight, and hands each
     /// finished game to `on_game`. The first call starts from `net`'s weights.
+    #[allow(clippy::too_many_arguments)]
     fn play(
         &mut self,
+        game: &G,
         net: &NTupleNetwork,
         first: u64,
         games: u64,
@@ -198,9 +200,10 @@ pub struct CpuEngine {
     pub sharing: Sharing,
 }
 
-impl<R: TileRule> TdEngine<R> for CpuEngine {
+impl<G: TupleGame> TdEngine<G> for CpuEngine {
     fn play(
         &mut self,
+        game: &G,
         net: &NTupleNetwork,
         first: u64,
         games: u64,
@@ -209,7 +212,7 @@ impl<R: TileRule> TdEngine<R> for CpuEngine {
         on_game: &mut dyn FnMut(Episode) -> Result<()>,
     ) -> Result<()> {
         run_games(
-            &Sliding::<R>::new(),
+            game,
             Policy::Greedy(
                 net,
                 Some(Learning {
@@ -239,10 +242,10 @@ impl<R: TileRule> TdEngine<R> for CpuEngine {
 /// [`train`] on any engine: the same progress reports, learning curve, checkpoints and
 /// resuming whatever plays the games. Checkpoints split the run into chunks, after each of
 /// which the engine's weights are synced to the host and saved.
-pub fn train_on<R: TileRule>(
-    _game: &Sliding<R>,
+pub fn train_on<G: TupleGame>(
+    game: &G,
     cfg: &TrainConfig,
-    engine: &mut dyn TdEngine<R>,
+    engine: &mut dyn TdEngine<G>,
     mut progress: impl FnMut(&TrainProgress),
 ) -> Result<(NTupleNetwork, TrainReport)> {
     if !(cfg.alpha.is_finite() && cfg.alpha > 0.0) {
@@ -253,11 +256,11 @@ pub fn train_on<R: TileRule>(
     }
     let (mut net, prior) = match &cfg.resume {
         Some(path) => {
-            let (net, meta) = NTupleNetwork::load::<R>(path, cfg.shapes.as_deref())?;
+            let (net, meta) = NTupleNetwork::load::<G>(path, cfg.shapes.as_deref())?;
             (net, meta.games)
         }
         None => (
-            NTupleNetwork::for_game::<R>(cfg.shapes.as_deref().unwrap_or(&seed_shapes()))?,
+            NTupleNetwork::for_game::<G>(cfg.shapes.as_deref().unwrap_or(&seed_shapes()))?,
             0,
         ),
     };
@@ -336,7 +339,7 @@ pub fn train_on<R: TileRule>(
             }
             Ok(())
         };
-        engine.play(&net, prior + started, games, cfg.seed, step, &mut on_game)?;
+        engine.play(game, &net, prior + started, games, cfg.seed, step, &mut on_game)?;
         started += games;
         let checkpoint = cfg.checkpoint_every > 0 && started < cfg.games && !time_up();
         if checkpoint {

@@ -11,7 +11,7 @@ use rstest::rstest;
 
 /// A network with every weight set to a random value.
 fn random_network<R: TileRule>(shapes: &[Vec<u8>], seed: u32) -> NTupleNetwork {
-    let net = NTupleNetwork::for_game::<R>(shapes).unwrap();
+    let net = NTupleNetwork::for_game::<Sliding<R>>(shapes).unwrap();
     let mut rng = XorShift32::for_worker(seed, 0);
     // Random boards, random updates: touches many weights of every table.
     for _ in 0..20_000 {
@@ -31,10 +31,10 @@ fn check_symmetry<R: TileRule>(shapes: &[Vec<u8>]) {
     let mut rng = XorShift32::for_worker(4, 0);
     for _ in 0..200 {
         let b = random_board::<R>(&mut rng);
-        let v = net.value::<R>(b);
+        let v = net.value(&Sliding::<R>::new(), b);
         for s in 0..8 {
             let t = b.transformed(s, R::BITS);
-            let w = net.value::<R>(t);
+            let w = net.value(&Sliding::<R>::new(), t);
             assert!(
                 (v - w).abs() <= 1e-3 * v.abs().max(1.0),
                 "symmetry {s}: {v} vs {w}"
@@ -70,16 +70,16 @@ fn check_indices<R: TileRule>(shapes: &[Vec<u8>]) {
         let cells: [[u8; 16]; 4] =
             std::array::from_fn(|_| std::array::from_fn(|_| rng.below(1 << R::BITS) as u8));
         let boards = cells.map(|c| Board::from_cells(&c, R::BITS));
-        net.indices_of::<R, 4>(boards, &mut four);
+        net.indices_of(&Sliding::<R>::new(), boards, &mut four);
         let values = net.values_at(&four);
         for (k, (b, cells)) in boards.into_iter().zip(&cells).enumerate() {
-            net.indices::<R>(b, &mut fast);
+            net.indices(&Sliding::<R>::new(), b, &mut fast);
             net.cell_indices(cells, &mut reference);
             assert_eq!(fast, reference, "{} {cells:?}", R::NAME);
             let lane: Vec<u32> = four.chunks_exact(4).map(|f| f[k]).collect();
             assert_eq!(lane, reference, "{} {cells:?}, board {k} of 4", R::NAME);
             let value = net.value_cells(cells).to_bits();
-            assert_eq!(net.value::<R>(b).to_bits(), value);
+            assert_eq!(net.value(&Sliding::<R>::new(), b).to_bits(), value);
             assert_eq!(values[k].to_bits(), value);
         }
     }
@@ -150,8 +150,8 @@ fn reference_train<R: TileRule>(
 /// weights as the reference trainer.
 fn check_training<R: TileRule>(shapes: &[Vec<u8>], games: u32) {
     let game = Sliding::<R>::new();
-    let mut fast = NTupleNetwork::for_game::<R>(shapes).unwrap();
-    let reference = NTupleNetwork::for_game::<R>(shapes).unwrap();
+    let mut fast = NTupleNetwork::for_game::<Sliding<R>>(shapes).unwrap();
+    let reference = NTupleNetwork::for_game::<Sliding<R>>(shapes).unwrap();
     let scores = CpuTd { threads: 1 }
         .train(&game, &mut fast, games, 0.1, 21)
         .unwrap();
@@ -193,7 +193,7 @@ fn learn_on_a_path_matches_the_reference() {
         random_network::<Fib>(&odd_shapes(), 2),
         random_network::<Fib>(&odd_shapes(), 2),
     );
-    cubesearch_learn::td::learn::<Fib>(&a, &path, 0.01);
+    cubesearch_learn::td::learn(&game, &a, &path, 0.01);
     reference_learn::<Fib>(&b, &path, 0.01);
     for t in 0..odd_shapes().len() {
         assert_eq!(a.table(t), b.table(t));
@@ -206,7 +206,7 @@ fn a_random_network_is_not_trivially_symmetric_per_lookup() {
     let net = random_network::<Pow2>(&seed_shapes(), 3);
     let mut rng = XorShift32::for_worker(9, 0);
     let b = random_board::<Pow2>(&mut rng);
-    assert_ne!(net.value::<Pow2>(b), 0.0);
+    assert_ne!(net.value(&Sliding::<Pow2>::new(), b), 0.0);
     assert_eq!(net.lookups(), 24);
     assert_eq!(net.weight_count(), 3 * 65536);
 }
@@ -221,7 +221,7 @@ fn weights_round_trip_through_a_file() {
     let path = dir.path().join("w.safetensors");
     let net = random_network::<Pow2>(&seed_shapes(), 5);
     net.save(&path, 1234, 5678.5).unwrap();
-    let (back, meta) = NTupleNetwork::load::<Pow2>(&path, None).unwrap();
+    let (back, meta) = NTupleNetwork::load::<Game2048>(&path, None).unwrap();
     assert_eq!(meta.game, "2048");
     assert_eq!(meta.games, 1234);
     assert_eq!(meta.mean_score, 5678.5);
@@ -237,7 +237,7 @@ fn weights_round_trip_through_a_file() {
         .collect();
     assert_eq!(names.len(), 1, "{names:?}");
     assert_eq!(
-        NTupleNetwork::load::<Pow2>(&path, None).unwrap().1.games,
+        NTupleNetwork::load::<Game2048>(&path, None).unwrap().1.games,
         1235
     );
 }
@@ -263,25 +263,25 @@ fn corrupt_and_mismatched_files_are_refused() {
 
     // Wrong game.
     expect_data_error(
-        NTupleNetwork::load::<Fib>(&path, None),
+        NTupleNetwork::load::<Game2584>(&path, None),
         "for 2048, not for 2584",
     );
     // Other shapes than asked for.
     let other = parse_shapes("0,1,2,3;4,5,6,7").unwrap();
     expect_data_error(
-        NTupleNetwork::load::<Pow2>(&path, Some(&other)),
+        NTupleNetwork::load::<Game2048>(&path, Some(&other)),
         "do not match",
     );
     // Truncated anywhere: in the data, in the header, in the length prefix.
     for cut in [bytes.len() - 1, bytes.len() / 2, 100, 7, 0] {
         expect_data_error(
-            NTupleNetwork::from_bytes::<Pow2>(&bytes[..cut], &path, None),
+            NTupleNetwork::from_bytes::<Game2048>(&bytes[..cut], &path, None),
             "corrupt or truncated",
         );
     }
     // Garbage.
     expect_data_error(
-        NTupleNetwork::from_bytes::<Pow2>(b"this is not a weights file at all", &path, None),
+        NTupleNetwork::from_bytes::<Game2048>(b"this is not a weights file at all", &path, None),
         "corrupt or truncated",
     );
     // A valid safetensors file that is not ours.
@@ -290,7 +290,7 @@ fn corrupt_and_mismatched_files_are_refused() {
         safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![4], &data).unwrap();
     let foreign = safetensors::serialize([("x", view)], None).unwrap();
     expect_data_error(
-        NTupleNetwork::from_bytes::<Pow2>(&foreign, &path, None),
+        NTupleNetwork::from_bytes::<Game2048>(&foreign, &path, None),
         "no metadata",
     );
     // Our metadata, but a tensor of the wrong size.
@@ -309,16 +309,16 @@ fn corrupt_and_mismatched_files_are_refused() {
         safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![4], &data).unwrap();
     let wrong = safetensors::serialize([("tuple0", view)], Some(meta)).unwrap();
     expect_data_error(
-        NTupleNetwork::from_bytes::<Pow2>(&wrong, &path, None),
+        NTupleNetwork::from_bytes::<Game2048>(&wrong, &path, None),
         "expected F32 [65536]",
     );
     // A missing file is an I/O error, not a panic.
     assert!(matches!(
-        NTupleNetwork::load::<Pow2>(&dir.path().join("missing"), None),
+        NTupleNetwork::load::<Game2048>(&dir.path().join("missing"), None),
         Err(Error::Io { .. })
     ));
     // The good file still loads.
-    assert!(NTupleNetwork::load::<Pow2>(&path, None).is_ok());
+    assert!(NTupleNetwork::load::<Game2048>(&path, None).is_ok());
 }
 
 #[rstest]
@@ -330,7 +330,7 @@ fn corrupt_and_mismatched_files_are_refused() {
 #[case::table_too_big("0,1,2,3,4,5,6")] // 7 cells × 5 bits = 2^35 weights
 fn bad_shapes_are_refused(#[case] text: &str) {
     assert!(parse_shapes(text)
-        .and_then(|s| NTupleNetwork::for_game::<Fib>(&s))
+        .and_then(|s| NTupleNetwork::for_game::<Game2584>(&s))
         .is_err());
 }
 
@@ -348,7 +348,7 @@ fn learning_beats_random<R: TileRule>(games: u64, threads: usize) -> (f64, f64, 
     assert_eq!(report.games, games);
     let untrained = play(
         &game,
-        &NTupleNetwork::for_game::<R>(&seed_shapes()).unwrap(),
+        &NTupleNetwork::for_game::<Sliding<R>>(&seed_shapes()).unwrap(),
         300,
         99,
         1,
@@ -433,7 +433,7 @@ fn training_on_copies_is_reproducible() {
 /// every copy the result.
 #[test]
 fn merging_copies_averages_their_changes() {
-    let base = NTupleNetwork::for_game::<Pow2>(&[vec![0]]).unwrap();
+    let base = NTupleNetwork::for_game::<Game2048>(&[vec![0]]).unwrap();
     base.update_at(&[3], 1.0);
     let (x, y, z) = (base.replica(), base.replica(), base.replica());
     assert_ne!(x.id(), base.id());
@@ -494,7 +494,7 @@ fn checkpoints_and_resume() {
     assert_eq!(report.curve.len(), 4);
     assert_eq!(report.curve[3].games, 20);
     assert!(curve_csv(&report.curve).starts_with("games,mean_score,max_score\n5,"));
-    let (saved, meta) = NTupleNetwork::load::<Fib>(&out, None).unwrap();
+    let (saved, meta) = NTupleNetwork::load::<Game2584>(&out, None).unwrap();
     assert_eq!(meta.games, 20);
     assert_eq!(saved.table(2), net.table(2));
 
@@ -506,7 +506,7 @@ fn checkpoints_and_resume() {
     };
     let (_, report) = train(&game, &resumed, |_| {}).unwrap();
     assert_eq!(report.total_games, 25);
-    assert_eq!(NTupleNetwork::load::<Fib>(&out, None).unwrap().1.games, 25);
+    assert_eq!(NTupleNetwork::load::<Game2584>(&out, None).unwrap().1.games, 25);
 
     // Resuming with other shapes, or into the other game, is refused.
     let wrong = TrainConfig {
@@ -536,7 +536,7 @@ fn checkpoints_and_resume() {
 #[test]
 fn play_reports_tile_shares_and_the_executor_trait_trains() {
     let game = Game2048::new();
-    let mut net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let mut net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let scores = CpuTd { threads: 2 }
         .train(&game, &mut net, 20, 0.1, 5)
         .unwrap();
@@ -552,6 +552,6 @@ fn play_reports_tile_shares_and_the_executor_trait_trains() {
     assert_eq!(stats.reach.len(), Pow2::MILESTONES.len());
     assert!(stats.reach.windows(2).all(|w| w[0].share >= w[1].share));
     // A network for the other game is refused.
-    let fib = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let fib = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
     assert!(play(&game, &fib, 1, 1, 1).is_err());
 }

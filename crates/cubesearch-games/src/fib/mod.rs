@@ -17,6 +17,7 @@
 //! order) and then the tile as `rng.below(total weight)` against the rule's spawn weights.
 
 pub mod board;
+mod ntuple;
 pub mod notation;
 pub mod tables;
 
@@ -308,6 +309,11 @@ impl<R: TileRule> StochasticGame for Sliding<R> {
                 out.push((afterstate.with_cell(i, k, bits), p));
             }
         }
+    }
+
+    #[inline(always)]
+    fn all_afterstates(&self, state: &Self::State, out: &mut [Option<(Self::State, u32)>]) {
+        out.copy_from_slice(&self.afterstates(*state));
     }
 
     fn sample_chance(&self, afterstate: &Self::State, rng: &mut XorShift32) -> Self::State {

@@ -1,0 +1,116 @@
+//! What an n-tuple network needs of a game: [`TupleGame`], a stochastic game whose states are
+//! a fixed number of small cells, with the board symmetries that share a tuple's weights.
+//!
+//! A state is read through each symmetry `s` as a *view*: view `s` shows at cell `c` the
+//! state's cell `SYMMETRIES[s][c]`. A network looks each tuple shape up in every view, so one
+//! table serves all the symmetric places of a pattern. For speed the trainer reads views
+//! packed into `u64` words, `CELL_BITS` bits a cell, `CELLS_PER_WORD` cells a word, first cell
+//! lowest, several states side by side:
+//!
+//! ```text
+//!   view s, word w, lane i  =  cells w·K .. (w+1)·K of state i seen through s   (K = CELLS_PER_WORD)
+//!                              [ cell (w+1)·K−1 | ... | cell w·K+1 | cell w·K ]
+//! ```
+//!
+//! [`pack_views`] makes them from [`TupleGame::cells`]; a game with a faster way (2584 and
+//! 2048 turn and mirror their packed boards with shifts and masks) overrides
+//! [`TupleGame::views`], and `check_views` in the tests holds it to `pack_views`.
+
+use cubesearch_core::StochasticGame;
+
+/// The packed views of `N` states side by side (see the module docs).
+pub trait ViewWords<const N: usize>: Copy {
+    /// Word `w` of view `s`, one lane a state.
+    fn word(&self, s: usize, w: usize) -> &[u64; N];
+}
+
+impl<const N: usize, const W: usize, const S: usize> ViewWords<N> for [[[u64; N]; W]; S] {
+    #[inline(always)]
+    fn word(&self, s: usize, w: usize) -> &[u64; N] {
+        &self[s][w]
+    }
+}
+
+/// A stochastic game whose states an n-tuple network reads (see the module docs).
+pub trait TupleGame: StochasticGame {
+    /// Cells of a state.
+    const CELLS: usize;
+    /// Bits a cell value takes (values are below `2^CELL_BITS`).
+    const CELL_BITS: u32;
+    /// The symmetries, identity first: view `s` shows at cell `c` the state's cell
+    /// `SYMMETRIES[s][c]`. Each is a permutation of `0..CELLS`.
+    const SYMMETRIES: &'static [&'static [u8]];
+    /// Cells a packed view word holds (at most `64 / CELL_BITS`).
+    const CELLS_PER_WORD: usize;
+    /// Progress values worth counting in play statistics ("games reaching ..."), smallest
+    /// first: 2584 and 2048 count tile values.
+    const MILESTONES: &'static [u32];
+
+    /// The packed views of `N` states (`[[[u64; N]; words]; symmetries]` for [`pack_views`]).
+    type Views<const N: usize>: ViewWords<N>;
+
+    /// The cell values of `state`, cell 0 first, into `out` (`CELLS` long).
+    fn cells(&self, state: &Self::State, out: &mut [u8]);
+
+    /// The packed views of `states` (see the module docs): [`pack_views`], or a faster twin.
+    fn views<const N: usize>(&self, states: [Self::State; N]) -> Self::Views<N>;
+
+    /// How far a game got, a number that never falls (2584, 2048: the largest tile's value);
+    /// reported for every finished game and counted against [`TupleGame::MILESTONES`].
+    fn progress(&self, state: &Self::State) -> u32;
+}
+
+/// The packed views of `states` built cell by cell from [`TupleGame::cells`] and
+/// [`TupleGame::SYMMETRIES`]: `W` words a view (`W · CELLS_PER_WORD ≥ CELLS`), `S` views
+/// (`S = SYMMETRIES.len()`).
+pub fn pack_views<G: TupleGame, const N: usize, const W: usize, const S: usize>(
+    game: &G,
+    states: [G::State; N],
+) -> [[[u64; N]; W]; S] {
+    debug_assert_eq!(S, G::SYMMETRIES.len());
+    debug_assert!(W * G::CELLS_PER_WORD >= G::CELLS);
+    let mut views = [[[0u64; N]; W]; S];
+    let mut cells = vec![0u8; G::CELLS];
+    for (i, state) in states.iter().enumerate() {
+        game.cells(state, &mut cells);
+        for (view, symmetry) in views.iter_mut().zip(G::SYMMETRIES) {
+            for (c, &from) in symmetry.iter().enumerate() {
+                let (w, at) = (c / G::CELLS_PER_WORD, c % G::CELLS_PER_WORD);
+                view[w][i] |= (cells[from as usize] as u64) << (at as u32 * G::CELL_BITS);
+            }
+        }
+    }
+    views
+}
+
+/// The 8 symmetries of a `SIDE × SIDE` board whose cells are numbered row by row from the
+/// top-left (`CELLS = SIDE²`), in [`TupleGame::SYMMETRIES`] form: symmetry `s` is `s % 4`
+/// clockwise quarter turns, then a left-right mirror when `s ≥ 4`; entry `[s][p]` is where
+/// cell `p` goes. A game lists them as `&[&SQUARE[0], …, &SQUARE[7]]` with
+/// `const SQUARE: [[u8; 16]; 8] = square_symmetries::<4, 16>();`.
+pub const fn square_symmetries<const SIDE: usize, const CELLS: usize>() -> [[u8; CELLS]; 8] {
+    assert!(SIDE * SIDE == CELLS && CELLS <= 256);
+    let mut out = [[0u8; CELLS]; 8];
+    let mut s = 0;
+    while s < 8 {
+        let mut p = 0;
+        while p < CELLS {
+            let (mut r, mut c) = (p / SIDE, p % SIDE);
+            let mut turns = s % 4;
+            while turns > 0 {
+                // A clockwise quarter turn: (r, c) → (c, SIDE − 1 − r).
+                let nr = c;
+                c = SIDE - 1 - r;
+                r = nr;
+                turns -= 1;
+            }
+            if s >= 4 {
+                c = SIDE - 1 - c;
+            }
+            out[s][p] = (SIDE * r + c) as u8;
+            p += 1;
+        }
+        s += 1;
+    }
+    out
+}
