@@ -7,9 +7,9 @@
 //! on and refuses a file with [`Error::Data`] (never a panic): not safetensors, truncated,
 //! another game, other shapes, tensors of the wrong type or size.
 
+use crate::game::TupleGame;
 use crate::network::{format_shapes, parse_shapes, NTupleNetwork};
 use cubesearch_core::{Error, Result};
-use crate::game::TupleGame;
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use std::collections::HashMap;
 use std::path::Path;

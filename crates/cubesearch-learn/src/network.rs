@@ -21,9 +21,9 @@
 //! undefined behaviour; two threads updating one weight at once may lose one of the updates,
 //! which the seed (section 4.3) accepts as rare and harmless.
 
+use crate::game::{TupleGame, ViewWords};
 #[cfg(target_arch = "x86_64")]
 use crate::gather;
-use crate::game::{TupleGame, ViewWords};
 use cubesearch_core::{Error, Result};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -206,7 +206,7 @@ impl PartialSums {
     /// `l` into sum `l mod 4`.
     #[inline(always)]
     fn add_lookups_from(&mut self, first: usize, indices: &[u32], weight: impl Fn(u32) -> f32) {
-        if first % 4 == 0 && indices.len() % 4 == 0 {
+        if first.is_multiple_of(4) && indices.len().is_multiple_of(4) {
             self.add_lookups(indices, weight);
         } else {
             for (j, &i) in indices.iter().enumerate() {
@@ -320,7 +320,7 @@ impl NTupleNetwork {
                 symmetries.len()
             )));
         }
-        if shapes.len() * symmetries.len() % 4 != 0 {
+        if !(shapes.len() * symmetries.len()).is_multiple_of(4) {
             return Err(Error::parse(format!(
                 "{} shapes in {} symmetries make {} lookups: the sums take a multiple of 4",
                 shapes.len(),
@@ -560,7 +560,7 @@ impl NTupleNetwork {
             // SAFETY: the caller's promises.
             // The gather takes eight lookups at a time.
             #[cfg(target_arch = "x86_64")]
-            WeightReads::Gather if indices.len() % 8 == 0 => unsafe {
+            WeightReads::Gather if indices.len().is_multiple_of(8) => unsafe {
                 gather::sum_lookups(self.weights.as_ptr(), indices)
             },
             // SAFETY: the caller's promise.
@@ -641,12 +641,7 @@ impl NTupleNetwork {
     /// Calls `f` with the weight indices of each shape's lookups of `state`, shape by shape
     /// (so lookup by lookup in lookup order).
     #[inline(always)]
-    fn for_each_shape<G: TupleGame>(
-        &self,
-        game: &G,
-        state: G::State,
-        mut f: impl FnMut(&[u32]),
-    ) {
+    fn for_each_shape<G: TupleGame>(&self, game: &G, state: G::State, mut f: impl FnMut(&[u32])) {
         debug_assert_eq!(self.bits, G::CELL_BITS);
         let views = game.views([state]);
         let mut some = [0; MAX_SYMMETRIES];
@@ -737,8 +732,9 @@ mod tests {
         let reads = unsafe { WeightReads::new(avx2) };
         let mut four = vec![0; 4 * net.lookups()];
         for _ in 0..300 {
-            let states: [Cells16; 4] =
-                std::array::from_fn(|_| Cells16(std::array::from_fn(|_| rng.below(1 << BITS) as u8)));
+            let states: [Cells16; 4] = std::array::from_fn(|_| {
+                Cells16(std::array::from_fn(|_| rng.below(1 << BITS) as u8))
+            });
             net.indices_of(&game, states, &mut four);
             // SAFETY: `indices_of` made every index; `reads` as above.
             let fast = unsafe { net.values_at_unchecked(&four, reads) };

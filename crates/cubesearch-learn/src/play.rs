@@ -58,11 +58,7 @@ pub fn stats<G: TupleGame>(episodes: &[Episode], seconds: f64) -> PlayStats {
         .iter()
         .map(|&tile| Reach {
             tile,
-            share: episodes
-                .iter()
-                .filter(|e| e.progress >= tile)
-                .count() as f64
-                / n,
+            share: episodes.iter().filter(|e| e.progress >= tile).count() as f64 / n,
         })
         .collect();
     PlayStats {

@@ -55,8 +55,7 @@ pub struct Trajectory<G: TupleGame> {
     /// The candidate afterstates' indices, four at a time as [`NTupleNetwork::indices_of`]
     /// lays them out.
     candidates: Vec<u32>,
-    /// Every action's afterstate and reward in the current state (`None`: illegal).
-    afters: Vec<Option<(G::State, u32)>>,
+    game: std::marker::PhantomData<G>,
 }
 
 impl<G: TupleGame> Default for Trajectory<G> {
@@ -65,7 +64,7 @@ impl<G: TupleGame> Default for Trajectory<G> {
             indices: Vec::new(),
             rewards: Vec::new(),
             candidates: Vec::new(),
-            afters: Vec::new(),
+            game: std::marker::PhantomData,
         }
     }
 }
@@ -91,31 +90,63 @@ fn greedy_indexed<G: TupleGame>(
     path: &mut Trajectory<G>,
     reads: WeightReads,
 ) -> Option<(usize, G::State, u32)> {
+    let actions = G::ACTIONS.len();
     let per_four = 4 * net.lookups();
-    path.afters.resize(G::ACTIONS.len(), None);
-    game.all_afterstates(&s, &mut path.afters);
-    let mut best: Option<(f32, usize, G::State, u32)> = None;
-    for (four, (afters, candidates)) in path
-        .afters
-        .chunks(4)
-        .zip(path.candidates.chunks_exact_mut(per_four))
-        .enumerate()
-    {
-        let states = std::array::from_fn(|k| afters.get(k).copied().flatten().map_or(s, |a| a.0));
-        net.indices_of::<G, 4>(game, states, candidates);
-        // SAFETY: `indices_of` of `net` just wrote every index of `candidates`; `reads` is the
-        // caller's.
-        let values = unsafe { net.values_at_unchecked(candidates, reads) };
-        for (k, after) in afters.iter().enumerate() {
-            if let Some((after, reward)) = *after {
-                let v = reward as f32 + values[k];
-                if best.is_none_or(|b| v > b.0) {
-                    best = Some((v, 4 * four + k, after, reward));
-                }
+    let mut afters = [None; 4];
+    let mut best = None;
+    if actions <= 4 {
+        // One four (2584, 2048): every afterstate at once, at a constant length.
+        game.all_afterstates(&s, &mut afters[..actions]);
+        best_of_four(
+            game,
+            net,
+            s,
+            &afters,
+            0,
+            &mut path.candidates[..per_four],
+            reads,
+            &mut best,
+        );
+    } else {
+        for (four, candidates) in path.candidates.chunks_exact_mut(per_four).enumerate() {
+            let first = 4 * four;
+            afters = [None; 4];
+            for (after, &a) in afters.iter_mut().zip(&G::ACTIONS[first..]) {
+                *after = game.afterstate(&s, a);
             }
+            best_of_four(game, net, s, &afters, first, candidates, reads, &mut best);
         }
     }
     best.map(|(_, k, after, reward)| (k, after, reward))
+}
+
+/// Values four candidate afterstates (of actions `first..first + 4`; `None` where illegal or
+/// past the last action) at once, their indices into `candidates`, and keeps the best in
+/// `best`: `(value, action number, afterstate, reward)`, the first of equal values.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn best_of_four<G: TupleGame>(
+    game: &G,
+    net: &NTupleNetwork,
+    s: G::State,
+    afters: &[Option<(G::State, u32)>; 4],
+    first: usize,
+    candidates: &mut [u32],
+    reads: WeightReads,
+    best: &mut Option<(f32, usize, G::State, u32)>,
+) {
+    net.indices_of::<G, 4>(game, afters.map(|a| a.map_or(s, |a| a.0)), candidates);
+    // SAFETY: `indices_of` of `net` just wrote every index of `candidates`; `reads` is the
+    // caller's.
+    let values = unsafe { net.values_at_unchecked(candidates, reads) };
+    for (k, after) in afters.iter().enumerate() {
+        if let Some((after, reward)) = *after {
+            let v = reward as f32 + values[k];
+            if best.is_none_or(|b| v > b.0) {
+                *best = Some((v, first + k, after, reward));
+            }
+        }
+    }
 }
 
 /// Plays one game greedily with `net` from a start drawn by `rng`; when `step` is given (the
@@ -146,7 +177,8 @@ pub fn play_episode<G: TupleGame>(
     while let Some((k, after, reward)) = greedy_indexed(game, net, s, path, reads) {
         score += reward as u64;
         let four = &path.candidates[k / 4 * 4 * lookups..][..4 * lookups];
-        path.indices.extend(four.chunks_exact(4).map(|lanes| lanes[k % 4]));
+        path.indices
+            .extend(four.chunks_exact(4).map(|lanes| lanes[k % 4]));
         path.rewards.push(reward);
         s = game.sample_chance(&after, rng);
     }

@@ -61,7 +61,9 @@ impl<const BITS: u32> cubesearch_core::StochasticGame for Cells16Game<BITS> {
         Cells16([0; 16])
     }
     fn parse_position(&self, text: &str) -> cubesearch_core::Result<Cells16> {
-        Err(cubesearch_core::Error::parse(format!("no positions: {text}")))
+        Err(cubesearch_core::Error::parse(format!(
+            "no positions: {text}"
+        )))
     }
     fn format_position(&self, s: &Cells16) -> String {
         format!("{:?}", s.0)

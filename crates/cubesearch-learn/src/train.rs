@@ -339,7 +339,15 @@ pub fn train_on<G: TupleGame>(
             }
             Ok(())
         };
-        engine.play(game, &net, prior + started, games, cfg.seed, step, &mut on_game)?;
+        engine.play(
+            game,
+            &net,
+            prior + started,
+            games,
+            cfg.seed,
+            step,
+            &mut on_game,
+        )?;
         started += games;
         let checkpoint = cfg.checkpoint_every > 0 && started < cfg.games && !time_up();
         if checkpoint {

@@ -237,7 +237,10 @@ fn weights_round_trip_through_a_file() {
         .collect();
     assert_eq!(names.len(), 1, "{names:?}");
     assert_eq!(
-        NTupleNetwork::load::<Game2048>(&path, None).unwrap().1.games,
+        NTupleNetwork::load::<Game2048>(&path, None)
+            .unwrap()
+            .1
+            .games,
         1235
     );
 }
@@ -506,7 +509,10 @@ fn checkpoints_and_resume() {
     };
     let (_, report) = train(&game, &resumed, |_| {}).unwrap();
     assert_eq!(report.total_games, 25);
-    assert_eq!(NTupleNetwork::load::<Game2584>(&out, None).unwrap().1.games, 25);
+    assert_eq!(
+        NTupleNetwork::load::<Game2584>(&out, None).unwrap().1.games,
+        25
+    );
 
     // Resuming with other shapes, or into the other game, is refused.
     let wrong = TrainConfig {

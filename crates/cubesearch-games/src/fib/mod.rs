@@ -17,8 +17,8 @@
 //! order) and then the tile as `rng.below(total weight)` against the rule's spawn weights.
 
 pub mod board;
-mod ntuple;
 pub mod notation;
+mod ntuple;
 pub mod tables;
 
 #[cfg(test)]
