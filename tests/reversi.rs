@@ -96,7 +96,7 @@ fn perft_from_the_start_matches_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] 
     };
     let mut cpu = CpuExecutor::new(0).unwrap();
     let start = [Reversi.initial()];
-    // DESIGN.md's table.
+    // docs/RULES.md's table.
     let table = [4, 12, 56, 244, 1396, 8200];
     for (depth, nodes) in (1..=6).zip(table) {
         let expected = cpu.perft(&Reversi, &start, depth).unwrap();

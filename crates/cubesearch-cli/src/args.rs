@@ -1,4 +1,4 @@
-//! The command line, as DESIGN.md fixes it.
+//! The command line, as docs/RULES.md describes it.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use cubesearch_core::Backend;

@@ -120,7 +120,7 @@ pub trait Game: Send + Sync + 'static {
     /// Reads a state written by [`Game::encode`].
     fn decode(&self, words: &[u32]) -> Self::State;
 
-    /// Reads a position in the game's text notation (see DESIGN.md).
+    /// Reads a position in the game's text notation (see docs/RULES.md).
     fn parse_position(&self, text: &str) -> Result<Self::State>;
     /// Writes a position in the game's text notation.
     fn format_position(&self, state: &Self::State) -> String;
@@ -261,7 +261,7 @@ pub trait StochasticGame: Send + Sync + 'static {
     /// A starting position drawn at random.
     fn initial(&self, rng: &mut XorShift32) -> Self::State;
 
-    /// Reads a position in the game's text notation (see DESIGN.md).
+    /// Reads a position in the game's text notation (see docs/RULES.md).
     fn parse_position(&self, text: &str) -> Result<Self::State>;
     /// Writes a position in the game's text notation.
     fn format_position(&self, state: &Self::State) -> String;

@@ -8,7 +8,7 @@
 //!
 //! let (mut exec, _) = Executor::new(Backend::Auto)?;
 //! let result = perft_divide(&mut exec, &Reversi, &Reversi.initial(), 4, |_, _| {})?;
-//! assert_eq!(result.nodes, 244); // DESIGN.md's table
+//! assert_eq!(result.nodes, 244); // docs/RULES.md's table
 //! assert_eq!(result.divide.len(), 4);
 //! # Ok::<(), cubesearch_core::Error>(())
 //! ```

@@ -20,7 +20,7 @@ fn right_values<R: TileRule>(values: [u64; 4]) -> ([u32; 4], u32) {
     (tables::unpack(m.row, R::BITS).map(R::value), m.reward)
 }
 
-// DESIGN.md's row vectors (2584, move left), then rows worked by hand from the rules.
+// docs/RULES.md's row vectors (2584, move left), then rows worked by hand from the rules.
 #[rstest]
 #[case([1, 1, 1, 0], [2, 1, 0, 0], 2)]
 #[case([1, 2, 3, 5], [3, 8, 0, 0], 11)]

@@ -67,7 +67,7 @@ impl Game for Reversi {
 
     const NAME: &'static str = "reversi";
     const STATE_WORDS: usize = 5;
-    /// A finished game reached before the full depth counts as one leaf (DESIGN.md).
+    /// A finished game reached before the full depth counts as one leaf (docs/RULES.md).
     const PERFT_TERMINAL_LEAF: u64 = 1;
 
     fn initial(&self) -> Board {

@@ -1,4 +1,4 @@
-//! Reversi text (DESIGN.md, "Command line"): a position is 64 characters for a1, b1, …, h8
+//! Reversi text (docs/RULES.md): a position is 64 characters for a1, b1, …, h8
 //! (`X` Black, `O` White, `-` empty), a space, and the side to move (`X` or `O`); a move is a
 //! square `a1`..`h8` or `pass`. [`display_board`] draws a position for a person.
 

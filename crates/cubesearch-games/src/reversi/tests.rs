@@ -14,7 +14,7 @@ fn texts(state: &Board) -> Vec<String> {
         .collect()
 }
 
-/// DESIGN.md's table: a pass is one ply, a finished game before the full depth is one leaf.
+/// docs/RULES.md's table: a pass is one ply, a finished game before the full depth is one leaf.
 #[rstest]
 #[case(1, 4)]
 #[case(2, 12)]
