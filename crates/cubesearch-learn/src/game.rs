@@ -42,6 +42,9 @@ pub trait TupleGame: StochasticGame {
     const SYMMETRIES: &'static [&'static [u8]];
     /// Cells a packed view word holds (at most `64 / CELL_BITS`).
     const CELLS_PER_WORD: usize;
+    /// Named sets of tuple shapes (`train --shapes NAME`), the default first: each a list of
+    /// shapes, a shape a list of cells.
+    const SHAPES: &'static [(&'static str, &'static [&'static [u8]])];
     /// Progress values worth counting in play statistics ("games reaching ..."), smallest
     /// first: 2584 and 2048 count tile values.
     const MILESTONES: &'static [u32];

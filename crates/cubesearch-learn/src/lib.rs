@@ -31,7 +31,7 @@ pub mod train;
 
 pub use file::WeightsMeta;
 pub use game::{pack_views, square_symmetries, TupleGame, ViewWords};
-pub use network::{parse_shapes, seed_shapes, six_tuple_shapes, NTupleNetwork};
+pub use network::{default_shapes, parse_shapes, shapes_for, NTupleNetwork};
 pub use play::{play, play_random, stats, PlayStats, Reach};
 pub use td::Episode;
 pub use train::{

@@ -36,30 +36,8 @@ pub const MAX_TABLE_BITS: u32 = 28;
 /// Most weights in all tables together (16 GiB): a weight's index is a `u32`.
 pub const MAX_WEIGHTS: usize = 1 << 32;
 
-/// The seed's three 4-tuples on a 4×4 board (outer row, inner row, 2×2 corner square): the
-/// default for 2584 and 2048.
-pub fn seed_shapes() -> Vec<Vec<u8>> {
-    vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7], vec![0, 1, 4, 5]]
-}
-
-/// Four 6-tuples for 2048 (2×3 rectangles and 3+3 steps along the edge, after Jaśkowski's
-/// and Yeh et al.'s 2048 players): 16⁶ weights each, 256 MiB in all.
-pub fn six_tuple_shapes() -> Vec<Vec<u8>> {
-    vec![
-        vec![0, 1, 2, 3, 4, 5],
-        vec![4, 5, 6, 7, 8, 9],
-        vec![0, 1, 2, 4, 5, 6],
-        vec![4, 5, 6, 8, 9, 10],
-    ]
-}
-
-/// Reads shapes written as `0,1,2,3;4,5,6,7`, or the presets `seed` and `6tuple`.
+/// Reads shapes written as cell lists, `0,1,2,3;4,5,6,7`.
 pub fn parse_shapes(text: &str) -> Result<Vec<Vec<u8>>> {
-    match text.trim() {
-        "seed" | "4tuple" => return Ok(seed_shapes()),
-        "6tuple" => return Ok(six_tuple_shapes()),
-        _ => {}
-    }
     text.split(';')
         .map(|shape| {
             shape
@@ -67,13 +45,36 @@ pub fn parse_shapes(text: &str) -> Result<Vec<Vec<u8>>> {
                 .map(|c| {
                     c.trim().parse::<u8>().map_err(|_| {
                         Error::parse(format!(
-                            "bad tuple shapes '{text}': expected cell lists like 0,1,2,3;4,5,6,7 (or seed, 6tuple)"
+                            "bad tuple shapes '{text}': expected cell lists like 0,1,2,3;4,5,6,7"
                         ))
                     })
                 })
                 .collect()
         })
         .collect()
+}
+
+/// Reads shapes for game `G`: one of its named sets ([`TupleGame::SHAPES`]) or cell lists
+/// ([`parse_shapes`]).
+pub fn shapes_for<G: TupleGame>(text: &str) -> Result<Vec<Vec<u8>>> {
+    let name = text.trim();
+    if let Some((_, shapes)) = G::SHAPES.iter().find(|(n, _)| *n == name) {
+        return Ok(shapes.iter().map(|s| s.to_vec()).collect());
+    }
+    parse_shapes(text).map_err(|_| {
+        let names: Vec<&str> = G::SHAPES.iter().map(|(n, _)| *n).collect();
+        Error::parse(format!(
+            "bad tuple shapes '{text}': expected cell lists like 0,1,2,3;4,5,6,7 (or {})",
+            names.join(", ")
+        ))
+    })
+}
+
+/// Game `G`'s default shapes: the first of its named sets.
+pub fn default_shapes<G: TupleGame>() -> Vec<Vec<u8>> {
+    G::SHAPES.first().map_or_else(Vec::new, |(_, shapes)| {
+        shapes.iter().map(|s| s.to_vec()).collect()
+    })
 }
 
 /// Writes shapes as `0,1,2,3;4,5,6,7`.
@@ -307,7 +308,7 @@ pub struct NTupleNetwork {
 
 impl NTupleNetwork {
     /// An all-zero network for game `G` with these shapes (cells of `G`'s states; see
-    /// [`parse_shapes`]). Every shape is looked up in each of `G`'s symmetries.
+    /// [`shapes_for`]). Every shape is looked up in each of `G`'s symmetries.
     pub fn for_game<G: TupleGame>(shapes: &[Vec<u8>]) -> Result<Self> {
         if shapes.is_empty() {
             return Err(Error::parse("an n-tuple network needs at least one shape"));
@@ -754,8 +755,9 @@ mod tests {
 
     #[test]
     fn trainer_reads_sum_like_the_checked_reads() {
-        check_trainer_reads::<5>(&seed_shapes());
-        check_trainer_reads::<4>(&seed_shapes());
+        let seed = parse_shapes("0,1,2,3;4,5,6,7;0,1,4,5").unwrap();
+        check_trainer_reads::<5>(&seed);
+        check_trainer_reads::<4>(&seed);
         check_trainer_reads::<4>(&parse_shapes("0,1,2,3,4,5;5,9").unwrap());
     }
 }

@@ -83,6 +83,8 @@ impl<const BITS: u32> TupleGame for Cells16Game<BITS> {
     ];
     const CELLS_PER_WORD: usize = 8;
     const MILESTONES: &'static [u32] = &[];
+    const SHAPES: &'static [(&'static str, &'static [&'static [u8]])] =
+        &[("rows", &[&[0, 1, 2, 3], &[4, 5, 6, 7]])];
     type Views<const N: usize> = [[[u64; N]; 2]; 8];
 
     fn cells(&self, state: &Cells16, out: &mut [u8]) {

@@ -3,7 +3,7 @@
 //! checkpoints and resuming.
 
 use crate::game::TupleGame;
-use crate::network::{seed_shapes, NTupleNetwork};
+use crate::network::{default_shapes, NTupleNetwork};
 use crate::runner::{run_games, thread_count, Learning, Policy, Sharing};
 use crate::td::Episode;
 use cubesearch_core::{Error, Result};
@@ -26,7 +26,8 @@ pub struct TrainConfig {
     /// The run seed: game `g` draws from `XorShift32::for_worker(seed, g)`, `g` counting the
     /// games a resumed file had already trained.
     pub seed: u32,
-    /// Tuple shapes (default: the seed's three 4-tuples); a resumed file must match them.
+    /// Tuple shapes (default: the game's first named set, [`TupleGame::SHAPES`]); a resumed
+    /// file must match them.
     pub shapes: Option<Vec<Vec<u8>>>,
     /// Save to `out` every this many games (0 = only at the end).
     pub checkpoint_every: u64,
@@ -260,7 +261,7 @@ pub fn train_on<G: TupleGame>(
             (net, meta.games)
         }
         None => (
-            NTupleNetwork::for_game::<G>(cfg.shapes.as_deref().unwrap_or(&seed_shapes()))?,
+            NTupleNetwork::for_game::<G>(cfg.shapes.as_deref().unwrap_or(&default_shapes::<G>()))?,
             0,
         ),
     };

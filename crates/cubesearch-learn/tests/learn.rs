@@ -1,11 +1,10 @@
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, StochasticGame, TdUpdate};
-use cubesearch_games::fib::{Board, BoardOf, Dir, Fib, Pow2, Sliding, TileRule};
+use cubesearch_games::fib::{seed_shapes, Board, BoardOf, Dir, Fib, Pow2, Sliding, TileRule};
 use cubesearch_games::{Game2048, Game2584};
 use cubesearch_learn::runner::{Sharing, ROUND_MOVES};
 use cubesearch_learn::{
-    curve_csv, parse_shapes, play, play_random, seed_shapes, train, CpuTd, NTupleNetwork,
-    TrainConfig,
+    curve_csv, parse_shapes, play, play_random, train, CpuTd, NTupleNetwork, TrainConfig,
 };
 use rstest::rstest;
 

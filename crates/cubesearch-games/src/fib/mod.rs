@@ -31,6 +31,7 @@ use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Result, StochasticGame};
 
 pub use board::{symmetry_cell, Board, BoardWord, HalfLanes};
+pub use ntuple::{seed_shapes, six_tuple_shapes};
 pub use tables::{RowMove, RowTables, Toward};
 
 /// The tile arithmetic of one game. Tiles are stored as indices `1..2^BITS` (0 = empty).

@@ -7,6 +7,28 @@ use cubesearch_learn::{square_symmetries, TupleGame};
 
 const SQUARE: [[u8; 16]; 8] = square_symmetries::<4, 16>();
 
+/// The seed's three 4-tuples (outer row, inner row, 2×2 corner square): the default.
+const SEED: &[&[u8]] = &[&[0, 1, 2, 3], &[4, 5, 6, 7], &[0, 1, 4, 5]];
+
+/// Four 6-tuples (2×3 rectangles and 3+3 steps along the edge, after Jaśkowski's and Yeh et
+/// al.'s 2048 players; TDL2048+'s `4x6patt`): 16⁶ weights each for 2048, 256 MiB in all.
+const SIX: &[&[u8]] = &[
+    &[0, 1, 2, 3, 4, 5],
+    &[4, 5, 6, 7, 8, 9],
+    &[0, 1, 2, 4, 5, 6],
+    &[4, 5, 6, 8, 9, 10],
+];
+
+/// The seed's three 4-tuples, the default network of both games.
+pub fn seed_shapes() -> Vec<Vec<u8>> {
+    SEED.iter().map(|s| s.to_vec()).collect()
+}
+
+/// The four 6-tuples (`6tuple`).
+pub fn six_tuple_shapes() -> Vec<Vec<u8>> {
+    SIX.iter().map(|s| s.to_vec()).collect()
+}
+
 impl<R: TileRule> TupleGame for Sliding<R> {
     const CELLS: usize = 16;
     const CELL_BITS: u32 = R::BITS;
@@ -16,6 +38,8 @@ impl<R: TileRule> TupleGame for Sliding<R> {
     ];
     const CELLS_PER_WORD: usize = 8;
     const MILESTONES: &'static [u32] = R::MILESTONES;
+    const SHAPES: &'static [(&'static str, &'static [&'static [u8]])] =
+        &[("seed", SEED), ("4tuple", SEED), ("6tuple", SIX)];
     type Views<const N: usize> = [HalfLanes<N>; 8];
 
     fn cells(&self, state: &BoardOf<R>, out: &mut [u8]) {
@@ -60,5 +84,17 @@ mod tests {
                 assert_eq!(to as usize, symmetry_cell(s, p));
             }
         }
+    }
+
+    #[test]
+    fn named_shapes_are_the_game_s_own() {
+        use cubesearch_learn::{default_shapes, shapes_for};
+        type G = Sliding<Pow2>;
+        assert_eq!(default_shapes::<G>(), seed_shapes());
+        assert_eq!(shapes_for::<G>("6tuple").unwrap(), six_tuple_shapes());
+        assert_eq!(shapes_for::<G>(" 4tuple ").unwrap(), seed_shapes());
+        assert_eq!(shapes_for::<G>("0,1;2").unwrap(), vec![vec![0, 1], vec![2]]);
+        let err = shapes_for::<G>("7tuple").unwrap_err().to_string();
+        assert!(err.contains("seed, 4tuple, 6tuple"), "{err}");
     }
 }
