@@ -27,6 +27,8 @@ mod td_multi;
 pub mod testing;
 
 pub use cpu::CpuExecutor;
+pub use cubesearch_kernels::fib::GpuTiles;
+pub use cubesearch_kernels::GpuGame;
 pub(crate) use executor::dispatch;
 pub use executor::Executor;
 pub use fib::SlidingRules;

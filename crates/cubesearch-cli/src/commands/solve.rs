@@ -3,9 +3,9 @@
 use crate::args::Common;
 use crate::output::{announce, emit};
 use cubesearch_core::Result;
-use cubesearch_kernels::GpuGame;
 use cubesearch_search::minimax::{check_strategy, default_gpu_strategy, solve};
 use cubesearch_search::Executor;
+use cubesearch_search::GpuGame;
 use serde_json::json;
 use std::time::Instant;
 

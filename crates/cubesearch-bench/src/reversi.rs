@@ -11,8 +11,7 @@
 //! * `reversi-alphabeta`: alpha-beta at depths 6 and 8 (or `--level D`) from ten fixed midgame
 //!   positions, CPU one thread and all cores and the GPU strategies.
 
-use crate::args::{BenchArgs, Common};
-use crate::output::emit;
+use crate::{BenchArgs, Common, Report};
 use cubesearch_core::backend::{cpu_threads, Backend};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Result};
@@ -35,7 +34,7 @@ pub const SUITES: &[(&str, &str)] = &[
 ];
 
 /// Runs the named suite if it is one of these; `None` otherwise.
-pub fn run(common: &Common, args: &BenchArgs) -> Option<Result<()>> {
+pub fn run(common: &Common, args: &BenchArgs) -> Option<Result<Report>> {
     Some(match args.suite.as_str() {
         "reversi-endgame" => endgame(common),
         "reversi-tables" => tables(common),
@@ -102,7 +101,7 @@ pub fn random_with_empties(empties: u32, seed: u32) -> Board {
 /// A named endgame position and, for the FFO ones, the published value and best moves.
 type Endgame = (String, Board, Option<(i32, &'static str)>);
 
-fn endgame(common: &Common) -> Result<()> {
+fn endgame(common: &Common) -> Result<Report> {
     let mut solver = Solver::new();
     let mut rows: Vec<Value> = Vec::new();
     let mut positions: Vec<Endgame> = FFO
@@ -177,12 +176,10 @@ fn endgame(common: &Common) -> Result<()> {
         }
         out
     };
-    emit(
-        common.json,
+    Ok(Report::new(
         text,
         json!({ "suite": "reversi-endgame", "rows": rows }),
-    );
-    Ok(())
+    ))
 }
 
 /// W/L/D of `p1` against `p2` over `games` games, colours alternating (p1 first in even games).
@@ -208,7 +205,7 @@ fn record(p1: &str, p2: &str, games: u32, common: &Common) -> Result<(u32, u32, 
     Ok((w, l, d, started.elapsed().as_secs_f64()))
 }
 
-fn tables(common: &Common) -> Result<()> {
+fn tables(common: &Common) -> Result<Report> {
     const GAMES: u32 = 100;
     let mut ais: Vec<&str> = vec!["easy", "medium", "alphabeta:depth=3"];
     // The GPU versions where a GPU answers (the seed's CUDA rows).
@@ -269,12 +266,10 @@ fn tables(common: &Common) -> Result<()> {
             rows(&table2, "p1 winning rate")
         )
     };
-    emit(
-        common.json,
+    Ok(Report::new(
         text,
         json!({ "suite": "reversi-tables", "games": GAMES, "seed": common.seed, "table1": table1, "table2": table2 }),
-    );
-    Ok(())
+    ))
 }
 
 /// A Table 3 column: its label, and a GPU executor with its shape or a CPU pool.
@@ -284,7 +279,7 @@ type Table3Column = (
     Option<rayon::ThreadPool>,
 );
 
-fn table3(common: &Common, args: &BenchArgs) -> Result<()> {
+fn table3(common: &Common, args: &BenchArgs) -> Result<Report> {
     // The seed's 100 games; `--level L` plays 100·2^L to find where a batch pays on the GPU.
     let level = args.level.unwrap_or(0);
     if level > 9 {
@@ -392,12 +387,10 @@ fn table3(common: &Common, args: &BenchArgs) -> Result<()> {
         }
         out + "\n\nEvery column plays the same games (same square values, same tie draws). GPU time includes upload, launch and read-back; `batched` decides all waiting games in one launch; `whole games` plays every game on the device, both sides, in one launch (its time counts random's moves too)."
     };
-    emit(
-        common.json,
+    Ok(Report::new(
         text,
         json!({ "suite": "reversi-table3", "games": games, "rows": rows }),
-    );
-    Ok(())
+    ))
 }
 
 /// Ten midgame positions: random play from the start (seeded), 20 to 29 discs on the board.
@@ -407,7 +400,7 @@ pub fn midgame_positions() -> Vec<Board> {
         .collect()
 }
 
-fn alphabeta(common: &Common, args: &BenchArgs) -> Result<()> {
+fn alphabeta(common: &Common, args: &BenchArgs) -> Result<Report> {
     use cubesearch_search::minimax::solve;
     let positions = midgame_positions();
     let depths: Vec<u32> = match args.level {
@@ -527,15 +520,13 @@ fn alphabeta(common: &Common, args: &BenchArgs) -> Result<()> {
         }
         out
     };
-    emit(
-        common.json,
+    Ok(Report::new(
         text,
         json!({ "suite": "reversi-alphabeta", "rows": rows }),
-    );
-    Ok(())
+    ))
 }
 
-fn board_words(common: &Common, args: &BenchArgs) -> Result<()> {
+fn board_words(common: &Common, args: &BenchArgs) -> Result<Report> {
     use cubesearch_kernels::reversi::words::checksum;
     let boards: Vec<(u64, u64)> =
         cubesearch_games::sample::random_positions(&Reversi, 1 << 18, 60, common.seed)
@@ -595,10 +586,8 @@ fn board_words(common: &Common, args: &BenchArgs) -> Result<()> {
         }
         out
     };
-    emit(
-        common.json,
+    Ok(Report::new(
         text,
         json!({ "suite": "reversi-board-words", "rows": rows }),
-    );
-    Ok(())
+    ))
 }
