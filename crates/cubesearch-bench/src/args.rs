@@ -36,8 +36,11 @@ pub struct BenchArgs {
     /// expectimax suites: the layers to time, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = [1, 2, 3])]
     pub layers: Vec<u32>,
-    /// expectimax suites: a board file instead of the committed benches/boards-<game>.txt.
-    #[arg(long)]
+    /// expectimax suites: a board file instead of the committed `benches/boards-<game>.txt`.
+    #[arg(
+        long,
+        help = "expectimax suites: a board file instead of the committed benches/boards-<game>.txt"
+    )]
     pub boards: Option<String>,
     /// expectimax suites: boards timed per class (0 = all in the file).
     #[arg(long, default_value_t = 0)]
