@@ -17,9 +17,10 @@ use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::reversi::endgame::Solver;
 use cubesearch_games::reversi::{Board, Reversi};
-use cubesearch_search::player::{from_spec, play_game};
+use cubesearch_search::player::play_game;
 use cubesearch_search::reversi_batch::{seed_ai_against_random, Decider, DeviceShape};
 use cubesearch_search::reversi_players::Level;
+use cubesearch_search::spec::PlayerSpec;
 use cubesearch_search::Executor;
 use serde_json::{json, Value};
 use std::time::Instant;
@@ -184,8 +185,12 @@ fn endgame(common: &Common) -> Result<Report> {
 
 /// W/L/D of `p1` against `p2` over `games` games, colours alternating (p1 first in even games).
 fn record(p1: &str, p2: &str, games: u32, common: &Common) -> Result<(u32, u32, u32, f64)> {
-    let mut one = from_spec::<Reversi>(p1, common.backend, common.seed)?;
-    let mut two = from_spec::<Reversi>(p2, common.backend, common.seed ^ 0xA5A5)?;
+    let mut one = p1
+        .parse::<PlayerSpec<Reversi>>()?
+        .build(common.backend, common.seed)?;
+    let mut two = p2
+        .parse::<PlayerSpec<Reversi>>()?
+        .build(common.backend, common.seed ^ 0xA5A5)?;
     let (mut w, mut l, mut d) = (0, 0, 0);
     let started = Instant::now();
     for g in 0..games {
@@ -401,7 +406,7 @@ pub fn midgame_positions() -> Vec<Board> {
 }
 
 fn alphabeta(common: &Common, args: &BenchArgs) -> Result<Report> {
-    use cubesearch_search::minimax::solve;
+    use cubesearch_search::minimax::{solve, Strategy};
     let positions = midgame_positions();
     let depths: Vec<u32> = match args.level {
         Some(d) => vec![d],
@@ -409,21 +414,21 @@ fn alphabeta(common: &Common, args: &BenchArgs) -> Result<Report> {
         None => vec![6, 8],
     };
     let all = cpu_threads();
-    let mut columns: Vec<(String, Executor, &str)> = vec![
+    let mut columns: Vec<(String, Executor, Strategy)> = vec![
         (
             "cpu-1".into(),
             Executor::Cpu(cubesearch_search::CpuExecutor::new(1)?),
-            "cpu",
+            Strategy::Cpu,
         ),
         (
             format!("cpu-{all}"),
             Executor::Cpu(cubesearch_search::CpuExecutor::new(all)?),
-            "cpu-split",
+            Strategy::CpuSplit,
         ),
         (
             format!("cpu-{all} frontier"),
             Executor::Cpu(cubesearch_search::CpuExecutor::new(all)?),
-            "frontier",
+            Strategy::Frontier,
         ),
     ];
     // A backend's name ("cuda") asks for all its columns, any other name for the one column
@@ -437,7 +442,12 @@ fn alphabeta(common: &Common, args: &BenchArgs) -> Result<Report> {
             })
     };
     for backend in backends {
-        for strategy in ["v1", "v4", "split", "frontier"] {
+        for strategy in [
+            Strategy::V1,
+            Strategy::V4,
+            Strategy::Split,
+            Strategy::Frontier,
+        ] {
             let label = format!("{} {strategy}", backend.name());
             if !wanted(&label) {
                 continue;
@@ -460,12 +470,12 @@ fn alphabeta(common: &Common, args: &BenchArgs) -> Result<Report> {
         for (label, exec, strategy) in columns.iter_mut() {
             // Warm-up (kernel compilation) on the first position.
             let run = |exec: &mut Executor| -> Result<(f64, Vec<i32>, u64)> {
-                solve(exec, &Reversi, &positions[0], depth, strategy)?;
+                solve(exec, &Reversi, &positions[0], depth, *strategy)?;
                 let started = Instant::now();
                 let mut values = Vec::new();
                 let mut nodes = 0u64;
                 for p in &positions {
-                    let solved = solve(exec, &Reversi, p, depth, strategy)?;
+                    let solved = solve(exec, &Reversi, p, depth, *strategy)?;
                     values.push(solved.solution.value);
                     nodes += solved.solution.nodes.unwrap_or(0);
                 }

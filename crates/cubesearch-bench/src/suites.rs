@@ -581,7 +581,7 @@ fn table(suite: &Suite, rows: &[Row]) -> String {
 /// and size 8 at depth 5; columns CPU one thread (`cpu`), CPU all cores (`cpu-split`), and each
 /// GPU strategy on each GPU backend. Warm-up run first (kernel compilation), then the median.
 pub(crate) fn nim_minimax(common: &Common, args: &BenchArgs) -> Result<Report> {
-    use cubesearch_search::minimax::solve;
+    use cubesearch_search::minimax::{solve, Strategy};
     // The seed's own figures (Jetson Nano): C v0 and CUDA v4, ms.
     const SEED: [(usize, u32, &str, &str); 8] = [
         (2, 7, "0.00", "0.16"),
@@ -593,24 +593,28 @@ pub(crate) fn nim_minimax(common: &Common, args: &BenchArgs) -> Result<Report> {
         (8, 7, "–", "3829.33"),
         (8, 5, "550.00", "82.14"),
     ];
-    let mut columns: Vec<(String, Executor, &str)> = Vec::new();
+    let mut columns: Vec<(String, Executor, Strategy)> = Vec::new();
     let all = cpu_threads();
-    columns.push(("cpu-1".into(), Executor::Cpu(CpuExecutor::new(1)?), "cpu"));
+    columns.push((
+        "cpu-1".into(),
+        Executor::Cpu(CpuExecutor::new(1)?),
+        Strategy::Cpu,
+    ));
     columns.push((
         format!("cpu-{all}"),
         Executor::Cpu(CpuExecutor::new(all)?),
-        "cpu-split",
+        Strategy::CpuSplit,
     ));
     columns.push((
         format!("cpu-{all} split"),
         Executor::Cpu(CpuExecutor::new(all)?),
-        "split",
+        Strategy::Split,
     ));
     for backend in [Backend::Cuda, Backend::Wgpu] {
         if !args.only.is_empty() && !args.only.iter().any(|o| o == backend.name()) {
             continue;
         }
-        for strategy in ["v1", "v2", "v4", "split"] {
+        for strategy in [Strategy::V1, Strategy::V2, Strategy::V4, Strategy::Split] {
             match Executor::new(backend) {
                 Ok((exec, _)) => {
                     columns.push((format!("{} {strategy}", backend.name()), exec, strategy))
@@ -631,7 +635,7 @@ pub(crate) fn nim_minimax(common: &Common, args: &BenchArgs) -> Result<Report> {
             // cpu-split runs on rayon's global pool: give it this column's threads.
             let run = |exec: &mut Executor| -> Result<(f64, i32, Option<u64>)> {
                 let start = Instant::now();
-                let solved = solve(exec, &Nim, &board, depth, strategy)?;
+                let solved = solve(exec, &Nim, &board, depth, *strategy)?;
                 Ok((
                     start.elapsed().as_secs_f64() * 1e3,
                     solved.solution.value,

@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use cubesearch_core::Backend;
+use cubesearch_search::minimax::Strategy;
 use cubesearch_search::td::WeightStorage;
 
 /// Game-tree search on GPUs: MCTS, alpha-beta and expectimax on CUDA, wgpu or the CPU.
@@ -29,6 +30,11 @@ pub struct Common {
 }
 
 fn parse_backend(text: &str) -> Result<Backend, String> {
+    text.parse()
+        .map_err(|e: cubesearch_core::Error| e.to_string())
+}
+
+fn parse_strategy(text: &str) -> Result<Strategy, String> {
     text.parse()
         .map_err(|e: cubesearch_core::Error| e.to_string())
 }
@@ -122,9 +128,10 @@ pub enum Command {
         /// --strategy is solved exactly by the endgame solver).
         #[arg(long)]
         depth: Option<u32>,
-        /// cpu, cpu-split, v1, v4 or split (default: cpu-split on the CPU, split on a GPU).
-        #[arg(long)]
-        strategy: Option<String>,
+        /// cpu, cpu-split, v1, v2, v4, split or frontier (default: cpu-split on the CPU; on a
+        /// GPU split for won/lost games such as Nim, frontier for games with an evaluation).
+        #[arg(long, value_parser = parse_strategy)]
+        strategy: Option<Strategy>,
         /// Checkers rule set.
         #[arg(long)]
         rules: Option<String>,

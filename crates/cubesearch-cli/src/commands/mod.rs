@@ -125,7 +125,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 return solve_reversi::run(common, &position);
             }
             with_board_game!(game, rules.as_deref(), "solve", |g| {
-                solve::run(g, common, &position, depth, strategy.as_deref())
+                solve::run(g, common, &position, depth, strategy)
             })
         }
         Command::Boards { game, args } => match game {
