@@ -8,7 +8,8 @@
 use cubecl::prelude::*;
 use cubesearch::kernels::{device_game, rng};
 use cubesearch::mcts::{Budget, Mcts, MctsConfig};
-use cubesearch::{minimax, perft, Backend, CpuExecutor, DeviceGame, Error, Executor};
+use cubesearch::minimax::{self, Strategy};
+use cubesearch::{perft, Backend, CpuExecutor, DeviceGame, Error, Executor};
 use cubesearch::{Game, GpuGame, Outcome, Result};
 
 // A column is 7 bits, bottom cell first; the 7th bit of each column stays empty, so a shift can
@@ -230,7 +231,7 @@ pub fn tour(backend: Backend, position: &str) -> Result<()> {
         column(best),
         stats.playouts
     );
-    for strategy in ["cpu", "split"] {
+    for strategy in [Strategy::Cpu, Strategy::Split] {
         let solved = minimax::solve(&mut gpu, &game, &root, 6, strategy)?.solution;
         let (value, best) = (solved.value, column(solved.best));
         println!("alpha-beta depth 6 ({strategy}): value {value}, column {best}");

@@ -112,6 +112,11 @@ fn bad_input_exits_2_with_one_line() {
         &cubesearch(&["train", "2584", "--out", "w"]),
         "not provided: --games <GAMES>",
     );
+    // A strategy is read where the command line is, naming every strategy there is.
+    assert_bad_input(
+        &cubesearch(&["solve", "nim", "--position", "1,2", "--strategy", "v3"]),
+        "unknown strategy 'v3': cpu, cpu-split, v1, v2, v4, split or frontier",
+    );
 }
 
 #[test]

@@ -6,8 +6,9 @@
 mod connect4;
 
 use connect4::ConnectFour;
+use cubesearch::minimax::{self, Strategy};
 use cubesearch::testing::{assert_same, executor};
-use cubesearch::{minimax, perft, Backend, CpuExecutor, Game, Playouts};
+use cubesearch::{perft, Backend, CpuExecutor, Game, Playouts};
 use rstest::rstest;
 
 /// Positions reached by random columns from the empty board (finished games included).
@@ -54,8 +55,8 @@ fn device_rules_equal_the_host_rules(#[values(Backend::Wgpu, Backend::Cuda)] bac
         perft::perft_split(&mut gpu, &ConnectFour, &root, 5).unwrap(),
         perft::perft_split(&mut cpu, &ConnectFour, &root, 5).unwrap()
     );
-    for strategy in ["split", "frontier", "v1"] {
-        let want = minimax::solve(&mut gpu, &ConnectFour, &root, 3, "cpu")
+    for strategy in [Strategy::Split, Strategy::Frontier, Strategy::V1] {
+        let want = minimax::solve(&mut gpu, &ConnectFour, &root, 3, Strategy::Cpu)
             .unwrap()
             .solution;
         let got = minimax::solve(&mut gpu, &ConnectFour, &root, 3, strategy)

@@ -163,14 +163,13 @@ fn flat_monte_carlo_prefers_the_immediate_win() {
 /// A timed flat player repeats batches until its time is up, and still finds the winning move.
 #[test]
 fn a_timed_flat_player_keeps_sampling_until_its_time_is_up() {
-    use cubesearch::player::from_spec;
+    use cubesearch::spec::PlayerSpec;
     let state = Nim.parse_position("0,1,3").unwrap();
-    let mut player = from_spec::<Nim>(
-        "flat:k=200,time=150ms,exec=cpu",
-        cubesearch::Backend::Cpu,
-        3,
-    )
-    .unwrap();
+    let mut player = "flat:k=200,time=150ms,exec=cpu"
+        .parse::<PlayerSpec<Nim>>()
+        .unwrap()
+        .build(cubesearch::Backend::Cpu, 3)
+        .unwrap();
     assert!(
         player.name().starts_with("flat:time=150ms,k=200"),
         "{}",
@@ -180,5 +179,5 @@ fn a_timed_flat_player_keeps_sampling_until_its_time_is_up() {
     let mv = player.choose(&Nim, &state).unwrap();
     assert!(start.elapsed() >= std::time::Duration::from_millis(150));
     assert_eq!(Nim.format_move(&state, mv), "2:2");
-    assert!(from_spec::<Nim>("flat:time=soon", cubesearch::Backend::Cpu, 3).is_err());
+    assert!("flat:time=soon".parse::<PlayerSpec<Nim>>().is_err());
 }

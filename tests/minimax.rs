@@ -4,13 +4,13 @@
 use cubesearch::games::checkers::Checkers;
 use cubesearch::games::reversi::Reversi;
 use cubesearch::games::{Nim, NimState};
-use cubesearch::minimax::{alphabeta, solve, SearchOptions, TranspositionTable, INFINITY};
+use cubesearch::minimax::{
+    alphabeta, solve, SearchOptions, Strategy, TranspositionTable, INFINITY,
+};
 use cubesearch::rng::XorShift32;
 use cubesearch::testing::executor;
 use cubesearch::{Backend, Executor, Game, GpuGame};
 use rstest::rstest;
-
-const ALL_STRATEGIES: [&str; 7] = ["cpu", "cpu-split", "v1", "v2", "v4", "split", "frontier"];
 
 /// Random Nim positions of 2–8 heaps ≤ 15 holding exactly `objects` objects: a full-depth search
 /// stays small, and one depth means one kernel to compile.
@@ -47,11 +47,16 @@ fn reached<G: Game>(game: &G, count: usize, plies: u32, seed: u32) -> Vec<G::Sta
     out
 }
 
-fn strategies(exec: &Executor) -> &'static [&'static str] {
+fn strategies(exec: &Executor) -> &'static [Strategy] {
     if exec.is_cpu() {
-        &["cpu", "cpu-split", "split", "frontier"]
+        &[
+            Strategy::Cpu,
+            Strategy::CpuSplit,
+            Strategy::Split,
+            Strategy::Frontier,
+        ]
     } else {
-        &ALL_STRATEGIES
+        &Strategy::ALL
     }
 }
 
@@ -66,7 +71,7 @@ fn full_depth_nim_agrees_with_bouton(
     let limited = exec.limits().is_some_and(|l| l.loop_iterations.is_some());
     if limited {
         let deep = small_nim(1, 7, 4)[0];
-        let refused = solve(&mut exec, &Nim, &deep, 7, "v1")
+        let refused = solve(&mut exec, &Nim, &deep, 7, Strategy::V1)
             .unwrap_err()
             .to_string();
         assert!(refused.contains("loop budget"), "{refused}");
@@ -98,10 +103,10 @@ fn full_depth_nim_agrees_with_bouton(
 /// Every strategy returns the same value and move as the one-thread CPU search.
 fn same_at_depth<G: GpuGame>(exec: &mut Executor, game: &G, positions: &[G::State], depth: u32) {
     for s in positions {
-        let reference = solve(exec, game, s, depth, "cpu").unwrap().solution;
+        let reference = solve(exec, game, s, depth, Strategy::Cpu).unwrap().solution;
         for &strategy in strategies(exec) {
             let text = game.format_position(s);
-            if strategy == "v2" && G::MAX_SCORE >= 1 << 15 {
+            if strategy == Strategy::V2 && G::MAX_SCORE >= 1 << 15 {
                 // v2's 16-bit values cannot hold this game's scores: it must say so.
                 let refused = solve(exec, game, s, depth, strategy).unwrap_err();
                 assert!(refused.to_string().contains("16 bits"), "{refused}");
@@ -161,8 +166,10 @@ fn frontier_search_agrees_at_depth_five(
     let mut searched_again = 0;
     for s in reached(&Reversi, 4, 24, 13) {
         let text = Reversi.format_position(&s);
-        let reference = solve(&mut exec, &Reversi, &s, 5, "cpu").unwrap().solution;
-        let solved = solve(&mut exec, &Reversi, &s, 5, "frontier").unwrap();
+        let reference = solve(&mut exec, &Reversi, &s, 5, Strategy::Cpu)
+            .unwrap()
+            .solution;
+        let solved = solve(&mut exec, &Reversi, &s, 5, Strategy::Frontier).unwrap();
         let shape = solved.split.expect("the frontier's shape");
         assert!((1..=2).contains(&shape.split), "{text}: {shape:?}");
         assert_eq!(
@@ -189,9 +196,9 @@ fn frontier_search_agrees_at_depth_five(
 #[test]
 fn the_default_gpu_strategy_follows_the_score_range() {
     use cubesearch::minimax::default_gpu_strategy;
-    assert_eq!(default_gpu_strategy::<Nim>(), "split");
-    assert_eq!(default_gpu_strategy::<Reversi>(), "frontier");
-    assert_eq!(default_gpu_strategy::<Checkers>(), "frontier");
+    assert_eq!(default_gpu_strategy::<Nim>(), Strategy::Split);
+    assert_eq!(default_gpu_strategy::<Reversi>(), Strategy::Frontier);
+    assert_eq!(default_gpu_strategy::<Checkers>(), Strategy::Frontier);
 }
 
 #[rstest]

@@ -7,12 +7,16 @@ use cubesearch::games::{Board, Reversi};
 use cubesearch::minimax::{
     alphabeta, order_by_score, solve_iterative, SearchOptions, TranspositionTable, INFINITY,
 };
-use cubesearch::player::{from_spec, play_game, Player, RandomPlayer};
+use cubesearch::player::{play_game, Player, RandomPlayer};
+use cubesearch::spec::PlayerSpec;
 use cubesearch::{Backend, Game};
 use std::time::{Duration, Instant};
 
 fn player(spec: &str) -> Box<dyn Player<Reversi>> {
-    from_spec::<Reversi>(spec, Backend::Wgpu, 7).unwrap()
+    spec.parse::<PlayerSpec<Reversi>>()
+        .unwrap()
+        .build(Backend::Wgpu, 7)
+        .unwrap()
 }
 
 /// The plain negamax value of `s` at `depth` (alpha-beta, full window, no table or ordering).
@@ -123,9 +127,8 @@ fn bad_alphabeta_specs_are_parse_errors() {
         "alphabeta:depth=3,strategy=v9,exec=gpu",
         "alphabeta:speed=3",
     ] {
-        let err = from_spec::<Reversi>(spec, Backend::Cpu, 1)
-            .err()
-            .expect(spec);
+        // Refused as it is read, before any executor starts.
+        let err = spec.parse::<PlayerSpec<Reversi>>().expect_err(spec);
         assert!(matches!(err, cubesearch::Error::Parse(_)), "{spec}: {err}");
     }
 }

@@ -6,8 +6,9 @@
 use cubesearch::games::reversi::players::{medium_value, reservoir_best, NO_PLACEMENT};
 use cubesearch::games::sample::random_positions;
 use cubesearch::games::{Board, Colour, Reversi, ReversiMove};
-use cubesearch::player::{from_spec, Player};
+use cubesearch::player::Player;
 use cubesearch::rng::XorShift32;
+use cubesearch::spec::PlayerSpec;
 use cubesearch::{Backend, Game};
 
 /// The board as the seed keeps it: `cells[row][col]`, row 0 = rank 1, 1 = the side to move's
@@ -119,7 +120,9 @@ fn brute_medium_scores(board: &Board) -> Vec<(u8, i32)> {
 }
 
 fn player(spec: &str, seed: u32) -> Box<dyn Player<Reversi>> {
-    from_spec::<Reversi>(spec, Backend::Cpu, seed).expect("a Reversi player")
+    spec.parse::<PlayerSpec<Reversi>>()
+        .and_then(|spec| spec.build(Backend::Cpu, seed))
+        .expect("a Reversi player")
 }
 
 #[test]
@@ -236,14 +239,14 @@ fn seed_players_pass_when_they_cannot_place() {
 
 #[test]
 fn unknown_reversi_players_are_parse_errors_that_list_the_seed_players() {
-    let err = from_spec::<Reversi>("hard", Backend::Cpu, 1)
-        .err()
-        .expect("an error")
+    let err = "hard"
+        .parse::<PlayerSpec<Reversi>>()
+        .expect_err("an error")
         .to_string();
     assert!(err.contains("easy, medium"), "{err}");
-    let nim = from_spec::<cubesearch::games::Nim>("easy", Backend::Cpu, 1)
-        .err()
-        .expect("Nim has no easy player")
+    let nim = "easy"
+        .parse::<PlayerSpec<cubesearch::games::Nim>>()
+        .expect_err("Nim has no easy player")
         .to_string();
     assert!(!nim.contains("medium"), "{nim}");
 }

@@ -6,9 +6,9 @@ use cubesearch::games::reversi::players::{flip_counts, medium_value};
 use cubesearch::games::sample::random_positions;
 use cubesearch::games::Reversi;
 use cubesearch::kernels::reversi::seed_players::NOT_LEGAL;
-use cubesearch::player::from_spec;
 use cubesearch::reversi_batch::{seed_ai_against_random, Decider, DeviceShape};
 use cubesearch::reversi_players::{device_square_values, Level};
+use cubesearch::spec::PlayerSpec;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, Game};
 use rstest::rstest;
@@ -52,8 +52,13 @@ fn gpu_players_make_the_cpu_players_moves(
         return;
     }
     for name in ["easy", "medium"] {
-        let mut cpu = from_spec::<Reversi>(name, backend, 9).unwrap();
-        let mut gpu = from_spec::<Reversi>(&format!("{name}:exec=gpu"), backend, 9).unwrap();
+        let player = |spec: &str| {
+            spec.parse::<PlayerSpec<Reversi>>()
+                .and_then(|spec| spec.build(backend, 9))
+                .unwrap()
+        };
+        let mut cpu = player(name);
+        let mut gpu = player(&format!("{name}:exec=gpu"));
         assert!(gpu.name().contains("exec=gpu"), "{}", gpu.name());
         for b in random_positions(&Reversi, 40, 60, 52) {
             if Reversi.moves(&b).is_empty() {
@@ -120,8 +125,8 @@ fn table3_games_are_the_same_however_decided(
 
 #[test]
 fn bad_seed_player_options_are_parse_errors() {
-    let err = from_spec::<Reversi>("easy:exec=tpu", Backend::Cpu, 1)
-        .err()
-        .expect("an error");
+    let err = "easy:exec=tpu"
+        .parse::<PlayerSpec<Reversi>>()
+        .expect_err("an error");
     assert!(matches!(err, cubesearch::Error::Parse(_)), "{err}");
 }

@@ -2,7 +2,8 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use cubesearch_core::Backend;
-use cubesearch_kernels::fib::td::WeightStorage;
+use cubesearch_search::minimax::Strategy;
+use cubesearch_search::td::WeightStorage;
 
 /// Game-tree search on GPUs: MCTS, alpha-beta and expectimax on CUDA, wgpu or the CPU.
 #[derive(Parser, Debug)]
@@ -29,6 +30,11 @@ pub struct Common {
 }
 
 fn parse_backend(text: &str) -> Result<Backend, String> {
+    text.parse()
+        .map_err(|e: cubesearch_core::Error| e.to_string())
+}
+
+fn parse_strategy(text: &str) -> Result<Strategy, String> {
     text.parse()
         .map_err(|e: cubesearch_core::Error| e.to_string())
 }
@@ -122,9 +128,10 @@ pub enum Command {
         /// --strategy is solved exactly by the endgame solver).
         #[arg(long)]
         depth: Option<u32>,
-        /// cpu, cpu-split, v1, v4 or split (default: cpu-split on the CPU, split on a GPU).
-        #[arg(long)]
-        strategy: Option<String>,
+        /// cpu, cpu-split, v1, v2, v4, split or frontier (default: cpu-split on the CPU; on a
+        /// GPU split for won/lost games such as Nim, frontier for games with an evaluation).
+        #[arg(long, value_parser = parse_strategy)]
+        strategy: Option<Strategy>,
         /// Checkers rule set.
         #[arg(long)]
         rules: Option<String>,
@@ -148,7 +155,7 @@ pub enum Command {
         args: TrainArgs,
     },
     /// Time a benchmark suite on every available backend.
-    Bench(BenchArgs),
+    Bench(cubesearch_bench::BenchArgs),
     /// 2584/2048: write the seed's starter, normal and late-game benchmark boards, taken from
     /// an expectimax agent's games (on the CPU).
     Boards {
@@ -173,55 +180,6 @@ pub struct BoardsArgs {
     /// The board file to write.
     #[arg(long)]
     pub out: String,
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct BenchArgs {
-    /// The suite to run (`list` shows them).
-    pub suite: String,
-    /// Timed repetitions per backend (the median is reported).
-    #[arg(long, default_value_t = 5)]
-    pub reps: usize,
-    /// Untimed runs before timing.
-    #[arg(long, default_value_t = 1)]
-    pub warmup: usize,
-    /// Smallest time one repetition should take; the work size doubles until it does.
-    #[arg(long, default_value_t = 0.25)]
-    pub min_seconds: f64,
-    /// Fix the suite's size level instead of calibrating (perft: depth = 4 + level).
-    #[arg(long)]
-    pub level: Option<u32>,
-    /// Backends to measure, comma-separated (default: cpu-1, cpu-all and every GPU available).
-    #[arg(long, value_delimiter = ',')]
-    pub only: Vec<String>,
-    /// expectimax suites: the n-tuple weights at the leaves (default: an all-zero network of
-    /// the seed's shapes, which searches exactly as much); td-train: the weights to start from.
-    #[arg(long)]
-    pub weights: Option<String>,
-    /// td-train: games a GPU plays at once (default 65536).
-    #[arg(long)]
-    pub units: Option<u32>,
-    /// td-train: the weight storage of GPU rows, comma-separated (`f32,f16`: a row each).
-    #[arg(long, value_delimiter = ',', default_value = "f32", value_parser = parse_storage)]
-    pub storage: Vec<WeightStorage>,
-    /// expectimax suites: the layers to time, comma-separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [1, 2, 3])]
-    pub layers: Vec<u32>,
-    /// expectimax suites: a board file instead of the committed benches/boards-<game>.txt.
-    #[arg(long)]
-    pub boards: Option<String>,
-    /// expectimax suites: boards timed per class (0 = all in the file).
-    #[arg(long, default_value_t = 0)]
-    pub per_class: usize,
-    /// expectimax suites: roots per call in the throughput rows.
-    #[arg(long, default_value_t = 32)]
-    pub batch: usize,
-    /// checkers-mcts on a GPU: trees searched side by side (default: one per CPU core but one).
-    #[arg(long)]
-    pub trees: Option<usize>,
-    /// checkers-mcts: leaves each tree selects per launch (default 256).
-    #[arg(long)]
-    pub tree_batch: Option<usize>,
 }
 
 /// What `train` takes besides the game.

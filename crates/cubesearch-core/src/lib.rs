@@ -1,5 +1,6 @@
 //! Host-side foundation of cubesearch: the traits every game and executor implements, backend
-//! selection, the random-number scheme shared by CPU and GPU, and the error type.
+//! selection, the random-number scheme shared by CPU and GPU, the error type, and safe file
+//! writes.
 //!
 //! Nothing here launches a kernel; the device twins of these traits live in `cubesearch-kernels`.
 
@@ -9,6 +10,7 @@ pub mod backend;
 pub mod error;
 pub mod exec;
 pub mod game;
+pub mod io;
 pub mod rng;
 
 pub use backend::{Backend, BackendInfo, ResolvedBackend};

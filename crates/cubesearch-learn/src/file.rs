@@ -9,6 +9,7 @@
 
 use crate::game::TupleGame;
 use crate::network::{format_shapes, parse_shapes, NTupleNetwork};
+use cubesearch_core::io::write_atomically;
 use cubesearch_core::{Error, Result};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use std::collections::HashMap;
@@ -185,26 +186,4 @@ impl NTupleNetwork {
         };
         Ok((net, meta))
     }
-}
-
-/// Writes `bytes` to a temporary file beside `path`, syncs it, and renames it to `path`.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    let name = path
-        .file_name()
-        .ok_or_else(|| data_error(path, "not a file name"))?
-        .to_string_lossy()
-        .into_owned();
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io_error(path, e));
-    }
-    Ok(())
 }

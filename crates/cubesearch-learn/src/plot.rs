@@ -6,8 +6,8 @@
 //! without it. So the picture carries no text: the axes' ranges are the CSV's (`--curve`), and
 //! the caller prints them.
 
-use crate::file::write_atomically;
 use crate::train::CurvePoint;
+use cubesearch_core::io::write_atomically;
 use cubesearch_core::{Error, Result};
 use plotters::prelude::*;
 use std::path::Path;

@@ -4,14 +4,20 @@
 //! * `exec=cpu` (default): [`solve_iterative`] on one thread: iterative deepening, the previous
 //!   iteration's best move first, children ordered by their static score, one transposition table
 //!   shared by the iterations; with `time=T` the deepest finished iteration answers.
-//! * `exec=gpu`: [`minimax::solve`](crate::minimax::solve()) with a GPU strategy (`split` by
-//!   default) on the command's backend; with `time=T`, depths 1, 2, … while the next one is
-//!   expected to finish in time (a launch cannot be cut short).
+//! * `exec=gpu`: [`minimax::solve`](crate::minimax::solve()) with a GPU [`Strategy`] (by
+//!   default [`default_gpu_strategy`](minimax::default_gpu_strategy): `split` for won/lost
+//!   scores, `frontier` for an evaluation) on the command's backend; with `time=T`, depths
+//!   1, 2, … while the next one is expected to finish in time (a launch cannot be cut short).
+//!
+//! Its spec is read by [`PlayerSpec`](crate::spec::PlayerSpec) into an
+//! [`AlphaBetaSpec`](crate::spec::AlphaBetaSpec).
 //!
 //! The leaf values are the same on every backend, so `exec=cpu` and `exec=gpu` at one depth
 //! choose the same move value (the first best move in their own order).
 
-use crate::minimax::{self, order_by_score, solve_iterative, SearchOptions, TranspositionTable};
+use crate::minimax::{
+    self, order_by_score, solve_iterative, SearchOptions, Strategy, TranspositionTable,
+};
 use crate::player::Player;
 use crate::Executor;
 use cubesearch_core::{Error, Game, Result};
@@ -36,7 +42,7 @@ pub enum Limit {
 pub struct AlphaBetaPlayer<G: Game> {
     limit: Limit,
     /// `None`: one CPU thread; otherwise the executor and strategy of the GPU search.
-    gpu: Option<(Executor, String, String)>,
+    gpu: Option<(Executor, Strategy, String)>,
     table: TranspositionTable<G::State>,
     spec: String,
     /// Depth of the last move's search.
@@ -56,10 +62,10 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
     }
 
     /// A player searching with `limit` on `exec` by `strategy` (`label` names the backend).
-    pub fn gpu(limit: Limit, exec: Executor, strategy: &str, label: &str, spec: &str) -> Self {
+    pub fn gpu(limit: Limit, exec: Executor, strategy: Strategy, label: &str, spec: &str) -> Self {
         Self {
             limit,
-            gpu: Some((exec, strategy.to_string(), label.to_string())),
+            gpu: Some((exec, strategy, label.to_string())),
             table: TranspositionTable::new(0),
             spec: spec.to_string(),
             last_depth: 0,
@@ -82,7 +88,7 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
                 }
             }
             let started = Instant::now();
-            let solved = minimax::solve(exec, game, state, depth, strategy)?;
+            let solved = minimax::solve(exec, game, state, depth, *strategy)?;
             last = started.elapsed();
             best = solved.solution.best;
             self.last_depth = depth;

@@ -5,7 +5,7 @@
 //! benchmarks time each class on a fixed set kept in the repo as text, one board a line:
 //! `class position` (e.g. `normal 1,2,0,...`), `#` starting a comment.
 
-use crate::expectimax::GameRecord;
+use crate::expectimax::StochasticGameRecord;
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Result, StochasticGame};
 
@@ -64,7 +64,7 @@ impl std::str::FromStr for BoardClass {
 
 /// One board of each class from every game that kept its history, each drawn uniformly within
 /// its range with `XorShift32::for_worker(seed, game)`.
-pub fn pick<S: Copy>(records: &[GameRecord<S>], seed: u32) -> Vec<(BoardClass, S)> {
+pub fn pick<S: Copy>(records: &[StochasticGameRecord<S>], seed: u32) -> Vec<(BoardClass, S)> {
     let mut out = Vec::new();
     for class in BoardClass::ALL {
         for (g, r) in records.iter().enumerate() {

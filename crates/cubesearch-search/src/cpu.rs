@@ -132,6 +132,22 @@ impl<G: Game> SubtreeSearch<G> for CpuExecutor {
     }
 }
 
+/// The seed's root searches are GPU shapes: the CPU refuses them (the `cpu` and `cpu-split`
+/// strategies are their CPU counterparts).
+impl<G: cubesearch_kernels::GpuGame> crate::minimax::RootSearcher<G> for CpuExecutor {
+    fn root_search(
+        &mut self,
+        _game: &G,
+        _root: &G::State,
+        _depth: u32,
+        _shape: cubesearch_kernels::alphabeta::RootShape,
+    ) -> Result<cubesearch_kernels::alphabeta::RootSearch> {
+        Err(Error::Unsupported(
+            "strategies v1, v2 and v4 run on a GPU backend (--backend wgpu or cuda)".into(),
+        ))
+    }
+}
+
 impl<G: Game> Perft<G> for CpuExecutor {
     fn perft(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<u64>> {
         Ok(self

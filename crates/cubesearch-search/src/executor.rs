@@ -1,6 +1,7 @@
 //! [`Executor`]: the executor a resolved backend stands for, so that callers who pick the backend
 //! at run time (the CLI, benchmarks) hold one type.
 
+use crate::minimax::RootSearcher;
 use crate::{CpuExecutor, GpuExecutor};
 use cubesearch_core::backend::{self, Backend, ResolvedBackend};
 use cubesearch_core::{Perft, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window};
@@ -100,24 +101,15 @@ impl<G: GpuGame> SubtreeSearch<G> for Executor {
     }
 }
 
-impl Executor {
-    /// The seed's v1 / v2 / v4 root search on a GPU executor.
-    pub fn root_search<G: GpuGame>(
+impl<G: GpuGame> RootSearcher<G> for Executor {
+    fn root_search(
         &mut self,
         game: &G,
         root: &G::State,
         depth: u32,
         shape: RootShape,
     ) -> Result<RootSearch> {
-        match self {
-            Executor::Cpu(_) => Err(cubesearch_core::Error::Unsupported(
-                "strategies v1, v2 and v4 run on a GPU backend (--backend wgpu or cuda)".into(),
-            )),
-            #[cfg(feature = "wgpu")]
-            Executor::Wgpu(e) => e.root_search(game, root, depth, shape),
-            #[cfg(feature = "cuda")]
-            Executor::Cuda(e) => e.root_search(game, root, depth, shape),
-        }
+        dispatch!(self, e => e.root_search(game, root, depth, shape))
     }
 }
 

@@ -292,9 +292,10 @@ impl<G: StochasticGame, V: AfterstateValue<G> + ?Sized> ExpectimaxEval<G, V> for
     }
 }
 
-/// How one game of [`play_games`] went.
+/// How one game of [`play_games`] went: a one-player stochastic game's score and positions
+/// (a two-player game's moves and result are a [`GameRecord`](crate::player::GameRecord)).
 #[derive(Clone, Debug, PartialEq)]
-pub struct GameRecord<S> {
+pub struct StochasticGameRecord<S> {
     /// The sum of the rewards.
     pub score: u64,
     /// Actions played.
@@ -320,8 +321,8 @@ pub fn play_games<G, V, E>(
     batch: usize,
     seed: u32,
     keep_history: bool,
-    mut on_game: impl FnMut(u64, &GameRecord<G::State>),
-) -> Result<Vec<GameRecord<G::State>>>
+    mut on_game: impl FnMut(u64, &StochasticGameRecord<G::State>),
+) -> Result<Vec<StochasticGameRecord<G::State>>>
 where
     G: StochasticGame,
     V: ?Sized,
@@ -331,10 +332,10 @@ where
         id: u64,
         rng: XorShift32,
         state: S,
-        record: GameRecord<S>,
+        record: StochasticGameRecord<S>,
     }
     let batch = batch.max(1);
-    let mut done: Vec<Option<GameRecord<G::State>>> = (0..games).map(|_| None).collect();
+    let mut done: Vec<Option<StochasticGameRecord<G::State>>> = (0..games).map(|_| None).collect();
     let mut live: Vec<Live<G::State>> = Vec::with_capacity(batch);
     let mut next = 0u64;
     loop {
@@ -345,7 +346,7 @@ where
                 id: next,
                 rng,
                 state,
-                record: GameRecord {
+                record: StochasticGameRecord {
                     score: 0,
                     moves: 0,
                     last: state,

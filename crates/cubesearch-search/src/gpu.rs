@@ -1,7 +1,7 @@
 //! The GPU executor: the same traits as the CPU's, through the CubeCL kernels of
 //! `cubesearch-kernels`, on any cubecl runtime.
 
-use crate::minimax::UpperTree;
+use crate::minimax::{RootSearcher, UpperTree};
 use cubecl::prelude::*;
 use cubesearch_core::backend::{start_client, DeviceLimits};
 use cubesearch_core::{Perft, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window};
@@ -99,9 +99,9 @@ impl<R: Runtime, G: GpuGame> SubtreeSearch<G> for GpuExecutor<R> {
     }
 }
 
-impl<R: Runtime> GpuExecutor<R> {
+impl<R: Runtime, G: GpuGame> RootSearcher<G> for GpuExecutor<R> {
     /// The seed's v1, v2 or v4 root search: one cube per root move, one unit per reply.
-    pub fn root_search<G: GpuGame>(
+    fn root_search(
         &mut self,
         game: &G,
         root: &G::State,

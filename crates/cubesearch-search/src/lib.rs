@@ -3,7 +3,8 @@
 //! * [`cpu::CpuExecutor`]: every executor trait on the CPU with rayon, the baseline.
 //! * [`gpu::GpuExecutor`]: the same traits through CubeCL kernels, generic over `R: Runtime`.
 //! * [`Executor`]: whichever of these a [`Backend`](cubesearch_core::Backend) resolves to.
-//! * Pipelines, generic over game and executor: [`perft`].
+//! * Pipelines, generic over game and executor: [`perft`], [`minimax`] (by [`minimax::Strategy`]).
+//! * Players: [`spec`] reads player specs once into typed values; [`player`] builds them.
 
 #![deny(missing_docs)]
 
@@ -22,11 +23,14 @@ pub mod player;
 pub mod reversi_batch;
 pub mod reversi_players;
 pub mod reversi_words;
+pub mod spec;
 pub mod td;
 mod td_multi;
 pub mod testing;
 
 pub use cpu::CpuExecutor;
+pub use cubesearch_kernels::fib::GpuTiles;
+pub use cubesearch_kernels::GpuGame;
 pub(crate) use executor::dispatch;
 pub use executor::Executor;
 pub use fib::SlidingRules;

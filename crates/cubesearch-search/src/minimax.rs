@@ -2,7 +2,7 @@
 //!
 //! Values are negamax values from the side to move: `Game::score` at leaves (Nim: +1 win, −1
 //! loss, 0 unknown at the depth cut-off; Reversi: its evaluation, finished games scaled above
-//! it). Strategies:
+//! it). Strategies ([`Strategy`], by the names below):
 //!
 //! | name | where | shape |
 //! |---|---|---|
@@ -17,19 +17,21 @@
 //! ```
 //! use cubesearch_core::{Backend, Game};
 //! use cubesearch_games::nim::Nim;
-//! use cubesearch_search::{minimax, Executor};
+//! use cubesearch_search::minimax::{self, Strategy};
+//! use cubesearch_search::Executor;
 //!
 //! let (mut exec, _) = Executor::new(Backend::Auto)?;
 //! let root = Nim.parse_position("1,2,4")?; // nim-sum 7: the side to move wins
-//! let solved = minimax::solve(&mut exec, &Nim, &root, 7, "split")?;
+//! let solved = minimax::solve(&mut exec, &Nim, &root, 7, Strategy::Split)?;
 //! assert_eq!(solved.solution.value, 1);
-//! let cpu = minimax::solve(&mut exec, &Nim, &root, 7, "cpu")?;
+//! let cpu = minimax::solve(&mut exec, &Nim, &root, 7, "cpu".parse()?)?;
 //! assert_eq!(cpu.solution.value, solved.solution.value);
+//! assert!("fast".parse::<Strategy>().is_err()); // unknown strategy 'fast': cpu, cpu-split, …
 //! # Ok::<(), cubesearch_core::Error>(())
 //! ```
 
 use cubesearch_core::{Error, Game, Result, SubtreeSearch, Window};
-use cubesearch_kernels::alphabeta::RootShape;
+use cubesearch_kernels::alphabeta::{RootSearch, RootShape};
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::time::Instant;
@@ -872,27 +874,111 @@ fn split_depth(branching: usize, depth: u32, target: usize) -> u32 {
     (2 * half).clamp(1, depth.saturating_sub(1).max(1))
 }
 
+/// A minimax strategy (see the module docs for what each does).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// `cpu`: one CPU thread, the root window narrowing.
+    Cpu,
+    /// `cpu-split`: every root move on its own CPU task, full windows.
+    CpuSplit,
+    /// `v1`: one cube per root move, one unit per second-level move.
+    V1,
+    /// `v2`: v1 over the seed's compact stack.
+    V2,
+    /// `v4`: v1 with the reduction over root moves on the device.
+    V4,
+    /// `split`: MTD(f) null-window tests over a pruned host tree, the frontier in one batch.
+    Split,
+    /// `frontier`: the upper plies in full on the host, distinct subtrees in one batch.
+    Frontier,
+}
+
+impl Strategy {
+    /// Every strategy, in the order the module docs list them.
+    pub const ALL: [Strategy; 7] = [
+        Strategy::Cpu,
+        Strategy::CpuSplit,
+        Strategy::V1,
+        Strategy::V2,
+        Strategy::V4,
+        Strategy::Split,
+        Strategy::Frontier,
+    ];
+
+    /// The name `FromStr` reads and `Display` writes: `cpu`, `cpu-split`, `v1`, …
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Cpu => "cpu",
+            Strategy::CpuSplit => "cpu-split",
+            Strategy::V1 => "v1",
+            Strategy::V2 => "v2",
+            Strategy::V4 => "v4",
+            Strategy::Split => "split",
+            Strategy::Frontier => "frontier",
+        }
+    }
+
+    /// The seed's root-search shape of v1, v2 and v4 (`None` for the others).
+    pub fn root_shape(self) -> Option<RootShape> {
+        match self {
+            Strategy::V1 => Some(RootShape::V1),
+            Strategy::V2 => Some(RootShape::V2),
+            Strategy::V4 => Some(RootShape::V4),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = Error;
+
+    /// A strategy by its name; the error lists every name.
+    fn from_str(text: &str) -> Result<Self> {
+        Strategy::ALL
+            .into_iter()
+            .find(|s| s.name() == text)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
+                let (last, rest) = names.split_last().expect("strategies exist");
+                Error::parse(format!(
+                    "unknown strategy '{text}': {} or {last}",
+                    rest.join(", ")
+                ))
+            })
+    }
+}
+
 /// The GPU strategy a search gets unless it names one: `split` for games scored only as won,
 /// drawn or lost (`MAX_SCORE` 1: MTD(f)'s null-window tests settle them in one or two batches,
 /// keeping alpha-beta's pruning), `frontier` for games with a graded evaluation (where MTD(f)
 /// needs many tests and its device subtrees lack move ordering; at depth 8 on Reversi the
 /// frontier strategy is hundreds of times faster, docs/BENCHMARKS.md).
-pub fn default_gpu_strategy<G: cubesearch_kernels::GpuGame>() -> &'static str {
+pub fn default_gpu_strategy<G: cubesearch_kernels::GpuGame>() -> Strategy {
     if G::MAX_SCORE <= 1 {
-        "split"
+        Strategy::Split
     } else {
-        "frontier"
+        Strategy::Frontier
     }
 }
 
-/// Checks a strategy name.
-pub fn check_strategy(name: &str) -> Result<()> {
-    match name {
-        "cpu" | "cpu-split" | "v1" | "v2" | "v4" | "split" | "frontier" => Ok(()),
-        other => Err(Error::parse(format!(
-            "unknown strategy '{other}': cpu, cpu-split, v1, v2, v4, split or frontier"
-        ))),
-    }
+/// The seed's v1 / v2 / v4 root searches ([`Strategy::root_shape`]): one cube per root move,
+/// one unit per reply. GPU executors run them; the CPU executor refuses them.
+pub trait RootSearcher<G: cubesearch_kernels::GpuGame> {
+    /// The best root move's index in `game.moves(root)` order and the root's value, searched to
+    /// `depth` (at least 2) in `shape`.
+    fn root_search(
+        &mut self,
+        game: &G,
+        root: &G::State,
+        depth: u32,
+        shape: RootShape,
+    ) -> Result<RootSearch>;
 }
 
 /// Bytes of stack one unit of the GPU search holds for a subtree of `depth` plies: per level the
@@ -915,15 +1001,20 @@ pub struct Solved<M> {
     pub split: Option<SplitShape>,
 }
 
-/// Searches `state` to `depth` with the named strategy (see the module docs).
-pub fn solve<G: cubesearch_kernels::GpuGame>(
-    exec: &mut crate::Executor,
+/// Searches `state` to `depth` by `strategy` (see the module docs) on `exec`: any executor that
+/// runs subtree searches (split, frontier) and the seed's root searches (v1, v2, v4; the CPU
+/// executor refuses them). The CPU strategies use no executor.
+pub fn solve<G, E>(
+    exec: &mut E,
     game: &G,
     state: &G::State,
     depth: u32,
-    strategy: &str,
-) -> Result<Solved<G::Move>> {
-    check_strategy(strategy)?;
+    strategy: Strategy,
+) -> Result<Solved<G::Move>>
+where
+    G: cubesearch_kernels::GpuGame,
+    E: SubtreeSearch<G> + RootSearcher<G>,
+{
     let plain = |solution| Solved {
         solution,
         units: None,
@@ -935,22 +1026,18 @@ pub fn solve<G: cubesearch_kernels::GpuGame>(
         return Ok(plain(Solution::unsearched(game, state)));
     }
     match strategy {
-        "cpu" => Ok(plain(solve_sequential(
+        Strategy::Cpu => Ok(plain(solve_sequential(
             game,
             state,
             depth,
             &mut SearchOptions::default(),
         ))),
-        "cpu-split" => Ok(plain(solve_root_split(game, state, depth))),
-        "v1" | "v2" | "v4" => {
+        Strategy::CpuSplit => Ok(plain(solve_root_split(game, state, depth))),
+        Strategy::V1 | Strategy::V2 | Strategy::V4 => {
             if depth < 2 {
                 return Ok(plain(solve_root_split(game, state, depth)));
             }
-            let shape = match strategy {
-                "v1" => RootShape::V1,
-                "v2" => RootShape::V2,
-                _ => RootShape::V4,
-            };
+            let shape = strategy.root_shape().expect("v1, v2 and v4 have a shape");
             let found = exec.root_search(game, state, depth, shape)?;
             let replies: usize = moves
                 .iter()
@@ -968,8 +1055,8 @@ pub fn solve<G: cubesearch_kernels::GpuGame>(
                 split: None,
             })
         }
-        _ => {
-            let (solution, shape) = if strategy == "frontier" {
+        Strategy::Split | Strategy::Frontier => {
+            let (solution, shape) = if strategy == Strategy::Frontier {
                 solve_frontier(exec, game, state, depth)?
             } else {
                 solve_split(exec, game, state, depth)?
@@ -987,7 +1074,20 @@ pub fn solve<G: cubesearch_kernels::GpuGame>(
 
 #[cfg(test)]
 mod tests {
-    use super::distinct;
+    use super::{distinct, Strategy};
+
+    #[test]
+    fn strategies_read_back_their_names_and_an_unknown_one_lists_them_all() {
+        for strategy in Strategy::ALL {
+            assert_eq!(strategy.name().parse::<Strategy>().unwrap(), strategy);
+            assert_eq!(strategy.to_string(), strategy.name());
+        }
+        let err = "v3".parse::<Strategy>().unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "unknown strategy 'v3': cpu, cpu-split, v1, v2, v4, split or frontier"
+        );
+    }
 
     #[test]
     fn distinct_keeps_first_appearances_and_maps_every_state() {

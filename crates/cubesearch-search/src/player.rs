@@ -1,24 +1,28 @@
-//! Players for `play` and `match`, built from text specs such as `random`, `flat:k=1000` or
-//! `mcts:time=1s,c=1.4,leaf=32,exec=gpu`. Searching players own an executor on the backend the
-//! spec (or the command line) asks for.
+//! Players for `play` and `match`, built from their specs ([`PlayerSpec`]: `random`,
+//! `flat:k=1000`, `mcts:time=1s,c=1.4,leaf=32,exec=gpu`, …, read from text once by `FromStr`).
+//! Searching players own an executor on the backend the spec (or the command line) asks for.
 //!
 //! ```
 //! use cubesearch_core::{Backend, Game};
 //! use cubesearch_games::nim::Nim;
-//! use cubesearch_search::player::{from_spec, play_game};
+//! use cubesearch_search::player::play_game;
+//! use cubesearch_search::spec::PlayerSpec;
 //!
-//! let mut first = from_spec::<Nim>("flat:k=64,exec=cpu", Backend::Auto, 1)?;
-//! let mut second = from_spec::<Nim>("random", Backend::Auto, 2)?;
+//! let first: PlayerSpec<Nim> = "flat:k=64,exec=cpu".parse()?;
+//! let mut first = first.build(Backend::Auto, 1)?;
+//! let mut second = "random".parse::<PlayerSpec<Nim>>()?.build(Backend::Auto, 2)?;
 //! let start = Nim.parse_position("1,3,5,7")?;
 //! let record = play_game(&Nim, start, [first.as_mut(), second.as_mut()], |_, _, _| {})?;
 //! assert!(record.result == 1 || record.result == -1); // Nim has no draws
-//! assert!(from_spec::<Nim>("mcts:time=fast", Backend::Auto, 1).is_err());
+//! assert!("mcts:time=fast".parse::<PlayerSpec<Nim>>().is_err());
 //! # Ok::<(), cubesearch_core::Error>(())
 //! ```
 
+use crate::alphabeta_player::AlphaBetaPlayer;
 use crate::mcts::{first_best, flat_scores, Budget, Mcts, MctsConfig, SearchStats};
+use crate::spec::{Exec, PlayerSpec, SpecText};
 use crate::Executor;
-use cubesearch_core::backend::{cpu_threads, Backend};
+use cubesearch_core::backend::Backend;
 use cubesearch_core::rng::{mix32, XorShift32};
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_kernels::GpuGame;
@@ -38,24 +42,43 @@ pub trait Player<G: Game> {
     }
 }
 
-/// Players only some games have (Reversi's seed players `easy` and `medium`), found by
-/// [`from_spec`] before the generic specs. The default has none.
+/// Players only some games have (Reversi's seed players `easy` and `medium`): the game reads
+/// their specs ([`PlayerSpec::Named`]) before the generic ones, and builds them.
 pub trait NamedPlayers: GpuGame {
-    /// The extra specs, for error messages (`""` for none).
+    /// The game's own player specs ([`NoNamed`] for none).
+    type Named: Clone + std::fmt::Debug;
+    /// Their names, for error messages (`""` for none).
     const NAMED: &'static str = "";
-    /// The player `spec` names, if it is one of this game's own (an error if its options are
-    /// bad or its backend cannot start); `backend` is where `exec=gpu` runs.
-    fn named_player(
-        _spec: &str,
-        _backend: Backend,
-        _seed: u32,
-    ) -> Option<Result<Box<dyn Player<Self>>>> {
+    /// The game's own player `spec` names, if it names one (an error if its options are bad).
+    /// The default knows none.
+    fn parse_named(_spec: &SpecText) -> Option<Result<Self::Named>> {
         None
+    }
+    /// Builds one of the game's own players; `backend` is where `exec=gpu` runs.
+    fn named_player(
+        spec: &Self::Named,
+        backend: Backend,
+        seed: u32,
+    ) -> Result<Box<dyn Player<Self>>>;
+}
+
+/// The named players of a game that has none: no value of it exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoNamed {}
+
+impl NamedPlayers for cubesearch_games::nim::Nim {
+    type Named = NoNamed;
+    fn named_player(spec: &NoNamed, _: Backend, _: u32) -> Result<Box<dyn Player<Self>>> {
+        match *spec {}
     }
 }
 
-impl NamedPlayers for cubesearch_games::nim::Nim {}
-impl NamedPlayers for cubesearch_games::checkers::Checkers {}
+impl NamedPlayers for cubesearch_games::checkers::Checkers {
+    type Named = NoNamed;
+    fn named_player(spec: &NoNamed, _: Backend, _: u32) -> Result<Box<dyn Player<Self>>> {
+        match *spec {}
+    }
+}
 
 /// Uniformly random legal moves.
 pub struct RandomPlayer {
@@ -166,185 +189,66 @@ impl<G: GpuGame> Player<G> for MctsPlayer<G> {
     }
 }
 
-/// Parses a duration like `500ms`, `1s`, `1.5s` or `2m`.
-pub fn parse_duration(text: &str) -> Result<Duration> {
-    let bad = || {
-        Error::parse(format!(
-            "bad duration '{text}': use e.g. 500ms, 1s, 1.5s or 2m"
-        ))
-    };
-    let (number, scale) = if let Some(n) = text.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = text.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = text.strip_suffix('m') {
-        (n, 60.0)
-    } else {
-        return Err(bad());
-    };
-    let value: f64 = number.trim().parse().map_err(|_| bad())?;
-    if !(value.is_finite() && value > 0.0) {
-        return Err(bad());
-    }
-    Ok(Duration::from_secs_f64(value * scale))
-}
-
-/// The options of a spec (`name:key=value,key=value`).
-fn options<'a>(spec: &'a str, allowed: &[&str]) -> Result<Vec<(&'a str, &'a str)>> {
-    let body = spec.split_once(':').map_or("", |(_, rest)| rest);
-    body.split(',')
-        .filter(|p| !p.trim().is_empty())
-        .map(|pair| {
-            let (k, v) = pair.split_once('=').ok_or_else(|| {
-                Error::parse(format!(
-                    "bad player option '{pair}' in '{spec}': expected key=value"
-                ))
-            })?;
-            let k = k.trim();
-            if !allowed.contains(&k) {
-                return Err(Error::parse(format!(
-                    "unknown option '{k}' in '{spec}': expected one of {}",
-                    allowed.join(", ")
-                )));
+impl<G: NamedPlayers> PlayerSpec<G> {
+    /// The player this spec names; `backend` is where `exec=gpu` runs, `seed` seeds its random
+    /// choices. `human` is the caller's to provide (an error here).
+    pub fn build(&self, backend: Backend, seed: u32) -> Result<Box<dyn Player<G>>> {
+        match self {
+            PlayerSpec::Human => Err(Error::Unsupported(
+                "human: the caller provides the terminal player".into(),
+            )),
+            PlayerSpec::Random => Ok(Box::new(RandomPlayer::new(seed))),
+            PlayerSpec::Flat(flat) => {
+                let (exec, label) = flat.exec.executor(backend)?;
+                Ok(Box::new(FlatPlayer {
+                    k: flat.k,
+                    time: flat.time,
+                    exec,
+                    label,
+                    seed,
+                    batches: 0,
+                }))
             }
-            Ok((k, v.trim()))
-        })
-        .collect()
-}
-
-fn number<T: std::str::FromStr>(spec: &str, key: &str, value: &str) -> Result<T> {
-    value
-        .parse()
-        .map_err(|_| Error::parse(format!("bad value '{value}' for {key} in '{spec}'")))
-}
-
-/// The executor a spec's `exec=` asks for: `cpu` (all cores) or `gpu` (the command's backend).
-pub fn executor_for(exec: &str, backend: Backend, spec: &str) -> Result<(Executor, String)> {
-    match exec {
-        "cpu" => Ok((
-            Executor::Cpu(crate::CpuExecutor::new(cpu_threads())?),
-            format!("cpu-{}", cpu_threads()),
-        )),
-        "gpu" => {
-            let (exec, resolved) = Executor::new(backend)?;
-            Ok((exec, resolved.backend().name().to_string()))
-        }
-        other => Err(Error::parse(format!(
-            "bad exec '{other}' in '{spec}': cpu or gpu"
-        ))),
-    }
-}
-
-/// Builds a computer player from its spec; `backend` is where `exec=gpu` runs. `human` is the
-/// caller's to handle. The game's own players ([`NamedPlayers`]) come first.
-pub fn from_spec<G: NamedPlayers>(
-    spec: &str,
-    backend: Backend,
-    seed: u32,
-) -> Result<Box<dyn Player<G>>> {
-    if let Some(player) = G::named_player(spec, backend, seed) {
-        return player;
-    }
-    let kind = spec.split(':').next().unwrap_or_default().trim();
-    match kind {
-        "random" => {
-            options(spec, &[])?;
-            Ok(Box::new(RandomPlayer::new(seed)))
-        }
-        "flat" => {
-            let mut k = 1000;
-            let mut time = None;
-            let mut exec = "gpu";
-            for (key, value) in options(spec, &["k", "time", "exec"])? {
-                match key {
-                    "k" => k = number::<u32>(spec, key, value)?.max(1),
-                    "time" => time = Some(parse_duration(value)?),
-                    _ => exec = value,
-                }
+            PlayerSpec::Mcts(mcts) => {
+                // A timed search on a GPU gets a tree a core but one. A playout budget keeps one
+                // tree, so its move is the same on every backend and host.
+                let device_trees = mcts.exec != Exec::Cpu && matches!(mcts.budget, Budget::Time(_));
+                let config = MctsConfig {
+                    budget: mcts.budget,
+                    c: mcts.c,
+                    leaf: mcts.leaf,
+                    batch: mcts.batch,
+                    trees: mcts.trees.unwrap_or(if device_trees {
+                        crate::mcts::device_trees()
+                    } else {
+                        MctsConfig::default().trees
+                    }),
+                    seed,
+                };
+                let (exec, label) = mcts.exec.executor(backend)?;
+                Ok(Box::new(MctsPlayer {
+                    config,
+                    exec,
+                    label,
+                    spec: mcts.text.clone(),
+                    tree: None,
+                    last: None,
+                }))
             }
-            let (exec, label) = executor_for(exec, backend, spec)?;
-            Ok(Box::new(FlatPlayer {
-                k,
-                time,
-                exec,
-                label,
-                seed,
-                batches: 0,
-            }))
-        }
-        "mcts" => {
-            let mut config = MctsConfig {
-                seed,
-                ..MctsConfig::default()
-            };
-            let mut exec = "gpu";
-            let mut trees_given = false;
-            let keys = ["time", "playouts", "c", "leaf", "batch", "trees", "exec"];
-            for (key, value) in options(spec, &keys)? {
-                trees_given |= key == "trees";
-                match key {
-                    "time" => config.budget = Budget::Time(parse_duration(value)?),
-                    "playouts" => config.budget = Budget::Playouts(number(spec, key, value)?),
-                    "c" => config.c = number(spec, key, value)?,
-                    "leaf" => config.leaf = number::<u32>(spec, key, value)?.max(1),
-                    "batch" => config.batch = number::<usize>(spec, key, value)?.max(1),
-                    "trees" => config.trees = number::<usize>(spec, key, value)?.clamp(1, 256),
-                    _ => exec = value,
-                }
-            }
-            // A timed search on a GPU gets a tree a core but one. A playout budget keeps one
-            // tree, so its move is the same on every backend and host.
-            if !trees_given && exec != "cpu" && matches!(config.budget, Budget::Time(_)) {
-                config.trees = crate::mcts::device_trees();
-            }
-            let (exec, label) = executor_for(exec, backend, spec)?;
-            Ok(Box::new(MctsPlayer {
-                config,
-                exec,
-                label,
-                spec: spec.to_string(),
-                tree: None,
-                last: None,
-            }))
-        }
-        "alphabeta" => {
-            use crate::alphabeta_player::{AlphaBetaPlayer, Limit};
-            let mut limit = None;
-            let mut exec = "cpu";
-            let mut strategy = crate::minimax::default_gpu_strategy::<G>();
-            for (key, value) in options(spec, &["depth", "time", "exec", "strategy"])? {
-                match key {
-                    "depth" => limit = Some(Limit::Depth(number::<u32>(spec, key, value)?.max(1))),
-                    "time" => limit = Some(Limit::Time(parse_duration(value)?)),
-                    "exec" => exec = value,
-                    _ => strategy = value,
-                }
-            }
-            let limit = limit.ok_or_else(|| {
-                Error::parse(format!(
-                    "'{spec}' needs depth=D or time=T (alphabeta:depth=6)"
-                ))
-            })?;
-            match exec {
-                "cpu" => Ok(Box::new(AlphaBetaPlayer::<G>::cpu(limit, spec))),
-                _ => {
-                    crate::minimax::check_strategy(strategy)?;
-                    let (exec, label) = executor_for(exec, backend, spec)?;
+            PlayerSpec::AlphaBeta(ab) => match ab.exec {
+                Exec::Cpu => Ok(Box::new(AlphaBetaPlayer::<G>::cpu(ab.limit, &ab.text))),
+                Exec::Gpu => {
+                    let (exec, label) = ab.exec.executor(backend)?;
                     Ok(Box::new(AlphaBetaPlayer::<G>::gpu(
-                        limit, exec, strategy, &label, spec,
+                        ab.limit,
+                        exec,
+                        ab.strategy,
+                        &label,
+                        &ab.text,
                     )))
                 }
-            }
-        }
-        _ => {
-            let own = if G::NAMED.is_empty() {
-                String::new()
-            } else {
-                format!("{}, ", G::NAMED)
-            };
-            Err(Error::parse(format!(
-                "unknown player '{spec}': human, random, {own}flat:k=N[,time=T], mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu, or alphabeta:depth=D|time=T,exec=cpu|gpu,strategy=S"
-            )))
+            },
+            PlayerSpec::Named(named) => G::named_player(named, backend, seed),
         }
     }
 }

@@ -4,7 +4,8 @@
 //! [`cubesearch_games::reversi::players`]; both places give bit-identical square values and the
 //! same reservoir draw, so a GPU player makes the CPU player's moves.
 
-use crate::player::{executor_for, NamedPlayers, Player};
+use crate::player::{NamedPlayers, Player};
+use crate::spec::{Exec, SpecText};
 use crate::Executor;
 use cubesearch_core::backend::Backend;
 use cubesearch_core::rng::XorShift32;
@@ -133,29 +134,41 @@ impl Player<Reversi> for SeedReversiPlayer {
     }
 }
 
+/// The spec of one of the seed's players: `easy` or `medium`, `[:exec=cpu|gpu]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeedSpec {
+    /// Which player.
+    pub level: Level,
+    /// Where its squares are scored (default: the CPU).
+    pub exec: Exec,
+}
+
 impl NamedPlayers for Reversi {
+    type Named = SeedSpec;
     const NAMED: &'static str = "easy, medium (each with exec=cpu|gpu)";
 
-    fn named_player(
-        spec: &str,
-        backend: Backend,
-        seed: u32,
-    ) -> Option<Result<Box<dyn Player<Self>>>> {
-        let (name, options) = spec.trim().split_once(':').unwrap_or((spec.trim(), ""));
-        let level = match name {
+    fn parse_named(spec: &SpecText) -> Option<Result<SeedSpec>> {
+        let level = match spec.name() {
             "easy" => Level::Easy,
             "medium" => Level::Medium,
             _ => return None,
         };
-        Some(match options.trim() {
-            "" | "exec=cpu" => Ok(Box::new(SeedReversiPlayer::new(level, seed))),
-            "exec=gpu" => executor_for("gpu", backend, spec).map(|(exec, label)| {
-                Box::new(SeedReversiPlayer::on_device(level, seed, exec, label))
-                    as Box<dyn Player<Self>>
-            }),
-            other => Err(Error::parse(format!(
-                "bad option '{other}' in '{spec}': {name} takes exec=cpu or exec=gpu"
-            ))),
+        Some(spec.options(&["exec"]).and_then(|options| {
+            let mut exec = Exec::Cpu;
+            for (_, value) in options {
+                exec = spec.parse(value)?;
+            }
+            Ok(SeedSpec { level, exec })
+        }))
+    }
+
+    fn named_player(spec: &SeedSpec, backend: Backend, seed: u32) -> Result<Box<dyn Player<Self>>> {
+        Ok(match spec.exec {
+            Exec::Cpu => Box::new(SeedReversiPlayer::new(spec.level, seed)),
+            Exec::Gpu => {
+                let (exec, label) = Exec::Gpu.executor(backend)?;
+                Box::new(SeedReversiPlayer::on_device(spec.level, seed, exec, label))
+            }
         })
     }
 }

@@ -29,12 +29,13 @@ use crate::{CpuExecutor, Executor, GpuExecutor};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result, TdUpdate};
 use cubesearch_games::fib::{symmetry_cell, Sliding};
-use cubesearch_kernels::fib::td::{DeviceTd, TdNet, TdShape, WeightStorage};
+use cubesearch_kernels::fib::td::{DeviceTd, TdNet, TdShape};
 use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, TdEngine};
 use std::time::Instant;
 
 pub use crate::td_multi::{MultiGpuTd, MERGE_EVERY};
+pub use cubesearch_kernels::fib::td::WeightStorage;
 
 /// The device form of `net`: its tables, and its lookups in the order V sums them (shape by
 /// shape, symmetries 0..8 within a shape, as `NTupleNetwork` builds them).

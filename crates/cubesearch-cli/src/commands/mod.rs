@@ -2,9 +2,6 @@
 
 mod apply;
 mod apply_fib;
-mod bench;
-mod bench_expectimax;
-mod bench_reversi;
 mod boards;
 mod info;
 mod perft;
@@ -14,7 +11,8 @@ mod solve;
 mod solve_reversi;
 mod train;
 
-use crate::args::{Cli, Command, GameName};
+use crate::args::{Cli, Command, Common, GameName};
+use crate::output::{emit, progress};
 use cubesearch_core::{Error, Result};
 use cubesearch_games::checkers::{Checkers, Rules};
 use cubesearch_games::{reversi::Reversi, Fib, Nim, Pow2};
@@ -113,7 +111,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 g, common, &p1, &p2, games
             ))
         }
-        Command::Bench(args) => bench::run(common, &args),
+        Command::Bench(args) => bench(common, &args),
         Command::Solve {
             game,
             position,
@@ -127,7 +125,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 return solve_reversi::run(common, &position);
             }
             with_board_game!(game, rules.as_deref(), "solve", |g| {
-                solve::run(g, common, &position, depth, strategy.as_deref())
+                solve::run(g, common, &position, depth, strategy)
             })
         }
         Command::Boards { game, args } => match game {
@@ -147,6 +145,22 @@ pub fn run(cli: Cli) -> Result<()> {
             ))),
         },
     }
+}
+
+/// `bench`: the laboratory runs the suite, and its report is printed here.
+fn bench(common: &Common, args: &cubesearch_bench::BenchArgs) -> Result<()> {
+    let lab = cubesearch_bench::Common {
+        backend: common.backend,
+        seed: common.seed,
+        json: common.json,
+        progress_bar: progress,
+    };
+    let report = cubesearch_bench::run(&lab, args)?;
+    match report.json {
+        Some(json) => emit(common.json, || report.text, json),
+        None => println!("{}", report.text),
+    }
+    Ok(())
 }
 
 /// The message for a game/subcommand pair that does not exist yet.

@@ -3,7 +3,7 @@
 use crate::args::Common;
 use crate::output::{announce, emit, progress};
 use cubesearch_core::Result;
-use cubesearch_kernels::GpuGame;
+use cubesearch_search::GpuGame;
 use cubesearch_search::{perft::perft_divide, Executor};
 use serde_json::json;
 use std::time::Instant;

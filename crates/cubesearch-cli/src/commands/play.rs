@@ -2,8 +2,10 @@
 
 use crate::args::Common;
 use crate::output::{emit, progress};
+use cubesearch_core::io::write_atomically;
 use cubesearch_core::{Error, Game, Result};
-use cubesearch_search::player::{from_spec, play_game, NamedPlayers, Player};
+use cubesearch_search::player::{play_game, NamedPlayers, Player};
+use cubesearch_search::spec::PlayerSpec;
 use serde_json::json;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -41,11 +43,15 @@ impl<G: Game> Player<G> for Human {
     }
 }
 
-fn player<G: NamedPlayers>(spec: &str, common: &Common, seed: u32) -> Result<Box<dyn Player<G>>> {
-    if spec.trim() == "human" {
-        Ok(Box::new(Human))
-    } else {
-        from_spec::<G>(spec, common.backend, seed)
+/// The player `spec` names: the terminal for `human`, otherwise built on `--backend`.
+fn player<G: NamedPlayers>(
+    spec: &PlayerSpec<G>,
+    common: &Common,
+    seed: u32,
+) -> Result<Box<dyn Player<G>>> {
+    match spec {
+        PlayerSpec::Human => Ok(Box::new(Human)),
+        computer => computer.build(common.backend, seed),
     }
 }
 
@@ -62,31 +68,6 @@ pub struct PlayArgs<'a> {
     pub position: Option<&'a str>,
     /// Where to write every game in the game's record format (checkers: PDN).
     pub pdn: Option<&'a str>,
-}
-
-/// Writes `text` to a temporary file beside `path`, then renames it to `path`, so that `path` is
-/// never left half written.
-fn write_atomically(path: &str, text: &str) -> Result<()> {
-    let target = Path::new(path);
-    let name = target
-        .file_name()
-        .ok_or_else(|| Error::parse(format!("--pdn {path}: not a file name")))?
-        .to_string_lossy()
-        .into_owned();
-    let tmp = target.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, target)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::Io {
-            path: path.to_string(),
-            source: e,
-        }
-    })
 }
 
 /// `play`: games shown move by move; with a human, interactively.
@@ -106,11 +87,12 @@ pub fn play<G: NamedPlayers>(game: &G, common: &Common, args: &PlayArgs) -> Resu
             G::NAME
         )));
     }
+    let specs: [PlayerSpec<G>; 2] = [p1.parse()?, p2.parse()?];
     let mut players = [
-        player::<G>(p1, common, common.seed)?,
-        player::<G>(p2, common, common.seed ^ 0xA5A5)?,
+        player(&specs[0], common, common.seed)?,
+        player(&specs[1], common, common.seed ^ 0xA5A5)?,
     ];
-    let interactive = p1 == "human" || p2 == "human";
+    let interactive = specs.iter().any(|s| matches!(s, PlayerSpec::Human));
     let mut results = Vec::new();
     let mut records = Vec::new();
     for g in 0..games {
@@ -164,7 +146,7 @@ pub fn play<G: NamedPlayers>(game: &G, common: &Common, args: &PlayArgs) -> Resu
         );
     }
     if let Some(path) = pdn {
-        write_atomically(path, &records.join("\n"))?;
+        write_atomically(Path::new(path), records.join("\n").as_bytes())?;
         if !common.json {
             println!("wrote {} game(s) to {path}", records.len());
         }
@@ -186,13 +168,14 @@ pub fn play_match<G: NamedPlayers>(
     p2: &str,
     games: u32,
 ) -> Result<()> {
-    if p1 == "human" || p2 == "human" {
+    let specs: [PlayerSpec<G>; 2] = [p1.parse()?, p2.parse()?];
+    if specs.iter().any(|s| matches!(s, PlayerSpec::Human)) {
         return Err(Error::parse(
             "match is for computer players; use `play` to play yourself",
         ));
     }
-    let mut one = player::<G>(p1, common, common.seed)?;
-    let mut two = player::<G>(p2, common, common.seed ^ 0xA5A5)?;
+    let mut one = player(&specs[0], common, common.seed)?;
+    let mut two = player(&specs[1], common, common.seed ^ 0xA5A5)?;
     let names = (
         Player::<G>::name(one.as_ref()),
         Player::<G>::name(two.as_ref()),

@@ -3,78 +3,21 @@
 //! Players: `random`; `td:weights=FILE` (greedy on a trained n-tuple network);
 //! `expectimax:layers=L,weights=FILE[,method=naive|multilevel][,tt=on]` (the best action of an
 //! L-layer expectimax with the network at the leaves, on the backend `--backend` resolves to;
-//! `method` picks the GPU generation scheme, `tt` the CPU's transposition table).
+//! `method` picks the GPU generation scheme, `tt` the CPU's transposition table). The spec is
+//! read once into a [`StochasticPlayerSpec`].
 
 use crate::args::Common;
 use crate::output::{announce, emit, progress};
 use cubesearch_core::{Error, Result};
 use cubesearch_games::fib::Sliding;
-use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::td::Episode;
 use cubesearch_learn::{play, play_random, stats, NTupleNetwork, PlayStats};
 use cubesearch_search::expectimax::play_games;
-use cubesearch_search::expectimax_gpu::{ExpectimaxExecutor, ExpectimaxMethod};
+use cubesearch_search::expectimax_gpu::ExpectimaxExecutor;
+use cubesearch_search::spec::StochasticPlayerSpec;
+use cubesearch_search::GpuTiles;
 use serde_json::json;
-use std::path::Path;
 use std::time::Instant;
-
-/// Deepest search a player may ask for: 4 layers already take seconds a move on a GPU.
-pub const MAX_LAYERS: u32 = 4;
-
-/// A parsed `expectimax:` spec.
-#[derive(Clone, Debug)]
-pub struct ExpectimaxSpec {
-    pub layers: u32,
-    pub weights: String,
-    pub method: ExpectimaxMethod,
-    pub transposition: bool,
-}
-
-impl ExpectimaxSpec {
-    /// Reads the options after `expectimax:`.
-    pub fn parse(spec: &str, options: &str) -> Result<Self> {
-        let bad = |why: String| Error::parse(format!("bad player '{spec}': {why}"));
-        let (mut layers, mut weights) = (None, None);
-        let mut method = ExpectimaxMethod::default();
-        let mut transposition = false;
-        for kv in options.split(',').filter(|kv| !kv.is_empty()) {
-            let (key, value) = kv
-                .split_once('=')
-                .ok_or_else(|| bad(format!("expected key=value, got '{kv}'")))?;
-            match key {
-                "layers" => {
-                    let l: u32 = value
-                        .parse()
-                        .map_err(|_| bad(format!("layers must be a number, got '{value}'")))?;
-                    if l > MAX_LAYERS {
-                        return Err(bad(format!("layers go from 0 to {MAX_LAYERS}, got {l}")));
-                    }
-                    layers = Some(l);
-                }
-                "weights" => weights = Some(value.to_string()),
-                "method" => method = value.parse()?,
-                "tt" => {
-                    transposition = match value {
-                        "on" | "1" | "true" => true,
-                        "off" | "0" | "false" => false,
-                        _ => return Err(bad(format!("tt is on or off, got '{value}'"))),
-                    }
-                }
-                _ => {
-                    return Err(bad(format!(
-                        "unknown option '{key}' (layers, weights, method, tt)"
-                    )))
-                }
-            }
-        }
-        Ok(Self {
-            layers: layers.ok_or_else(|| bad("layers=L is required".into()))?,
-            weights: weights.ok_or_else(|| bad("weights=FILE is required".into()))?,
-            method,
-            transposition,
-        })
-    }
-}
 
 pub fn run<R: GpuTiles>(common: &Common, p1: &str, p2: &str, games: u32, batch: u32) -> Result<()> {
     if p2 != "random" && p2 != "none" {
@@ -88,21 +31,14 @@ pub fn run<R: GpuTiles>(common: &Common, p1: &str, p2: &str, games: u32, batch: 
     }
     let game = Sliding::<R>::new();
     let mut device = String::from("cpu");
-    let stats: PlayStats = match p1.split_once(':') {
-        _ if p1 == "random" => play_random(&game, games as u64, common.seed, 0)?,
-        Some(("td", options)) => {
-            let path = options
-                .split(',')
-                .find_map(|kv| kv.strip_prefix("weights="))
-                .ok_or_else(|| {
-                    Error::parse(format!("bad player '{p1}': expected td:weights=FILE"))
-                })?;
-            let (net, _meta) = NTupleNetwork::load::<R>(Path::new(path), None)?;
+    let stats: PlayStats = match p1.parse::<StochasticPlayerSpec>()? {
+        StochasticPlayerSpec::Random => play_random(&game, games as u64, common.seed, 0)?,
+        StochasticPlayerSpec::Td { weights } => {
+            let (net, _meta) = NTupleNetwork::load::<R>(&weights, None)?;
             play(&game, &net, games as u64, common.seed, 0)?
         }
-        Some(("expectimax", options)) => {
-            let spec = ExpectimaxSpec::parse(p1, options)?;
-            let (net, _meta) = NTupleNetwork::load::<R>(Path::new(&spec.weights), None)?;
+        StochasticPlayerSpec::Expectimax(spec) => {
+            let (net, _meta) = NTupleNetwork::load::<R>(&spec.weights, None)?;
             let (mut exec, resolved) =
                 ExpectimaxExecutor::<R>::new(common.backend, spec.method, spec.transposition)?;
             announce(common.json, &resolved);
@@ -130,12 +66,6 @@ pub fn run<R: GpuTiles>(common: &Common, p1: &str, p2: &str, games: u32, batch: 
                 })
                 .collect();
             stats::<R>(&episodes, start.elapsed().as_secs_f64())
-        }
-        _ => {
-            return Err(Error::parse(format!(
-                "unknown player '{p1}' for {}: random, td:weights=FILE or expectimax:layers=L,weights=FILE",
-                R::NAME
-            )))
         }
     };
     emit(

@@ -3,9 +3,9 @@
 use crate::args::Common;
 use crate::output::{announce, emit};
 use cubesearch_core::Result;
-use cubesearch_kernels::GpuGame;
-use cubesearch_search::minimax::{check_strategy, default_gpu_strategy, solve};
+use cubesearch_search::minimax::{default_gpu_strategy, solve, Strategy};
 use cubesearch_search::Executor;
+use cubesearch_search::GpuGame;
 use serde_json::json;
 use std::time::Instant;
 
@@ -18,17 +18,14 @@ pub fn run<G: GpuGame>(
     common: &Common,
     position: &str,
     depth: Option<u32>,
-    strategy: Option<&str>,
+    strategy: Option<Strategy>,
 ) -> Result<()> {
     let state = game.parse_position(position)?;
-    if let Some(s) = strategy {
-        check_strategy(s)?;
-    }
     let depth = depth.unwrap_or(if G::NAME == "checkers" { 8 } else { TO_THE_END });
     let (mut exec, device) = Executor::new(common.backend)?;
     announce(common.json, &device);
     let strategy = strategy.unwrap_or(if exec.is_cpu() {
-        "cpu-split"
+        Strategy::CpuSplit
     } else {
         default_gpu_strategy::<G>()
     });
@@ -48,7 +45,7 @@ pub fn run<G: GpuGame>(
             )
         },
         json!({
-            "game": G::NAME, "position": game.format_position(&state), "depth": depth, "strategy": strategy,
+            "game": G::NAME, "position": game.format_position(&state), "depth": depth, "strategy": strategy.name(),
             "value": value, "best_move": best, "seconds": seconds, "nodes": solved.solution.nodes,
             "units": solved.units, "stack_bytes": solved.stack_memory, "split": solved.split.map(|s| json!({"ply": s.split, "tests": s.tests, "launches": s.launches, "widest": s.widest})),
             "backend": device.backend().name(), "device": device.device_name(),

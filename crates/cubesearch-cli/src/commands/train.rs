@@ -10,12 +10,12 @@ use crate::output::{emit, progress};
 use cubesearch_core::backend::{resolve, Backend, ResolvedBackend};
 use cubesearch_core::{Error, Result};
 use cubesearch_games::fib::Sliding;
-use cubesearch_kernels::fib::td::WeightStorage;
-use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::runner::thread_count;
 use cubesearch_learn::{curve_csv, parse_shapes, train_on, CpuEngine, TdEngine, TrainConfig};
-use cubesearch_search::player::parse_duration;
+use cubesearch_search::spec::parse_duration;
+use cubesearch_search::td::WeightStorage;
 use cubesearch_search::Executor;
+use cubesearch_search::GpuTiles;
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -107,7 +107,7 @@ pub fn run<R: GpuTiles>(common: &Common, args: &TrainArgs) -> Result<()> {
     })?;
     bar.finish_and_clear();
     if let Some(path) = &args.curve {
-        cubesearch_learn::file::write_atomically(
+        cubesearch_core::io::write_atomically(
             std::path::Path::new(path),
             curve_csv(&report.curve).as_bytes(),
         )

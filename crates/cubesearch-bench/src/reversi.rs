@@ -11,16 +11,16 @@
 //! * `reversi-alphabeta`: alpha-beta at depths 6 and 8 (or `--level D`) from ten fixed midgame
 //!   positions, CPU one thread and all cores and the GPU strategies.
 
-use crate::args::{BenchArgs, Common};
-use crate::output::emit;
+use crate::{BenchArgs, Common, Report};
 use cubesearch_core::backend::{cpu_threads, Backend};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::reversi::endgame::Solver;
 use cubesearch_games::reversi::{Board, Reversi};
-use cubesearch_search::player::{from_spec, play_game};
+use cubesearch_search::player::play_game;
 use cubesearch_search::reversi_batch::{seed_ai_against_random, Decider, DeviceShape};
 use cubesearch_search::reversi_players::Level;
+use cubesearch_search::spec::PlayerSpec;
 use cubesearch_search::Executor;
 use serde_json::{json, Value};
 use std::time::Instant;
@@ -35,7 +35,7 @@ pub const SUITES: &[(&str, &str)] = &[
 ];
 
 /// Runs the named suite if it is one of these; `None` otherwise.
-pub fn run(common: &Common, args: &BenchArgs) -> Option<Result<()>> {
+pub fn run(common: &Common, args: &BenchArgs) -> Option<Result<Report>> {
     Some(match args.suite.as_str() {
         "reversi-endgame" => endgame(common),
         "reversi-tables" => tables(common),
@@ -102,7 +102,7 @@ pub fn random_with_empties(empties: u32, seed: u32) -> Board {
 /// A named endgame position and, for the FFO ones, the published value and best moves.
 type Endgame = (String, Board, Option<(i32, &'static str)>);
 
-fn endgame(common: &Common) -> Result<()> {
+fn endgame(common: &Common) -> Result<Report> {
     let mut solver = Solver::new();
     let mut rows: Vec<Value> = Vec::new();
     let mut positions: Vec<Endgame> = FFO
@@ -177,18 +177,20 @@ fn endgame(common: &Common) -> Result<()> {
         }
         out
     };
-    emit(
-        common.json,
+    Ok(Report::new(
         text,
         json!({ "suite": "reversi-endgame", "rows": rows }),
-    );
-    Ok(())
+    ))
 }
 
 /// W/L/D of `p1` against `p2` over `games` games, colours alternating (p1 first in even games).
 fn record(p1: &str, p2: &str, games: u32, common: &Common) -> Result<(u32, u32, u32, f64)> {
-    let mut one = from_spec::<Reversi>(p1, common.backend, common.seed)?;
-    let mut two = from_spec::<Reversi>(p2, common.backend, common.seed ^ 0xA5A5)?;
+    let mut one = p1
+        .parse::<PlayerSpec<Reversi>>()?
+        .build(common.backend, common.seed)?;
+    let mut two = p2
+        .parse::<PlayerSpec<Reversi>>()?
+        .build(common.backend, common.seed ^ 0xA5A5)?;
     let (mut w, mut l, mut d) = (0, 0, 0);
     let started = Instant::now();
     for g in 0..games {
@@ -208,7 +210,7 @@ fn record(p1: &str, p2: &str, games: u32, common: &Common) -> Result<(u32, u32, 
     Ok((w, l, d, started.elapsed().as_secs_f64()))
 }
 
-fn tables(common: &Common) -> Result<()> {
+fn tables(common: &Common) -> Result<Report> {
     const GAMES: u32 = 100;
     let mut ais: Vec<&str> = vec!["easy", "medium", "alphabeta:depth=3"];
     // The GPU versions where a GPU answers (the seed's CUDA rows).
@@ -269,12 +271,10 @@ fn tables(common: &Common) -> Result<()> {
             rows(&table2, "p1 winning rate")
         )
     };
-    emit(
-        common.json,
+    Ok(Report::new(
         text,
         json!({ "suite": "reversi-tables", "games": GAMES, "seed": common.seed, "table1": table1, "table2": table2 }),
-    );
-    Ok(())
+    ))
 }
 
 /// A Table 3 column: its label, and a GPU executor with its shape or a CPU pool.
@@ -284,7 +284,7 @@ type Table3Column = (
     Option<rayon::ThreadPool>,
 );
 
-fn table3(common: &Common, args: &BenchArgs) -> Result<()> {
+fn table3(common: &Common, args: &BenchArgs) -> Result<Report> {
     // The seed's 100 games; `--level L` plays 100·2^L to find where a batch pays on the GPU.
     let level = args.level.unwrap_or(0);
     if level > 9 {
@@ -392,12 +392,10 @@ fn table3(common: &Common, args: &BenchArgs) -> Result<()> {
         }
         out + "\n\nEvery column plays the same games (same square values, same tie draws). GPU time includes upload, launch and read-back; `batched` decides all waiting games in one launch; `whole games` plays every game on the device, both sides, in one launch (its time counts random's moves too)."
     };
-    emit(
-        common.json,
+    Ok(Report::new(
         text,
         json!({ "suite": "reversi-table3", "games": games, "rows": rows }),
-    );
-    Ok(())
+    ))
 }
 
 /// Ten midgame positions: random play from the start (seeded), 20 to 29 discs on the board.
@@ -407,8 +405,8 @@ pub fn midgame_positions() -> Vec<Board> {
         .collect()
 }
 
-fn alphabeta(common: &Common, args: &BenchArgs) -> Result<()> {
-    use cubesearch_search::minimax::solve;
+fn alphabeta(common: &Common, args: &BenchArgs) -> Result<Report> {
+    use cubesearch_search::minimax::{solve, Strategy};
     let positions = midgame_positions();
     let depths: Vec<u32> = match args.level {
         Some(d) => vec![d],
@@ -416,21 +414,21 @@ fn alphabeta(common: &Common, args: &BenchArgs) -> Result<()> {
         None => vec![6, 8],
     };
     let all = cpu_threads();
-    let mut columns: Vec<(String, Executor, &str)> = vec![
+    let mut columns: Vec<(String, Executor, Strategy)> = vec![
         (
             "cpu-1".into(),
             Executor::Cpu(cubesearch_search::CpuExecutor::new(1)?),
-            "cpu",
+            Strategy::Cpu,
         ),
         (
             format!("cpu-{all}"),
             Executor::Cpu(cubesearch_search::CpuExecutor::new(all)?),
-            "cpu-split",
+            Strategy::CpuSplit,
         ),
         (
             format!("cpu-{all} frontier"),
             Executor::Cpu(cubesearch_search::CpuExecutor::new(all)?),
-            "frontier",
+            Strategy::Frontier,
         ),
     ];
     // A backend's name ("cuda") asks for all its columns, any other name for the one column
@@ -444,7 +442,12 @@ fn alphabeta(common: &Common, args: &BenchArgs) -> Result<()> {
             })
     };
     for backend in backends {
-        for strategy in ["v1", "v4", "split", "frontier"] {
+        for strategy in [
+            Strategy::V1,
+            Strategy::V4,
+            Strategy::Split,
+            Strategy::Frontier,
+        ] {
             let label = format!("{} {strategy}", backend.name());
             if !wanted(&label) {
                 continue;
@@ -467,12 +470,12 @@ fn alphabeta(common: &Common, args: &BenchArgs) -> Result<()> {
         for (label, exec, strategy) in columns.iter_mut() {
             // Warm-up (kernel compilation) on the first position.
             let run = |exec: &mut Executor| -> Result<(f64, Vec<i32>, u64)> {
-                solve(exec, &Reversi, &positions[0], depth, strategy)?;
+                solve(exec, &Reversi, &positions[0], depth, *strategy)?;
                 let started = Instant::now();
                 let mut values = Vec::new();
                 let mut nodes = 0u64;
                 for p in &positions {
-                    let solved = solve(exec, &Reversi, p, depth, strategy)?;
+                    let solved = solve(exec, &Reversi, p, depth, *strategy)?;
                     values.push(solved.solution.value);
                     nodes += solved.solution.nodes.unwrap_or(0);
                 }
@@ -527,15 +530,13 @@ fn alphabeta(common: &Common, args: &BenchArgs) -> Result<()> {
         }
         out
     };
-    emit(
-        common.json,
+    Ok(Report::new(
         text,
         json!({ "suite": "reversi-alphabeta", "rows": rows }),
-    );
-    Ok(())
+    ))
 }
 
-fn board_words(common: &Common, args: &BenchArgs) -> Result<()> {
+fn board_words(common: &Common, args: &BenchArgs) -> Result<Report> {
     use cubesearch_kernels::reversi::words::checksum;
     let boards: Vec<(u64, u64)> =
         cubesearch_games::sample::random_positions(&Reversi, 1 << 18, 60, common.seed)
@@ -595,10 +596,8 @@ fn board_words(common: &Common, args: &BenchArgs) -> Result<()> {
         }
         out
     };
-    emit(
-        common.json,
+    Ok(Report::new(
         text,
         json!({ "suite": "reversi-board-words", "rows": rows }),
-    );
-    Ok(())
+    ))
 }

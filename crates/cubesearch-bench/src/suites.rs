@@ -1,13 +1,14 @@
-//! `cubesearch bench <suite>`: times a suite on CPU 1 thread, CPU all cores and every GPU backend
+//! The suites measured in units per second (`cubesearch bench <suite>`), and the seed's Nim
+//! minimax table. Each times a suite on CPU 1 thread, CPU all cores and every GPU backend
 //! that answers. Each row: the work size doubles until one run takes `--min-seconds`, then
 //! `--warmup` untimed runs and `--reps` timed runs at that size; the median is reported.
 //!
 //! Timing is synchronised wall-clock time around the whole executor call: upload of the inputs,
 //! the kernel launch, and the read-back of the (small) results, which waits for the device.
 
-use crate::args::{BenchArgs, Common};
-use crate::output::{emit, progress};
-use cubesearch_core::backend::{cpu_threads, resolve, Backend};
+use crate::targets::targets;
+use crate::{BenchArgs, Common, Report};
+use cubesearch_core::backend::{cpu_threads, Backend};
 use cubesearch_core::Game;
 use cubesearch_core::{Error, Playouts, Result};
 use cubesearch_games::checkers::{Checkers, Rules};
@@ -412,40 +413,21 @@ struct Row {
     reps: usize,
 }
 
-pub fn run(common: &Common, args: &BenchArgs) -> Result<()> {
-    if args.suite == "list" {
-        for s in SUITES {
-            println!("{:<18} {} ({}/s)", s.name, s.about, s.unit);
-        }
-        println!(
-            "{:<18} the seed's minimax table: ms to the first move, Nim sizes 2..8",
-            "nim-minimax"
-        );
-        for (name, about) in super::bench_reversi::SUITES {
-            println!("{name:<18} {about}");
-        }
-        println!(
-            "{:<18} the seed's expectimax table (2584): ms per move at 1-3 layers on starter/normal/late boards, and roots/s",
-            "expectimax"
-        );
-        println!("{:<18} the same for 2048", "expectimax-2048");
-        return Ok(());
-    }
-    if args.storage != [WeightStorage::F32] && args.suite != "td-train" {
-        return Err(Error::parse("--storage is an option of td-train"));
-    }
-    if args.suite == "nim-minimax" {
-        return nim_minimax(common, args);
-    }
-    if let Some(done) = super::bench_reversi::run(common, args) {
-        return done;
-    }
-    if matches!(
-        args.suite.as_str(),
-        "expectimax" | "expectimax-2584" | "expectimax-2048"
-    ) {
-        return super::bench_expectimax::run(common, args);
-    }
+/// `bench list`'s lines for the suites of this file.
+pub(crate) fn list() -> Vec<String> {
+    let mut lines: Vec<String> = SUITES
+        .iter()
+        .map(|s| format!("{:<18} {} ({}/s)", s.name, s.about, s.unit))
+        .collect();
+    lines.push(format!(
+        "{:<18} the seed's minimax table: ms to the first move, Nim sizes 2..8",
+        "nim-minimax"
+    ));
+    lines
+}
+
+/// Runs the suite of [`SUITES`] that `args` names.
+pub(crate) fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
     let suite = SUITES
         .iter()
         .find(|s| s.name == args.suite)
@@ -472,7 +454,7 @@ pub fn run(common: &Common, args: &BenchArgs) -> Result<()> {
         }
     }
     let default_storage = args.storage == [WeightStorage::F32];
-    let bar = progress(common.json, targets.len() as u64, suite.name);
+    let bar = common.progress(targets.len() as u64, suite.name);
     let mut rows = Vec::new();
     for (label, device, mut exec) in targets {
         bar.set_message(format!("{} on {label}", suite.name));
@@ -505,89 +487,14 @@ pub fn run(common: &Common, args: &BenchArgs) -> Result<()> {
     }
     bar.finish_and_clear();
     let table = || table(suite, &rows);
-    emit(
-        common.json,
+    Ok(Report::new(
         table,
         json!({ "suite": suite.name, "timing": TIMING, "rows": rows }),
-    );
-    Ok(())
+    ))
 }
 
 const TIMING: &str =
     "synchronised wall clock around upload, launch and read-back; median of the timed reps";
-
-/// One column a bench measures: CPU threads, or a GPU backend.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Target {
-    /// A CPU executor on this many threads (`cpu` is every core).
-    Cpu(usize),
-    /// wgpu or CUDA.
-    Gpu(Backend),
-}
-
-/// The targets `--only` names, or a `--backend` other than auto, or by default CPU one thread,
-/// CPU all cores, wgpu and CUDA; and whether they were named, in which case a GPU that does not
-/// start is an error rather than a column skipped.
-pub(super) fn wanted_targets(backend: Backend, only: &[String]) -> Result<(Vec<Target>, bool)> {
-    let all = cpu_threads();
-    let mut names: Vec<String> = if !only.is_empty() {
-        only.to_vec()
-    } else if backend != Backend::Auto {
-        vec![backend.name().to_string()]
-    } else {
-        vec![
-            "cpu-1".into(),
-            format!("cpu-{all}"),
-            "wgpu".into(),
-            "cuda".into(),
-        ]
-    };
-    names.dedup();
-    let targets = names
-        .iter()
-        .map(|name| match name.as_str() {
-            "cpu" => Ok(Target::Cpu(all)),
-            n if n.starts_with("cpu-") => n[4..]
-                .parse()
-                .map(Target::Cpu)
-                .map_err(|_| Error::parse(format!("bad bench target '{n}'"))),
-            "wgpu" | "cuda" => Ok(Target::Gpu(name.parse()?)),
-            other => Err(Error::parse(format!(
-                "bad bench target '{other}': cpu-N, cpu, wgpu or cuda"
-            ))),
-        })
-        .collect::<Result<_>>()?;
-    Ok((targets, !only.is_empty() || backend != Backend::Auto))
-}
-
-/// The executors to measure, as [`wanted_targets`] names them.
-fn targets(backend: Backend, only: &[String]) -> Result<Vec<(String, String, Executor)>> {
-    let (wanted, explicit) = wanted_targets(backend, only)?;
-    let mut out = Vec::new();
-    for target in wanted {
-        match target {
-            Target::Cpu(threads) => {
-                let exec = CpuExecutor::new(threads)?;
-                out.push((
-                    format!("cpu-{}", exec.threads()),
-                    format!("CPU, {} threads", exec.threads()),
-                    Executor::Cpu(exec),
-                ));
-            }
-            Target::Gpu(backend) => {
-                match resolve(backend).and_then(|r| Executor::on(&r).map(|e| (r, e))) {
-                    Ok((resolved, exec)) => {
-                        out.push((backend.name().to_string(), resolved.device_name(), exec))
-                    }
-                    // Asked for by name: its absence is an error; in the default list, it is skipped.
-                    Err(e) if explicit => return Err(e),
-                    Err(e) => eprintln!("bench: skipping {backend}: {e}"),
-                }
-            }
-        }
-    }
-    Ok(out)
-}
 
 fn measure(
     suite: &Suite,
@@ -673,8 +580,8 @@ fn table(suite: &Suite, rows: &[Row]) -> String {
 /// The seed's Nim minimax table: milliseconds to the first move for board sizes 2..8 at depth 7
 /// and size 8 at depth 5; columns CPU one thread (`cpu`), CPU all cores (`cpu-split`), and each
 /// GPU strategy on each GPU backend. Warm-up run first (kernel compilation), then the median.
-fn nim_minimax(common: &Common, args: &BenchArgs) -> Result<()> {
-    use cubesearch_search::minimax::solve;
+pub(crate) fn nim_minimax(common: &Common, args: &BenchArgs) -> Result<Report> {
+    use cubesearch_search::minimax::{solve, Strategy};
     // The seed's own figures (Jetson Nano): C v0 and CUDA v4, ms.
     const SEED: [(usize, u32, &str, &str); 8] = [
         (2, 7, "0.00", "0.16"),
@@ -686,24 +593,28 @@ fn nim_minimax(common: &Common, args: &BenchArgs) -> Result<()> {
         (8, 7, "–", "3829.33"),
         (8, 5, "550.00", "82.14"),
     ];
-    let mut columns: Vec<(String, Executor, &str)> = Vec::new();
+    let mut columns: Vec<(String, Executor, Strategy)> = Vec::new();
     let all = cpu_threads();
-    columns.push(("cpu-1".into(), Executor::Cpu(CpuExecutor::new(1)?), "cpu"));
+    columns.push((
+        "cpu-1".into(),
+        Executor::Cpu(CpuExecutor::new(1)?),
+        Strategy::Cpu,
+    ));
     columns.push((
         format!("cpu-{all}"),
         Executor::Cpu(CpuExecutor::new(all)?),
-        "cpu-split",
+        Strategy::CpuSplit,
     ));
     columns.push((
         format!("cpu-{all} split"),
         Executor::Cpu(CpuExecutor::new(all)?),
-        "split",
+        Strategy::Split,
     ));
     for backend in [Backend::Cuda, Backend::Wgpu] {
         if !args.only.is_empty() && !args.only.iter().any(|o| o == backend.name()) {
             continue;
         }
-        for strategy in ["v1", "v2", "v4", "split"] {
+        for strategy in [Strategy::V1, Strategy::V2, Strategy::V4, Strategy::Split] {
             match Executor::new(backend) {
                 Ok((exec, _)) => {
                     columns.push((format!("{} {strategy}", backend.name()), exec, strategy))
@@ -715,11 +626,7 @@ fn nim_minimax(common: &Common, args: &BenchArgs) -> Result<()> {
             }
         }
     }
-    let bar = progress(
-        common.json,
-        (SEED.len() * columns.len()) as u64,
-        "nim-minimax",
-    );
+    let bar = common.progress((SEED.len() * columns.len()) as u64, "nim-minimax");
     let mut rows = Vec::new();
     for (size, depth, seed_c, seed_cuda) in SEED {
         let board = NimState::seed_board(size)?;
@@ -728,7 +635,7 @@ fn nim_minimax(common: &Common, args: &BenchArgs) -> Result<()> {
             // cpu-split runs on rayon's global pool: give it this column's threads.
             let run = |exec: &mut Executor| -> Result<(f64, i32, Option<u64>)> {
                 let start = Instant::now();
-                let solved = solve(exec, &Nim, &board, depth, strategy)?;
+                let solved = solve(exec, &Nim, &board, depth, *strategy)?;
                 Ok((
                     start.elapsed().as_secs_f64() * 1e3,
                     solved.solution.value,
@@ -817,10 +724,8 @@ fn nim_minimax(common: &Common, args: &BenchArgs) -> Result<()> {
         }
         out + "\n\nEvery cell returns the same value (checked by the tests); GPU times include upload, launch and read-back."
     };
-    emit(
-        common.json,
+    Ok(Report::new(
         text,
         json!({ "suite": "nim-minimax", "rows": rows }),
-    );
-    Ok(())
+    ))
 }

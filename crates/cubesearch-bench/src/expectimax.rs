@@ -10,9 +10,8 @@
 //! compilation); a cell is the mean over the class's boards. A throughput cell is the median
 //! of `--reps` calls on a GPU and one call on the CPU.
 
-use super::bench::{wanted_targets, Target};
-use crate::args::{BenchArgs, Common};
-use crate::output::{emit, progress};
+use crate::targets::{wanted_targets, Target};
+use crate::{BenchArgs, Common, Report};
 use cubesearch_core::backend::{resolve, Backend};
 use cubesearch_core::{Error, ExpectimaxEval, Result};
 use cubesearch_games::fib::{BoardOf, Sliding};
@@ -26,11 +25,17 @@ use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
 
-const BOARDS_2584: &str = include_str!("../../../../benches/boards-2584.txt");
-const BOARDS_2048: &str = include_str!("../../../../benches/boards-2048.txt");
+const BOARDS_2584: &str = include_str!("../../../benches/boards-2584.txt");
+const BOARDS_2048: &str = include_str!("../../../benches/boards-2048.txt");
+
+/// The suites of this file and what they measure.
+pub const SUITES: &[(&str, &str)] = &[
+    ("expectimax", "the seed's expectimax table (2584): ms per move at 1-3 layers on starter/normal/late boards, and roots/s"),
+    ("expectimax-2048", "the same for 2048"),
+];
 
 /// Runs the suite for 2584 (`expectimax`) or 2048 (`expectimax-2048`).
-pub fn run(common: &Common, args: &BenchArgs) -> Result<()> {
+pub fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
     match args.suite.as_str() {
         "expectimax" | "expectimax-2584" => suite::<Fib>(common, args, BOARDS_2584),
         _ => suite::<Pow2>(common, args, BOARDS_2048),
@@ -107,7 +112,7 @@ fn columns<T: GpuTiles>(backend: Backend, only: &[String]) -> Result<Vec<Column<
     Ok(out)
 }
 
-fn suite<T: GpuTiles>(common: &Common, args: &BenchArgs, committed: &str) -> Result<()> {
+fn suite<T: GpuTiles>(common: &Common, args: &BenchArgs, committed: &str) -> Result<Report> {
     if args.reps == 0 {
         return Err(Error::parse("--reps must be at least 1"));
     }
@@ -151,7 +156,7 @@ fn suite<T: GpuTiles>(common: &Common, args: &BenchArgs, committed: &str) -> Res
         .collect();
     let batch: Vec<BoardOf<T>> = all.iter().map(|b| b.1).cycle().take(args.batch).collect();
     let steps = columns.len() * args.layers.len() * (BoardClass::ALL.len() + 1);
-    let bar = progress(common.json, steps as u64, &args.suite);
+    let bar = common.progress(steps as u64, &args.suite);
     let mut cells = Vec::new();
     for col in columns.iter_mut() {
         for &layers in &args.layers {
@@ -213,12 +218,10 @@ fn suite<T: GpuTiles>(common: &Common, args: &BenchArgs, committed: &str) -> Res
     bar.finish_and_clear();
     let labels: Vec<String> = columns.iter().map(|c| c.label.clone()).collect();
     let text = || table(&args.suite, &weights, &labels, &args.layers, &cells);
-    emit(
-        common.json,
+    Ok(Report::new(
         text,
         json!({ "suite": args.suite, "game": T::NAME, "weights": weights, "rows": cells }),
-    );
-    Ok(())
+    ))
 }
 
 /// The seed's table: a row per (layers, class), a column per executor, then the speedup of

@@ -1,0 +1,57 @@
+//! The flags of `cubesearch bench`.
+
+use clap::Args;
+use cubesearch_search::td::WeightStorage;
+
+/// What `bench` takes: the suite and how to time it.
+#[derive(Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// The suite to run (`list` shows them).
+    pub suite: String,
+    /// Timed repetitions per backend (the median is reported).
+    #[arg(long, default_value_t = 5)]
+    pub reps: usize,
+    /// Untimed runs before timing.
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+    /// Smallest time one repetition should take; the work size doubles until it does.
+    #[arg(long, default_value_t = 0.25)]
+    pub min_seconds: f64,
+    /// Fix the suite's size level instead of calibrating (perft: depth = 4 + level).
+    #[arg(long)]
+    pub level: Option<u32>,
+    /// Backends to measure, comma-separated (default: cpu-1, cpu-all and every GPU available).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// expectimax suites: the n-tuple weights at the leaves (default: an all-zero network of
+    /// the seed's shapes, which searches exactly as much); td-train: the weights to start from.
+    #[arg(long)]
+    pub weights: Option<String>,
+    /// td-train: games a GPU plays at once (default 65536).
+    #[arg(long)]
+    pub units: Option<u32>,
+    /// td-train: the weight storage of GPU rows, comma-separated (`f32,f16`: a row each).
+    #[arg(long, value_delimiter = ',', default_value = "f32")]
+    pub storage: Vec<WeightStorage>,
+    /// expectimax suites: the layers to time, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [1, 2, 3])]
+    pub layers: Vec<u32>,
+    /// expectimax suites: a board file instead of the committed `benches/boards-<game>.txt`.
+    #[arg(
+        long,
+        help = "expectimax suites: a board file instead of the committed benches/boards-<game>.txt"
+    )]
+    pub boards: Option<String>,
+    /// expectimax suites: boards timed per class (0 = all in the file).
+    #[arg(long, default_value_t = 0)]
+    pub per_class: usize,
+    /// expectimax suites: roots per call in the throughput rows.
+    #[arg(long, default_value_t = 32)]
+    pub batch: usize,
+    /// checkers-mcts on a GPU: trees searched side by side (default: one per CPU core but one).
+    #[arg(long)]
+    pub trees: Option<usize>,
+    /// checkers-mcts: leaves each tree selects per launch (default 256).
+    #[arg(long)]
+    pub tree_batch: Option<usize>,
+}

@@ -1,0 +1,610 @@
+//! Player specs: the text a command line names a player by (`random`, `mcts:time=1s,exec=gpu`,
+//! `alphabeta:depth=6`, Reversi's `easy`, 2584's `expectimax:layers=2,weights=FILE`), read once
+//! by `FromStr` into typed values: [`PlayerSpec`] for two-player games (built into players by
+//! [`PlayerSpec::build`]), [`StochasticPlayerSpec`] for 2584 and 2048. Both read their options
+//! through one machinery, [`SpecText`], which a game's own players ([`NamedPlayers`]) use too.
+//!
+//! ```
+//! use cubesearch_games::nim::Nim;
+//! use cubesearch_search::alphabeta_player::Limit;
+//! use cubesearch_search::spec::{Exec, PlayerSpec, StochasticPlayerSpec};
+//! use std::time::Duration;
+//!
+//! let spec: PlayerSpec<Nim> = "alphabeta:depth=6,exec=gpu".parse()?;
+//! let PlayerSpec::AlphaBeta(ab) = &spec else { unreachable!() };
+//! assert_eq!((ab.limit, ab.exec), (Limit::Depth(6), Exec::Gpu));
+//! let err = "mcts:time=fast".parse::<PlayerSpec<Nim>>().unwrap_err().to_string();
+//! assert!(err.contains("bad duration 'fast'"), "{err}");
+//! let err = "alien".parse::<PlayerSpec<Nim>>().unwrap_err().to_string();
+//! assert!(err.contains("human, random, flat:"), "{err}");
+//! assert!(matches!("random".parse()?, StochasticPlayerSpec::Random));
+//! # Ok::<(), cubesearch_core::Error>(())
+//! ```
+
+use crate::alphabeta_player::Limit;
+use crate::expectimax_gpu::ExpectimaxMethod;
+use crate::mcts::Budget;
+use crate::minimax::Strategy;
+use crate::player::NamedPlayers;
+use crate::Executor;
+use cubesearch_core::backend::{cpu_threads, Backend};
+use cubesearch_core::{Error, Result};
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// A spec's text split into its name and its options: `name:key=value,key=value`. Errors about
+/// it name the whole spec: `bad player 'mcts:c=x': c must be a number, got 'x'`.
+#[derive(Clone, Copy, Debug)]
+pub struct SpecText<'a> {
+    text: &'a str,
+    name: &'a str,
+    body: &'a str,
+}
+
+impl<'a> SpecText<'a> {
+    /// Splits `text` at its first `:`.
+    pub fn new(text: &'a str) -> Self {
+        let (name, body) = text.split_once(':').unwrap_or((text, ""));
+        Self {
+            text,
+            name: name.trim(),
+            body,
+        }
+    }
+
+    /// The spec as written.
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    /// The name before the first `:` (`mcts`), trimmed.
+    pub fn name(&self) -> &'a str {
+        self.name
+    }
+
+    /// The options after the `:` in order (a key given twice: the last counts), trimmed; an
+    /// error unless each is `key=value` with `key` one of `allowed`.
+    pub fn options(&self, allowed: &[&str]) -> Result<Vec<(&'a str, &'a str)>> {
+        self.body
+            .split(',')
+            .filter(|pair| !pair.trim().is_empty())
+            .map(|pair| {
+                let (key, value) = pair
+                    .split_once('=')
+                    .ok_or_else(|| self.error(format!("expected key=value, got '{pair}'")))?;
+                let key = key.trim();
+                if !allowed.contains(&key) {
+                    let takes = if allowed.is_empty() {
+                        "no options".to_string()
+                    } else {
+                        allowed.join(", ")
+                    };
+                    return Err(self.error(format!(
+                        "unknown option '{key}': {} takes {takes}",
+                        self.name
+                    )));
+                }
+                Ok((key, value.trim()))
+            })
+            .collect()
+    }
+
+    /// An error about this spec: `bad player '<spec>': <why>`.
+    pub fn error(&self, why: impl fmt::Display) -> Error {
+        Error::parse(format!("bad player '{}': {why}", self.text))
+    }
+
+    /// `value` as the number `key` holds.
+    pub fn number<T: FromStr>(&self, key: &str, value: &str) -> Result<T> {
+        value
+            .parse()
+            .map_err(|_| self.error(format!("{key} must be a number, got '{value}'")))
+    }
+
+    /// `value` read by its type (an [`Exec`], a [`Strategy`], an [`ExpectimaxMethod`]), its
+    /// error naming the valid choices.
+    pub fn parse<T: FromStr<Err = Error>>(&self, value: &str) -> Result<T> {
+        value.parse().map_err(|e| self.error(e))
+    }
+
+    /// `value` as a duration ([`parse_duration`]).
+    pub fn duration(&self, value: &str) -> Result<Duration> {
+        parse_duration(value).map_err(|e| self.error(e))
+    }
+
+    /// `value` as the switch `key`: `on`, `1` or `true`; `off`, `0` or `false`.
+    pub fn switch(&self, key: &str, value: &str) -> Result<bool> {
+        match value {
+            "on" | "1" | "true" => Ok(true),
+            "off" | "0" | "false" => Ok(false),
+            _ => Err(self.error(format!("{key} is on or off, got '{value}'"))),
+        }
+    }
+}
+
+/// Parses a duration like `500ms`, `1s`, `1.5s` or `2m`.
+pub fn parse_duration(text: &str) -> Result<Duration> {
+    let bad = || {
+        Error::parse(format!(
+            "bad duration '{text}': use e.g. 500ms, 1s, 1.5s or 2m"
+        ))
+    };
+    let (number, scale) = if let Some(n) = text.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = text.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = text.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        return Err(bad());
+    };
+    let value: f64 = number.trim().parse().map_err(|_| bad())?;
+    if !(value.is_finite() && value > 0.0) {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(value * scale))
+}
+
+/// Where a player's searches run: `exec=cpu` or `exec=gpu`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exec {
+    /// The CPU executor on every core.
+    Cpu,
+    /// The executor of the command's backend (`--backend`).
+    Gpu,
+}
+
+impl Exec {
+    /// `cpu` or `gpu`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Exec::Cpu => "cpu",
+            Exec::Gpu => "gpu",
+        }
+    }
+
+    /// Starts the executor (`Gpu`: on `backend`) and a label for player names: `cpu-16`, or
+    /// the backend's name.
+    pub fn executor(self, backend: Backend) -> Result<(Executor, String)> {
+        match self {
+            Exec::Cpu => Ok((
+                Executor::Cpu(crate::CpuExecutor::new(cpu_threads())?),
+                format!("cpu-{}", cpu_threads()),
+            )),
+            Exec::Gpu => {
+                let (exec, resolved) = Executor::new(backend)?;
+                Ok((exec, resolved.backend().name().to_string()))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Exec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Exec {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Self> {
+        match text {
+            "cpu" => Ok(Exec::Cpu),
+            "gpu" => Ok(Exec::Gpu),
+            other => Err(Error::parse(format!("exec is cpu or gpu, got '{other}'"))),
+        }
+    }
+}
+
+/// A player of a two-player game `G`, as a spec names it. `human` is the caller's to provide
+/// (it reads the terminal); [`PlayerSpec::build`] makes every other one.
+pub enum PlayerSpec<G: NamedPlayers> {
+    /// `human`: moves typed at the terminal.
+    Human,
+    /// `random`: uniformly random legal moves.
+    Random,
+    /// `flat:k=N[,time=T][,exec=cpu|gpu]`: flat Monte Carlo.
+    Flat(FlatSpec),
+    /// `mcts:time=T|playouts=N[,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu]`.
+    Mcts(MctsSpec),
+    /// `alphabeta:depth=D|time=T[,exec=cpu|gpu][,strategy=S]`.
+    AlphaBeta(AlphaBetaSpec),
+    /// One of the game's own players (Reversi's `easy`, `medium`).
+    Named(G::Named),
+}
+
+/// `flat:…`: `k` random games after each root move, batches of `k` repeated until `time` is up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlatSpec {
+    /// Random games per root move and batch (at least 1; default 1000).
+    pub k: u32,
+    /// Keep sampling batches for this long (default: one batch).
+    pub time: Option<Duration>,
+    /// Where the games run (default: the command's backend).
+    pub exec: Exec,
+}
+
+/// `mcts:…`: MCTS keeping its tree from move to move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MctsSpec {
+    /// Per-move budget (default 1 s).
+    pub budget: Budget,
+    /// UCT exploration constant.
+    pub c: f64,
+    /// Random games per selected leaf (at least 1).
+    pub leaf: u32,
+    /// Leaves selected per batch by each tree (at least 1).
+    pub batch: usize,
+    /// Trees searched side by side (1 to 256); by default one, or with a time budget off the
+    /// CPU, [`device_trees`](crate::mcts::device_trees).
+    pub trees: Option<usize>,
+    /// Where the playouts run (default: the command's backend).
+    pub exec: Exec,
+    /// The spec as written, which the player's name repeats.
+    pub text: String,
+}
+
+/// `alphabeta:…`: alpha-beta through the minimax pipeline
+/// ([`AlphaBetaPlayer`](crate::alphabeta_player::AlphaBetaPlayer)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlphaBetaSpec {
+    /// How deep to search.
+    pub limit: Limit,
+    /// One CPU thread (default) or the command's backend.
+    pub exec: Exec,
+    /// The strategy with `exec=gpu` (default: [`default_gpu_strategy`](crate::minimax::default_gpu_strategy)).
+    pub strategy: Strategy,
+    /// The spec as written, which the player's name repeats.
+    pub text: String,
+}
+
+impl<G: NamedPlayers> Clone for PlayerSpec<G> {
+    fn clone(&self) -> Self {
+        match self {
+            PlayerSpec::Human => PlayerSpec::Human,
+            PlayerSpec::Random => PlayerSpec::Random,
+            PlayerSpec::Flat(s) => PlayerSpec::Flat(s.clone()),
+            PlayerSpec::Mcts(s) => PlayerSpec::Mcts(s.clone()),
+            PlayerSpec::AlphaBeta(s) => PlayerSpec::AlphaBeta(s.clone()),
+            PlayerSpec::Named(s) => PlayerSpec::Named(s.clone()),
+        }
+    }
+}
+
+impl<G: NamedPlayers> fmt::Debug for PlayerSpec<G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerSpec::Human => f.write_str("Human"),
+            PlayerSpec::Random => f.write_str("Random"),
+            PlayerSpec::Flat(s) => f.debug_tuple("Flat").field(s).finish(),
+            PlayerSpec::Mcts(s) => f.debug_tuple("Mcts").field(s).finish(),
+            PlayerSpec::AlphaBeta(s) => f.debug_tuple("AlphaBeta").field(s).finish(),
+            PlayerSpec::Named(s) => f.debug_tuple("Named").field(s).finish(),
+        }
+    }
+}
+
+impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
+    type Err = Error;
+
+    /// Reads a spec; the game's own players ([`NamedPlayers`]) come first. An unknown name is
+    /// an error listing every player the game has.
+    fn from_str(text: &str) -> Result<Self> {
+        let spec = SpecText::new(text);
+        if let Some(named) = G::parse_named(&spec) {
+            return named.map(PlayerSpec::Named);
+        }
+        match spec.name() {
+            "human" => {
+                spec.options(&[])?;
+                Ok(PlayerSpec::Human)
+            }
+            "random" => {
+                spec.options(&[])?;
+                Ok(PlayerSpec::Random)
+            }
+            "flat" => {
+                let mut flat = FlatSpec {
+                    k: 1000,
+                    time: None,
+                    exec: Exec::Gpu,
+                };
+                for (key, value) in spec.options(&["k", "time", "exec"])? {
+                    match key {
+                        "k" => flat.k = spec.number::<u32>(key, value)?.max(1),
+                        "time" => flat.time = Some(spec.duration(value)?),
+                        _ => flat.exec = spec.parse(value)?,
+                    }
+                }
+                Ok(PlayerSpec::Flat(flat))
+            }
+            "mcts" => {
+                let defaults = crate::mcts::MctsConfig::default();
+                let mut mcts = MctsSpec {
+                    budget: defaults.budget,
+                    c: defaults.c,
+                    leaf: defaults.leaf,
+                    batch: defaults.batch,
+                    trees: None,
+                    exec: Exec::Gpu,
+                    text: text.to_string(),
+                };
+                let keys = ["time", "playouts", "c", "leaf", "batch", "trees", "exec"];
+                for (key, value) in spec.options(&keys)? {
+                    match key {
+                        "time" => mcts.budget = Budget::Time(spec.duration(value)?),
+                        "playouts" => mcts.budget = Budget::Playouts(spec.number(key, value)?),
+                        "c" => mcts.c = spec.number(key, value)?,
+                        "leaf" => mcts.leaf = spec.number::<u32>(key, value)?.max(1),
+                        "batch" => mcts.batch = spec.number::<usize>(key, value)?.max(1),
+                        "trees" => {
+                            mcts.trees = Some(spec.number::<usize>(key, value)?.clamp(1, 256))
+                        }
+                        _ => mcts.exec = spec.parse(value)?,
+                    }
+                }
+                Ok(PlayerSpec::Mcts(mcts))
+            }
+            "alphabeta" => {
+                let mut limit = None;
+                let mut exec = Exec::Cpu;
+                let mut strategy = crate::minimax::default_gpu_strategy::<G>();
+                for (key, value) in spec.options(&["depth", "time", "exec", "strategy"])? {
+                    match key {
+                        "depth" => {
+                            limit = Some(Limit::Depth(spec.number::<u32>(key, value)?.max(1)))
+                        }
+                        "time" => limit = Some(Limit::Time(spec.duration(value)?)),
+                        "exec" => exec = spec.parse(value)?,
+                        _ => strategy = spec.parse(value)?,
+                    }
+                }
+                let limit = limit.ok_or_else(|| {
+                    spec.error("depth=D or time=T is required (alphabeta:depth=6)")
+                })?;
+                Ok(PlayerSpec::AlphaBeta(AlphaBetaSpec {
+                    limit,
+                    exec,
+                    strategy,
+                    text: text.to_string(),
+                }))
+            }
+            _ => {
+                let own = if G::NAMED.is_empty() {
+                    String::new()
+                } else {
+                    format!("{}, ", G::NAMED)
+                };
+                Err(Error::parse(format!(
+                    "unknown player '{text}': human, random, {own}flat:k=N[,time=T], mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu, or alphabeta:depth=D|time=T,exec=cpu|gpu,strategy=S"
+                )))
+            }
+        }
+    }
+}
+
+/// Deepest expectimax a 2584/2048 player may ask for: 4 layers already take seconds a move on
+/// a GPU.
+pub const MAX_LAYERS: u32 = 4;
+
+/// A player of a one-player stochastic game (2584, 2048), as a spec names it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StochasticPlayerSpec {
+    /// `random`: uniformly random slides.
+    Random,
+    /// `td:weights=FILE`: greedy on a trained n-tuple network.
+    Td {
+        /// The network's weights (safetensors).
+        weights: PathBuf,
+    },
+    /// `expectimax:layers=L,weights=FILE[,method=naive|multilevel][,tt=on]`.
+    Expectimax(ExpectimaxSpec),
+}
+
+/// `expectimax:…`: the best action of an L-layer expectimax with the network at the leaves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExpectimaxSpec {
+    /// Chance layers searched (0 to [`MAX_LAYERS`]).
+    pub layers: u32,
+    /// The network's weights (safetensors).
+    pub weights: PathBuf,
+    /// The GPU's generation scheme.
+    pub method: ExpectimaxMethod,
+    /// The CPU's transposition table (`tt=on`).
+    pub transposition: bool,
+}
+
+impl FromStr for StochasticPlayerSpec {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Self> {
+        let spec = SpecText::new(text);
+        match spec.name() {
+            "random" => {
+                spec.options(&[])?;
+                Ok(StochasticPlayerSpec::Random)
+            }
+            "td" => {
+                let mut weights = None;
+                for (_, value) in spec.options(&["weights"])? {
+                    weights = Some(PathBuf::from(value));
+                }
+                let weights = weights
+                    .ok_or_else(|| spec.error("weights=FILE is required (td:weights=FILE)"))?;
+                Ok(StochasticPlayerSpec::Td { weights })
+            }
+            "expectimax" => {
+                let (mut layers, mut weights) = (None, None);
+                let mut method = ExpectimaxMethod::default();
+                let mut transposition = false;
+                for (key, value) in spec.options(&["layers", "weights", "method", "tt"])? {
+                    match key {
+                        "layers" => {
+                            let l: u32 = spec.number(key, value)?;
+                            if l > MAX_LAYERS {
+                                return Err(spec.error(format!(
+                                    "layers go from 0 to {MAX_LAYERS}, got {l}"
+                                )));
+                            }
+                            layers = Some(l);
+                        }
+                        "weights" => weights = Some(PathBuf::from(value)),
+                        "method" => method = spec.parse(value)?,
+                        _ => transposition = spec.switch(key, value)?,
+                    }
+                }
+                Ok(StochasticPlayerSpec::Expectimax(ExpectimaxSpec {
+                    layers: layers.ok_or_else(|| spec.error("layers=L is required"))?,
+                    weights: weights.ok_or_else(|| spec.error("weights=FILE is required"))?,
+                    method,
+                    transposition,
+                }))
+            }
+            _ => Err(Error::parse(format!(
+                "unknown player '{text}': random, td:weights=FILE or expectimax:layers=L,weights=FILE[,method=naive|multilevel][,tt=on]"
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reversi_players::{Level, SeedSpec};
+    use cubesearch_games::nim::Nim;
+    use cubesearch_games::reversi::Reversi;
+
+    fn refused<G: NamedPlayers>(text: &str) -> String {
+        text.parse::<PlayerSpec<G>>().expect_err(text).to_string()
+    }
+
+    #[test]
+    fn options_are_read_into_typed_values_and_the_text_is_kept() {
+        let text = "mcts:playouts=500, c=0.5,trees=999,exec=cpu";
+        let Ok(PlayerSpec::<Nim>::Mcts(mcts)) = text.parse() else {
+            panic!("{text}");
+        };
+        assert_eq!(
+            (
+                mcts.budget,
+                mcts.c,
+                mcts.trees,
+                mcts.exec,
+                mcts.text.as_str()
+            ),
+            (Budget::Playouts(500), 0.5, Some(256), Exec::Cpu, text)
+        );
+        let Ok(PlayerSpec::<Nim>::Flat(flat)) = "flat:k=0,time=1.5s".parse() else {
+            panic!("flat");
+        };
+        assert_eq!(
+            flat,
+            FlatSpec {
+                k: 1,
+                time: Some(Duration::from_millis(1500)),
+                exec: Exec::Gpu
+            }
+        );
+        // The later of two limits counts; the strategy defaults to the game's.
+        let Ok(PlayerSpec::<Reversi>::AlphaBeta(ab)) = "alphabeta:depth=4,time=50ms".parse() else {
+            panic!("alphabeta");
+        };
+        assert_eq!(
+            (ab.limit, ab.exec, ab.strategy),
+            (
+                Limit::Time(Duration::from_millis(50)),
+                Exec::Cpu,
+                Strategy::Frontier
+            )
+        );
+        let Ok(PlayerSpec::<Nim>::AlphaBeta(ab)) = "alphabeta:depth=0".parse() else {
+            panic!("alphabeta");
+        };
+        assert_eq!((ab.limit, ab.strategy), (Limit::Depth(1), Strategy::Split));
+        assert!(matches!(" human ".parse(), Ok(PlayerSpec::<Nim>::Human)));
+        assert!(matches!(
+            "medium:exec=gpu".parse(),
+            Ok(PlayerSpec::<Reversi>::Named(SeedSpec {
+                level: Level::Medium,
+                exec: Exec::Gpu
+            }))
+        ));
+    }
+
+    #[test]
+    fn errors_name_the_spec_and_the_valid_choices() {
+        let cases = [
+            ("flat:k", "bad player 'flat:k': expected key=value, got 'k'"),
+            ("random:x=1", "unknown option 'x': random takes no options"),
+            (
+                "mcts:depth=3",
+                "unknown option 'depth': mcts takes time, playouts",
+            ),
+            ("mcts:leaf=many", "leaf must be a number, got 'many'"),
+            ("flat:time=soon", "bad duration 'soon'"),
+            (
+                "alphabeta:depth=3,exec=tpu",
+                "exec is cpu or gpu, got 'tpu'",
+            ),
+            ("alphabeta:exec=gpu", "depth=D or time=T is required"),
+            (
+                "alphabeta:depth=3,strategy=v9",
+                "unknown strategy 'v9': cpu, cpu-split, v1, v2, v4, split or frontier",
+            ),
+        ];
+        for (text, says) in cases {
+            let err = refused::<Nim>(text);
+            assert!(err.contains(says), "{text}: {err}");
+        }
+        assert!(refused::<Reversi>("easy:exec=tpu").contains("exec is cpu or gpu"));
+        assert!(refused::<Reversi>("easy:level=2").contains("easy takes exec"));
+        assert!(refused::<Reversi>("hard").contains("easy, medium"));
+        assert!(!refused::<Nim>("easy").contains("medium"));
+    }
+
+    #[test]
+    fn stochastic_specs_share_the_option_reading() {
+        assert_eq!(
+            "td:weights=w.safetensors"
+                .parse::<StochasticPlayerSpec>()
+                .unwrap(),
+            StochasticPlayerSpec::Td {
+                weights: "w.safetensors".into()
+            }
+        );
+        let spec: StochasticPlayerSpec = "expectimax:layers=2,weights=w,method=multilevel,tt=on"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            spec,
+            StochasticPlayerSpec::Expectimax(ExpectimaxSpec {
+                layers: 2,
+                weights: "w".into(),
+                method: ExpectimaxMethod::Multilevel,
+                transposition: true,
+            })
+        );
+        for (text, says) in [
+            ("td:", "weights=FILE is required"),
+            (
+                "expectimax:layers=1,weights=w,tt=maybe",
+                "tt is on or off, got 'maybe'",
+            ),
+            (
+                "expectimax:layers=5,weights=w",
+                "layers go from 0 to 4, got 5",
+            ),
+            (
+                "expectimax:layers=1,weights=w,depth=3",
+                "unknown option 'depth'",
+            ),
+            ("alien", "random, td:weights=FILE or expectimax:"),
+        ] {
+            let err = text.parse::<StochasticPlayerSpec>().expect_err(text);
+            assert!(err.to_string().contains(says), "{text}: {err}");
+        }
+    }
+}
