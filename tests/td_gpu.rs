@@ -2,8 +2,8 @@
 //! single-thread trainer (same games, same weights within float rounding), and a short run with
 //! many units learns (greedy play gets better than with untrained weights).
 
-use cubesearch::kernels::fib::td::WeightStorage;
 use cubesearch::kernels::fib::GpuTiles;
+use cubesearch::kernels::td::WeightStorage;
 use cubesearch::learn::{play, seed_shapes, CpuTd, NTupleNetwork, TdEngine};
 use cubesearch::testing::executor;
 use cubesearch::{Backend, TdUpdate};
@@ -152,7 +152,8 @@ fn multi_gpu_agents_sum_every_agents_changes() {
     let base = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
     let step = 0.1 / base.lookups() as f32;
     // One unit an agent, 8 games each.
-    let mut multi = MultiGpuTd::<_, Pow2>::new(&clients, Some(1), budget).merging_every(None);
+    let mut multi =
+        MultiGpuTd::<_, Sliding<Pow2>>::new(&clients, Some(1), budget).merging_every(None);
     let mut merged = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
     let mut scores = Vec::new();
     multi
@@ -218,7 +219,7 @@ fn multi_gpu_agents_meet_while_their_games_run() {
     let clients = [gpu.client().clone(), gpu.client().clone()];
     let net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
     let step = 0.1 / net.lookups() as f32;
-    let mut multi = MultiGpuTd::<_, Pow2>::new(&clients, Some(1), Some(2_000))
+    let mut multi = MultiGpuTd::<_, Sliding<Pow2>>::new(&clients, Some(1), Some(2_000))
         .merging_every(Some(std::time::Duration::ZERO));
     let mut games = 0;
     multi
@@ -275,7 +276,7 @@ fn multi_gpu_agents_meet_while_their_games_run() {
 /// device must give what the CPU's per-step update gives.
 #[test]
 fn the_per_step_update_kernel_equals_the_cpu_update() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     use cubesearch_games::fib::Board;
@@ -314,7 +315,7 @@ fn the_per_step_update_kernel_equals_the_cpu_update() {
         averaged: false,
         storage: WeightStorage::F32,
     };
-    let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&net), shape).unwrap();
+    let mut device = DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     device.learn_steps(&words, 2, step).unwrap();
     let got = device.read_tables().unwrap();
     // The CPU: each step's δ from the weights before the launch.
@@ -381,7 +382,7 @@ fn cpu_capped_training(
 /// re-implementation update for update.
 #[test]
 fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
@@ -398,7 +399,8 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
         averaged: false,
         storage: WeightStorage::F32,
     };
-    let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
+    let mut device =
+        DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
     let games = device.play_batch(0, 4, 21, step).unwrap();
     let gpu_scores: Vec<u64> = games.iter().map(|g| g.score as u64).collect();
     assert_eq!(cpu_scores, gpu_scores);
@@ -469,7 +471,7 @@ fn cpu_averaged_game(
 /// near-tie then flips a move; the learning test below covers many windows.)
 #[test]
 fn averaged_updates_equal_the_cpu_re_implementation() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
@@ -489,7 +491,8 @@ fn averaged_updates_equal_the_cpu_re_implementation() {
             averaged: true,
             storage: WeightStorage::F32,
         };
-        let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
+        let mut device =
+            DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
         let games = device.play_batch(0, 1, seed, step).unwrap();
         assert!(games[0].moves < 400, "{games:?}");
         assert_eq!(cpu_scores, vec![games[0].score as u64]);
@@ -527,7 +530,7 @@ fn worst_gap(want: &NTupleNetwork, got: &[Vec<f32>]) -> f32 {
 /// that the first launch's apply kernel rewrote — and must not equal the one reading f32.
 #[test]
 fn f16_storage_reads_the_weights_rounded_to_f16() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::rng::XorShift32;
     use cubesearch::td::td_net;
     use cubesearch::Executor;
@@ -561,7 +564,8 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
         averaged: true,
         storage: WeightStorage::F16,
     };
-    let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&start), shape).unwrap();
+    let mut device =
+        DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&start), shape).unwrap();
     let copy = |net: &NTupleNetwork| {
         let mut c = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
         for t in 0..net.shapes().len() {
@@ -605,7 +609,7 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
 /// are f32 only.
 #[test]
 fn f16_storage_needs_averaged_updates() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::{Error, Executor};
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
@@ -619,7 +623,7 @@ fn f16_storage_needs_averaged_updates() {
         averaged: false,
         storage: WeightStorage::F16,
     };
-    let made = DeviceTd::<_, Pow2>::new(gpu.client(), &td_net(&net), shape);
+    let made = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape);
     assert!(
         matches!(&made, Err(Error::Unsupported(why)) if why.contains("averaged")),
         "{:?}",
@@ -638,7 +642,7 @@ fn f16_storage_needs_averaged_updates() {
 /// make V infinite and the learned weights NaN); one inside it is rounded to nearest.
 #[test]
 fn the_f16_copy_saturates_instead_of_overflowing() {
-    use cubesearch::kernels::fib::td_storage::to_f16;
+    use cubesearch::kernels::td::storage::to_f16;
     assert_eq!(to_f16(1.0e6).to_f32(), 65504.0);
     assert_eq!(to_f16(-1.0e6).to_f32(), -65504.0);
     assert_eq!(to_f16(1024.4).to_f32(), 1024.0);
@@ -652,7 +656,7 @@ fn averaged_training_with_many_units_learns(
     #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
     #[values(WeightStorage::F32, WeightStorage::F16)] storage: WeightStorage,
 ) {
-    use cubesearch::kernels::fib::td::AVERAGED_FROM_UNITS;
+    use cubesearch::kernels::td::AVERAGED_FROM_UNITS;
     let Some(exec) = executor(backend) else {
         return;
     };
@@ -680,7 +684,7 @@ fn averaged_training_with_many_units_learns(
 /// batch, and both carry on normally once the deadline is lifted.
 #[test]
 fn a_deadline_stops_gpu_training_between_launches() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
@@ -695,7 +699,7 @@ fn a_deadline_stops_gpu_training_between_launches() {
         averaged: false,
         storage: WeightStorage::F32,
     };
-    let mut device = DeviceTd::<_, Pow2>::new(gpu.client(), &td_net(&net), shape).unwrap();
+    let mut device = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     let now = Some(std::time::Instant::now());
     let cut = device.play_batch_until(0, 64, 3, step, now).unwrap();
     assert!(cut.len() < 64 && cut.iter().all(|g| g.moves > 0), "{cut:?}");

@@ -2,7 +2,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use cubesearch_core::Backend;
-use cubesearch_kernels::fib::td::WeightStorage;
+use cubesearch_kernels::td::WeightStorage;
 
 /// Game-tree search on GPUs: MCTS, alpha-beta and expectimax on CUDA, wgpu or the CPU.
 #[derive(Parser, Debug)]

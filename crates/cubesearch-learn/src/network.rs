@@ -378,6 +378,16 @@ impl NTupleNetwork {
         self.lookups.len()
     }
 
+    /// Every lookup V sums, in its order: where its table starts in the weights (all tables
+    /// one after another, as [`Self::table`] numbers them) and the cells it reads, each shape
+    /// in its 8 symmetries. Device kernels evaluate the network from this list as it is.
+    pub fn lookup_layout(&self) -> Vec<(u32, Vec<u8>)> {
+        self.lookups
+            .iter()
+            .map(|l| (l.offset, l.cells[..l.len as usize].to_vec()))
+            .collect()
+    }
+
     /// Every weight in all tables.
     pub fn weight_count(&self) -> usize {
         self.weights.len()

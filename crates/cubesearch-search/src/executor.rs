@@ -33,6 +33,20 @@ macro_rules! dispatch {
 }
 pub(crate) use dispatch;
 
+/// Applies one expression to the GPU executor inside; on the CPU, gives `cpu`.
+macro_rules! dispatch_gpu {
+    ($self:expr, $e:ident => $body:expr, cpu => $cpu:expr) => {
+        match $self {
+            Executor::Cpu(_) => $cpu,
+            #[cfg(feature = "wgpu")]
+            Executor::Wgpu($e) => $body,
+            #[cfg(feature = "cuda")]
+            Executor::Cuda($e) => $body,
+        }
+    };
+}
+pub(crate) use dispatch_gpu;
+
 impl Executor {
     /// Resolves `backend` and starts its executor.
     pub fn new(backend: Backend) -> Result<(Self, ResolvedBackend)> {
@@ -57,13 +71,7 @@ impl Executor {
 
     /// The device's limits (`None` on the CPU).
     pub fn limits(&self) -> Option<&cubesearch_core::backend::DeviceLimits> {
-        match self {
-            Executor::Cpu(_) => None,
-            #[cfg(feature = "wgpu")]
-            Executor::Wgpu(e) => Some(e.limits()),
-            #[cfg(feature = "cuda")]
-            Executor::Cuda(e) => Some(e.limits()),
-        }
+        dispatch_gpu!(self, e => Some(e.limits()), cpu => None)
     }
 
     /// Whether the work runs on the CPU.
@@ -109,15 +117,13 @@ impl Executor {
         depth: u32,
         shape: RootShape,
     ) -> Result<RootSearch> {
-        match self {
-            Executor::Cpu(_) => Err(cubesearch_core::Error::Unsupported(
+        dispatch_gpu!(
+            self,
+            e => e.root_search(game, root, depth, shape),
+            cpu => Err(cubesearch_core::Error::Unsupported(
                 "strategies v1, v2 and v4 run on a GPU backend (--backend wgpu or cuda)".into(),
-            )),
-            #[cfg(feature = "wgpu")]
-            Executor::Wgpu(e) => e.root_search(game, root, depth, shape),
-            #[cfg(feature = "cuda")]
-            Executor::Cuda(e) => e.root_search(game, root, depth, shape),
-        }
+            ))
+        )
     }
 }
 

@@ -13,7 +13,7 @@ use cubesearch_core::{Error, Playouts, Result};
 use cubesearch_games::checkers::{Checkers, Rules};
 use cubesearch_games::nim::{Nim, NimState};
 use cubesearch_games::reversi::Reversi;
-use cubesearch_kernels::fib::td::WeightStorage;
+use cubesearch_kernels::td::WeightStorage;
 use cubesearch_kernels::GpuGame;
 use cubesearch_search::mcts::{Budget, Mcts, MctsConfig};
 use cubesearch_search::perft::perft_split;
@@ -286,7 +286,7 @@ fn gpu_steps<R: cubecl::Runtime>(
     words: &[u32],
     step: f32,
 ) -> Result<()> {
-    use cubesearch_kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch_kernels::td::{DeviceTd, TdShape};
     let shape = TdShape {
         units: 1,
         max_moves: 1,
@@ -294,7 +294,7 @@ fn gpu_steps<R: cubecl::Runtime>(
         averaged: false,
         storage: WeightStorage::F32,
     };
-    let mut device = DeviceTd::<R, cubesearch_games::fib::Fib>::new(
+    let mut device = DeviceTd::<R, cubesearch_games::fib::Game2584>::new(
         client,
         &cubesearch_search::td::td_net(net),
         shape,

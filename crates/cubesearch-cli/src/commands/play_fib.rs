@@ -13,7 +13,8 @@ use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::td::Episode;
 use cubesearch_learn::{play, play_random, stats, NTupleNetwork, PlayStats};
 use cubesearch_search::expectimax::play_games;
-use cubesearch_search::expectimax_gpu::{ExpectimaxExecutor, ExpectimaxMethod};
+use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
+use cubesearch_search::Executor;
 use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
@@ -103,8 +104,9 @@ pub fn run<R: GpuTiles>(common: &Common, p1: &str, p2: &str, games: u32, batch: 
         Some(("expectimax", options)) => {
             let spec = ExpectimaxSpec::parse(p1, options)?;
             let (net, _meta) = NTupleNetwork::load::<R>(Path::new(&spec.weights), None)?;
-            let (mut exec, resolved) =
-                ExpectimaxExecutor::<R>::new(common.backend, spec.method, spec.transposition)?;
+            let (mut exec, resolved) = Executor::new(common.backend)?;
+            exec.set_expectimax_method(spec.method);
+            exec.set_expectimax_transposition(spec.transposition);
             announce(common.json, &resolved);
             device = resolved.to_string();
             let start = Instant::now();
