@@ -336,38 +336,9 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                     }
                 }
             }
-            if found {
-                let mut after = state;
-                let s = G::act(&mut after, best_action);
-                if plen == cap {
-                    learn::<G, F>(
-                        frozen,
-                        weights,
-                        pending,
-                        hits,
-                        lut,
-                        paths,
-                        u * cap,
-                        plen,
-                        best_v,
-                        step,
-                        lookups,
-                        len,
-                        bits,
-                        words,
-                        averaged,
-                    );
-                    plen = 0u32;
-                }
-                let entry = ((u * cap + plen) * stride) as usize;
-                G::store(&after, paths, entry);
-                paths[entry + words] = s.reward;
-                plen += 1u32;
-                score += s.reward;
-                moves += 1u32;
-                G::assign(&mut state, &after);
-                G::sample_chance(&mut state, &mut rng);
-            } else {
+            // The stored path is learned when the game ends (toward 0), or when it fills the
+            // unit's `cap` entries (toward the value of the move about to be stored).
+            if !found || plen == cap {
                 learn::<G, F>(
                     frozen,
                     weights,
@@ -377,7 +348,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                     paths,
                     u * cap,
                     plen,
-                    0.0f32,
+                    select(found, best_v, 0.0f32),
                     step,
                     lookups,
                     len,
@@ -385,6 +356,20 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                     words,
                     averaged,
                 );
+                plen = 0u32;
+            }
+            if found {
+                let mut after = state;
+                let s = G::act(&mut after, best_action);
+                let entry = ((u * cap + plen) * stride) as usize;
+                G::store(&after, paths, entry);
+                paths[entry + words] = s.reward;
+                plen += 1u32;
+                score += s.reward;
+                moves += 1u32;
+                G::assign(&mut state, &after);
+                G::sample_chance(&mut state, &mut rng);
+            } else {
                 let r = (game % slots) as usize * RESULT_WORDS;
                 results[r] = score;
                 results[r + 1] = moves;
@@ -393,7 +378,6 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                 counters[1].fetch_add(1u32);
                 score = 0u32;
                 moves = 0u32;
-                plen = 0u32;
                 take_game::<G>(
                     counters, base, limit, seed, first, &mut game, &mut rng, &mut state,
                 );
