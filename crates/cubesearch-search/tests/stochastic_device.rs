@@ -19,7 +19,8 @@ use cubesearch_learn::NTupleNetwork;
 use cubesearch_search::expectimax::search;
 use cubesearch_search::td::td_net;
 use cubesearch_search::testing::{assert_same, executor};
-use cubesearch_search::{CpuExecutor, Executor, StochasticRules};
+use cubesearch_search::{CpuExecutor, Executor, GpuExecutor, StochasticRules};
+use rstest::rstest;
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Chute;
@@ -269,16 +270,27 @@ fn positions(count: usize) -> Vec<u32> {
     out
 }
 
-fn wgpu() -> cubesearch_search::GpuExecutor<cubecl::wgpu::WgpuRuntime> {
-    match executor(Backend::Wgpu) {
-        Some(Executor::Wgpu(gpu)) => gpu,
-        _ => panic!("the wgpu executor"),
-    }
+/// Runs `$f(&mut GpuExecutor<_>)` on `backend`'s executor; nothing for CUDA in a build
+/// without it.
+macro_rules! on_gpu {
+    ($backend:expr, $f:ident) => {
+        match executor($backend) {
+            None => {}
+            #[cfg(feature = "wgpu")]
+            Some(Executor::Wgpu(mut gpu)) => $f(&mut gpu),
+            #[cfg(feature = "cuda")]
+            Some(Executor::Cuda(mut gpu)) => $f(&mut gpu),
+            Some(_) => panic!("a GPU executor"),
+        }
+    };
 }
 
-#[test]
-fn device_rules_equal_the_host() {
-    let mut gpu = wgpu();
+#[rstest]
+fn device_rules_equal_the_host(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    on_gpu!(backend, rules_match);
+}
+
+fn rules_match<R: Runtime>(gpu: &mut GpuExecutor<R>) {
     let mut cpu = CpuExecutor::new(1).unwrap();
     let states = positions(500);
     let want = cpu.actions(&Chute, &states).unwrap();
@@ -301,23 +313,39 @@ fn close(cpu: f32, gpu: f32) -> bool {
     (cpu - gpu).abs() <= 1e-4 * cpu.abs().max(1.0)
 }
 
-#[test]
-fn device_expectimax_equals_the_cpu() {
-    let mut gpu = wgpu();
+#[rstest]
+fn device_expectimax_equals_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    on_gpu!(backend, expectimax_matches);
+}
+
+fn expectimax_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
     let net = network(5);
     let value = ChuteValue(&net);
     let roots = positions(40);
+    // Both folds where the device has 32-unit planes.
+    let folds: &[bool] = if gpu.expectimax_plane_ops() {
+        &[false, true]
+    } else {
+        &[false]
+    };
     for layers in 0..=2 {
         let cpu: Vec<RootValue> = roots
             .iter()
             .map(|r| search(&Chute, &value, r, layers, false))
             .collect();
         assert!(cpu.iter().any(|r| r.best.is_none()) && cpu.iter().any(|r| r.best.is_some()));
-        for method in ExpectimaxMethod::ALL {
+        for (method, &planes) in ExpectimaxMethod::ALL
+            .into_iter()
+            .flat_map(|m| folds.iter().map(move |p| (m, p)))
+        {
             gpu.set_expectimax_method(method);
+            gpu.set_expectimax_plane_ops(planes);
             let got = gpu.expectimax(&Chute, &net, &roots, layers).unwrap();
             for (i, (c, g)) in cpu.iter().zip(&got).enumerate() {
-                let what = format!("{} layers {}, root {i}", layers, method.name());
+                let what = format!(
+                    "{layers} layers {}, planes {planes}, root {i}",
+                    method.name()
+                );
                 assert_eq!(c.best, g.best, "{what}: {c:?} vs {g:?}");
                 assert_eq!(c.actions.len(), g.actions.len(), "{what}");
                 for (x, y) in c.actions.iter().zip(&g.actions) {
@@ -370,9 +398,12 @@ fn cpu_training(net: &NTupleNetwork, games: u32, seed: u32, step: f32) -> Vec<(u
         .collect()
 }
 
-#[test]
-fn one_td_unit_learns_as_the_cpu_rules() {
-    let gpu = wgpu();
+#[rstest]
+fn one_td_unit_learns_as_the_cpu_rules(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    on_gpu!(backend, td_matches);
+}
+
+fn td_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
     let cpu_net = network(9);
     let step = 0.05 / cpu_net.lookups() as f32;
     let want = cpu_training(&cpu_net, 40, 12, step);

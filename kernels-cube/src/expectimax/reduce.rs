@@ -68,15 +68,16 @@ fn better_action(a: Entry, b: Entry, action_len: u32) -> Entry {
     }
 }
 
-/// The weight of outcome slot `outcome` when it `counts`, else 0 (a slot that does not count
-/// may be a padded one, past the game's outcomes).
+/// The weight of outcome slot `outcome` when it `counts`, else 0. A slot that does not count
+/// may be a padded one, past the game's outcomes: the game is asked about slot 0 instead.
+/// No branch, so that the planes stay converged for the plane sum that follows.
 #[cube]
 fn counted_weight<G: DeviceStochasticGame>(outcome: u32, counts: bool) -> u32 {
-    let mut w = 0u32;
-    if counts {
-        w = G::outcome_weight(outcome);
-    }
-    w
+    select(
+        counts,
+        G::outcome_weight(select(counts, outcome, 0u32)),
+        0u32,
+    )
 }
 
 /// The parent's entry from the summed weighted values, the possible outcomes' summed weights
