@@ -65,7 +65,7 @@ impl PartialSums {
 /// [`MAX_CELLS`] cells whose table (`2^(bits·cells)` weights from its offset) lies inside
 /// `weights` weights.
 pub fn check_lookups(lookups: &[(u32, Vec<u8>)], bits: u32, weights: usize) -> Result<()> {
-    if lookups.is_empty() || lookups.len() % 4 != 0 {
+    if lookups.is_empty() || !lookups.len().is_multiple_of(4) {
         return Err(Error::Unsupported(format!(
             "a device network sums its lookups four at a time: {} lookups",
             lookups.len()

@@ -108,11 +108,7 @@ pub fn act_slot<G: DeviceStochasticGame>(
         reward: 0u32,
         legal: false,
     };
-    if comptime!(actions == slots) {
-        let a = G::act(state, action);
-        acted.reward = a.reward;
-        acted.legal = a.legal;
-    } else if action < actions {
+    if comptime!(actions == slots) || action < actions {
         let a = G::act(state, action);
         acted.reward = a.reward;
         acted.legal = a.legal;

@@ -18,8 +18,9 @@ const LOOP_LIMITED_SEARCH_DEPTH: u32 = 1;
 pub struct GpuExecutor<R: Runtime> {
     pub(crate) client: ComputeClient<R>,
     limits: DeviceLimits,
-    /// The device expectimax's settings, network and buffers.
-    pub(crate) expectimax: crate::expectimax_gpu::GpuExpectimax,
+    /// The device expectimax's settings, network and buffers (boxed: most executors never
+    /// search expectimax).
+    pub(crate) expectimax: Box<crate::expectimax_gpu::GpuExpectimax>,
 }
 
 impl<R: Runtime> GpuExecutor<R> {
@@ -29,7 +30,7 @@ impl<R: Runtime> GpuExecutor<R> {
         let client = start_client::<R>(device, backend)?;
         let limits = DeviceLimits::of(&client, software);
         Ok(Self {
-            expectimax: crate::expectimax_gpu::GpuExpectimax::new(&client),
+            expectimax: Box::new(crate::expectimax_gpu::GpuExpectimax::new(&client)),
             client,
             limits,
         })

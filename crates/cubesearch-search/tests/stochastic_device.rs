@@ -157,7 +157,7 @@ impl DeviceStochasticGame for DeviceChute {
     }
 
     fn outcome_weight(outcome: u32) -> u32 {
-        select(outcome % 2u32 == 0u32, 2u32, 1u32)
+        select((outcome & 1u32) == 0u32, 2u32, 1u32)
     }
 
     fn weight_total() -> u32 {

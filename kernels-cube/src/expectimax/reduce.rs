@@ -23,7 +23,7 @@ impl TreeShape {
     /// Whether a block can be folded with plane ops on [`FOLD_PLANE`]-unit planes: a whole
     /// number of planes, each outcome's action slots inside one.
     pub fn plane_fold_fits(self) -> bool {
-        self.block() % FOLD_PLANE == 0 && self.action_slots() <= FOLD_PLANE
+        self.block().is_multiple_of(FOLD_PLANE) && self.action_slots() <= FOLD_PLANE
     }
 }
 
