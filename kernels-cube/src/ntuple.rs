@@ -14,7 +14,7 @@
 //! * [`NetLayout`], compile-time data: a kernel compiled for one layout builds each index from
 //!   constant cells and shifts, and reads nothing but the weight (the expectimax kernels, where
 //!   a leaf's value is most of the work);
-//! * a runtime table ([`lut_words`], read by [`lookup_index`]): one compiled kernel for every
+//! * a runtime table ([`lut_words`], read by [`lookup_index()`]): one compiled kernel for every
 //!   network, and a lookup loop that is not unrolled, so the TD kernel (whose loop body holds
 //!   four evaluations and the learning passes) compiles quickly.
 

@@ -76,7 +76,7 @@ impl TreeShape {
     }
 }
 
-/// Action slot `action` played in place ([`act_slot`]).
+/// Action slot `action` played in place ([`act_slot()`]).
 #[cube]
 pub fn act_in<G: DeviceStochasticGame>(
     state: &mut G::State,
@@ -91,7 +91,7 @@ pub fn act_in<G: DeviceStochasticGame>(
     )
 }
 
-/// Outcome slot `outcome` applied in place ([`chance_slot`]), `packed` or not.
+/// Outcome slot `outcome` applied in place ([`chance_slot()`]), `packed` or not.
 #[cube]
 pub fn chance_in<G: DeviceStochasticGame>(
     state: &mut G::State,
