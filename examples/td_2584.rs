@@ -24,7 +24,7 @@ fn main() -> Result<()> {
     println!("trained {games} games: mean score {:.0}", report.mean_score);
     let path = std::env::temp_dir().join("cubesearch-example-2584.safetensors");
     network.save(&path, games, report.mean_score)?;
-    let (loaded, meta) = NTupleNetwork::load::<cubesearch::games::fib::Fib>(&path, None)?;
+    let (loaded, meta) = NTupleNetwork::load::<cubesearch::games::Game2584>(&path, None)?;
     let stats = play(&game, &loaded, 200, 1, 0)?;
     println!(
         "{}: {} games trained; greedy play over 200 games: mean {:.0}, max {}",

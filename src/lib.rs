@@ -25,7 +25,8 @@ pub use cubesearch_core::{AfterstateValue, ExpectimaxEval, RootValue};
 pub use cubesearch_kernels::{DeviceGame, GpuGame};
 pub use cubesearch_search::{
     alphabeta_player, expectimax, expectimax_gpu, mcts, minimax, perft, player, reversi_batch,
-    reversi_players, spec, td, testing, CpuExecutor, Executor, GpuExecutor, SlidingRules,
+    reversi_players, spec, stochastic_rules, td, testing, CpuExecutor, Executor, GpuExecutor,
+    StochasticRules,
 };
 
 /// The games: CPU rules (device twins implement [`DeviceGame`]).

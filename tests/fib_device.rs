@@ -5,7 +5,7 @@
 use cubesearch::kernels::fib::GpuTiles;
 use cubesearch::rng::XorShift32;
 use cubesearch::testing::{assert_same, executor};
-use cubesearch::{Backend, SlidingRules};
+use cubesearch::{Backend, StochasticRules};
 use cubesearch_games::fib::{Board, BoardOf, Dir, Fib, Pow2, Sliding};
 use rstest::rstest;
 
@@ -44,21 +44,21 @@ fn slides_match<T: GpuTiles>(backend: Backend) {
     let game = Sliding::<T>::new();
     let mut boards = random_boards::<T>(4000, 11);
     boards.push(Board::EMPTY);
-    let got = exec.slides::<T>(&boards).unwrap();
+    let got = exec.actions(&game, &boards).unwrap();
     assert_eq!(got.len(), boards.len());
     let (mut moved, mut rewarded) = (0, 0);
     for (b, slides) in boards.iter().zip(&got) {
         for (d, s) in Dir::ALL.iter().zip(slides) {
             let (after, reward) = game.slide(*b, *d);
             assert_eq!(
-                (s.after, s.reward, s.moved),
+                (s.after, s.reward, s.legal),
                 (after, reward, after != *b),
                 "{} {:?} of {}",
                 T::NAME,
                 d,
                 cubesearch::StochasticGame::format_position(&game, b)
             );
-            moved += s.moved as usize;
+            moved += s.legal as usize;
             rewarded += (s.reward > 0) as usize;
         }
     }
@@ -86,7 +86,7 @@ fn spawns_match<T: GpuTiles>(backend: Backend) {
     let rngs: Vec<u32> = (0..boards.len() as u32)
         .map(|i| XorShift32::for_worker(99, i).0)
         .collect();
-    let (got, got_rngs) = exec.spawns::<T>(&boards, &rngs).unwrap();
+    let (got, got_rngs) = exec.chance_samples(&game, &boards, &rngs).unwrap();
     let (want, want_rngs): (Vec<_>, Vec<_>) = boards
         .iter()
         .zip(&rngs)
@@ -132,12 +132,12 @@ fn games_match<T: GpuTiles>(backend: Backend) {
         return;
     };
     let mut cpu = cubesearch::CpuExecutor::new(1).unwrap();
-    let want = cpu.random_games::<T>(300, 7).unwrap();
-    let got = exec.random_games::<T>(300, 7).unwrap();
-    assert_same(&format!("{} random games", T::NAME), &want, &got);
     let game = Sliding::<T>::new();
+    let want = cpu.random_games(&game, 300, 7).unwrap();
+    let got = exec.random_games(&game, 300, 7).unwrap();
+    assert_same(&format!("{} random games", T::NAME), &want, &got);
     for g in &got {
-        assert!(cubesearch::StochasticGame::is_over(&game, &g.board));
+        assert!(cubesearch::StochasticGame::is_over(&game, &g.state));
     }
     let moves: u32 = got.iter().map(|g| g.moves).sum();
     assert!(

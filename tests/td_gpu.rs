@@ -2,12 +2,14 @@
 //! single-thread trainer (same games, same weights within float rounding), and a short run with
 //! many units learns (greedy play gets better than with untrained weights).
 
-use cubesearch::kernels::fib::td::WeightStorage;
+use cubesearch::games::fib::seed_shapes;
 use cubesearch::kernels::fib::GpuTiles;
-use cubesearch::learn::{play, seed_shapes, CpuTd, NTupleNetwork, TdEngine};
+use cubesearch::kernels::td::WeightStorage;
+use cubesearch::learn::{play, CpuTd, NTupleNetwork, TdEngine};
 use cubesearch::testing::executor;
 use cubesearch::{Backend, TdUpdate};
 use cubesearch_games::fib::{Fib, Pow2, Sliding, TileRule};
+use cubesearch_games::{Game2048, Game2584};
 use rstest::rstest;
 
 /// Trains `games` games from zero weights with one GPU unit (game order as the CPU's) and with
@@ -20,19 +22,27 @@ fn one_unit_run<T: GpuTiles>(
 ) -> Option<(Vec<u64>, Vec<u64>, NTupleNetwork, NTupleNetwork)> {
     let exec = executor(backend)?;
     let game = Sliding::<T>::new();
-    let mut cpu_net = NTupleNetwork::for_game::<T>(&seed_shapes()).unwrap();
+    let mut cpu_net = NTupleNetwork::for_game::<Sliding<T>>(&seed_shapes()).unwrap();
     let cpu_scores = CpuTd { threads: 1 }
         .train(&game, &mut cpu_net, games, alpha, seed)
         .unwrap();
-    let mut gpu_net = NTupleNetwork::for_game::<T>(&seed_shapes()).unwrap();
-    let mut engine: Box<dyn TdEngine<T>> = exec.td_engine::<T>(Some(1));
+    let mut gpu_net = NTupleNetwork::for_game::<Sliding<T>>(&seed_shapes()).unwrap();
+    let mut engine: Box<dyn TdEngine<Sliding<T>>> = exec.td_engine::<Sliding<T>>(Some(1));
     let step = alpha / gpu_net.lookups() as f32;
     let mut gpu_scores = Vec::new();
     engine
-        .play(&gpu_net, 0, games as u64, seed, step, &mut |e| {
-            gpu_scores.push(e.score);
-            Ok(())
-        })
+        .play(
+            &Sliding::<T>::new(),
+            &gpu_net,
+            0,
+            games as u64,
+            seed,
+            step,
+            &mut |e| {
+                gpu_scores.push(e.score);
+                Ok(())
+            },
+        )
         .unwrap();
     engine.sync(&mut gpu_net).unwrap();
     Some((cpu_scores, gpu_scores, cpu_net, gpu_net))
@@ -94,13 +104,13 @@ fn the_td_update_executor_trains_on_every_backend(
         return;
     };
     let game = Sliding::<Pow2>::new();
-    let mut net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let mut net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let scores = exec.train(&game, &mut net, 40, 0.1, 3).unwrap();
     assert_eq!(scores.len(), 40);
     assert!(scores.iter().all(|&s| s > 0));
     assert!(net.table(0).iter().any(|&w| w != 0.0));
     // A network of the other game is refused, not trained.
-    let mut wrong = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let mut wrong = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
     assert!(exec.train(&game, &mut wrong, 1, 0.1, 3).is_err());
 }
 
@@ -108,13 +118,13 @@ fn the_td_update_executor_trains_on_every_backend(
 fn gpu_learning<T: TileRule + GpuTiles>(backend: Backend, games: u64) -> Option<(f64, f64)> {
     let exec = executor(backend)?;
     let game = Sliding::<T>::new();
-    let mut net = NTupleNetwork::for_game::<T>(&seed_shapes()).unwrap();
+    let mut net = NTupleNetwork::for_game::<Sliding<T>>(&seed_shapes()).unwrap();
     let untrained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
-    let mut engine = exec.td_engine::<T>(Some(32));
+    let mut engine = exec.td_engine::<Sliding<T>>(Some(32));
     let step = 0.1 / net.lookups() as f32;
     let mut n = 0;
     engine
-        .play(&net, 0, games, 7, step, &mut |_| {
+        .play(&Sliding::<T>::new(), &net, 0, games, 7, step, &mut |_| {
             n += 1;
             Ok(())
         })
@@ -149,25 +159,26 @@ fn multi_gpu_agents_sum_every_agents_changes() {
     };
     let budget = gpu.limits().loop_iterations;
     let clients = [gpu.client().clone(), gpu.client().clone()];
-    let base = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let base = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let step = 0.1 / base.lookups() as f32;
     // One unit an agent, 8 games each.
-    let mut multi = MultiGpuTd::<_, Pow2>::new(&clients, Some(1), budget).merging_every(None);
-    let mut merged = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let mut multi =
+        MultiGpuTd::<_, Sliding<Pow2>>::new(&clients, Some(1), budget).merging_every(None);
+    let mut merged = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let mut scores = Vec::new();
     multi
-        .play(&merged, 0, 16, 9, step, &mut |e| {
+        .play(&Game2048::new(), &merged, 0, 16, 9, step, &mut |e| {
             scores.push(e.score);
             Ok(())
         })
         .unwrap();
     multi.sync(&mut merged).unwrap();
     let alone = |first: u64| {
-        let mut net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
-        let mut engine = gpu.td_engine::<Pow2>(Some(1));
+        let mut net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
+        let mut engine = gpu.td_engine::<Game2048>(Some(1));
         let mut s = Vec::new();
         engine
-            .play(&net, first, 8, 9, step, &mut |e| {
+            .play(&Game2048::new(), &net, first, 8, 9, step, &mut |e| {
                 s.push(e.score);
                 Ok(())
             })
@@ -216,30 +227,30 @@ fn multi_gpu_agents_meet_while_their_games_run() {
     };
     // A small loop budget: many launches a game, so many meetings.
     let clients = [gpu.client().clone(), gpu.client().clone()];
-    let net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let step = 0.1 / net.lookups() as f32;
-    let mut multi = MultiGpuTd::<_, Pow2>::new(&clients, Some(1), Some(2_000))
+    let mut multi = MultiGpuTd::<_, Sliding<Pow2>>::new(&clients, Some(1), Some(2_000))
         .merging_every(Some(std::time::Duration::ZERO));
     let mut games = 0;
     multi
-        .play(&net, 0, 8, 5, step, &mut |_| {
+        .play(&Game2048::new(), &net, 0, 8, 5, step, &mut |_| {
             games += 1;
             Ok(())
         })
         .unwrap();
     assert_eq!(games, 8);
     assert!(multi.meetings() > 0, "no meeting while the games ran");
-    let mut learned = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let mut learned = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     multi.sync(&mut learned).unwrap();
     assert!((0..3).any(|t| learned.table(t).iter().any(|&w| w != 0.0)));
     // Both agents now hold those weights: with no learning (step 0), games 100..103 score on
     // either agent as on one engine started from them.
-    let mut alone = gpu.td_engine::<Pow2>(Some(1));
+    let mut alone = gpu.td_engine::<Game2048>(Some(1));
     let reference: Vec<u64> = (100..103)
         .map(|g| {
             let mut score = 0;
             alone
-                .play(&learned, g, 1, 5, 0.0, &mut |e| {
+                .play(&Game2048::new(), &learned, g, 1, 5, 0.0, &mut |e| {
                     score = e.score;
                     Ok(())
                 })
@@ -251,7 +262,7 @@ fn multi_gpu_agents_meet_while_their_games_run() {
         // One game an agent: agent 0 plays `first`, agent 1 `first + 1`.
         let mut got = Vec::new();
         multi
-            .play(&learned, first, 2, 5, 0.0, &mut |e| {
+            .play(&Game2048::new(), &learned, first, 2, 5, 0.0, &mut |e| {
                 got.push(e.score);
                 Ok(())
             })
@@ -275,7 +286,7 @@ fn multi_gpu_agents_meet_while_their_games_run() {
 /// device must give what the CPU's per-step update gives.
 #[test]
 fn the_per_step_update_kernel_equals_the_cpu_update() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     use cubesearch_games::fib::Board;
@@ -289,9 +300,9 @@ fn the_per_step_update_kernel_equals_the_cpu_update() {
     };
     let (s0, s1, b0) = (board(1, [1, 2]), board(2, [5, 6]), board(3, [3, 4]));
     let (r1, rb) = (34u32, 0u32);
-    let net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
-    net.update::<Fib>(s0, 0.75);
-    net.update::<Fib>(b0, -0.5);
+    let net = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
+    net.update(&Game2584::new(), s0, 0.75);
+    net.update(&Game2584::new(), b0, -0.5);
     let step = 0.1 / net.lookups() as f32;
     let mut words = Vec::new();
     for (b, r) in [(s0, 0), (s1, r1), (b0, rb)] {
@@ -314,15 +325,15 @@ fn the_per_step_update_kernel_equals_the_cpu_update() {
         averaged: false,
         storage: WeightStorage::F32,
     };
-    let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&net), shape).unwrap();
+    let mut device = DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     device.learn_steps(&words, 2, step).unwrap();
     let got = device.read_tables().unwrap();
     // The CPU: each step's δ from the weights before the launch.
-    let d0 = step * (r1 as f32 + net.value::<Fib>(s1) - net.value::<Fib>(s0));
-    let db = step * (0.0 + net.value::<Fib>(pad) - net.value::<Fib>(b0));
+    let d0 = step * (r1 as f32 + net.value(&Game2584::new(), s1) - net.value(&Game2584::new(), s0));
+    let db = step * (0.0 + net.value(&Game2584::new(), pad) - net.value(&Game2584::new(), b0));
     assert!(d0 != 0.0 && db != 0.0);
-    net.update::<Fib>(s0, d0);
-    net.update::<Fib>(b0, db);
+    net.update(&Game2584::new(), s0, d0);
+    net.update(&Game2584::new(), b0, db);
     for (t, table) in got.iter().enumerate() {
         let want = net.table(t);
         for (i, (g, w)) in table.iter().zip(&want).enumerate() {
@@ -350,9 +361,9 @@ fn cpu_capped_training(
     let game = Sliding::<Fib>::new();
     let learn = |path: &[(cubesearch_games::fib::BoardOf<Fib>, u32)], mut target: f32| {
         for &(after, reward) in path.iter().rev() {
-            let v = net.value::<Fib>(after);
-            net.update::<Fib>(after, step * (target - v));
-            target = reward as f32 + net.value::<Fib>(after);
+            let v = net.value(&Game2584::new(), after);
+            net.update(&Game2584::new(), after, step * (target - v));
+            target = reward as f32 + net.value(&Game2584::new(), after);
         }
     };
     (0..games)
@@ -363,7 +374,7 @@ fn cpu_capped_training(
             let mut score = 0u64;
             while let Some((_, after, reward)) = greedy(&game, net, s) {
                 if path.len() == cap {
-                    learn(&path, reward as f32 + net.value::<Fib>(after));
+                    learn(&path, reward as f32 + net.value(&Game2584::new(), after));
                     path.clear();
                 }
                 score += reward as u64;
@@ -381,16 +392,16 @@ fn cpu_capped_training(
 /// re-implementation update for update.
 #[test]
 fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
         panic!("the wgpu executor")
     };
-    let cpu_net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let cpu_net = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
     let step = 0.1 / cpu_net.lookups() as f32;
     let cpu_scores = cpu_capped_training(&cpu_net, 4, 21, step, 16);
-    let gpu_net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let gpu_net = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
     let shape = TdShape {
         units: 1,
         max_moves: 5,
@@ -398,7 +409,8 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
         averaged: false,
         storage: WeightStorage::F32,
     };
-    let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
+    let mut device =
+        DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
     let games = device.play_batch(0, 4, 21, step).unwrap();
     let gpu_scores: Vec<u64> = games.iter().map(|g| g.score as u64).collect();
     assert_eq!(cpu_scores, gpu_scores);
@@ -426,7 +438,7 @@ fn cpu_averaged_game(
     use cubesearch::rng::XorShift32;
     use cubesearch::StochasticGame;
     let game = Sliding::<Fib>::new();
-    let fresh = || NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let fresh = || NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
     let (pending, hits, mut reads) = (fresh(), fresh(), fresh());
     for t in 0..net.shapes().len() {
         reads.set_table(t, net.table(t).into_iter().map(read));
@@ -443,10 +455,10 @@ fn cpu_averaged_game(
     let lookups = net.lookups() as f32;
     let mut target = 0.0f32;
     for &(after, reward) in path.iter().rev() {
-        let v = reads.value::<Fib>(after);
+        let v = reads.value(&Game2584::new(), after);
         let delta = step * (target - v);
-        pending.update::<Fib>(after, delta);
-        hits.update::<Fib>(after, 1.0);
+        pending.update(&Game2584::new(), after, delta);
+        hits.update(&Game2584::new(), after, 1.0);
         target = reward as f32 + v + lookups * delta;
     }
     for t in 0..net.shapes().len() {
@@ -469,17 +481,17 @@ fn cpu_averaged_game(
 /// near-tie then flips a move; the learning test below covers many windows.)
 #[test]
 fn averaged_updates_equal_the_cpu_re_implementation() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
         panic!("the wgpu executor")
     };
     for seed in [33, 34] {
-        let mut cpu_net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+        let mut cpu_net = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
         let step = 0.1 / cpu_net.lookups() as f32;
         let cpu_scores = vec![cpu_averaged_game(&mut cpu_net, 0, seed, step, |w| w)];
-        let gpu_net = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+        let gpu_net = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
         // 400 moves in one launch: a zero-weight game is far shorter, and stays inside
         // lavapipe's loop budget.
         let shape = TdShape {
@@ -489,7 +501,8 @@ fn averaged_updates_equal_the_cpu_re_implementation() {
             averaged: true,
             storage: WeightStorage::F32,
         };
-        let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
+        let mut device =
+            DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
         let games = device.play_batch(0, 1, seed, step).unwrap();
         assert!(games[0].moves < 400, "{games:?}");
         assert_eq!(cpu_scores, vec![games[0].score as u64]);
@@ -527,14 +540,14 @@ fn worst_gap(want: &NTupleNetwork, got: &[Vec<f32>]) -> f32 {
 /// that the first launch's apply kernel rewrote — and must not equal the one reading f32.
 #[test]
 fn f16_storage_reads_the_weights_rounded_to_f16() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::rng::XorShift32;
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
         panic!("the wgpu executor")
     };
-    let mut start = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let mut start = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
     let mut rng = XorShift32::for_worker(77, 0);
     for t in 0..start.shapes().len() {
         let n = start.table(t).len();
@@ -561,9 +574,10 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
         averaged: true,
         storage: WeightStorage::F16,
     };
-    let mut device = DeviceTd::<_, Fib>::new(gpu.client(), &td_net(&start), shape).unwrap();
+    let mut device =
+        DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&start), shape).unwrap();
     let copy = |net: &NTupleNetwork| {
-        let mut c = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+        let mut c = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
         for t in 0..net.shapes().len() {
             c.set_table(t, net.table(t).into_iter());
         }
@@ -605,13 +619,13 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
 /// are f32 only.
 #[test]
 fn f16_storage_needs_averaged_updates() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::{Error, Executor};
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
         panic!("the wgpu executor")
     };
-    let net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let shape = TdShape {
         units: 16,
         max_moves: 32,
@@ -619,7 +633,7 @@ fn f16_storage_needs_averaged_updates() {
         averaged: false,
         storage: WeightStorage::F16,
     };
-    let made = DeviceTd::<_, Pow2>::new(gpu.client(), &td_net(&net), shape);
+    let made = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape);
     assert!(
         matches!(&made, Err(Error::Unsupported(why)) if why.contains("averaged")),
         "{:?}",
@@ -627,7 +641,7 @@ fn f16_storage_needs_averaged_updates() {
     );
     let cpu = executor(Backend::Cpu).unwrap();
     assert!(cpu
-        .td_engine_on_gpus::<Pow2>(1, None, WeightStorage::F16)
+        .td_engine_on_gpus::<Game2048>(1, None, WeightStorage::F16)
         .is_err());
     assert_eq!("f16".parse::<WeightStorage>().unwrap(), WeightStorage::F16);
     assert_eq!("F32".parse::<WeightStorage>().unwrap(), WeightStorage::F32);
@@ -638,7 +652,7 @@ fn f16_storage_needs_averaged_updates() {
 /// make V infinite and the learned weights NaN); one inside it is rounded to nearest.
 #[test]
 fn the_f16_copy_saturates_instead_of_overflowing() {
-    use cubesearch::kernels::fib::td_storage::to_f16;
+    use cubesearch::kernels::td::storage::to_f16;
     assert_eq!(to_f16(1.0e6).to_f32(), 65504.0);
     assert_eq!(to_f16(-1.0e6).to_f32(), -65504.0);
     assert_eq!(to_f16(1024.4).to_f32(), 1024.0);
@@ -652,19 +666,19 @@ fn averaged_training_with_many_units_learns(
     #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
     #[values(WeightStorage::F32, WeightStorage::F16)] storage: WeightStorage,
 ) {
-    use cubesearch::kernels::fib::td::AVERAGED_FROM_UNITS;
+    use cubesearch::kernels::td::AVERAGED_FROM_UNITS;
     let Some(exec) = executor(backend) else {
         return;
     };
     let game = Sliding::<Pow2>::new();
-    let mut net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let mut net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let untrained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
     let mut engine = exec
-        .td_engine_on_gpus::<Pow2>(1, Some(AVERAGED_FROM_UNITS), storage)
+        .td_engine_on_gpus::<Game2048>(1, Some(AVERAGED_FROM_UNITS), storage)
         .unwrap();
     let step = 0.1 / net.lookups() as f32;
     engine
-        .play(&net, 0, 4096, 7, step, &mut |_| Ok(()))
+        .play(&Game2048::new(), &net, 0, 4096, 7, step, &mut |_| Ok(()))
         .unwrap();
     engine.sync(&mut net).unwrap();
     let trained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
@@ -680,13 +694,13 @@ fn averaged_training_with_many_units_learns(
 /// batch, and both carry on normally once the deadline is lifted.
 #[test]
 fn a_deadline_stops_gpu_training_between_launches() {
-    use cubesearch::kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
         panic!("the wgpu executor")
     };
-    let mut net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let mut net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let step = 0.1 / net.lookups() as f32;
     let shape = TdShape {
         units: 16,
@@ -695,18 +709,18 @@ fn a_deadline_stops_gpu_training_between_launches() {
         averaged: false,
         storage: WeightStorage::F32,
     };
-    let mut device = DeviceTd::<_, Pow2>::new(gpu.client(), &td_net(&net), shape).unwrap();
+    let mut device = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     let now = Some(std::time::Instant::now());
     let cut = device.play_batch_until(0, 64, 3, step, now).unwrap();
     assert!(cut.len() < 64 && cut.iter().all(|g| g.moves > 0), "{cut:?}");
     let whole = device.play_batch(64, 64, 3, step).unwrap();
     assert_eq!(whole.len(), 64);
 
-    let mut engine = gpu.td_engine::<Pow2>(Some(64));
+    let mut engine = gpu.td_engine::<Game2048>(Some(64));
     engine.set_deadline(now);
     let mut finished = 0u64;
     engine
-        .play(&net, 0, 100_000, 3, step, &mut |_| {
+        .play(&Game2048::new(), &net, 0, 100_000, 3, step, &mut |_| {
             finished += 1;
             Ok(())
         })
@@ -714,7 +728,7 @@ fn a_deadline_stops_gpu_training_between_launches() {
     assert_eq!(finished, 0);
     engine.set_deadline(None);
     engine
-        .play(&net, 0, 64, 3, step, &mut |_| {
+        .play(&Game2048::new(), &net, 0, 64, 3, step, &mut |_| {
             finished += 1;
             Ok(())
         })

@@ -4,6 +4,10 @@
 //!   (`nim`, ...), and [`GpuGame`] ties a host game to its twin.
 //! * Every search kernel is generic over `DeviceGame` and sits next to the host function that
 //!   launches it: [`playout`], [`perft`].
+//! * [`DeviceStochasticGame`] is the twin of the host `StochasticGame` (2584 and 2048:
+//!   [`fib`]), and [`GpuStochasticGame`] ties the two; the expectimax ([`expectimax`]) and TD(0)
+//!   ([`td`]) kernels are generic over it, valuing states with the n-tuple lookups of
+//!   [`ntuple`]; [`rules`] lays the rules bare for parity tests.
 //!
 //! This crate enables no cubecl runtime: launchers are generic over `R: Runtime`, and the crates
 //! that pick a runtime (`cubesearch-search`, the CLI) forward the `wgpu`/`cuda` features.
@@ -15,10 +19,15 @@ pub mod expectimax;
 pub mod fib;
 pub mod launch;
 pub mod nim;
+pub mod ntuple;
 pub mod perft;
 pub mod playout;
 pub mod reversi;
 pub mod rng;
+pub mod rules;
 pub mod scores;
+pub mod stochastic;
+pub mod td;
 
 pub use device_game::{DeviceGame, GpuGame};
+pub use stochastic::{DeviceStochasticGame, GpuStochasticGame};

@@ -14,12 +14,14 @@ use crate::targets::{wanted_targets, Target};
 use crate::{BenchArgs, Common, Report};
 use cubesearch_core::backend::{resolve, Backend};
 use cubesearch_core::{Error, ExpectimaxEval, Result};
+use cubesearch_games::fib::seed_shapes;
 use cubesearch_games::fib::{BoardOf, Sliding};
 use cubesearch_games::{Fib, Pow2};
 use cubesearch_kernels::fib::GpuTiles;
-use cubesearch_learn::{seed_shapes, NTupleNetwork};
+use cubesearch_learn::NTupleNetwork;
 use cubesearch_search::boards::{self, BoardClass};
-use cubesearch_search::expectimax_gpu::{ExpectimaxExecutor, ExpectimaxMethod};
+use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
+use cubesearch_search::{CpuExecutor, Executor};
 use serde::Serialize;
 use serde_json::json;
 use std::path::Path;
@@ -43,10 +45,10 @@ pub fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
 }
 
 /// One column of the table.
-struct Column<T: GpuTiles> {
+struct Column {
     label: String,
     device: String,
-    exec: ExpectimaxExecutor<T>,
+    exec: Executor,
 }
 
 /// One measured cell.
@@ -63,7 +65,7 @@ struct Cell {
     roots_per_sec: Option<f64>,
 }
 
-fn columns<T: GpuTiles>(backend: Backend, only: &[String]) -> Result<Vec<Column<T>>> {
+fn columns(backend: Backend, only: &[String]) -> Result<Vec<Column>> {
     let (wanted, explicit) = wanted_targets(backend, only)?;
     let mut out = Vec::new();
     for target in wanted {
@@ -76,7 +78,7 @@ fn columns<T: GpuTiles>(backend: Backend, only: &[String]) -> Result<Vec<Column<
                     format!("cpu-{threads} tree")
                 },
                 device: format!("CPU, {threads} threads"),
-                exec: ExpectimaxExecutor::cpu(threads, false)?,
+                exec: Executor::Cpu(CpuExecutor::new(threads)?),
             }),
             Target::Gpu(backend) => {
                 let resolved = match resolve(backend) {
@@ -88,12 +90,14 @@ fn columns<T: GpuTiles>(backend: Backend, only: &[String]) -> Result<Vec<Column<
                     }
                 };
                 for method in ExpectimaxMethod::ALL {
-                    let exec = ExpectimaxExecutor::on(&resolved, method, false)?;
+                    let mut exec = Executor::on(&resolved)?;
+                    exec.set_expectimax_method(method);
                     // Where the device folds with plane ops, a column folds in shared memory
                     // only, to show what the plane ops bring.
-                    if exec.plane_ops() == Some(true) {
-                        let mut shared = ExpectimaxExecutor::on(&resolved, method, false)?;
-                        shared.set_plane_ops(false);
+                    if exec.expectimax_plane_ops() == Some(true) {
+                        let mut shared = Executor::on(&resolved)?;
+                        shared.set_expectimax_method(method);
+                        shared.set_expectimax_plane_ops(false);
                         out.push(Column {
                             label: format!("{} {} shared", backend.name(), method.name()),
                             device: resolved.device_name(),
@@ -135,15 +139,15 @@ fn suite<T: GpuTiles>(common: &Common, args: &BenchArgs, committed: &str) -> Res
     let all = boards::parse(&game, &text)?;
     let (net, weights) = match &args.weights {
         Some(path) => (
-            NTupleNetwork::load::<T>(Path::new(path), None)?.0,
+            NTupleNetwork::load::<Sliding<T>>(Path::new(path), None)?.0,
             path.clone(),
         ),
         None => (
-            NTupleNetwork::for_game::<T>(&seed_shapes())?,
+            NTupleNetwork::for_game::<Sliding<T>>(&seed_shapes())?,
             "all-zero network (seed shapes)".to_string(),
         ),
     };
-    let mut columns = columns::<T>(common.backend, &args.only)?;
+    let mut columns = columns(common.backend, &args.only)?;
     let per_class: Vec<(BoardClass, Vec<BoardOf<T>>)> = BoardClass::ALL
         .iter()
         .map(|&c| {

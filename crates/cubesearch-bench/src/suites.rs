@@ -14,7 +14,7 @@ use cubesearch_core::{Error, Playouts, Result};
 use cubesearch_games::checkers::{Checkers, Rules};
 use cubesearch_games::nim::{Nim, NimState};
 use cubesearch_games::reversi::Reversi;
-use cubesearch_kernels::fib::td::WeightStorage;
+use cubesearch_kernels::td::WeightStorage;
 use cubesearch_kernels::GpuGame;
 use cubesearch_search::mcts::{Budget, Mcts, MctsConfig};
 use cubesearch_search::perft::perft_split;
@@ -174,20 +174,28 @@ fn td_games_at(level: u32) -> u64 {
 /// (and learned from). A fresh engine each run, so GPU figures include the weight upload and
 /// the read-back at the end.
 fn td_train(exec: &mut Executor, level: u32, seed: u32, args: &BenchArgs) -> Result<u64> {
-    use cubesearch_games::fib::Fib;
-    use cubesearch_learn::{seed_shapes, NTupleNetwork};
+    use cubesearch_games::fib::{seed_shapes, Game2584};
+    use cubesearch_learn::NTupleNetwork;
     let mut net = match &args.weights {
-        Some(path) => NTupleNetwork::load::<Fib>(std::path::Path::new(path), None)?.0,
-        None => NTupleNetwork::for_game::<Fib>(&seed_shapes())?,
+        Some(path) => NTupleNetwork::load::<Game2584>(std::path::Path::new(path), None)?.0,
+        None => NTupleNetwork::for_game::<Game2584>(&seed_shapes())?,
     };
     let step = 0.1 / net.lookups() as f32;
     let storage = args.storage.first().copied().unwrap_or_default();
-    let mut engine = exec.td_engine_on_gpus::<Fib>(1, args.units, storage)?;
+    let mut engine = exec.td_engine_on_gpus::<Game2584>(1, args.units, storage)?;
     let mut moves = 0u64;
-    engine.play(&net, 0, td_games_at(level), seed, step, &mut |e| {
-        moves += e.moves as u64;
-        Ok(())
-    })?;
+    engine.play(
+        &Game2584::new(),
+        &net,
+        0,
+        td_games_at(level),
+        seed,
+        step,
+        &mut |e| {
+            moves += e.moves as u64;
+            Ok(())
+        },
+    )?;
     engine.sync(&mut net)?;
     if let Some(share) = engine.occupancy() {
         eprintln!(
@@ -252,10 +260,10 @@ fn td_histories() -> &'static Histories {
 /// trainer's update), games split over the threads; a GPU runs the seed's per-step kernel
 /// (one unit per time step, all at once) and reads the weights back. Units: updates.
 fn td_update(exec: &mut Executor, _level: u32, _seed: u32, _: &BenchArgs) -> Result<u64> {
-    use cubesearch_games::fib::Fib;
-    use cubesearch_learn::{seed_shapes, NTupleNetwork};
+    use cubesearch_games::fib::{seed_shapes, Game2584};
+    use cubesearch_learn::NTupleNetwork;
     let (histories, words) = td_histories();
-    let net = NTupleNetwork::for_game::<Fib>(&seed_shapes())?;
+    let net = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?;
     let step = 0.1 / net.lookups() as f32;
     match exec {
         Executor::Cpu(cpu) => {
@@ -266,7 +274,7 @@ fn td_update(exec: &mut Executor, _level: u32, _seed: u32, _: &BenchArgs) -> Res
                     let net = &net;
                     scope.spawn(move || {
                         for path in chunk {
-                            cubesearch_learn::td::learn::<Fib>(net, path, step);
+                            cubesearch_learn::td::learn(&Game2584::new(), net, path, step);
                         }
                     });
                 }
@@ -287,7 +295,7 @@ fn gpu_steps<R: cubecl::Runtime>(
     words: &[u32],
     step: f32,
 ) -> Result<()> {
-    use cubesearch_kernels::fib::td::{DeviceTd, TdShape};
+    use cubesearch_kernels::td::{DeviceTd, TdShape};
     let shape = TdShape {
         units: 1,
         max_moves: 1,
@@ -295,7 +303,7 @@ fn gpu_steps<R: cubecl::Runtime>(
         averaged: false,
         storage: WeightStorage::F32,
     };
-    let mut device = DeviceTd::<R, cubesearch_games::fib::Fib>::new(
+    let mut device = DeviceTd::<R, cubesearch_games::fib::Game2584>::new(
         client,
         &cubesearch_search::td::td_net(net),
         shape,

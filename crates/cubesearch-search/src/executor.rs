@@ -34,6 +34,20 @@ macro_rules! dispatch {
 }
 pub(crate) use dispatch;
 
+/// Applies one expression to the GPU executor inside; on the CPU, gives `cpu`.
+macro_rules! dispatch_gpu {
+    ($self:expr, $e:ident => $body:expr, cpu => $cpu:expr) => {
+        match $self {
+            Executor::Cpu(_) => $cpu,
+            #[cfg(feature = "wgpu")]
+            Executor::Wgpu($e) => $body,
+            #[cfg(feature = "cuda")]
+            Executor::Cuda($e) => $body,
+        }
+    };
+}
+pub(crate) use dispatch_gpu;
+
 impl Executor {
     /// Resolves `backend` and starts its executor.
     pub fn new(backend: Backend) -> Result<(Self, ResolvedBackend)> {
@@ -58,13 +72,7 @@ impl Executor {
 
     /// The device's limits (`None` on the CPU).
     pub fn limits(&self) -> Option<&cubesearch_core::backend::DeviceLimits> {
-        match self {
-            Executor::Cpu(_) => None,
-            #[cfg(feature = "wgpu")]
-            Executor::Wgpu(e) => Some(e.limits()),
-            #[cfg(feature = "cuda")]
-            Executor::Cuda(e) => Some(e.limits()),
-        }
+        dispatch_gpu!(self, e => Some(e.limits()), cpu => None)
     }
 
     /// Whether the work runs on the CPU.
@@ -109,7 +117,13 @@ impl<G: GpuGame> RootSearcher<G> for Executor {
         depth: u32,
         shape: RootShape,
     ) -> Result<RootSearch> {
-        dispatch!(self, e => e.root_search(game, root, depth, shape))
+        dispatch_gpu!(
+            self,
+            e => e.root_search(game, root, depth, shape),
+            cpu => Err(cubesearch_core::Error::Unsupported(
+                "strategies v1, v2 and v4 run on a GPU backend (--backend wgpu or cuda)".into(),
+            ))
+        )
     }
 }
 

@@ -17,11 +17,12 @@
 //! use cubesearch_core::StochasticGame;
 //! use cubesearch_core::rng::XorShift32;
 //! use cubesearch_games::fib::{Fib, Game2584};
-//! use cubesearch_learn::{seed_shapes, NTupleNetwork};
+//! use cubesearch_games::fib::seed_shapes;
+//! use cubesearch_learn::NTupleNetwork;
 //! use cubesearch_search::expectimax;
 //!
 //! let game = Game2584::new();
-//! let network = NTupleNetwork::for_game::<Fib>(&seed_shapes())?; // all zero: rewards only
+//! let network = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?; // all zero: rewards only
 //! let root = game.initial(&mut XorShift32::for_worker(5, 0));
 //! let one_layer = expectimax::search(&game, &network, &root, 1, false);
 //! assert!(one_layer.best.is_some()); // a fresh board always has a move

@@ -16,8 +16,11 @@ const LOOP_LIMITED_SEARCH_DEPTH: u32 = 1;
 
 /// Runs executor work on one device of runtime `R`.
 pub struct GpuExecutor<R: Runtime> {
-    client: ComputeClient<R>,
+    pub(crate) client: ComputeClient<R>,
     limits: DeviceLimits,
+    /// The device expectimax's settings, network and buffers (boxed: most executors never
+    /// search expectimax).
+    pub(crate) expectimax: Box<crate::expectimax_gpu::GpuExpectimax>,
 }
 
 impl<R: Runtime> GpuExecutor<R> {
@@ -26,7 +29,11 @@ impl<R: Runtime> GpuExecutor<R> {
     pub fn new(device: &R::Device, backend: &'static str, software: bool) -> Result<Self> {
         let client = start_client::<R>(device, backend)?;
         let limits = DeviceLimits::of(&client, software);
-        Ok(Self { client, limits })
+        Ok(Self {
+            expectimax: Box::new(crate::expectimax_gpu::GpuExpectimax::new(&client)),
+            client,
+            limits,
+        })
     }
 
     /// Whether the driver cuts long loops short, so units must be given little work each.

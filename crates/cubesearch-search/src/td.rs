@@ -1,21 +1,21 @@
 //! TD(0) training on a GPU: [`GpuTd`] plays the trainer's games with
-//! `cubesearch_kernels::fib::td` (weights on the device, f32 atomic adds) behind the same
+//! `cubesearch_kernels::td` (weights on the device, f32 atomic adds) behind the same
 //! [`TdEngine`] interface as the CPU trainer, so `cubesearch_learn::train_on` gives it the
 //! CPU trainer's progress reports, learning curve, checkpoints and resuming.
 //!
 //! ```
 //! use cubesearch_core::Backend;
-//! use cubesearch_games::fib::Fib;
-//! use cubesearch_learn::{seed_shapes, NTupleNetwork};
+//! use cubesearch_games::fib::{seed_shapes, Game2584};
+//! use cubesearch_learn::NTupleNetwork;
 //! use cubesearch_search::Executor;
 //!
 //! let (exec, _) = Executor::new(Backend::Auto)?;
-//! let mut net = NTupleNetwork::for_game::<Fib>(&seed_shapes())?;
+//! let mut net = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?;
 //! // 65,536 games at once on a GPU (64 on lavapipe), CPU threads on the CPU.
-//! let mut engine = exec.td_engine::<Fib>(None);
+//! let mut engine = exec.td_engine::<Game2584>(None);
 //! let step = 0.1 / net.lookups() as f32; // alpha 0.1 on V
 //! let mut games = 0;
-//! engine.play(&net, 0, 64, 7, step, &mut |_| {
+//! engine.play(&Game2584::new(), &net, 0, 64, 7, step, &mut |_| {
 //!     games += 1;
 //!     Ok(())
 //! })?;
@@ -28,51 +28,45 @@
 use crate::{CpuExecutor, Executor, GpuExecutor};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result, TdUpdate};
-use cubesearch_games::fib::{symmetry_cell, Sliding};
-use cubesearch_kernels::fib::td::{DeviceTd, TdNet, TdShape};
-use cubesearch_kernels::fib::GpuTiles;
-use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, TdEngine};
+use cubesearch_kernels::td::{DeviceTd, TdGame, TdNet, TdShape};
+use cubesearch_kernels::GpuStochasticGame;
+use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, TdEngine, TupleGame};
 use std::time::Instant;
 
 pub use crate::td_multi::{MultiGpuTd, MERGE_EVERY};
-pub use cubesearch_kernels::fib::td::WeightStorage;
+pub use cubesearch_kernels::td::WeightStorage;
 
-/// The device form of `net`: its tables, and its lookups in the order V sums them (shape by
-/// shape, symmetries 0..8 within a shape, as `NTupleNetwork` builds them).
+/// The device form of `net`: its bits a cell, its tables, and its lookups in the order V sums
+/// them (`NTupleNetwork::lookup_layout`).
 pub fn td_net(net: &NTupleNetwork) -> TdNet {
-    let shapes = net.shapes();
     TdNet {
-        tables: (0..shapes.len()).map(|t| net.table(t)).collect(),
-        lookups: shapes
-            .iter()
-            .enumerate()
-            .flat_map(|(t, shape)| {
-                (0..8).map(move |s| {
-                    (
-                        t,
-                        shape
-                            .iter()
-                            .map(|&c| symmetry_cell(s, c as usize) as u8)
-                            .collect(),
-                    )
-                })
-            })
-            .collect(),
+        bits: net.bits(),
+        tables: (0..net.shapes().len()).map(|t| net.table(t)).collect(),
+        lookups: net.lookup_layout(),
     }
 }
 
-/// A TD(0) engine on one GPU; the device copy of the weights is made on the first `play` and
-/// read back only by `sync` (checkpoints and the end of a run).
-pub struct GpuTd<R: Runtime, T: GpuTiles> {
+/// A finished device game as the trainer's [`Episode`].
+pub(crate) fn episode(g: TdGame) -> Episode {
+    Episode {
+        score: g.score as u64,
+        moves: g.moves,
+        progress: g.progress,
+    }
+}
+
+/// A TD(0) engine for game `G` on one GPU; the device copy of the weights is made on the first
+/// `play` and read back only by `sync` (checkpoints and the end of a run).
+pub struct GpuTd<R: Runtime, G: GpuStochasticGame> {
     client: ComputeClient<R>,
     units: Option<u32>,
     loop_budget: Option<u32>,
     storage: WeightStorage,
-    pub(crate) device: Option<DeviceTd<R, T>>,
+    pub(crate) device: Option<DeviceTd<R, G>>,
     deadline: Option<Instant>,
 }
 
-impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
+impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
     /// An engine on `client` playing `units` games at once (default per
     /// [`TdShape::for_device`]); `loop_budget` is the device's loop limit, if any.
     pub fn new(client: &ComputeClient<R>, units: Option<u32>, loop_budget: Option<u32>) -> Self {
@@ -88,7 +82,7 @@ impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
 
     /// The engine storing the weights its averaged launches read as `storage` (see
     /// [`WeightStorage`]; f16 needs averaged updates, so at least
-    /// `cubesearch_kernels::fib::td::AVERAGED_FROM_UNITS` units). The first `play` fails on a
+    /// `cubesearch_kernels::td::AVERAGED_FROM_UNITS` units). The first `play` fails on a
     /// device without f16 buffers.
     pub fn with_storage(self, storage: WeightStorage) -> Self {
         Self { storage, ..self }
@@ -98,11 +92,11 @@ impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
     pub fn shape(&self) -> Option<TdShape> {
         self.device.as_ref().map(|d| d.shape())
     }
-}
 
-impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
-    /// [`TdEngine::play`], calling `between` with the device after every launch that leaves
-    /// games to play ([`DeviceTd::play_games_pausing`]).
+    /// Plays and learns from games `first..first + games` of `net` (a network of `G`, which
+    /// the caller has checked), handing each finished game to `on_game` in order and calling
+    /// `between` with the device after every launch that leaves games to play
+    /// ([`DeviceTd::play_games_pausing`]).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn play_pausing(
         &mut self,
@@ -111,10 +105,9 @@ impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
         games: u64,
         seed: u32,
         step: f32,
-        on_game: &mut dyn FnMut(Episode) -> Result<()>,
-        between: &mut dyn FnMut(&mut DeviceTd<R, T>) -> Result<()>,
+        on_game: &mut dyn FnMut(TdGame) -> Result<()>,
+        between: &mut dyn FnMut(&mut DeviceTd<R, G>) -> Result<()>,
     ) -> Result<()> {
-        net.check_game::<T>()?;
         if first + games > u32::MAX as u64 {
             return Err(Error::Unsupported(format!(
                 "game numbers up to {}: the GPU trainer numbers games with u32",
@@ -133,19 +126,13 @@ impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
             seed,
             step,
             deadline,
-            &mut |g| {
-                on_game(Episode {
-                    score: g.score as u64,
-                    moves: g.moves,
-                    max_index: g.max_index,
-                })
-            },
+            on_game,
             between,
         )
     }
 
     /// The device engine, made from `net`'s weights on first use.
-    pub(crate) fn device(&mut self, net: &NTupleNetwork) -> Result<&mut DeviceTd<R, T>> {
+    pub(crate) fn device(&mut self, net: &NTupleNetwork) -> Result<&mut DeviceTd<R, G>> {
         if self.device.is_none() {
             if !cubesearch_core::backend::DeviceLimits::of(&self.client, false).f32_atomic_add {
                 return Err(Error::Unsupported(
@@ -156,28 +143,20 @@ impl<R: Runtime, T: GpuTiles> GpuTd<R, T> {
             }
             let shape = TdShape {
                 storage: self.storage,
-                ..TdShape::for_device(self.units, net.lookups() as u32, self.loop_budget)
+                ..TdShape::for_device(
+                    self.units,
+                    net.lookups() as u32,
+                    G::STATE_WORDS,
+                    self.loop_budget,
+                )
             };
             self.device = Some(DeviceTd::new(&self.client, &td_net(net), shape)?);
         }
         Ok(self.device.as_mut().expect("made above"))
     }
-}
 
-impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
-    fn play(
-        &mut self,
-        net: &NTupleNetwork,
-        first: u64,
-        games: u64,
-        seed: u32,
-        step: f32,
-        on_game: &mut dyn FnMut(Episode) -> Result<()>,
-    ) -> Result<()> {
-        self.play_pausing(net, first, games, seed, step, on_game, &mut |_| Ok(()))
-    }
-
-    fn sync(&mut self, net: &mut NTupleNetwork) -> Result<()> {
+    /// Copies the device's weights into `net`.
+    pub(crate) fn sync_weights(&mut self, net: &mut NTupleNetwork) -> Result<()> {
         if let Some(device) = &self.device {
             for (t, table) in device.read_tables()?.into_iter().enumerate() {
                 net.set_table(t, table.into_iter());
@@ -186,11 +165,45 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
         Ok(())
     }
 
-    fn parallelism(&self) -> usize {
+    /// Games played at once.
+    pub(crate) fn units(&self) -> usize {
         self.shape().map_or_else(
-            || TdShape::for_device(self.units, 24, self.loop_budget).units,
+            || TdShape::for_device(self.units, 24, G::STATE_WORDS, self.loop_budget).units,
             |s| s.units,
         ) as usize
+    }
+}
+
+/// The device twin is the game's type: `game` itself is not read.
+impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdEngine<G> for GpuTd<R, G> {
+    fn play(
+        &mut self,
+        _game: &G,
+        net: &NTupleNetwork,
+        first: u64,
+        games: u64,
+        seed: u32,
+        step: f32,
+        on_game: &mut dyn FnMut(Episode) -> Result<()>,
+    ) -> Result<()> {
+        net.check_game::<G>()?;
+        self.play_pausing(
+            net,
+            first,
+            games,
+            seed,
+            step,
+            &mut |g| on_game(episode(g)),
+            &mut |_| Ok(()),
+        )
+    }
+
+    fn sync(&mut self, net: &mut NTupleNetwork) -> Result<()> {
+        self.sync_weights(net)
+    }
+
+    fn parallelism(&self) -> usize {
+        self.units()
     }
 
     fn set_deadline(&mut self, deadline: Option<Instant>) {
@@ -211,52 +224,60 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for GpuTd<R, T> {
 impl<R: Runtime> GpuExecutor<R> {
     /// A TD(0) engine on this device playing `units` games at once (default per
     /// [`TdShape::for_device`]).
-    pub fn td_engine<T: GpuTiles>(&self, units: Option<u32>) -> GpuTd<R, T> {
+    pub fn td_engine<G: GpuStochasticGame>(&self, units: Option<u32>) -> GpuTd<R, G> {
         GpuTd::new(self.client(), units, self.limits().loop_iterations)
+    }
+
+    /// [`GpuExecutor::td_engine`] boxed, as [`Executor`] hands it out.
+    fn boxed_td_engine<G: GpuStochasticGame + TupleGame>(
+        &self,
+        units: Option<u32>,
+    ) -> Box<dyn TdEngine<G>> {
+        Box::new(self.td_engine::<G>(units))
+    }
+}
+
+impl CpuExecutor {
+    /// The CPU trainer on this executor's threads (`units` is for GPUs).
+    fn boxed_td_engine<G: TupleGame>(&self, _units: Option<u32>) -> Box<dyn TdEngine<G>> {
+        Box::new(CpuEngine {
+            threads: self.threads(),
+            sharing: Default::default(),
+        })
     }
 }
 
 impl Executor {
     /// A TD(0) engine on this executor: CPU threads, or the GPU with `units` games at once
     /// (default per [`TdShape::for_device`]).
-    pub fn td_engine<T: GpuTiles>(&self, units: Option<u32>) -> Box<dyn TdEngine<T>> {
-        match self {
-            Executor::Cpu(e) => Box::new(CpuEngine {
-                threads: e.threads(),
-                sharing: Default::default(),
-            }),
-            #[cfg(feature = "wgpu")]
-            Executor::Wgpu(e) => Box::new(e.td_engine::<T>(units)),
-            #[cfg(feature = "cuda")]
-            Executor::Cuda(e) => Box::new(e.td_engine::<T>(units)),
-        }
+    pub fn td_engine<G: GpuStochasticGame + TupleGame>(
+        &self,
+        units: Option<u32>,
+    ) -> Box<dyn TdEngine<G>> {
+        crate::dispatch!(self, e => e.boxed_td_engine::<G>(units))
     }
-}
 
-impl Executor {
     /// A TD(0) engine on `gpus` devices of this executor's backend ([`MultiGpuTd`]), its
     /// averaged launches reading the weights as `storage` ([`GpuTd::with_storage`]); one GPU
     /// storing f32 is [`Executor::td_engine`]. Several GPUs need CUDA and that many devices;
     /// f16 storage needs a GPU.
-    pub fn td_engine_on_gpus<T: GpuTiles>(
+    pub fn td_engine_on_gpus<G: GpuStochasticGame + TupleGame>(
         &self,
         gpus: usize,
         units: Option<u32>,
         storage: WeightStorage,
-    ) -> Result<Box<dyn TdEngine<T>>> {
+    ) -> Result<Box<dyn TdEngine<G>>> {
         if gpus <= 1 {
             if storage == WeightStorage::F32 {
-                return Ok(self.td_engine::<T>(units));
+                return Ok(self.td_engine::<G>(units));
             }
-            return match self {
-                Executor::Cpu(_) => Err(Error::Unsupported(format!(
+            return crate::dispatch_gpu!(
+                self,
+                e => Ok(Box::new(e.td_engine::<G>(units).with_storage(storage))),
+                cpu => Err(Error::Unsupported(format!(
                     "{storage} weight storage is for GPU training: the CPU trainer's weights are f32"
-                ))),
-                #[cfg(feature = "wgpu")]
-                Executor::Wgpu(e) => Ok(Box::new(e.td_engine::<T>(units).with_storage(storage))),
-                #[cfg(feature = "cuda")]
-                Executor::Cuda(e) => Ok(Box::new(e.td_engine::<T>(units).with_storage(storage))),
-            };
+                )))
+            );
         }
         match self {
             #[cfg(feature = "cuda")]
@@ -277,7 +298,7 @@ impl Executor {
                     })
                     .collect::<Result<Vec<_>>>()?;
                 Ok(Box::new(
-                    MultiGpuTd::<CudaRuntime, T>::new(&clients, units, None).with_storage(storage),
+                    MultiGpuTd::<CudaRuntime, G>::new(&clients, units, None).with_storage(storage),
                 ))
             }
             _ => Err(Error::Unsupported(format!(
@@ -288,17 +309,18 @@ impl Executor {
 }
 
 /// Plays `games` with `engine` from `value`'s weights and copies the learned weights back.
-fn train_games<T: GpuTiles>(
-    engine: &mut dyn TdEngine<T>,
+fn train_games<G: TupleGame>(
+    engine: &mut dyn TdEngine<G>,
+    game: &G,
     value: &mut NTupleNetwork,
     games: u32,
     alpha: f32,
     seed: u32,
 ) -> Result<Vec<u64>> {
-    value.check_game::<T>()?;
+    value.check_game::<G>()?;
     let step = alpha / value.lookups() as f32;
     let mut scores = Vec::with_capacity(games as usize);
-    engine.play(value, 0, games as u64, seed, step, &mut |e| {
+    engine.play(game, value, 0, games as u64, seed, step, &mut |e| {
         scores.push(e.score);
         Ok(())
     })?;
@@ -306,24 +328,24 @@ fn train_games<T: GpuTiles>(
     Ok(scores)
 }
 
-impl<R: Runtime, T: GpuTiles> TdUpdate<Sliding<T>, NTupleNetwork> for GpuExecutor<R> {
+impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdUpdate<G, NTupleNetwork> for GpuExecutor<R> {
     fn train(
         &mut self,
-        _game: &Sliding<T>,
+        game: &G,
         value: &mut NTupleNetwork,
         games: u32,
         alpha: f32,
         seed: u32,
     ) -> Result<Vec<u64>> {
-        let mut engine = self.td_engine::<T>(None);
-        train_games(&mut engine, value, games, alpha, seed)
+        let mut engine = self.td_engine::<G>(None);
+        train_games(&mut engine, game, value, games, alpha, seed)
     }
 }
 
-impl<T: GpuTiles> TdUpdate<Sliding<T>, NTupleNetwork> for CpuExecutor {
+impl<G: TupleGame> TdUpdate<G, NTupleNetwork> for CpuExecutor {
     fn train(
         &mut self,
-        game: &Sliding<T>,
+        game: &G,
         value: &mut NTupleNetwork,
         games: u32,
         alpha: f32,
@@ -336,10 +358,10 @@ impl<T: GpuTiles> TdUpdate<Sliding<T>, NTupleNetwork> for CpuExecutor {
     }
 }
 
-impl<T: GpuTiles> TdUpdate<Sliding<T>, NTupleNetwork> for Executor {
+impl<G: GpuStochasticGame + TupleGame> TdUpdate<G, NTupleNetwork> for Executor {
     fn train(
         &mut self,
-        game: &Sliding<T>,
+        game: &G,
         value: &mut NTupleNetwork,
         games: u32,
         alpha: f32,

@@ -8,12 +8,12 @@
 //! leaves its changes for the next meeting. Games come back as they finish: each agent's in
 //! order, the agents' interleaved.
 
-use crate::td::GpuTd;
+use crate::td::{episode, GpuTd};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result};
-use cubesearch_kernels::fib::td::{DeviceTd, WeightStorage};
-use cubesearch_kernels::fib::GpuTiles;
-use cubesearch_learn::{Episode, NTupleNetwork, TdEngine};
+use cubesearch_kernels::td::{DeviceTd, TdGame, WeightStorage};
+use cubesearch_kernels::GpuStochasticGame;
+use cubesearch_learn::{Episode, NTupleNetwork, TdEngine, TupleGame};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -21,14 +21,14 @@ use std::time::{Duration, Instant};
 /// meeting moves the weights (12.6 MB for the default 2584 network) to the host and back.
 pub const MERGE_EVERY: Duration = Duration::from_secs(2);
 
-/// TD(0) on several GPUs (see the module docs).
-pub struct MultiGpuTd<R: Runtime, T: GpuTiles> {
-    agents: Vec<GpuTd<R, T>>,
+/// TD(0) of game `G` on several GPUs (see the module docs).
+pub struct MultiGpuTd<R: Runtime, G: GpuStochasticGame> {
+    agents: Vec<GpuTd<R, G>>,
     merge_every: Option<Duration>,
     meetings: u64,
 }
 
-impl<R: Runtime, T: GpuTiles> MultiGpuTd<R, T> {
+impl<R: Runtime, G: GpuStochasticGame> MultiGpuTd<R, G> {
     /// One agent per client (a client per device; tests may pass one device twice), meeting
     /// every [`MERGE_EVERY`].
     pub fn new(clients: &[ComputeClient<R>], units: Option<u32>, loop_budget: Option<u32>) -> Self {
@@ -136,9 +136,9 @@ impl Meeting {
 
     /// An agent's call between launches: it joins a meeting that is called, or calls one when
     /// `due`; at a meeting it hands in its changes, waits for the others and takes the sum.
-    fn attend<R: Runtime, T: GpuTiles>(
+    fn attend<R: Runtime, G: GpuStochasticGame>(
         &self,
-        device: &mut DeviceTd<R, T>,
+        device: &mut DeviceTd<R, G>,
         due: bool,
     ) -> Result<bool> {
         {
@@ -167,7 +167,10 @@ impl Meeting {
 
     /// An agent whose stream ended (or failed) hands in its changes, if it can still read
     /// them, and stops counting toward meetings, so the others never wait for it.
-    fn leave<R: Runtime, T: GpuTiles>(&self, device: Option<&DeviceTd<R, T>>) -> Result<()> {
+    fn leave<R: Runtime, G: GpuStochasticGame>(
+        &self,
+        device: Option<&DeviceTd<R, G>>,
+    ) -> Result<()> {
         let mine = device.map(|d| d.read_tables()).transpose();
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if let Ok(Some(mine)) = &mine {
@@ -181,15 +184,17 @@ impl Meeting {
     }
 }
 
-impl<R: Runtime, T: GpuTiles> TdEngine<T> for MultiGpuTd<R, T> {
-    fn play(
+impl<R: Runtime, G: GpuStochasticGame> MultiGpuTd<R, G> {
+    /// Plays games `first..first + games` of `net` (a network of `G`, checked by the caller)
+    /// on every agent, handing each finished game to `on_game` (see the module docs).
+    fn play_games(
         &mut self,
         net: &NTupleNetwork,
         first: u64,
         games: u64,
         seed: u32,
         step: f32,
-        on_game: &mut dyn FnMut(Episode) -> Result<()>,
+        on_game: &mut dyn FnMut(TdGame) -> Result<()>,
     ) -> Result<()> {
         let k = self.agents.len() as u64;
         if k == 0 {
@@ -200,7 +205,7 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for MultiGpuTd<R, T> {
         let meeting = Meeting::new(start, self.agents.len());
         let slice = games.div_ceil(k);
         let merge_every = self.merge_every;
-        let (sender, received) = mpsc::channel::<Episode>();
+        let (sender, received) = mpsc::channel::<TdGame>();
         let results: Vec<Result<()>> = std::thread::scope(|scope| {
             let handles: Vec<_> = self
                 .agents
@@ -271,6 +276,22 @@ impl<R: Runtime, T: GpuTiles> TdEngine<T> for MultiGpuTd<R, T> {
             agent.device(net)?.write_tables(&merged)?;
         }
         Ok(())
+    }
+}
+
+impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdEngine<G> for MultiGpuTd<R, G> {
+    fn play(
+        &mut self,
+        _game: &G,
+        net: &NTupleNetwork,
+        first: u64,
+        games: u64,
+        seed: u32,
+        step: f32,
+        on_game: &mut dyn FnMut(Episode) -> Result<()>,
+    ) -> Result<()> {
+        net.check_game::<G>()?;
+        self.play_games(net, first, games, seed, step, &mut |g| on_game(episode(g)))
     }
 
     fn sync(&mut self, net: &mut NTupleNetwork) -> Result<()> {

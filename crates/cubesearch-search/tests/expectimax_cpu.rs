@@ -3,16 +3,17 @@
 
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{StochasticGame, TdUpdate};
+use cubesearch_games::fib::seed_shapes;
 use cubesearch_games::fib::{BoardOf, Dir, Sliding, TileRule};
-use cubesearch_games::{Fib, Pow2};
+use cubesearch_games::{Fib, Game2048, Game2584, Pow2};
 use cubesearch_learn::td::greedy;
-use cubesearch_learn::{seed_shapes, CpuTd, NTupleNetwork};
+use cubesearch_learn::{CpuTd, NTupleNetwork};
 use cubesearch_search::expectimax::{play_games, search, search_many, ExpectimaxOptions};
 use cubesearch_search::CpuExecutor;
 
 /// A network trained for a few hundred games: small, but with weights of every sign.
 fn trained<R: TileRule>(games: u32) -> NTupleNetwork {
-    let mut net = NTupleNetwork::for_game::<R>(&seed_shapes()).unwrap();
+    let mut net = NTupleNetwork::for_game::<Sliding<R>>(&seed_shapes()).unwrap();
     CpuTd { threads: 1 }
         .train(&Sliding::<R>::new(), &mut net, games, 0.1, 11)
         .unwrap();
@@ -59,7 +60,7 @@ fn zero_layers_is_the_greedy_afterstate_choice() {
             Some((dir, after, reward)) => {
                 let want = Dir::ALL.iter().position(|&d| d == dir).unwrap() as u32;
                 assert_eq!(r.best, Some(want), "{b:?}");
-                assert_eq!(r.value, reward as f32 + net.value::<Fib>(after));
+                assert_eq!(r.value, reward as f32 + net.value(&Game2584::new(), after));
             }
         }
     }
@@ -73,7 +74,7 @@ fn zero_layers_is_the_greedy_afterstate_choice() {
 #[test]
 fn a_hand_worked_2584_board() {
     let game = Sliding::<Fib>::new();
-    let zero = NTupleNetwork::for_game::<Fib>(&seed_shapes()).unwrap();
+    let zero = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
     let b = parse::<Fib>("1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0");
     let r = search(&game, &zero, &b, 1, false);
     let close = |a: Option<f32>, b: f32| (a.unwrap() - b).abs() < 1e-5;
@@ -93,7 +94,7 @@ fn a_hand_worked_2584_board() {
 #[test]
 fn a_hand_worked_2048_board() {
     let game = Sliding::<Pow2>::new();
-    let zero = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let zero = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let b = parse::<Pow2>("2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0");
     let r = search(&game, &zero, &b, 1, false);
     let got: Vec<f32> = r.actions.iter().map(|v| v.unwrap_or(-1.0)).collect();
@@ -112,7 +113,7 @@ fn one_layer_reference<R: TileRule>(net: &NTupleNetwork, b: BoardOf<R>) -> Vec<O
             .iter()
             .filter_map(|&d| {
                 let (after, reward) = game.slide(s, d);
-                (after != s).then(|| reward as f64 + net.value::<R>(after) as f64)
+                (after != s).then(|| reward as f64 + net.value(&game, after) as f64)
             })
             .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
             .unwrap_or(0.0)

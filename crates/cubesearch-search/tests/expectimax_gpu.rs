@@ -5,21 +5,24 @@
 
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Backend, ExpectimaxEval, RootValue, StochasticGame, TdUpdate};
+use cubesearch_games::fib::seed_shapes;
 use cubesearch_games::fib::{BoardOf, Sliding};
-use cubesearch_games::{Fib, Pow2};
+use cubesearch_games::{Fib, Game2048, Game2584, Pow2};
 use cubesearch_kernels::expectimax::launch::words_per_root;
+use cubesearch_kernels::expectimax::TreeShape;
 use cubesearch_kernels::fib::GpuTiles;
-use cubesearch_learn::{seed_shapes, CpuTd, NTupleNetwork};
+use cubesearch_learn::{CpuTd, NTupleNetwork};
 use cubesearch_search::boards;
 use cubesearch_search::expectimax::search;
-use cubesearch_search::expectimax_gpu::{ExpectimaxExecutor, ExpectimaxMethod, GpuExpectimax};
+use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
+use cubesearch_search::{Executor, GpuExecutor};
 
 fn trained<R: GpuTiles>(games: u32) -> NTupleNetwork {
     trained_shapes::<R>(&seed_shapes(), games)
 }
 
 fn trained_shapes<R: GpuTiles>(shapes: &[Vec<u8>], games: u32) -> NTupleNetwork {
-    let mut net = NTupleNetwork::for_game::<R>(shapes).unwrap();
+    let mut net = NTupleNetwork::for_game::<Sliding<R>>(shapes).unwrap();
     CpuTd { threads: 1 }
         .train(&Sliding::<R>::new(), &mut net, games, 0.1, 11)
         .unwrap();
@@ -84,11 +87,14 @@ fn assert_close(what: &str, cpu: &[RootValue], gpu: &[RootValue]) {
     }
 }
 
-/// A GPU searcher on `backend`; `None` when that is CUDA and CUDA is not built in (built in, it
-/// must start).
-fn gpu_searcher<R: GpuTiles>(backend: Backend) -> Option<ExpectimaxExecutor<R>> {
-    match ExpectimaxExecutor::<R>::new(backend, ExpectimaxMethod::Naive, false) {
-        Ok((exec, _)) => Some(exec),
+/// A GPU searcher on `backend` (naive generation); `None` when that is CUDA and CUDA is not
+/// built in (built in, it must start).
+fn gpu_searcher(backend: Backend) -> Option<Executor> {
+    match Executor::new(backend) {
+        Ok((mut exec, _)) => {
+            exec.set_expectimax_method(ExpectimaxMethod::Naive);
+            Some(exec)
+        }
         Err(e) if backend == Backend::Cuda && !cfg!(feature = "cuda") => {
             eprintln!("cuda: {e}");
             None
@@ -98,22 +104,22 @@ fn gpu_searcher<R: GpuTiles>(backend: Backend) -> Option<ExpectimaxExecutor<R>> 
 }
 
 fn compare<R: GpuTiles>(backend: Backend, text: &str, dead: &str, max_layers: u32) {
-    let Some(mut exec) = gpu_searcher::<R>(backend) else {
+    let Some(mut exec) = gpu_searcher(backend) else {
         return;
     };
     assert!(!exec.is_cpu());
     // Both folds where the device has 32-unit planes (CUDA must); elsewhere asking for plane
     // ops is refused.
-    let planes = exec.plane_ops().expect("a GPU searcher");
+    let planes = exec.expectimax_plane_ops().expect("a GPU searcher");
     if backend == Backend::Cuda {
         assert!(planes, "CUDA warps are 32-unit planes");
     }
     let folds: &[bool] = if planes { &[false, true] } else { &[false] };
     if !planes {
-        exec.set_plane_ops(true);
+        exec.set_expectimax_plane_ops(true);
         let refused = exec.evaluate(&Sliding::<R>::new(), &trained::<R>(1), &[], 1);
         assert!(refused.is_err(), "plane ops without 32-unit planes");
-        exec.set_plane_ops(false);
+        exec.set_expectimax_plane_ops(false);
     }
     let game = Sliding::<R>::new();
     let net = trained::<R>(300);
@@ -133,9 +139,9 @@ fn compare<R: GpuTiles>(backend: Backend, text: &str, dead: &str, max_layers: u3
             .collect();
         assert_eq!(cpu.last().unwrap().best, None, "the dead board");
         for method in ExpectimaxMethod::ALL {
-            exec.set_method(method);
+            exec.set_expectimax_method(method);
             for &planes in folds {
-                exec.set_plane_ops(planes);
+                exec.set_expectimax_plane_ops(planes);
                 let gpu = exec.evaluate(&game, &net, roots, layers).unwrap();
                 assert_close(
                     &format!(
@@ -192,9 +198,8 @@ fn cuda_expectimax_equals_the_cpu_up_to_three_layers() {
 
 #[test]
 fn a_network_for_the_other_game_is_refused() {
-    let (mut exec, _) =
-        ExpectimaxExecutor::<Fib>::new(Backend::Wgpu, ExpectimaxMethod::Multilevel, false).unwrap();
-    let net = NTupleNetwork::for_game::<Pow2>(&seed_shapes()).unwrap();
+    let (mut exec, _) = Executor::new(Backend::Wgpu).unwrap();
+    let net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let game = Sliding::<Fib>::new();
     let root = game
         .parse_position("1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0")
@@ -227,26 +232,26 @@ fn one_layer_2584(net: &NTupleNetwork, random: usize) -> (Vec<BoardOf<Fib>>, Vec
 #[test]
 fn wgpu_chunks_and_large_batches_equal_the_cpu() {
     let resolved = cubesearch_core::backend::resolve(Backend::Wgpu).unwrap();
-    let cubesearch_core::ResolvedBackend::Wgpu { device, .. } = resolved else {
+    let cubesearch_core::ResolvedBackend::Wgpu { device, .. } = &resolved else {
         panic!("wgpu resolved to {resolved}");
     };
-    let mut gpu = GpuExpectimax::<cubecl::wgpu::WgpuRuntime, Fib>::new(
-        &device,
-        "wgpu",
-        ExpectimaxMethod::Naive,
-    )
-    .unwrap();
+    let mut gpu =
+        GpuExecutor::<cubecl::wgpu::WgpuRuntime>::new(device, "wgpu", resolved.is_software())
+            .unwrap();
     let game = Sliding::<Fib>::new();
     let net = trained::<Fib>(100);
     let (roots, cpu) = one_layer_2584(&net, 8);
     for method in ExpectimaxMethod::ALL {
-        gpu.set_method(method);
-        gpu.set_chunk_entries(3 * words_per_root(method, 1, <Fib as GpuTiles>::WORDS));
+        gpu.set_expectimax_method(method);
+        let tree = TreeShape::of::<Sliding<Fib>>();
+        gpu.set_expectimax_chunk_entries(
+            3 * words_per_root(method, tree, 1, <Fib as GpuTiles>::WORDS),
+        );
         let got = gpu.evaluate(&game, &net, &roots, 1).unwrap();
         assert_close(&format!("chunks of 3, {}", method.name()), &cpu, &got);
     }
-    gpu.set_chunk_entries(usize::MAX);
-    gpu.set_method(ExpectimaxMethod::Multilevel);
+    gpu.set_expectimax_chunk_entries(usize::MAX);
+    gpu.set_expectimax_method(ExpectimaxMethod::Multilevel);
     let many: Vec<_> = roots.iter().cycle().take(17_000).copied().collect();
     let got = gpu.evaluate(&game, &net, &many, 1).unwrap();
     let want: Vec<RootValue> = cpu.iter().cycle().take(17_000).cloned().collect();
@@ -256,13 +261,12 @@ fn wgpu_chunks_and_large_batches_equal_the_cpu() {
 /// Shapes of different lengths (each lookup's cells are compiled into the kernels as they are).
 #[test]
 fn wgpu_mixed_tuple_lengths_equal_the_cpu() {
-    let (mut exec, _) =
-        ExpectimaxExecutor::<Fib>::new(Backend::Wgpu, ExpectimaxMethod::Naive, false).unwrap();
+    let mut exec = gpu_searcher(Backend::Wgpu).unwrap();
     let game = Sliding::<Fib>::new();
     let net = trained_shapes::<Fib>(&[vec![0, 1, 2, 3], vec![4, 5, 6], vec![8, 12]], 200);
     let (roots, cpu) = one_layer_2584(&net, 4);
     for method in ExpectimaxMethod::ALL {
-        exec.set_method(method);
+        exec.set_expectimax_method(method);
         let got = exec.evaluate(&game, &net, &roots, 1).unwrap();
         assert_close(&format!("mixed shapes, {}", method.name()), &cpu, &got);
     }
@@ -273,10 +277,10 @@ fn wgpu_mixed_tuple_lengths_equal_the_cpu() {
 /// is 2^25 weights, 128 MiB, and another shape tips it over).
 #[test]
 fn wgpu_a_network_too_large_for_the_device_is_refused() {
-    let (mut exec, _) =
-        ExpectimaxExecutor::<Fib>::new(Backend::Wgpu, ExpectimaxMethod::Naive, false).unwrap();
+    let mut exec = gpu_searcher(Backend::Wgpu).unwrap();
     let game = Sliding::<Fib>::new();
-    let net = NTupleNetwork::for_game::<Fib>(&[vec![0, 1, 2, 3, 4], vec![5, 6, 7, 8, 9]]).unwrap();
+    let net =
+        NTupleNetwork::for_game::<Game2584>(&[vec![0, 1, 2, 3, 4], vec![5, 6, 7, 8, 9]]).unwrap();
     let root = game
         .parse_position("1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0")
         .unwrap();
@@ -298,14 +302,14 @@ fn batch_equals_single_roots<R: GpuTiles>(
     count: usize,
     layers: u32,
 ) {
-    let Some(mut exec) = gpu_searcher::<R>(backend) else {
+    let Some(mut exec) = gpu_searcher(backend) else {
         return;
     };
     let game = Sliding::<R>::new();
     let net = trained::<R>(200);
     let batch: Vec<BoardOf<R>> = roots.iter().cycle().take(count).copied().collect();
     for &method in methods {
-        exec.set_method(method);
+        exec.set_expectimax_method(method);
         let alone: Vec<RootValue> = roots
             .iter()
             .map(|r| exec.evaluate(&game, &net, &[*r], layers).unwrap().remove(0))

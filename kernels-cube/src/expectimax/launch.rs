@@ -4,14 +4,15 @@
 
 use super::multilevel::{actions_kernel, layer_kernel, leaf_blocks_kernel};
 use super::naive::naive_kernel;
-use super::reduce::{reduce_kernel, root_fold_kernel, root_kernel, FOLD_PLANE, ROOT_WORDS};
-use super::{NetLayout, ACTIONS, BLOCK, SPAWNS};
-use crate::fib::GpuTiles;
+use super::reduce::{reduce_kernel, root_fold_kernel, root_kernel, root_words, FOLD_PLANE};
+use super::TreeShape;
 use crate::launch::{cube_count, grid, read, upload};
+use crate::ntuple::{check_lookups, NetLayout};
+use crate::stochastic::{outcome_weights, GpuStochasticGame};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 use cubesearch_core::{Error, Result};
-use cubesearch_games::fib::{symmetry_cell, BoardOf};
+use std::any::TypeId;
 use std::collections::HashMap;
 use std::str::FromStr;
 
@@ -51,47 +52,26 @@ impl FromStr for ExpectimaxMethod {
     }
 }
 
-/// An n-tuple network in device memory: every table in one f32 buffer; the lookups, one per
-/// (shape, symmetry) in the host network's order, are compiled into the kernels
-/// ([`NetLayout`]).
+/// An n-tuple network in device memory: every table in one f32 buffer; the lookups, in the
+/// host network's order, are compiled into the kernels ([`NetLayout`]).
 pub struct DeviceNetwork {
     weights: Handle,
     weight_len: usize,
     layout: NetLayout,
-    bits: u32,
 }
 
 impl DeviceNetwork {
-    /// Uploads a network of `bits`-bit cells with these shapes and tables (`tables[t]` belongs
-    /// to `shapes[t]`; each shape is looked up in the 8 symmetries, as the host network does).
+    /// Uploads a network: its lookups as `(table offset in weights, cells)` in the order V
+    /// sums them (every symmetry already one lookup of its own), cells of `bits` bits, and
+    /// its weights, all tables one after another.
     pub fn upload<R: Runtime>(
         client: &ComputeClient<R>,
         bits: u32,
-        shapes: &[Vec<u8>],
-        tables: &[Vec<f32>],
+        lookups: Vec<(u32, Vec<u8>)>,
+        weights: &[f32],
     ) -> Result<Self> {
-        if shapes.len() != tables.len() || shapes.iter().any(|s| s.is_empty() || s.len() > 8) {
-            return Err(Error::Unsupported(
-                "a device network needs one table per shape of 1 to 8 cells".into(),
-            ));
-        }
-        let mut lookups = Vec::new();
-        let mut offset = 0usize;
-        for (shape, table) in shapes.iter().zip(tables) {
-            if table.len() != 1usize << (bits as usize * shape.len()) {
-                return Err(Error::Unsupported(format!(
-                    "a table of {} weights does not fit a {}-cell shape of {bits}-bit cells",
-                    table.len(),
-                    shape.len()
-                )));
-            }
-            for s in 0..8 {
-                let cells = shape.iter().map(|&c| symmetry_cell(s, c as usize) as u8);
-                lookups.push((offset as u32, cells.collect()));
-            }
-            offset += table.len();
-        }
-        if offset >= u32::MAX as usize {
+        check_lookups(&lookups, bits, weights.len())?;
+        if weights.len() >= u32::MAX as usize {
             return Err(Error::Unsupported(
                 "the network has too many weights".into(),
             ));
@@ -99,19 +79,17 @@ impl DeviceNetwork {
         // A failed allocation does not come back as an error (the runtime's thread panics and
         // the kernels read nothing), so a network past the device's largest buffer is refused.
         let largest = client.properties().memory.max_page_size;
-        if offset as u64 * 4 > largest {
+        if weights.len() as u64 * 4 > largest {
             return Err(Error::Unsupported(format!(
                 "the network's {} MiB of weights exceed this device's largest buffer ({} MiB)",
-                (offset * 4) >> 20,
+                (weights.len() * 4) >> 20,
                 largest >> 20
             )));
         }
-        let flat: Vec<f32> = tables.iter().flatten().copied().collect();
         Ok(Self {
-            weights: client.create_from_slice(f32::as_bytes(&flat)),
-            weight_len: flat.len(),
-            layout: NetLayout::new(lookups),
-            bits,
+            weights: client.create_from_slice(f32::as_bytes(weights)),
+            weight_len: weights.len(),
+            layout: NetLayout::new(lookups, bits),
         })
     }
 
@@ -121,38 +99,56 @@ impl DeviceNetwork {
     }
 }
 
-/// What the device found at one root: the best action's index in the host's `Dir::ALL` order
-/// (`None`: no legal action), its value, and every action's value (`None`: illegal).
+/// What the device found at one root: the best action's index in the host's
+/// `StochasticGame::ACTIONS` order (`None`: no legal action), and every action's value
+/// (`None`: illegal).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeviceRoot {
     /// The best action (the first of equal values).
     pub best: Option<u32>,
     /// Every action's value.
-    pub actions: [Option<f32>; 4],
+    pub actions: Vec<Option<f32>>,
 }
 
 /// Most 4-byte words one buffer of a search holds (128 MiB: lavapipe's largest storage buffer).
 /// Larger batches are cut into chunks of roots ([`words_per_root`]).
 pub const MAX_ENTRIES: usize = 1 << 25;
 
-/// Leaf paths of one root searched `layers` deep: `4 · BLOCK^layers`.
-pub fn leaf_paths(layers: u32) -> usize {
-    ACTIONS as usize * (BLOCK as usize).pow(layers)
+/// Most leaf paths a root may have (`A · B^layers`, [`leaf_paths`]): a 3-layer search of a
+/// game of 4 actions and 32 outcome slots.
+pub const MAX_LEAF_PATHS: usize = 1 << 23;
+
+/// Leaf paths of one root searched `layers` deep: `A · B^layers` (action slots, block), or
+/// `None` past `usize`.
+pub fn leaf_paths(tree: TreeShape, layers: u32) -> Option<usize> {
+    (tree.block() as usize)
+        .checked_pow(layers)?
+        .checked_mul(tree.action_slots() as usize)
 }
 
 /// Words a root takes in a search's largest buffer: the naive search's leaf entries (one word
-/// each), or the multilevel search's deepest afterstates (`words` a board; their leaves never
-/// reach memory).
-pub fn words_per_root(method: ExpectimaxMethod, layers: u32, words: usize) -> usize {
+/// each), or the multilevel search's deepest afterstates (`words` a state; their leaves never
+/// reach memory). `layers` within [`MAX_LEAF_PATHS`].
+pub fn words_per_root(
+    method: ExpectimaxMethod,
+    tree: TreeShape,
+    layers: u32,
+    words: usize,
+) -> usize {
+    let paths = |l| leaf_paths(tree, l).unwrap_or(usize::MAX);
     match method {
-        ExpectimaxMethod::Multilevel if layers > 0 => leaf_paths(layers - 1) * words,
-        _ => leaf_paths(layers),
+        ExpectimaxMethod::Multilevel if layers > 0 => paths(layers - 1).saturating_mul(words),
+        _ => paths(layers),
     }
 }
 
-/// The cube grid for `groups` reduction blocks of `BLOCK` units (two dimensions past 65535).
-fn blocks<R: Runtime>(client: &ComputeClient<R>, groups: usize) -> (CubeCount, CubeDim) {
-    (cube_count(client, groups), CubeDim::new_1d(BLOCK))
+/// The cube grid for `groups` reduction blocks of one unit a child.
+fn blocks<R: Runtime>(
+    client: &ComputeClient<R>,
+    tree: TreeShape,
+    groups: usize,
+) -> (CubeCount, CubeDim) {
+    (cube_count(client, groups), CubeDim::new_1d(tree.block()))
 }
 
 /// How a search runs on the device.
@@ -160,7 +156,8 @@ fn blocks<R: Runtime>(client: &ComputeClient<R>, groups: usize) -> (CubeCount, C
 pub struct SearchShape {
     /// How the tree is generated.
     pub method: ExpectimaxMethod,
-    /// Fold blocks with plane ops (only where [`plane_ops_fit`] says the device has them).
+    /// Fold blocks with plane ops (only where [`plane_ops_fit`] says the device has them; used
+    /// for the games whose blocks fit them, [`TreeShape::plane_fold_fits`]).
     pub plane_ops: bool,
     /// Most words one buffer of a chunk of roots holds ([`MAX_ENTRIES`] unless a test wants
     /// small chunks; at least one root a chunk).
@@ -194,12 +191,14 @@ pub struct Workspace {
     /// The live-list counter, zero between searches (the root kernel clears it); `None` until
     /// uploaded, and again after a failed search, which may have left it counting.
     live_count: Option<Handle>,
+    /// Each game's outcome probabilities (see [`super::reduce`]), by the game's type.
+    probs: HashMap<TypeId, Handle>,
 }
 
 /// What a workspace buffer holds.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Role {
-    /// Part 0 (boards), 1 (lens) or 2 (rewards so far) of generated level `k`.
+    /// Part 0 (states), 1 (lens) or 2 (rewards so far) of generated level `k`.
     Level(u32, u32),
     /// Part 0 (values) or 1 (lens) of the entries of reduction `k`.
     Folded(u32, u32),
@@ -233,37 +232,67 @@ impl Workspace {
             .get_or_insert_with(|| upload(client, &[0]))
             .clone()
     }
+
+    /// Game `G`'s outcome probabilities `f32(w) / f32(total)`, one per outcome slot of `tree`
+    /// (0 for the padded ones), made and uploaded on first use.
+    fn probs<R: Runtime, G: GpuStochasticGame>(
+        &mut self,
+        client: &ComputeClient<R>,
+        tree: TreeShape,
+    ) -> Result<Handle> {
+        if let Some(handle) = self.probs.get(&TypeId::of::<G>()) {
+            return Ok(handle.clone());
+        }
+        let (weights, total) = outcome_weights::<R, G>(client)?;
+        let mut probs = vec![0.0f32; tree.outcome_slots() as usize];
+        for (p, w) in probs.iter_mut().zip(weights) {
+            *p = w as f32 / total as f32;
+        }
+        let handle = client.create_from_slice(f32::as_bytes(&probs));
+        self.probs.insert(TypeId::of::<G>(), handle.clone());
+        Ok(handle)
+    }
 }
 
 /// An `layers`-layer expectimax of every root under `net`: the whole search on the device, roots
 /// in chunks, one read of the results a chunk; the buffers come from `workspace`.
-pub fn launch_expectimax<R: Runtime, T: GpuTiles>(
+pub fn launch_expectimax<R: Runtime, G: GpuStochasticGame>(
     client: &ComputeClient<R>,
+    game: &G,
     net: &DeviceNetwork,
-    roots: &[BoardOf<T>],
+    roots: &[G::State],
     layers: u32,
     shape: SearchShape,
     workspace: &mut Workspace,
 ) -> Result<Vec<DeviceRoot>> {
-    if net.bits != T::BITS {
+    let tree = TreeShape::of::<G>();
+    if tree.actions == 0 || tree.actions > 32 || tree.outcomes == 0 {
         return Err(Error::Unsupported(format!(
-            "the device network has {}-bit cells; {} boards have {}",
-            net.bits,
-            T::NAME,
-            T::BITS
+            "{}: the device expectimax takes 1 to 32 actions and at least one chance outcome \
+             ({} actions, {} outcomes)",
+            G::NAME,
+            tree.actions,
+            tree.outcomes
         )));
     }
-    if T::SPAWNS.len() != SPAWNS as usize {
+    let max_units = client.properties().hardware.max_units_per_cube;
+    if tree.block() > max_units {
         return Err(Error::Unsupported(format!(
-            "the expectimax kernels expect {SPAWNS} spawn tiles; {} has {}",
-            T::NAME,
-            T::SPAWNS.len()
+            "{}: a block of {} outcome slots × {} action slots needs cubes of {} units; this \
+             device has at most {max_units}",
+            G::NAME,
+            tree.outcome_slots(),
+            tree.action_slots(),
+            tree.block()
         )));
     }
-    if layers > 3 {
+    if leaf_paths(tree, layers).is_none_or(|p| p > MAX_LEAF_PATHS) {
         return Err(Error::Unsupported(format!(
-            "{layers} layers: the device search goes at most 3 layers deep ({} leaf paths a root)",
-            leaf_paths(3)
+            "{layers} layers of {}: the device search takes at most {MAX_LEAF_PATHS} leaf paths \
+             a root ({} action slots, blocks of {})",
+            G::NAME,
+            tree.action_slots(),
+            tree.block()
         )));
     }
     if shape.plane_ops && !plane_ops_fit(client) {
@@ -271,16 +300,17 @@ pub fn launch_expectimax<R: Runtime, T: GpuTiles>(
             "this device has no plane ops on {FOLD_PLANE}-unit planes"
         )));
     }
-    let per_root = words_per_root(shape.method, layers, T::WORDS);
+    let per_root = words_per_root(shape.method, tree, layers, G::STATE_WORDS);
     let chunk = (shape.max_entries.min(MAX_ENTRIES) / per_root).max(1);
     let plan = Plan {
         layers,
         shape,
-        spawns: Spawns::of::<T>(),
+        tree,
+        probs: workspace.probs::<R, G>(client, tree)?,
     };
     let mut out = Vec::with_capacity(roots.len());
     for part in roots.chunks(chunk) {
-        let found = search_chunk::<R, T>(client, net, part, plan, workspace);
+        let found = search_chunk::<R, G>(client, game, net, part, &plan, workspace);
         if found.is_err() {
             workspace.live_count = None;
         }
@@ -290,69 +320,57 @@ pub fn launch_expectimax<R: Runtime, T: GpuTiles>(
 }
 
 /// What every chunk of one call searches with.
-#[derive(Clone, Copy)]
 struct Plan {
     layers: u32,
     shape: SearchShape,
-    spawns: Spawns,
+    tree: TreeShape,
+    /// The outcome probabilities.
+    probs: Handle,
 }
 
-/// The spawn tiles and their probabilities, passed to the kernels by value.
-#[derive(Clone, Copy)]
-struct Spawns {
-    tiles: [u32; 2],
-    probs: [f32; 2],
-}
-
-impl Spawns {
-    fn of<T: GpuTiles>() -> Self {
-        let p = |i: usize| T::SPAWNS[i].1 as f32 / T::SPAWN_TOTAL as f32;
-        Self {
-            tiles: [T::SPAWNS[0].0 as u32, T::SPAWNS[1].0 as u32],
-            probs: [p(0), p(1)],
-        }
-    }
-}
-
-fn search_chunk<R: Runtime, T: GpuTiles>(
+fn search_chunk<R: Runtime, G: GpuStochasticGame>(
     client: &ComputeClient<R>,
+    game: &G,
     net: &DeviceNetwork,
-    roots: &[BoardOf<T>],
-    plan: Plan,
+    roots: &[G::State],
+    plan: &Plan,
     workspace: &mut Workspace,
 ) -> Result<Vec<DeviceRoot>> {
     let Plan {
         layers,
         shape,
-        spawns,
-    } = plan;
+        tree,
+        ref probs,
+    } = *plan;
     let n = roots.len();
     if n == 0 {
         return Ok(Vec::new());
     }
-    let roots_handle = upload(client, &T::encode_all(roots));
-    // Zero layers have no chance level: the naive kernel's 4 entries a root are the leaves.
+    let outcome_slots = tree.outcome_slots() as usize;
+    let roots_handle = upload(client, &game.encode_all(roots));
+    // Zero layers have no chance level: the naive kernel's action entries are the leaves.
     let (mut values, mut lens, mut entries, mut reductions) = match shape.method {
         ExpectimaxMethod::Multilevel if layers > 0 => {
-            let (v, l, entries) = multilevel::<R, T>(client, net, roots_handle, n, plan, workspace);
+            let (v, l, entries) = multilevel::<R, G>(client, net, roots_handle, n, plan, workspace);
             (v, l, entries, layers - 1)
         }
         _ => {
-            let (v, l, entries) = naive::<R, T>(client, net, roots_handle, n, plan, workspace);
+            let (v, l, entries) = naive::<R, G>(client, net, roots_handle, n, plan, workspace);
             (v, l, entries, layers)
         }
     };
-    // Fold each block of BLOCK siblings into its parent, deepest remaining layer first; the
-    // last fold is the root kernel's.
+    let block = tree.block() as usize;
+    // Fold each block of siblings into its parent, deepest remaining layer first; the last
+    // fold is the root kernel's.
     while reductions > 1 {
-        let groups = entries / BLOCK as usize;
+        let groups = entries / block;
         let out_values = workspace.buffer(client, Role::Folded(reductions, 0), groups * 4);
         let out_lens = workspace.buffer(client, Role::Folded(reductions, 1), groups * 4);
-        let (count, dim) = blocks(client, groups);
-        // SAFETY: cube g reads entries g·BLOCK.. of the level below and writes entry g; cubes
-        // past `groups` only take part in the cube's barriers.
+        let (count, dim) = blocks(client, tree, groups);
+        // SAFETY: cube g reads the g-th block of entries of the level below and writes entry
+        // g; cubes past `groups` only take part in the cube's barriers.
         unsafe {
-            reduce_kernel::launch_unchecked::<R>(
+            reduce_kernel::launch_unchecked::<G::Device, R>(
                 client,
                 count,
                 dim,
@@ -360,10 +378,10 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
                 ArrayArg::from_raw_parts(lens, entries),
                 ArrayArg::from_raw_parts(out_values.clone(), groups),
                 ArrayArg::from_raw_parts(out_lens.clone(), groups),
-                spawns.probs[0],
-                spawns.probs[1],
+                ArrayArg::from_raw_parts(probs.clone(), outcome_slots),
                 2 * reductions + 1,
                 groups as u32,
+                tree,
                 shape.plane_ops,
             );
         }
@@ -372,15 +390,16 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
         entries = groups;
         reductions -= 1;
     }
-    let out_words = n * ROOT_WORDS as usize;
+    let root_words = root_words(tree.actions) as usize;
+    let out_words = n * root_words;
     let out = workspace.buffer(client, Role::Results, out_words * 4);
     let live_count = workspace.live_count(client);
     if reductions == 1 {
-        let (count, dim) = blocks(client, n);
-        // SAFETY: cube r reads root r's 4 · BLOCK entries and writes its own words; unit 0
-        // clears the live-list counter; cubes past `n` only take part in the barriers.
+        let (count, dim) = blocks(client, tree, n);
+        // SAFETY: cube r reads the blocks of root r's action entries and writes its own words;
+        // unit 0 clears the live-list counter; cubes past `n` only take part in the barriers.
         unsafe {
-            root_fold_kernel::launch_unchecked::<R>(
+            root_fold_kernel::launch_unchecked::<G::Device, R>(
                 client,
                 count,
                 dim,
@@ -388,17 +407,17 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
                 ArrayArg::from_raw_parts(lens, entries),
                 ArrayArg::from_raw_parts(out.clone(), out_words),
                 ArrayArg::from_raw_parts(live_count, 1),
-                spawns.probs[0],
-                spawns.probs[1],
+                ArrayArg::from_raw_parts(probs.clone(), outcome_slots),
                 3,
                 n as u32,
+                tree,
                 shape.plane_ops,
             );
         }
     } else {
         let (count, dim) = grid(client, n);
-        // SAFETY: unit r reads root r's 4 entries and writes its own words; unit 0 clears the
-        // live-list counter.
+        // SAFETY: unit r reads root r's action entries and writes its own words; unit 0
+        // clears the live-list counter.
         unsafe {
             root_kernel::launch_unchecked::<R>(
                 client,
@@ -409,36 +428,34 @@ fn search_chunk<R: Runtime, T: GpuTiles>(
                 ArrayArg::from_raw_parts(out.clone(), out_words),
                 ArrayArg::from_raw_parts(live_count, 1),
                 n as u32,
+                tree,
             );
         }
     }
     let out = read::<R, u32>(client, out)?;
     Ok(out
-        .chunks(ROOT_WORDS as usize)
-        .map(|words| {
-            let legal = words[0] >> 4;
-            DeviceRoot {
-                best: (words[0] & 15 < ACTIONS).then_some(words[0] & 15),
-                actions: std::array::from_fn(|a| {
-                    (legal >> a & 1 == 1).then_some(f32::from_bits(words[1 + a]))
-                }),
-            }
+        .chunks(root_words)
+        .map(|words| DeviceRoot {
+            best: (words[0] < tree.actions).then_some(words[0]),
+            actions: (0..tree.actions as usize)
+                .map(|a| (words[1] >> a & 1 == 1).then_some(f32::from_bits(words[2 + a])))
+                .collect(),
         })
         .collect())
 }
 
 /// The naive generation: every leaf path's entry, replayed from its root. Returns the entries'
 /// values, lens and count.
-fn naive<R: Runtime, T: GpuTiles>(
+fn naive<R: Runtime, G: GpuStochasticGame>(
     client: &ComputeClient<R>,
     net: &DeviceNetwork,
     roots: Handle,
     n: usize,
-    plan: Plan,
+    plan: &Plan,
     workspace: &mut Workspace,
 ) -> (Handle, Handle, usize) {
-    let Plan { layers, spawns, .. } = plan;
-    let paths = leaf_paths(layers);
+    let Plan { layers, tree, .. } = *plan;
+    let paths = leaf_paths(tree, layers).expect("checked by launch_expectimax");
     let leaves = n * paths;
     let values = workspace.buffer(client, Role::Level(0, 2), leaves * 4);
     let lens = workspace.buffer(client, Role::Level(0, 1), leaves * 4);
@@ -446,27 +463,26 @@ fn naive<R: Runtime, T: GpuTiles>(
     // SAFETY: units past `leaves` write nothing; unit p writes only entry p, and reads its root
     // and the network's buffers within their lengths.
     unsafe {
-        naive_kernel::launch_unchecked::<T::Device, R>(
+        naive_kernel::launch_unchecked::<G::Device, R>(
             client,
             count,
             dim,
-            ArrayArg::from_raw_parts(roots, n * T::WORDS),
+            ArrayArg::from_raw_parts(roots, n * G::STATE_WORDS),
             ArrayArg::from_raw_parts(net.weights.clone(), net.weight_len),
             ArrayArg::from_raw_parts(values.clone(), leaves),
             ArrayArg::from_raw_parts(lens.clone(), leaves),
-            spawns.tiles[0],
-            spawns.tiles[1],
             paths as u32,
             leaves as u32,
             layers,
-            T::WORDS,
+            G::STATE_WORDS,
+            tree,
             net.layout.clone(),
         );
     }
     (values, lens, leaves)
 }
 
-/// Level `k`'s buffers for `nodes` nodes: boards (`words` each), valid lengths, rewards so far.
+/// Level `k`'s buffers for `nodes` nodes: states (`words` each), valid lengths, rewards so far.
 fn level_buffers<R: Runtime>(
     client: &ComputeClient<R>,
     workspace: &mut Workspace,
@@ -485,31 +501,33 @@ fn level_buffers<R: Runtime>(
 /// the deepest afterstates (the last of them listing the valid ones), then one kernel that plays
 /// the listed afterstates' outcomes and actions and folds each block of leaves at once. Returns
 /// the entries of the deepest afterstates (one reduction done).
-fn multilevel<R: Runtime, T: GpuTiles>(
+fn multilevel<R: Runtime, G: GpuStochasticGame>(
     client: &ComputeClient<R>,
     net: &DeviceNetwork,
     roots: Handle,
     n: usize,
-    plan: Plan,
+    plan: &Plan,
     workspace: &mut Workspace,
 ) -> (Handle, Handle, usize) {
     let Plan {
         layers,
         shape,
-        spawns,
-    } = plan;
-    let words = T::WORDS;
-    let deepest = n * leaf_paths(layers - 1);
+        tree,
+        ref probs,
+    } = *plan;
+    let words = G::STATE_WORDS;
+    let block = tree.block() as usize;
+    let deepest = n * leaf_paths(tree, layers - 1).expect("checked by launch_expectimax");
     let live_count = workspace.live_count(client);
     let live = workspace.buffer(client, Role::Live, deepest * 4);
-    // The roots' 4 actions (len 1).
-    let mut nodes = n * ACTIONS as usize;
-    let (mut boards, mut lens, mut accs) = level_buffers(client, workspace, 0, nodes, words);
+    // The roots' action slots (len 1).
+    let mut nodes = n * tree.action_slots() as usize;
+    let (mut states, mut lens, mut accs) = level_buffers(client, workspace, 0, nodes, words);
     let (count, dim) = grid(client, nodes);
-    // SAFETY: unit i reads its root i / 4 and writes node i (and one slot of the live list,
-    // which has room for every node of the deepest level).
+    // SAFETY: unit i reads its root and writes node i (and one slot of the live list, which
+    // has room for every node of the deepest level).
     unsafe {
-        actions_kernel::launch_unchecked::<T::Device, R>(
+        actions_kernel::launch_unchecked::<G::Device, R>(
             client,
             count,
             dim,
@@ -517,7 +535,7 @@ fn multilevel<R: Runtime, T: GpuTiles>(
             // Not read for roots: bound to the roots' buffer.
             ArrayArg::from_raw_parts(roots.clone(), n * words),
             ArrayArg::from_raw_parts(roots, n * words),
-            ArrayArg::from_raw_parts(boards.clone(), nodes * words),
+            ArrayArg::from_raw_parts(states.clone(), nodes * words),
             ArrayArg::from_raw_parts(lens.clone(), nodes),
             ArrayArg::from_raw_parts(accs.clone(), nodes),
             ArrayArg::from_raw_parts(live_count.clone(), 1),
@@ -525,22 +543,23 @@ fn multilevel<R: Runtime, T: GpuTiles>(
             0,
             nodes as u32,
             words,
+            tree,
             true,
             layers == 1,
         );
     }
-    // Afterstates of len 2k − 1 → their BLOCK children a layer down (len 2k + 1).
+    // Afterstates of len 2k − 1 → their block of children a layer down (len 2k + 1).
     for k in 1..layers {
-        let next = nodes * BLOCK as usize;
+        let next = nodes * block;
         let (b, l, a) = level_buffers(client, workspace, k, next, words);
         let (count, dim) = grid(client, next);
-        // SAFETY: unit i reads its parent i / BLOCK and writes node i (and one list slot).
+        // SAFETY: unit i reads its parent and writes node i (and one list slot).
         unsafe {
-            layer_kernel::launch_unchecked::<T::Device, R>(
+            layer_kernel::launch_unchecked::<G::Device, R>(
                 client,
                 count,
                 dim,
-                ArrayArg::from_raw_parts(boards, nodes * words),
+                ArrayArg::from_raw_parts(states, nodes * words),
                 ArrayArg::from_raw_parts(lens, nodes),
                 ArrayArg::from_raw_parts(accs, nodes),
                 ArrayArg::from_raw_parts(b.clone(), next * words),
@@ -548,41 +567,39 @@ fn multilevel<R: Runtime, T: GpuTiles>(
                 ArrayArg::from_raw_parts(a.clone(), next),
                 ArrayArg::from_raw_parts(live_count.clone(), 1),
                 ArrayArg::from_raw_parts(live.clone(), deepest),
-                spawns.tiles[0],
-                spawns.tiles[1],
                 2 * k - 1,
                 next as u32,
                 words,
+                tree,
                 k == layers - 1,
             );
         }
-        (boards, lens, accs, nodes) = (b, l, a, next);
+        (states, lens, accs, nodes) = (b, l, a, next);
     }
     // Enough cubes to fill the device (16 a multiprocessor); each loops over the live list.
     let multiprocessors = client.properties().hardware.num_streaming_multiprocessors;
     let (count, dim) = blocks(
         client,
+        tree,
         nodes.min(multiprocessors.unwrap_or(64) as usize * 16),
     );
     // SAFETY: a cube reads the listed afterstates (node numbers below `nodes`) and the network,
     // and only its unit 0 writes the afterstate's entry, after the fold's barriers.
     unsafe {
-        leaf_blocks_kernel::launch_unchecked::<T::Device, R>(
+        leaf_blocks_kernel::launch_unchecked::<G::Device, R>(
             client,
             count,
             dim,
-            ArrayArg::from_raw_parts(boards, nodes * words),
+            ArrayArg::from_raw_parts(states, nodes * words),
             ArrayArg::from_raw_parts(lens.clone(), nodes),
             ArrayArg::from_raw_parts(accs.clone(), nodes),
             ArrayArg::from_raw_parts(live_count, 1),
             ArrayArg::from_raw_parts(live, deepest),
             ArrayArg::from_raw_parts(net.weights.clone(), net.weight_len),
-            spawns.tiles[0],
-            spawns.tiles[1],
-            spawns.probs[0],
-            spawns.probs[1],
+            ArrayArg::from_raw_parts(probs.clone(), tree.outcome_slots() as usize),
             2 * layers - 1,
             words,
+            tree,
             net.layout.clone(),
             shape.plane_ops,
         );

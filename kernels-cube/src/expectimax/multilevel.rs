@@ -1,16 +1,16 @@
 //! The multi-level generation (seed 4.4): one launch per layer. A level's nodes are stored as
-//! (board, len, rewards so far); node `i` of a level is child `i % fanout` of node
-//! `i / fanout` of the level above, so each upper node is computed once. The roots' 4 actions
-//! come first ([`actions_kernel()`]); then each layer takes an afterstate to its `BLOCK`
+//! (state, len, rewards so far); node `i` of a level is child `i % fanout` of node
+//! `i / fanout` of the level above, so each upper node is computed once. The roots' action
+//! slots come first ([`actions_kernel()`]); then each layer takes an afterstate to its block of
 //! (outcome, action) children in one kernel ([`layer_kernel()`]). A unit whose parent is invalid
-//! copies the parent's len and rewards and touches no board: the subtree is skipped. The
+//! copies the parent's len and rewards and touches no state: the subtree is skipped. The
 //! deepest layer and its reduction are one kernel ([`leaf_blocks_kernel()`]), which visits only
 //! the valid deepest afterstates: the kernel that makes them lists those ([`list_live()`]).
 
 use super::reduce::fold_block;
-use super::{network_value, per_spawn, NetLayout, ACTIONS, BLOCK, SPAWNS};
-use crate::fib::moves::{empty_count, put_in_empty, set_board, slide};
-use crate::fib::{DeviceTiles, FibBoard};
+use super::{act_in, chance_in, TreeShape};
+use crate::ntuple::{layout_value, NetLayout};
+use crate::stochastic::DeviceStochasticGame;
 use cubecl::prelude::*;
 
 /// Appends node `i` to the list of live deepest afterstates (`live_count[0]` of them in
@@ -34,16 +34,16 @@ pub fn list_live(
     }
 }
 
-/// Player nodes → their 4 action children (afterstates). A parent is valid when its len is
-/// `full`; with `roots` the parents are the roots (len 0, no rewards). On the `deepest` level
-/// the valid children are listed ([`list_live()`]).
+/// Player nodes → their action slots' children (afterstates). A parent is valid when its len
+/// is `full`; with `roots` the parents are the roots (len 0, no rewards). On the `deepest`
+/// level the valid children are listed ([`list_live()`]).
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
-pub fn actions_kernel<T: DeviceTiles>(
-    boards: &Array<u32>,
+pub fn actions_kernel<G: DeviceStochasticGame>(
+    states: &Array<u32>,
     lens: &Array<u32>,
     accs: &Array<f32>,
-    out_boards: &mut Array<u32>,
+    out_states: &mut Array<u32>,
     out_lens: &mut Array<u32>,
     out_accs: &mut Array<f32>,
     live_count: &mut Array<Atomic<u32>>,
@@ -51,12 +51,14 @@ pub fn actions_kernel<T: DeviceTiles>(
     full: u32,
     count: u32,
     #[comptime] words: usize,
+    #[comptime] tree: TreeShape,
     #[comptime] roots: bool,
     #[comptime] deepest: bool,
 ) {
     let i = ABSOLUTE_POS as u32;
     if i < count {
-        let parent = (i / ACTIONS) as usize;
+        let action_slots = comptime!(tree.action_slots());
+        let parent = (i / action_slots) as usize;
         // Roots are valid with nothing collected (`lens` and `accs` are not read).
         let mut len = 0u32;
         let mut acc = 0.0f32;
@@ -65,10 +67,10 @@ pub fn actions_kernel<T: DeviceTiles>(
             acc = accs[parent];
         }
         if len == full {
-            let board = T::load(boards, parent * words);
-            let s = slide::<T>(&board, i % ACTIONS);
-            if s.moved {
-                T::store(&s.board, out_boards, i as usize * words);
+            let mut state = G::load(states, parent * words);
+            let s = act_in::<G>(&mut state, i % action_slots, tree);
+            if s.legal {
+                G::store(&state, out_states, i as usize * words);
                 len += 1u32;
                 acc += f32::cast_from(s.reward);
             }
@@ -79,73 +81,72 @@ pub fn actions_kernel<T: DeviceTiles>(
     }
 }
 
-/// Child `u = outcome·4 + action` of an afterstate one layer down: outcome `o = u / 4` puts
-/// spawn tile `o % S` in the `(o / S)`-th empty cell (not cell `o / S`: the valid children come
-/// first, so in a block of them whole planes are idle and skip the work), then the action
-/// slides. `digits`: how many of the two are valid.
-#[derive(CubeType)]
+/// What [`layer_child()`] played: how many of its two digits are valid, and the action's reward.
+#[derive(CubeType, Clone, Copy)]
 pub struct LayerChild {
-    pub board: FibBoard,
+    /// Valid digits: 0, 1 (the outcome) or 2 (and the action).
     pub digits: u32,
+    /// The action's reward (0 unless both digits are valid).
     pub reward: u32,
 }
 
+/// Turns `state`, an afterstate, into its child `u = outcome·A + action` one layer down, in
+/// place: packed outcome slot `u / A` (a game may put its possible outcomes first, so that in
+/// a block of them whole planes are idle and skip the work), then action slot `u % A`. The
+/// state is the child only when both digits are valid.
 #[cube]
-pub fn layer_child<T: DeviceTiles>(afterstate: &FibBoard, u: u32, t0: u32, t1: u32) -> LayerChild {
-    let mut board = *afterstate;
+pub fn layer_child<G: DeviceStochasticGame>(
+    state: &mut G::State,
+    u: u32,
+    #[comptime] tree: TreeShape,
+) -> LayerChild {
+    let action_slots = comptime!(tree.action_slots());
     let mut digits = 0u32;
     let mut reward = 0u32;
-    let o = u / ACTIONS;
-    let nth = o / SPAWNS;
-    if nth < empty_count::<T>(afterstate) {
-        put_in_empty::<T>(&mut board, nth, per_spawn::<u32>(o, t0, t1));
+    if chance_in::<G>(state, u / action_slots, tree, true) {
         digits = 1u32;
-        let s = slide::<T>(&board, u % ACTIONS);
-        if s.moved {
+        let s = act_in::<G>(state, u % action_slots, tree);
+        if s.legal {
             digits = 2u32;
             reward = s.reward;
-            set_board(&mut board, &s.board);
         }
     }
-    LayerChild {
-        board,
-        digits,
-        reward,
-    }
+    LayerChild { digits, reward }
 }
 
-/// Afterstates → the afterstates one layer down: unit `i` is child `i % BLOCK` of afterstate
-/// `i / BLOCK` ([`layer_child()`]). A parent is valid when its len is `full`. On the `deepest`
-/// level the valid children are listed ([`list_live()`]).
+/// Afterstates → the afterstates one layer down: unit `i` is child `i % B` of afterstate
+/// `i / B` (`B` the block, [`layer_child()`]). A parent is valid when its len is `full`. On
+/// the `deepest` level the valid children are listed ([`list_live()`]).
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
-pub fn layer_kernel<T: DeviceTiles>(
-    boards: &Array<u32>,
+pub fn layer_kernel<G: DeviceStochasticGame>(
+    states: &Array<u32>,
     lens: &Array<u32>,
     accs: &Array<f32>,
-    out_boards: &mut Array<u32>,
+    out_states: &mut Array<u32>,
     out_lens: &mut Array<u32>,
     out_accs: &mut Array<f32>,
     live_count: &mut Array<Atomic<u32>>,
     live: &mut Array<u32>,
-    t0: u32,
-    t1: u32,
     full: u32,
     count: u32,
     #[comptime] words: usize,
+    #[comptime] tree: TreeShape,
     #[comptime] deepest: bool,
 ) {
     let i = ABSOLUTE_POS as u32;
     if i < count {
-        let parent = (i / BLOCK) as usize;
+        let block = comptime!(tree.block());
+        let parent = (i / block) as usize;
         let mut len = lens[parent];
         let mut acc = accs[parent];
         if len == full {
-            let child = layer_child::<T>(&T::load(boards, parent * words), i % BLOCK, t0, t1);
-            len += child.digits;
-            acc += f32::cast_from(child.reward);
-            if child.digits == 2u32 {
-                T::store(&child.board, out_boards, i as usize * words);
+            let mut child = G::load(states, parent * words);
+            let step = layer_child::<G>(&mut child, i % block, tree);
+            len += step.digits;
+            acc += f32::cast_from(step.reward);
+            if step.digits == 2u32 {
+                G::store(&child, out_states, i as usize * words);
             }
         }
         list_live(live_count, live, i, len == full + 2u32, deepest);
@@ -157,25 +158,23 @@ pub fn layer_kernel<T: DeviceTiles>(
 /// The last layer in one pass, over the listed live afterstates of the deepest action level
 /// (`live_count[0]` of them in `live`): cube `c` takes the `c`-th, the `c + CUBE_COUNT`-th, …,
 /// and for each its unit `u` plays child `u` ([`layer_child()`]) and scores the leaf (rewards +
-/// V(afterstate)); the cube folds its `BLOCK` leaves ([`fold_block()`]) into the afterstate's
+/// V(afterstate)); the cube folds its block of leaves ([`fold_block()`]) into the afterstate's
 /// entry, in place (`accs`, `lens`). The leaf entries, the largest level, never reach device
 /// memory, and an invalid afterstate already holds its entry (its rewards and len): no cube
 /// visits it.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
-pub fn leaf_blocks_kernel<T: DeviceTiles>(
-    boards: &Array<u32>,
+pub fn leaf_blocks_kernel<G: DeviceStochasticGame>(
+    states: &Array<u32>,
     lens: &mut Array<u32>,
     accs: &mut Array<f32>,
     live_count: &Array<u32>,
     live: &Array<u32>,
     weights: &Array<f32>,
-    t0: u32,
-    t1: u32,
-    p0: f32,
-    p1: f32,
+    probs: &Array<f32>,
     full: u32,
     #[comptime] words: usize,
+    #[comptime] tree: TreeShape,
     #[comptime] layout: NetLayout,
     #[comptime] plane_ops: bool,
 ) {
@@ -186,13 +185,14 @@ pub fn leaf_blocks_kernel<T: DeviceTiles>(
     while k < count {
         let at = live[k as usize] as usize;
         let mut value = accs[at];
-        let child = layer_child::<T>(&T::load(boards, at * words), u, t0, t1);
-        let len = full + child.digits;
-        if child.digits == 2u32 {
-            value += f32::cast_from(child.reward)
-                + network_value::<T>(&child.board, weights, comptime!(layout.clone()));
+        let mut child = G::load(states, at * words);
+        let step = layer_child::<G>(&mut child, u, tree);
+        let len = full + step.digits;
+        if step.digits == 2u32 {
+            value += f32::cast_from(step.reward)
+                + layout_value::<G>(&child, weights, comptime!(layout.clone()));
         }
-        let parent = fold_block(value, len, p0, p1, full + 2u32, plane_ops);
+        let parent = fold_block::<G>(value, len, probs, full + 2u32, tree, plane_ops);
         if u == 0u32 {
             accs[at] = parent.value;
             lens[at] = parent.len;

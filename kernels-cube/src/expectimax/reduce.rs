@@ -1,21 +1,31 @@
 //! The reduction per parent (seed Algorithm 2), and the root step.
 //!
-//! A block is the `BLOCK` children one layer under an afterstate, unit `u` holding child
-//! `u = outcome·4 + action`. [`fold_block()`] folds them in two steps: the max over each outcome's
-//! 4 actions, then the probability-weighted mean over the outcomes. In shared memory everywhere;
-//! with plane ops (32-unit planes) the action max is two shuffles and the outcome sum a plane
-//! sum per plane, so only 4 partial sums meet in shared memory.
+//! A block is the children one layer under an afterstate, unit `u` holding child
+//! `u = outcome·A + action` (`A` action slots, see [`TreeShape`]). [`fold_block()`] folds them
+//! in two steps: the max over each outcome's actions, then the probability-weighted mean over
+//! the possible outcomes. In shared memory everywhere; with plane ops (32-unit planes, where
+//! the block is a whole number of planes and an outcome's actions lie in one plane) the action
+//! max is a butterfly of shuffles and the outcome sum a plane sum per plane, so only one
+//! partial sum a plane meets in shared memory.
+//!
+//! The mean over the possible outcomes `o` of an afterstate is
+//! `Σ p(o)·v(o) / (f32(Σ w(o)) / f32(weight_total))`, with `p(o) = f32(w(o)) / f32(weight_total)`
+//! formed on the host ([`crate::stochastic::outcome_weights`]) and `Σ w(o)` an integer sum.
 
-use super::{per_spawn, ACTIONS, BLOCK, OUTCOMES, SPAWNS};
+use super::TreeShape;
+use crate::stochastic::DeviceStochasticGame;
 use cubecl::prelude::*;
-
-const _: () = assert!(OUTCOMES == 32, "the outcome sum starts at half of 32");
-const _: () = assert!(ACTIONS == 4, "the action max is two pairwise steps");
 
 /// The plane size the plane-op fold is written for.
 pub const FOLD_PLANE: u32 = 32;
-/// Planes in a block when folding with plane ops.
-const BLOCK_PLANES: u32 = BLOCK / FOLD_PLANE;
+
+impl TreeShape {
+    /// Whether a block can be folded with plane ops on [`FOLD_PLANE`]-unit planes: a whole
+    /// number of planes, each outcome's action slots inside one.
+    pub fn plane_fold_fits(self) -> bool {
+        self.block().is_multiple_of(FOLD_PLANE) && self.action_slots() <= FOLD_PLANE
+    }
+}
 
 /// One tree entry: the value (rewards along the valid prefix, plus V at a whole path) and the
 /// number of valid leading digits.
@@ -29,21 +39,22 @@ pub struct Entry {
 /// returned to unit 0 (the other units get partial results). Every unit of the cube must call
 /// it. An action child is valid when its len is at least `action_len`, an outcome child when at
 /// least `action_len − 1`. A player node with no valid action keeps its prefix rewards (a
-/// finished game is worth no more); an afterstate with no valid outcome (no empty cell) keeps
-/// them too. The mean divides by the number of empty cells; the len passed up is the largest.
+/// finished game is worth no more); an afterstate with no possible outcome keeps them too.
+/// `probs` holds each outcome slot's `p(o)` (see the module docs); the len passed up is the
+/// largest. Plane ops only where the block fits them ([`TreeShape::plane_fold_fits`]).
 #[cube]
-pub fn fold_block(
+pub fn fold_block<G: DeviceStochasticGame>(
     value: f32,
     len: u32,
-    p0: f32,
-    p1: f32,
+    probs: &Array<f32>,
     action_len: u32,
+    #[comptime] tree: TreeShape,
     #[comptime] plane_ops: bool,
 ) -> Entry {
-    if comptime!(plane_ops) {
-        fold_with_planes(value, len, p0, p1, action_len)
+    if comptime!(plane_ops && tree.plane_fold_fits()) {
+        fold_with_planes::<G>(value, len, probs, action_len, tree)
     } else {
-        fold_in_shared(value, len, p0, p1, action_len)
+        fold_in_shared::<G>(value, len, probs, action_len, tree)
     }
 }
 
@@ -57,31 +68,52 @@ fn better_action(a: Entry, b: Entry, action_len: u32) -> Entry {
     }
 }
 
-/// The parent's entry from the summed weighted values, valid outcomes and deepest len; `lead`
-/// is outcome 0's best action (its prefix rewards when nothing is valid).
+/// The weight of outcome slot `outcome` when it `counts`, else 0. A slot that does not count
+/// may be a padded one, past the game's outcomes: the game is asked about slot 0 instead.
+/// No branch, so that the planes stay converged for the plane sum that follows.
 #[cube]
-fn mean_entry(sum: f32, valid: u32, deepest: u32, lead: f32) -> Entry {
-    let empty = f32::cast_from(valid / SPAWNS);
+fn counted_weight<G: DeviceStochasticGame>(outcome: u32, counts: bool) -> u32 {
+    select(
+        counts,
+        G::outcome_weight(select(counts, outcome, 0u32)),
+        0u32,
+    )
+}
+
+/// The parent's entry from the summed weighted values, the possible outcomes' summed weights
+/// and the deepest len; `lead` is outcome 0's best action (its prefix rewards when nothing is
+/// possible).
+#[cube]
+fn mean_entry<G: DeviceStochasticGame>(sum: f32, weights: u32, deepest: u32, lead: f32) -> Entry {
+    let chance = f32::cast_from(weights) / f32::cast_from(G::weight_total());
     Entry {
-        value: select(valid > 0u32, sum / empty, lead),
+        value: select(weights > 0u32, sum / chance, lead),
         len: deepest,
     }
 }
 
 #[cube]
-fn fold_in_shared(value: f32, len: u32, p0: f32, p1: f32, action_len: u32) -> Entry {
+fn fold_in_shared<G: DeviceStochasticGame>(
+    value: f32,
+    len: u32,
+    probs: &Array<f32>,
+    action_len: u32,
+    #[comptime] tree: TreeShape,
+) -> Entry {
     let u = UNIT_POS;
-    let mut values = SharedMemory::<f32>::new(BLOCK as usize);
-    let mut lens = SharedMemory::<u32>::new(BLOCK as usize);
-    let mut sum = SharedMemory::<f32>::new(OUTCOMES as usize);
-    let mut valid = SharedMemory::<u32>::new(OUTCOMES as usize);
-    let mut deepest = SharedMemory::<u32>::new(OUTCOMES as usize);
+    let action_slots = comptime!(tree.action_slots());
+    let outcome_slots = comptime!(tree.outcome_slots());
+    let mut values = SharedMemory::<f32>::new(comptime!(tree.block() as usize));
+    let mut lens = SharedMemory::<u32>::new(comptime!(tree.block() as usize));
+    let mut sum = SharedMemory::<f32>::new(comptime!(outcome_slots as usize));
+    let mut weight = SharedMemory::<u32>::new(comptime!(outcome_slots as usize));
+    let mut deepest = SharedMemory::<u32>::new(comptime!(outcome_slots as usize));
     values[u as usize] = value;
     lens[u as usize] = len;
     sync_cube();
-    // Max over the 4 actions of each outcome, into the outcome's first slot.
+    // Max over each outcome's actions, into the outcome's first slot.
     let mut stride = 1u32;
-    while stride < ACTIONS {
+    while stride < action_slots {
         if (u & (2u32 * stride - 1u32)) == 0u32 {
             let o = (u + stride) as usize;
             let mine = Entry {
@@ -99,45 +131,53 @@ fn fold_in_shared(value: f32, len: u32, p0: f32, p1: f32, action_len: u32) -> En
         sync_cube();
         stride *= 2u32;
     }
-    // One slot per outcome: its weighted value when its cell was empty.
-    if u < OUTCOMES {
-        let v = values[(u * ACTIONS) as usize];
-        let l = lens[(u * ACTIONS) as usize];
+    // One slot per outcome: its weighted value and weight when it was possible.
+    if u < outcome_slots {
+        let v = values[(u * action_slots) as usize];
+        let l = lens[(u * action_slots) as usize];
         let ok = l + 1u32 >= action_len;
-        sum[u as usize] = select(ok, per_spawn::<f32>(u, p0, p1) * v, 0.0f32);
-        valid[u as usize] = select(ok, 1u32, 0u32);
+        sum[u as usize] = select(ok, probs[u as usize] * v, 0.0f32);
+        weight[u as usize] = counted_weight::<G>(u, ok);
         deepest[u as usize] = l;
     }
     sync_cube();
-    // Runtime loop counters (a mutable constant does not compile).
-    let mut half = 16u32;
+    // A runtime loop counter (a mutable compile-time one does not compile).
+    let mut half = u32::new(comptime!((outcome_slots / 2) as i64));
     while half > 0u32 {
         if u < half {
             let o = (u + half) as usize;
             let s = sum[u as usize] + sum[o];
-            let n = valid[u as usize] + valid[o];
+            let n = weight[u as usize] + weight[o];
             let d = select(
                 deepest[o] > deepest[u as usize],
                 deepest[o],
                 deepest[u as usize],
             );
             sum[u as usize] = s;
-            valid[u as usize] = n;
+            weight[u as usize] = n;
             deepest[u as usize] = d;
         }
         sync_cube();
         half /= 2u32;
     }
-    mean_entry(sum[0], valid[0], deepest[0], values[0])
+    mean_entry::<G>(sum[0], weight[0], deepest[0], values[0])
 }
 
 #[cube]
-fn fold_with_planes(value: f32, len: u32, p0: f32, p1: f32, action_len: u32) -> Entry {
+fn fold_with_planes<G: DeviceStochasticGame>(
+    value: f32,
+    len: u32,
+    probs: &Array<f32>,
+    action_len: u32,
+    #[comptime] tree: TreeShape,
+) -> Entry {
     let u = UNIT_POS;
-    // Max over the 4 actions: after two butterfly steps every unit of an outcome holds it.
+    let action_slots = comptime!(tree.action_slots());
+    let planes = comptime!(tree.block() / FOLD_PLANE);
+    // Max over the actions: after the butterfly steps every unit of an outcome holds it.
     let mut best = Entry { value, len };
     let mut mask = 1u32;
-    while mask < ACTIONS {
+    while mask < action_slots {
         let other = Entry {
             value: plane_shuffle_xor(best.value, mask),
             len: plane_shuffle_xor(best.len, mask),
@@ -148,24 +188,20 @@ fn fold_with_planes(value: f32, len: u32, p0: f32, p1: f32, action_len: u32) -> 
         mask *= 2u32;
     }
     // The outcome's first unit speaks for it.
-    let action = u % ACTIONS;
+    let action = u % action_slots;
     let speaks = action == 0u32 && best.len + 1u32 >= action_len;
-    let outcome = u / ACTIONS;
-    let sum = plane_sum(select(
-        speaks,
-        per_spawn::<f32>(outcome, p0, p1) * best.value,
-        0.0f32,
-    ));
-    let valid = plane_sum(select(speaks, 1u32, 0u32));
+    let outcome = u / action_slots;
+    let sum = plane_sum(select(speaks, probs[outcome as usize] * best.value, 0.0f32));
+    let weight = plane_sum(counted_weight::<G>(outcome, speaks));
     let deepest = plane_max(best.len);
-    let mut sums = SharedMemory::<f32>::new(BLOCK_PLANES as usize);
-    let mut valids = SharedMemory::<u32>::new(BLOCK_PLANES as usize);
-    let mut deepests = SharedMemory::<u32>::new(BLOCK_PLANES as usize);
+    let mut sums = SharedMemory::<f32>::new(comptime!(planes as usize));
+    let mut weights = SharedMemory::<u32>::new(comptime!(planes as usize));
+    let mut deepests = SharedMemory::<u32>::new(comptime!(planes as usize));
     let lane = u % FOLD_PLANE;
     if lane == 0u32 {
         let p = (u / FOLD_PLANE) as usize;
         sums[p] = sum;
-        valids[p] = valid;
+        weights[p] = weight;
         deepests[p] = deepest;
     }
     sync_cube();
@@ -173,59 +209,59 @@ fn fold_with_planes(value: f32, len: u32, p0: f32, p1: f32, action_len: u32) -> 
     let mut count = 0u32;
     let mut depth = 0u32;
     #[unroll]
-    for p in 0..BLOCK_PLANES {
+    for p in 0..planes {
         total += sums[p as usize];
-        count += valids[p as usize];
+        count += weights[p as usize];
         depth = select(deepests[p as usize] > depth, deepests[p as usize], depth);
     }
-    mean_entry(total, count, depth, best.value)
+    mean_entry::<G>(total, count, depth, best.value)
 }
 
-/// The entry of afterstate block `first .. first + BLOCK` folded ([`fold_block()`]), returned
-/// to unit 0. Under an invalid afterstate every child copied its entry (len below the
-/// afterstate's `action_len − 2`); the branch is uniform, and the cube takes that entry with no
-/// fold.
+/// The entry of afterstate block `first ..` folded ([`fold_block()`]), returned to unit 0.
+/// Under an invalid afterstate every child copied its entry (len below the afterstate's
+/// `action_len − 2`); the branch is uniform, and the cube takes that entry with no fold.
 #[cube]
-pub fn fold_afterstate(
+#[allow(clippy::too_many_arguments)]
+pub fn fold_afterstate<G: DeviceStochasticGame>(
     values: &Array<f32>,
     lens: &Array<u32>,
     first: usize,
-    p0: f32,
-    p1: f32,
+    probs: &Array<f32>,
     action_len: u32,
+    #[comptime] tree: TreeShape,
     #[comptime] plane_ops: bool,
 ) -> Entry {
     let mut value = values[first];
     let mut len = lens[first];
     if len + 2u32 >= action_len {
         let at = first + UNIT_POS as usize;
-        let parent = fold_block(values[at], lens[at], p0, p1, action_len, plane_ops);
+        let parent = fold_block::<G>(values[at], lens[at], probs, action_len, tree, plane_ops);
         value = parent.value;
         len = parent.len;
     }
     Entry { value, len }
 }
 
-/// Cube `g` folds entries `g·BLOCK .. (g + 1)·BLOCK` (one afterstate's outcomes × actions) into
-/// entry `g` of the level above ([`fold_afterstate()`]). The grid has at least `groups` cubes;
+/// Cube `g` folds the `g`-th block of entries (one afterstate's outcomes × actions) into entry
+/// `g` of the level above ([`fold_afterstate()`]). The grid has at least `groups` cubes;
 /// those past it do nothing.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
-pub fn reduce_kernel(
+pub fn reduce_kernel<G: DeviceStochasticGame>(
     values: &Array<f32>,
     lens: &Array<u32>,
     out_values: &mut Array<f32>,
     out_lens: &mut Array<u32>,
-    p0: f32,
-    p1: f32,
+    probs: &Array<f32>,
     action_len: u32,
     groups: u32,
+    #[comptime] tree: TreeShape,
     #[comptime] plane_ops: bool,
 ) {
     let g = CUBE_POS as u32;
     if g < groups {
-        let first = (g * BLOCK) as usize;
-        let parent = fold_afterstate(values, lens, first, p0, p1, action_len, plane_ops);
+        let first = (g * comptime!(tree.block())) as usize;
+        let parent = fold_afterstate::<G>(values, lens, first, probs, action_len, tree, plane_ops);
         if UNIT_POS == 0u32 {
             out_values[g as usize] = parent.value;
             out_lens[g as usize] = parent.len;
@@ -233,24 +269,27 @@ pub fn reduce_kernel(
     }
 }
 
-/// Words of one root's result: the best action with the legal actions' bits, then the 4
-/// action values (f32 bits).
-pub const ROOT_WORDS: u32 = 1 + ACTIONS;
+/// Words of one root's result in a game of `actions` actions: the best action, the legal
+/// actions' bits, then each action's value (f32 bits).
+pub fn root_words(actions: u32) -> u32 {
+    2 + actions
+}
 
 /// A root's best action so far, taken over its action entries in order.
 #[derive(CubeType)]
 struct RootPick {
-    /// The best legal action (4 until one is seen), its value, and the legal actions' bits.
+    /// The best legal action (`actions` until one is seen), its value, and the legal actions'
+    /// bits.
     best: u32,
     top: f32,
     legal: u32,
 }
 
-/// No action taken yet.
+/// No action taken yet: `none` is the game's action count.
 #[cube]
-fn no_pick() -> RootPick {
+fn no_pick(none: u32) -> RootPick {
     RootPick {
-        best: 4u32,
+        best: none,
         top: 0.0f32,
         legal: 0u32,
     }
@@ -259,29 +298,39 @@ fn no_pick() -> RootPick {
 /// Takes action `a`'s entry (legal when its len ≥ 1; the first of equal values wins) and writes
 /// its value word (0 for an illegal action).
 #[cube]
-fn take_action(pick: &mut RootPick, out: &mut Array<u32>, r: u32, a: u32, entry: Entry) {
+fn take_action(
+    pick: &mut RootPick,
+    out: &mut Array<u32>,
+    r: u32,
+    a: u32,
+    entry: Entry,
+    #[comptime] actions: u32,
+) {
     let ok = entry.len >= 1u32;
-    if ok && (pick.best == 4u32 || entry.value > pick.top) {
+    if ok && (pick.best == actions || entry.value > pick.top) {
         pick.best = a;
         pick.top = entry.value;
     }
     pick.legal |= select(ok, 1u32 << a, 0u32);
-    out[(r * ROOT_WORDS + 1u32 + a) as usize] = u32::reinterpret(select(ok, entry.value, 0.0f32));
+    let at = r * comptime!(root_words(actions)) + 2u32 + a;
+    out[at as usize] = u32::reinterpret(select(ok, entry.value, 0.0f32));
 }
 
-/// Root `r`'s first word: `best | legal << 4`.
+/// Root `r`'s first two words: the best action, the legal actions' bits.
 #[cube]
-fn finish_root(pick: &RootPick, out: &mut Array<u32>, r: u32) {
-    out[(r * ROOT_WORDS) as usize] = pick.best | (pick.legal << 4u32);
+fn finish_root(pick: &RootPick, out: &mut Array<u32>, r: u32, #[comptime] actions: u32) {
+    let at = (r * comptime!(root_words(actions))) as usize;
+    out[at] = pick.best;
+    out[at + 1] = pick.legal;
 }
 
-/// Root `r`'s results in `out[5r..5r + 5]`: `best | legal << 4` (best 4 when no action is
-/// legal, bit `a` of `legal` set when action `a` is), then each action's value as f32 bits (0
-/// for an illegal one). One buffer, so the host reads every result at once. Unit 0 of the grid
-/// also clears the live-list counter for the next search (the multilevel leaf kernel, which
-/// reads it, is done).
+/// Root `r`'s results in `out[W·r .. W·(r + 1)]` ([`root_words`]): the best action (the action
+/// count when none is legal), the legal actions' bits (bit `a` set when action `a` is), then
+/// each action's value as f32 bits (0 for an illegal one). One buffer, so the host reads every
+/// result at once. Unit 0 of the grid also clears the live-list counter for the next search
+/// (the multilevel leaf kernel, which reads it, is done).
 ///
-/// [`root_kernel()`] takes the 4 action entries of each root as they are (a search with no
+/// [`root_kernel()`] takes the action entries of each root as they are (a search with no
 /// chance level left); [`root_fold_kernel()`] first folds each action's block of children, so
 /// the last reduction and the root step are one launch.
 #[cube(launch_unchecked)]
@@ -291,38 +340,40 @@ pub fn root_kernel(
     out: &mut Array<u32>,
     live_count: &mut Array<u32>,
     count: u32,
+    #[comptime] tree: TreeShape,
 ) {
     let r = ABSOLUTE_POS as u32;
     if r == 0u32 {
         live_count[0] = 0u32;
     }
     if r < count {
-        let mut pick = no_pick();
-        for a in 0..ACTIONS {
-            let at = (r * ACTIONS + a) as usize;
+        let actions = comptime!(tree.actions);
+        let mut pick = no_pick(actions);
+        for a in 0..actions {
+            let at = (r * comptime!(tree.action_slots()) + a) as usize;
             let entry = Entry {
                 value: values[at],
                 len: lens[at],
             };
-            take_action(&mut pick, out, r, a, entry);
+            take_action(&mut pick, out, r, a, entry, actions);
         }
-        finish_root(&pick, out, r);
+        finish_root(&pick, out, r, actions);
     }
 }
 
-/// Cube `r` folds root `r`'s 4 blocks of action children ([`fold_afterstate()`]) and writes its
-/// results as [`root_kernel()`] does.
+/// Cube `r` folds the blocks of root `r`'s action children ([`fold_afterstate()`]) and writes
+/// its results as [`root_kernel()`] does.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
-pub fn root_fold_kernel(
+pub fn root_fold_kernel<G: DeviceStochasticGame>(
     values: &Array<f32>,
     lens: &Array<u32>,
     out: &mut Array<u32>,
     live_count: &mut Array<u32>,
-    p0: f32,
-    p1: f32,
+    probs: &Array<f32>,
     action_len: u32,
     count: u32,
+    #[comptime] tree: TreeShape,
     #[comptime] plane_ops: bool,
 ) {
     let r = CUBE_POS as u32;
@@ -330,18 +381,21 @@ pub fn root_fold_kernel(
         live_count[0] = 0u32;
     }
     if r < count {
-        let mut pick = no_pick();
-        for a in 0..ACTIONS {
-            let first = ((r * ACTIONS + a) * BLOCK) as usize;
-            let entry = fold_afterstate(values, lens, first, p0, p1, action_len, plane_ops);
+        let actions = comptime!(tree.actions);
+        let mut pick = no_pick(actions);
+        for a in 0..actions {
+            let node = r * comptime!(tree.action_slots()) + a;
+            let first = (node * comptime!(tree.block())) as usize;
+            let entry =
+                fold_afterstate::<G>(values, lens, first, probs, action_len, tree, plane_ops);
             if UNIT_POS == 0u32 {
-                take_action(&mut pick, out, r, a, entry);
+                take_action(&mut pick, out, r, a, entry, actions);
             }
             // The next fold reuses the shared slots this one read.
             sync_cube();
         }
         if UNIT_POS == 0u32 {
-            finish_root(&pick, out, r);
+            finish_root(&pick, out, r, actions);
         }
     }
 }

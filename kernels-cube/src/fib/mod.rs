@@ -17,19 +17,24 @@
 //!  2048  word 0 = rows 0 (low 16 bits) and 1, word 1 = rows 2 and 3
 //! ```
 //!
-//! The device API, shared by the TD trainer and expectimax kernels:
-//! [`moves::slide`](fn@moves::slide) (a direction: the new board, its reward, whether anything moved),
-//! [`moves::spawn`](fn@moves::spawn) (a tile drawn with xorshift32 exactly as the host's `Sliding::spawn` draws
-//! it), [`moves::empty_count`](fn@moves::empty_count), [`moves::cell`](fn@moves::cell). [`launch`] holds the test kernels and their
-//! launchers.
+//! Both games reach the generic kernels (expectimax, TD(0), the rule tests) as one
+//! [`DeviceStochasticGame`], [`DeviceSliding`], built on the row arithmetic of
+//! [`moves`]: [`moves::slide`](fn@moves::slide) (a direction: the new board, its reward,
+//! whether anything moved), [`moves::spawn`](fn@moves::spawn) (a tile drawn with xorshift32
+//! exactly as the host's `Sliding::spawn` draws it), [`moves::empty_count`](fn@moves::empty_count),
+//! [`moves::cell`](fn@moves::cell). A chance outcome is `cell·S + k`: spawn kind `k` of the
+//! rule's `S` ([`DeviceTiles::spawn_kinds`]) in cell `cell`, possible when the cell is empty;
+//! packed (see [`DeviceStochasticGame::chance_packed`]) it is `nth·S + k`, the `nth` empty cell.
 
-pub mod launch;
 pub mod moves;
-pub mod td;
-pub mod td_storage;
 
+use crate::stochastic::{Acted, DeviceStochasticGame, GpuStochasticGame};
 use cubecl::prelude::*;
-use cubesearch_games::fib::{Board, BoardOf, BoardWord, Fib, Pow2, TileRule};
+use cubesearch_games::fib::{Board, BoardOf, BoardWord, Fib, Pow2, Sliding, TileRule};
+use moves::{
+    cell, empty_count, initial, max_index, put_in_empty, put_tile, set_board, slide, spawn,
+};
+use std::marker::PhantomData;
 
 /// A board in registers: four row values, row 0 (the top) first.
 #[derive(CubeType, Clone, Copy)]
@@ -57,6 +62,12 @@ pub trait DeviceTiles: 'static + Send + Sync {
     fn spawn_total() -> u32;
     /// The tile spawned for a draw `pick < spawn_total()`, walking the host's `SPAWNS` in order.
     fn spawn_tile(pick: u32) -> u32;
+    /// How many tiles may spawn (the host's `SPAWNS.len()`).
+    fn spawn_kinds() -> u32;
+    /// The tile index of spawn kind `k` (`SPAWNS[k].0`).
+    fn spawn_kind_tile(k: u32) -> u32;
+    /// The weight of spawn kind `k` (`SPAWNS[k].1`).
+    fn spawn_kind_weight(k: u32) -> u32;
     /// Reads the board stored at `words[offset..offset + WORDS]`.
     fn load(words: &Array<u32>, offset: usize) -> FibBoard;
     /// Stores `board` at `words[offset..offset + WORDS]`.
@@ -109,6 +120,18 @@ impl DeviceTiles for DeviceFib {
         select(pick < 3u32, 1u32, 3u32)
     }
 
+    fn spawn_kinds() -> u32 {
+        u32::new(2)
+    }
+
+    fn spawn_kind_tile(k: u32) -> u32 {
+        select(k == 0u32, 1u32, 3u32)
+    }
+
+    fn spawn_kind_weight(k: u32) -> u32 {
+        select(k == 0u32, 3u32, 1u32)
+    }
+
     fn load(words: &Array<u32>, offset: usize) -> FibBoard {
         let w0 = words[offset];
         let w1 = words[offset + 1];
@@ -152,6 +175,18 @@ impl DeviceTiles for DevicePow2 {
     fn spawn_tile(pick: u32) -> u32 {
         // SPAWNS = [(1, 9), (2, 1)]
         select(pick < 9u32, 1u32, 2u32)
+    }
+
+    fn spawn_kinds() -> u32 {
+        u32::new(2)
+    }
+
+    fn spawn_kind_tile(k: u32) -> u32 {
+        select(k == 0u32, 1u32, 2u32)
+    }
+
+    fn spawn_kind_weight(k: u32) -> u32 {
+        select(k == 0u32, 9u32, 1u32)
     }
 
     fn load(words: &Array<u32>, offset: usize) -> FibBoard {
@@ -221,4 +256,96 @@ impl GpuTiles for Fib {
 impl GpuTiles for Pow2 {
     type Device = DevicePow2;
     const WORDS: usize = 2;
+}
+
+/// 2584 or 2048 (tile rule `T`) as a [`DeviceStochasticGame`]: actions are the host's `Dir::ALL`
+/// (left, right, up, down), chance outcomes spawns (see the module docs), cells the 16 tile
+/// indices, progress the value of the largest tile.
+pub struct DeviceSliding<T>(PhantomData<T>);
+
+#[cube]
+impl<T: DeviceTiles> DeviceStochasticGame for DeviceSliding<T> {
+    type State = FibBoard;
+
+    fn load(words: &Array<u32>, offset: usize) -> FibBoard {
+        T::load(words, offset)
+    }
+
+    fn store(state: &FibBoard, words: &mut Array<u32>, offset: usize) {
+        T::store(state, words, offset);
+    }
+
+    fn assign(to: &mut FibBoard, from: &FibBoard) {
+        set_board(to, from);
+    }
+
+    fn act(state: &mut FibBoard, action: u32) -> Acted {
+        let s = slide::<T>(state, action);
+        if s.moved {
+            set_board(state, &s.board);
+        }
+        Acted {
+            reward: s.reward,
+            legal: s.moved,
+        }
+    }
+
+    fn chance(state: &mut FibBoard, outcome: u32) -> bool {
+        let kinds = T::spawn_kinds();
+        let c = outcome / kinds;
+        let free = cell::<T>(state, c) == 0u32;
+        if free {
+            put_tile::<T>(state, c, T::spawn_kind_tile(outcome % kinds));
+        }
+        free
+    }
+
+    fn chance_packed(state: &mut FibBoard, slot: u32) -> bool {
+        let kinds = T::spawn_kinds();
+        let nth = slot / kinds;
+        let fits = nth < empty_count::<T>(state);
+        if fits {
+            put_in_empty::<T>(state, nth, T::spawn_kind_tile(slot % kinds));
+        }
+        fits
+    }
+
+    fn outcome_weight(outcome: u32) -> u32 {
+        T::spawn_kind_weight(outcome % T::spawn_kinds())
+    }
+
+    fn weight_total() -> u32 {
+        T::spawn_total()
+    }
+
+    fn sample_chance(state: &mut FibBoard, rng: &mut u32) {
+        spawn::<T>(state, rng);
+    }
+
+    fn initial(rng: &mut u32) -> FibBoard {
+        initial::<T>(rng)
+    }
+
+    fn cell(state: &FibBoard, c: u32) -> u32 {
+        cell::<T>(state, c)
+    }
+
+    fn progress(state: &FibBoard) -> u32 {
+        let m = max_index::<T>(state);
+        select(m == 0u32, 0u32, T::value(m))
+    }
+}
+
+impl<T: GpuTiles> GpuStochasticGame for Sliding<T> {
+    type Device = DeviceSliding<T::Device>;
+    const STATE_WORDS: usize = T::WORDS;
+    const OUTCOMES: u32 = 16 * T::SPAWNS.len() as u32;
+
+    fn encode(&self, state: &BoardOf<T>, out: &mut [u32]) {
+        T::encode(*state, out);
+    }
+
+    fn decode(&self, words: &[u32]) -> BoardOf<T> {
+        T::decode(words)
+    }
 }

@@ -241,6 +241,21 @@ pub fn spawn<T: DeviceTiles>(board: &mut FibBoard, rng: &mut u32) {
     }
 }
 
+/// Puts tile index `tile` in cell `c` (which must be empty).
+#[cube]
+pub fn put_tile<T: DeviceTiles>(board: &mut FibBoard, c: u32, tile: u32) {
+    let r = c / 4u32;
+    let bit = tile << ((c % 4u32) * T::bits());
+    let n0 = board.r0 | select(r == 0u32, bit, 0u32);
+    let n1 = board.r1 | select(r == 1u32, bit, 0u32);
+    let n2 = board.r2 | select(r == 2u32, bit, 0u32);
+    let n3 = board.r3 | select(r == 3u32, bit, 0u32);
+    board.r0 = n0;
+    board.r1 = n1;
+    board.r2 = n2;
+    board.r3 = n3;
+}
+
 /// Puts tile index `tile` in the board's `nth` empty cell in cell order (none if it has fewer).
 #[cube]
 pub fn put_in_empty<T: DeviceTiles>(board: &mut FibBoard, nth: u32, tile: u32) {

@@ -24,7 +24,7 @@ pub fn run<R: TileRule>(common: &Common, args: &BoardsArgs) -> Result<()> {
         )));
     }
     let game = Sliding::<R>::new();
-    let (net, meta) = NTupleNetwork::load::<R>(Path::new(&args.weights), None)?;
+    let (net, meta) = NTupleNetwork::load::<Sliding<R>>(Path::new(&args.weights), None)?;
     let mut exec = CpuExecutor::new(0)?;
     let bar = progress(common.json, args.games as u64, "games");
     let records = play_games(

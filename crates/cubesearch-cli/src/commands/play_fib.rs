@@ -11,10 +11,10 @@ use crate::output::{announce, emit, progress};
 use cubesearch_core::{Error, Result};
 use cubesearch_games::fib::Sliding;
 use cubesearch_learn::td::Episode;
-use cubesearch_learn::{play, play_random, stats, NTupleNetwork, PlayStats};
+use cubesearch_learn::{play, play_random, stats, NTupleNetwork, PlayStats, TupleGame};
 use cubesearch_search::expectimax::play_games;
-use cubesearch_search::expectimax_gpu::ExpectimaxExecutor;
 use cubesearch_search::spec::StochasticPlayerSpec;
+use cubesearch_search::Executor;
 use cubesearch_search::GpuTiles;
 use serde_json::json;
 use std::time::Instant;
@@ -34,13 +34,14 @@ pub fn run<R: GpuTiles>(common: &Common, p1: &str, p2: &str, games: u32, batch: 
     let stats: PlayStats = match p1.parse::<StochasticPlayerSpec>()? {
         StochasticPlayerSpec::Random => play_random(&game, games as u64, common.seed, 0)?,
         StochasticPlayerSpec::Td { weights } => {
-            let (net, _meta) = NTupleNetwork::load::<R>(&weights, None)?;
+            let (net, _meta) = NTupleNetwork::load::<Sliding<R>>(&weights, None)?;
             play(&game, &net, games as u64, common.seed, 0)?
         }
         StochasticPlayerSpec::Expectimax(spec) => {
-            let (net, _meta) = NTupleNetwork::load::<R>(&spec.weights, None)?;
-            let (mut exec, resolved) =
-                ExpectimaxExecutor::<R>::new(common.backend, spec.method, spec.transposition)?;
+            let (net, _meta) = NTupleNetwork::load::<Sliding<R>>(&spec.weights, None)?;
+            let (mut exec, resolved) = Executor::new(common.backend)?;
+            exec.set_expectimax_method(spec.method);
+            exec.set_expectimax_transposition(spec.transposition);
             announce(common.json, &resolved);
             device = resolved.to_string();
             let start = Instant::now();
@@ -62,10 +63,10 @@ pub fn run<R: GpuTiles>(common: &Common, p1: &str, p2: &str, games: u32, batch: 
                 .map(|r| Episode {
                     score: r.score,
                     moves: r.moves,
-                    max_index: r.last.max_index(R::BITS),
+                    progress: game.progress(&r.last),
                 })
                 .collect();
-            stats::<R>(&episodes, start.elapsed().as_secs_f64())
+            stats::<Sliding<R>>(&episodes, start.elapsed().as_secs_f64())
         }
     };
     emit(

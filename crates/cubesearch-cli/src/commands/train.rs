@@ -11,7 +11,7 @@ use cubesearch_core::backend::{resolve, Backend, ResolvedBackend};
 use cubesearch_core::{Error, Result};
 use cubesearch_games::fib::Sliding;
 use cubesearch_learn::runner::thread_count;
-use cubesearch_learn::{curve_csv, parse_shapes, train_on, CpuEngine, TdEngine, TrainConfig};
+use cubesearch_learn::{curve_csv, shapes_for, train_on, CpuEngine, TdEngine, TrainConfig};
 use cubesearch_search::spec::parse_duration;
 use cubesearch_search::td::WeightStorage;
 use cubesearch_search::Executor;
@@ -19,11 +19,14 @@ use cubesearch_search::GpuTiles;
 use serde_json::json;
 use std::path::PathBuf;
 
+/// A training engine for game `G`, boxed.
+type Engine<G> = Box<dyn TdEngine<G>>;
+
 /// The engine `--backend` and `--gpus` ask for, and where it runs.
 fn engine<R: GpuTiles>(
     common: &Common,
     args: &TrainArgs,
-) -> Result<(Box<dyn TdEngine<R>>, ResolvedBackend)> {
+) -> Result<(Engine<Sliding<R>>, ResolvedBackend)> {
     if args.gpus == 0 {
         return Err(Error::parse("--gpus must be at least 1"));
     }
@@ -62,7 +65,7 @@ fn engine<R: GpuTiles>(
     }
     let exec = Executor::on(&resolved)?;
     Ok((
-        exec.td_engine_on_gpus::<R>(args.gpus, args.units, args.storage)?,
+        exec.td_engine_on_gpus::<Sliding<R>>(args.gpus, args.units, args.storage)?,
         resolved,
     ))
 }
@@ -77,7 +80,11 @@ pub fn run<R: GpuTiles>(common: &Common, args: &TrainArgs) -> Result<()> {
         sharing: args.sharing,
         alpha: args.alpha,
         seed: common.seed,
-        shapes: args.shapes.as_deref().map(parse_shapes).transpose()?,
+        shapes: args
+            .shapes
+            .as_deref()
+            .map(shapes_for::<Sliding<R>>)
+            .transpose()?,
         checkpoint_every: args.checkpoint_every,
         out: Some(PathBuf::from(&args.out)),
         resume: args.resume.as_ref().map(PathBuf::from),

@@ -1,0 +1,460 @@
+//! The stochastic-game kernels with a game that is not 2584 or 2048: "chute", a toy with 3
+//! actions and 6 chance outcome slots (so both are padded to powers of two on the device).
+//! Its device rules equal its host rules, its device expectimax (naive and multilevel) equals
+//! the CPU search, and one TD unit learns as a CPU re-implementation of the trainer does.
+//!
+//! Chute: 8 cells of 2 bits. Cells 0..3 take spawns (value 1 with weight 2, value 2 with weight
+//! 1, on an empty cell drawn uniformly); action `a` (0..3) moves cell `a`'s value into the
+//! lowest empty cell of 3..8, scoring `value · (a + 1)`, legal when cell `a` holds a value
+//! and a cell of 3..8 is free. The game ends when 3..8 are full.
+
+use cubecl::prelude::*;
+use cubesearch_core::rng::XorShift32;
+use cubesearch_core::{AfterstateValue, Backend, Result, RootValue, StochasticGame};
+use cubesearch_kernels::expectimax::launch::ExpectimaxMethod;
+use cubesearch_kernels::rng;
+use cubesearch_kernels::stochastic::{Acted, DeviceStochasticGame, GpuStochasticGame};
+use cubesearch_kernels::td::{DeviceTd, TdShape, WeightStorage};
+use cubesearch_learn::{default_shapes, pack_views, NTupleNetwork, TupleGame};
+use cubesearch_search::expectimax::search;
+use cubesearch_search::td::td_net;
+use cubesearch_search::testing::{assert_same, executor};
+use cubesearch_search::{CpuExecutor, Executor, GpuExecutor, StochasticRules};
+use rstest::rstest;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Chute;
+
+fn cell(s: u32, c: usize) -> u32 {
+    if c < 8 {
+        s >> (2 * c) & 3
+    } else {
+        0
+    }
+}
+
+fn with_cell(s: u32, c: usize, v: u32) -> u32 {
+    s & !(3 << (2 * c)) | v << (2 * c)
+}
+
+impl StochasticGame for Chute {
+    type State = u32;
+    type Action = u8;
+    const NAME: &'static str = "chute";
+    const ACTIONS: &'static [u8] = &[0, 1, 2];
+
+    fn afterstate(&self, s: &u32, a: u8) -> Option<(u32, u32)> {
+        let (s, a) = (*s, a as usize);
+        let v = cell(s, a);
+        let free = (3..8).find(|&c| cell(s, c) == 0)?;
+        (v != 0).then(|| (with_cell(with_cell(s, a, 0), free, v), v * (a as u32 + 1)))
+    }
+
+    fn chance_outcomes(&self, after: &u32, out: &mut Vec<(u32, f32)>) {
+        let empty: Vec<usize> = (0..3).filter(|&c| cell(*after, c) == 0).collect();
+        if empty.is_empty() {
+            out.push((*after, 1.0));
+        }
+        for &c in &empty {
+            for (v, w) in [(1, 2.0), (2, 1.0)] {
+                out.push((with_cell(*after, c, v), w / (3.0 * empty.len() as f32)));
+            }
+        }
+    }
+
+    fn sample_chance(&self, after: &u32, rng: &mut XorShift32) -> u32 {
+        let empty: Vec<usize> = (0..3).filter(|&c| cell(*after, c) == 0).collect();
+        if empty.is_empty() {
+            return *after;
+        }
+        let c = empty[rng.below(empty.len() as u32) as usize];
+        let v = if rng.below(3) < 2 { 1 } else { 2 };
+        with_cell(*after, c, v)
+    }
+
+    fn initial(&self, rng: &mut XorShift32) -> u32 {
+        let s = self.sample_chance(&0, rng);
+        self.sample_chance(&s, rng)
+    }
+
+    fn parse_position(&self, text: &str) -> Result<u32> {
+        text.parse()
+            .map_err(|_| cubesearch_core::Error::parse("a chute position is a number"))
+    }
+
+    fn format_position(&self, s: &u32) -> String {
+        s.to_string()
+    }
+
+    fn format_action(&self, a: u8) -> String {
+        a.to_string()
+    }
+}
+
+/// Chute on the device: the 8 cells in one word.
+#[derive(CubeType, Clone, Copy)]
+struct ChuteState {
+    bits: u32,
+}
+
+struct DeviceChute;
+
+#[cube]
+fn chute_cell(s: &ChuteState, c: u32) -> u32 {
+    select(c < 8u32, (s.bits >> (2u32 * (c % 8u32))) & 3u32, 0u32)
+}
+
+#[cube]
+impl DeviceStochasticGame for DeviceChute {
+    type State = ChuteState;
+
+    fn load(words: &Array<u32>, offset: usize) -> ChuteState {
+        ChuteState {
+            bits: words[offset],
+        }
+    }
+
+    fn store(s: &ChuteState, words: &mut Array<u32>, offset: usize) {
+        words[offset] = s.bits;
+    }
+
+    fn assign(to: &mut ChuteState, from: &ChuteState) {
+        let b = from.bits;
+        to.bits = b;
+    }
+
+    fn act(s: &mut ChuteState, action: u32) -> Acted {
+        let v = chute_cell(s, action);
+        let mut free = 8u32;
+        #[unroll]
+        for c in 3..8u32 {
+            if free == 8u32 && chute_cell(s, c) == 0u32 {
+                free = c;
+            }
+        }
+        let legal = v != 0u32 && free < 8u32;
+        let mut reward = 0u32;
+        if legal {
+            let bits = (s.bits ^ (v << (2u32 * action))) | (v << (2u32 * free));
+            s.bits = bits;
+            reward = v * (action + 1u32);
+        }
+        Acted { reward, legal }
+    }
+
+    fn chance(s: &mut ChuteState, outcome: u32) -> bool {
+        let c = outcome / 2u32;
+        let free = chute_cell(s, c) == 0u32;
+        if free {
+            let bits = s.bits | ((outcome % 2u32 + 1u32) << (2u32 * c));
+            s.bits = bits;
+        }
+        free
+    }
+
+    fn chance_packed(s: &mut ChuteState, slot: u32) -> bool {
+        Self::chance(s, slot)
+    }
+
+    fn outcome_weight(outcome: u32) -> u32 {
+        select((outcome & 1u32) == 0u32, 2u32, 1u32)
+    }
+
+    fn weight_total() -> u32 {
+        u32::new(3)
+    }
+
+    fn sample_chance(s: &mut ChuteState, rng: &mut u32) {
+        let mut empty = 0u32;
+        #[unroll]
+        for c in 0..3u32 {
+            empty += select(chute_cell(s, c) == 0u32, 1u32, 0u32);
+        }
+        if empty > 0u32 {
+            let nth = rng::below(rng, empty);
+            let v = select(rng::below(rng, 3u32) < 2u32, 1u32, 2u32);
+            let mut seen = 0u32;
+            let mut bits = s.bits;
+            #[unroll]
+            for c in 0..3u32 {
+                if chute_cell(s, c) == 0u32 {
+                    if seen == nth {
+                        bits |= v << (2u32 * c);
+                    }
+                    seen += 1u32;
+                }
+            }
+            s.bits = bits;
+        }
+    }
+
+    fn initial(rng: &mut u32) -> ChuteState {
+        let mut s = ChuteState { bits: 0u32 };
+        Self::sample_chance(&mut s, rng);
+        Self::sample_chance(&mut s, rng);
+        s
+    }
+
+    fn cell(s: &ChuteState, c: u32) -> u32 {
+        chute_cell(s, c)
+    }
+
+    fn progress(s: &ChuteState) -> u32 {
+        s.bits >> 6u32
+    }
+}
+
+impl GpuStochasticGame for Chute {
+    type Device = DeviceChute;
+    const STATE_WORDS: usize = 1;
+    const OUTCOMES: u32 = 6;
+
+    fn encode(&self, s: &u32, out: &mut [u32]) {
+        out[0] = *s;
+    }
+
+    fn decode(&self, words: &[u32]) -> u32 {
+        words[0]
+    }
+}
+
+/// Chute's cells for n-tuple networks: 8 cells of 2 bits, no symmetry.
+impl TupleGame for Chute {
+    const CELLS: usize = 8;
+    const CELL_BITS: u32 = 2;
+    const SYMMETRIES: &'static [&'static [u8]] = &[&[0, 1, 2, 3, 4, 5, 6, 7]];
+    const CELLS_PER_WORD: usize = 8;
+    const SHAPES: &'static [(&'static str, &'static [&'static [u8]])] = &[(
+        "default",
+        &[&[0, 1, 2, 3], &[3, 4, 5, 6], &[1, 2, 6, 7], &[0, 4, 5, 7]],
+    )];
+    const MILESTONES: &'static [u32] = &[];
+    type Views<const N: usize> = [[[u64; N]; 1]; 1];
+
+    fn cells(&self, s: &u32, out: &mut [u8]) {
+        for (c, o) in out.iter_mut().enumerate() {
+            *o = cell(*s, c) as u8;
+        }
+    }
+
+    fn views<const N: usize>(&self, states: [u32; N]) -> Self::Views<N> {
+        pack_views(self, states)
+    }
+
+    fn progress(&self, s: &u32) -> u32 {
+        s >> 6
+    }
+}
+
+/// A chute network: four 4-cell shapes of 2-bit cells with weights drawn from `seed`.
+fn network(seed: u32) -> NTupleNetwork {
+    let mut net = NTupleNetwork::for_game::<Chute>(&default_shapes::<Chute>()).unwrap();
+    let mut rng = XorShift32::for_worker(seed, 0);
+    for t in 0..4 {
+        let n = net.table(t).len();
+        let w: Vec<f32> = (0..n)
+            .map(|_| (rng.below(2001) as f32 - 1000.0) / 64.0)
+            .collect();
+        net.set_table(t, w.into_iter());
+    }
+    net
+}
+
+fn cells(s: u32) -> [u8; 8] {
+    std::array::from_fn(|c| cell(s, c) as u8)
+}
+
+struct ChuteValue<'a>(&'a NTupleNetwork);
+
+impl AfterstateValue<Chute> for ChuteValue<'_> {
+    fn value(&self, _game: &Chute, s: &u32) -> f32 {
+        self.0.value_cells(&cells(*s))
+    }
+}
+
+/// Positions of random games, ended ones included.
+fn positions(count: usize) -> Vec<u32> {
+    let mut rng = XorShift32::for_worker(3, 0);
+    let mut out = Vec::new();
+    let mut s = Chute.initial(&mut rng);
+    let mut legal = Vec::new();
+    while out.len() < count {
+        out.push(s);
+        legal.clear();
+        Chute.legal_actions(&s, &mut legal);
+        if legal.is_empty() {
+            s = Chute.initial(&mut rng);
+            continue;
+        }
+        let (_, after, _) = legal[rng.below(legal.len() as u32) as usize];
+        s = Chute.sample_chance(&after, &mut rng);
+    }
+    out
+}
+
+/// Runs `$f(&mut GpuExecutor<_>)` on `backend`'s executor; nothing for CUDA in a build
+/// without it.
+macro_rules! on_gpu {
+    ($backend:expr, $f:ident) => {
+        match executor($backend) {
+            None => {}
+            #[cfg(feature = "wgpu")]
+            Some(Executor::Wgpu(mut gpu)) => $f(&mut gpu),
+            #[cfg(feature = "cuda")]
+            Some(Executor::Cuda(mut gpu)) => $f(&mut gpu),
+            Some(_) => panic!("a GPU executor"),
+        }
+    };
+}
+
+#[rstest]
+fn device_rules_equal_the_host(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    on_gpu!(backend, rules_match);
+}
+
+fn rules_match<R: Runtime>(gpu: &mut GpuExecutor<R>) {
+    let mut cpu = CpuExecutor::new(1).unwrap();
+    let states = positions(500);
+    let want = cpu.actions(&Chute, &states).unwrap();
+    let got = gpu.actions(&Chute, &states).unwrap();
+    assert_same("chute actions", &want, &got);
+    assert!(got.iter().flatten().any(|a| a.legal) && got.iter().flatten().any(|a| !a.legal));
+    let rngs: Vec<u32> = (0..states.len() as u32)
+        .map(|i| XorShift32::for_worker(8, i).0)
+        .collect();
+    let want = cpu.chance_samples(&Chute, &states, &rngs).unwrap();
+    let got = gpu.chance_samples(&Chute, &states, &rngs).unwrap();
+    assert_same("chute chance", &want.0, &got.0);
+    assert_same("chute rngs", &want.1, &got.1);
+    let want = cpu.random_games(&Chute, 200, 4).unwrap();
+    let got = gpu.random_games(&Chute, 200, 4).unwrap();
+    assert_same("chute games", &want, &got);
+}
+
+fn close(cpu: f32, gpu: f32) -> bool {
+    (cpu - gpu).abs() <= 1e-4 * cpu.abs().max(1.0)
+}
+
+#[rstest]
+fn device_expectimax_equals_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    on_gpu!(backend, expectimax_matches);
+}
+
+fn expectimax_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
+    let net = network(5);
+    let value = ChuteValue(&net);
+    let roots = positions(40);
+    // Both folds where the device has 32-unit planes.
+    let folds: &[bool] = if gpu.expectimax_plane_ops() {
+        &[false, true]
+    } else {
+        &[false]
+    };
+    for layers in 0..=2 {
+        let cpu: Vec<RootValue> = roots
+            .iter()
+            .map(|r| search(&Chute, &value, r, layers, false))
+            .collect();
+        assert!(cpu.iter().any(|r| r.best.is_none()) && cpu.iter().any(|r| r.best.is_some()));
+        for (method, &planes) in ExpectimaxMethod::ALL
+            .into_iter()
+            .flat_map(|m| folds.iter().map(move |p| (m, p)))
+        {
+            gpu.set_expectimax_method(method);
+            gpu.set_expectimax_plane_ops(planes);
+            let got = gpu.expectimax(&Chute, &net, &roots, layers).unwrap();
+            for (i, (c, g)) in cpu.iter().zip(&got).enumerate() {
+                let what = format!(
+                    "{layers} layers {}, planes {planes}, root {i}",
+                    method.name()
+                );
+                assert_eq!(c.best, g.best, "{what}: {c:?} vs {g:?}");
+                assert_eq!(c.actions.len(), g.actions.len(), "{what}");
+                for (x, y) in c.actions.iter().zip(&g.actions) {
+                    match (x, y) {
+                        (Some(x), Some(y)) => assert!(close(*x, *y), "{what}: {c:?} vs {g:?}"),
+                        (None, None) => {}
+                        _ => panic!("{what}: legal actions differ: {c:?} vs {g:?}"),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The CPU trainer's rules for chute with one game at a time: greedy on `reward + V`, the
+/// first best action, then the backward pass reading each target after its update. Returns
+/// each game's score and final position.
+fn cpu_training(net: &NTupleNetwork, games: u32, seed: u32, step: f32) -> Vec<(u32, u32)> {
+    (0..games)
+        .map(|g| {
+            let mut rng = XorShift32::for_worker(seed, g);
+            let mut s = Chute.initial(&mut rng);
+            let mut path = Vec::new();
+            let mut score = 0;
+            loop {
+                let mut best: Option<(f32, u32, u32)> = None;
+                for &a in Chute::ACTIONS {
+                    if let Some((after, reward)) = Chute.afterstate(&s, a) {
+                        let v = reward as f32 + net.value_cells(&cells(after));
+                        if best.is_none_or(|(b, ..)| v > b) {
+                            best = Some((v, after, reward));
+                        }
+                    }
+                }
+                let Some((_, after, reward)) = best else {
+                    break;
+                };
+                score += reward;
+                path.push((after, reward));
+                s = Chute.sample_chance(&after, &mut rng);
+            }
+            let mut target = 0.0f32;
+            for &(after, reward) in path.iter().rev() {
+                let v = net.value_cells(&cells(after));
+                net.update_cells(&cells(after), step * (target - v));
+                target = reward as f32 + net.value_cells(&cells(after));
+            }
+            (score, s >> 6)
+        })
+        .collect()
+}
+
+#[rstest]
+fn one_td_unit_learns_as_the_cpu_rules(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    on_gpu!(backend, td_matches);
+}
+
+fn td_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
+    let cpu_net = network(9);
+    let step = 0.05 / cpu_net.lookups() as f32;
+    let want = cpu_training(&cpu_net, 40, 12, step);
+    let gpu_net = network(9);
+    let shape = TdShape {
+        units: 1,
+        max_moves: 64,
+        cap: 64,
+        averaged: false,
+        storage: WeightStorage::F32,
+    };
+    let mut device = DeviceTd::<_, Chute>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
+    let games = device.play_batch(0, 40, 12, step).unwrap();
+    let got: Vec<(u32, u32)> = games.iter().map(|g| (g.score, g.progress)).collect();
+    assert_eq!(want, got);
+    let learned = device.read_tables().unwrap();
+    let mut changed = 0;
+    for (t, table) in learned.iter().enumerate() {
+        for (a, b) in cpu_net.table(t).iter().zip(table) {
+            assert!(
+                (a - b).abs() <= 1e-5 * a.abs().max(1.0),
+                "table {t}: {a} vs {b}"
+            );
+        }
+        changed += table
+            .iter()
+            .zip(gpu_net.table(t))
+            .filter(|(a, b)| **a != *b)
+            .count();
+    }
+    assert!(changed > 20, "{changed} weights learned");
+}

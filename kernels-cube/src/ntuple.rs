@@ -1,0 +1,241 @@
+//! n-tuple network lookups on the device, for any [`DeviceStochasticGame`]: one summation order
+//! and one index rule, shared by the expectimax and TD(0) kernels.
+//!
+//! A network is a list of *lookups* in the host network's order (`cubesearch_learn`'s
+//! `NTupleNetwork::lookup_layout`): each a table offset into the flat weights and a list of
+//! cells. The kernels apply no symmetry: a symmetric lookup is just another entry of the list.
+//! Lookup `l`'s weight index is its offset plus its cells' values ([`DeviceStochasticGame::cell`]),
+//! `bits` bits each, first cell lowest. V sums lookup `l` into partial sum `l mod 4` (each
+//! partial sum adding its lookups in order, from 0.0) and returns `(s₀ + s₁) + (s₂ + s₃)`,
+//! as the host network does, so a device value equals the CPU's bit for bit; the lookups are
+//! a multiple of 4.
+//!
+//! Two ways to name the lookups, kept because each kernel family needs its own:
+//! * [`NetLayout`], compile-time data: a kernel compiled for one layout builds each index from
+//!   constant cells and shifts, and reads nothing but the weight (the expectimax kernels, where
+//!   a leaf's value is most of the work);
+//! * a runtime table ([`lut_words`], read by [`lookup_index()`]): one compiled kernel for every
+//!   network, and a lookup loop that is not unrolled, so the TD kernel (whose loop body holds
+//!   four evaluations and the learning passes) compiles quickly.
+
+use crate::stochastic::DeviceStochasticGame;
+use cubecl::prelude::*;
+use cubesearch_core::{Error, Result};
+
+/// Most cells one lookup reads.
+pub const MAX_CELLS: usize = 8;
+
+/// V's four partial sums: lookup `l` adds to sum `l mod 4`.
+#[derive(CubeType, Clone, Copy)]
+pub struct PartialSums {
+    s0: f32,
+    s1: f32,
+    s2: f32,
+    s3: f32,
+}
+
+/// Four partial sums at zero.
+#[cube]
+pub fn partial_sums() -> PartialSums {
+    PartialSums {
+        s0: 0.0f32,
+        s1: 0.0f32,
+        s2: 0.0f32,
+        s3: 0.0f32,
+    }
+}
+
+#[cube]
+impl PartialSums {
+    /// Adds the weights of lookups `4q .. 4q + 4`.
+    pub fn add(&mut self, w0: f32, w1: f32, w2: f32, w3: f32) {
+        self.s0 += w0;
+        self.s1 += w1;
+        self.s2 += w2;
+        self.s3 += w3;
+    }
+
+    /// V: `(s₀ + s₁) + (s₂ + s₃)`.
+    pub fn total(&self) -> f32 {
+        (self.s0 + self.s1) + (self.s2 + self.s3)
+    }
+}
+
+/// Checks a lookup list against its weights: a multiple of 4 lookups, each of 1 to
+/// [`MAX_CELLS`] cells whose table (`2^(bits·cells)` weights from its offset) lies inside
+/// `weights` weights.
+pub fn check_lookups(lookups: &[(u32, Vec<u8>)], bits: u32, weights: usize) -> Result<()> {
+    if lookups.is_empty() || !lookups.len().is_multiple_of(4) {
+        return Err(Error::Unsupported(format!(
+            "a device network sums its lookups four at a time: {} lookups",
+            lookups.len()
+        )));
+    }
+    for (offset, cells) in lookups {
+        if cells.is_empty() || cells.len() > MAX_CELLS {
+            return Err(Error::Unsupported(format!(
+                "a device lookup reads 1 to {MAX_CELLS} cells, not {}",
+                cells.len()
+            )));
+        }
+        let end = (*offset as u64).checked_add(1u64 << (bits as u64 * cells.len() as u64));
+        if bits * cells.len() as u32 >= 32 || end.is_none_or(|e| e > weights as u64) {
+            return Err(Error::Unsupported(format!(
+                "a lookup of {} cells of {bits} bits at weight {offset} does not fit {weights} weights",
+                cells.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A network's lookups as compile-time data: each lookup's table offset in the weights and its
+/// cells, in the host network's order, and the bits a cell takes in an index.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+pub struct NetLayout {
+    lookups: Vec<(u32, Vec<u8>)>,
+    bits: u32,
+}
+
+impl NetLayout {
+    /// A layout of `(table offset, cells)` lookups of `bits`-bit cells.
+    pub fn new(lookups: Vec<(u32, Vec<u8>)>, bits: u32) -> Self {
+        Self { lookups, bits }
+    }
+
+    /// How many lookups an evaluation sums.
+    pub fn len(&self) -> usize {
+        self.lookups.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.lookups.is_empty()
+    }
+
+    fn offset(&self, l: usize) -> u32 {
+        self.lookups[l].0
+    }
+
+    fn cells(&self, l: usize) -> Vec<u8> {
+        self.lookups[l].1.clone()
+    }
+}
+
+/// V(state) of the network laid out as `layout` (see the module docs for the order).
+#[cube]
+pub fn layout_value<G: DeviceStochasticGame>(
+    state: &G::State,
+    weights: &Array<f32>,
+    #[comptime] layout: NetLayout,
+) -> f32 {
+    let mut sums = partial_sums();
+    add_layout_quads::<G>(state, weights, &mut sums, layout, 0usize);
+    sums.total()
+}
+
+/// Adds lookups `4q, 4q + 1, …` four at a time. A recursion on compile-time values, so it
+/// unrolls: every cell and offset is a constant.
+#[cube]
+fn add_layout_quads<G: DeviceStochasticGame>(
+    state: &G::State,
+    weights: &Array<f32>,
+    sums: &mut PartialSums,
+    #[comptime] layout: NetLayout,
+    #[comptime] q: usize,
+) {
+    if comptime!(4 * q < layout.len()) {
+        let w0 = layout_weight::<G>(state, weights, comptime!(layout.clone()), comptime!(4 * q));
+        let w1 = layout_weight::<G>(
+            state,
+            weights,
+            comptime!(layout.clone()),
+            comptime!(4 * q + 1),
+        );
+        let w2 = layout_weight::<G>(
+            state,
+            weights,
+            comptime!(layout.clone()),
+            comptime!(4 * q + 2),
+        );
+        let w3 = layout_weight::<G>(
+            state,
+            weights,
+            comptime!(layout.clone()),
+            comptime!(4 * q + 3),
+        );
+        sums.add(w0, w1, w2, w3);
+        add_layout_quads::<G>(state, weights, sums, layout, comptime!(q + 1));
+    }
+}
+
+/// The weight lookup `l` of `layout` reads.
+#[cube]
+fn layout_weight<G: DeviceStochasticGame>(
+    state: &G::State,
+    weights: &Array<f32>,
+    #[comptime] layout: NetLayout,
+    #[comptime] l: usize,
+) -> f32 {
+    let idx = fixed_index::<G>(
+        state,
+        0u32,
+        comptime!(layout.cells(l)),
+        comptime!(layout.bits),
+        0usize,
+    );
+    weights[(idx + comptime!(layout.offset(l))) as usize]
+}
+
+/// `acc` with cells `j..` of `cells` added, `bits` bits each from bit `j·bits` (a compile-time
+/// recursion, as [`add_layout_quads`]).
+#[cube]
+fn fixed_index<G: DeviceStochasticGame>(
+    state: &G::State,
+    acc: u32,
+    #[comptime] cells: Vec<u8>,
+    #[comptime] bits: u32,
+    #[comptime] j: usize,
+) -> u32 {
+    let mut idx = acc;
+    if comptime!(j < cells.len()) {
+        let at = acc | (G::cell(state, comptime!(cells[j] as u32)) << comptime!(bits * j as u32));
+        idx = fixed_index::<G>(state, at, cells, bits, comptime!(j + 1));
+    }
+    idx
+}
+
+/// The runtime lookup table of a lookup list whose lookups all read `len` cells: per lookup
+/// `[table offset, cell 0, .., cell len − 1]`. `None` when the lengths differ.
+pub fn lut_words(lookups: &[(u32, Vec<u8>)]) -> Option<(Vec<u32>, u32)> {
+    let len = lookups.first()?.1.len();
+    if lookups.iter().any(|l| l.1.len() != len) {
+        return None;
+    }
+    let mut lut = Vec::with_capacity(lookups.len() * (len + 1));
+    for (offset, cells) in lookups {
+        lut.push(*offset);
+        lut.extend(cells.iter().map(|&c| c as u32));
+    }
+    Some((lut, len as u32))
+}
+
+/// The weight index of lookup `l` of a runtime table ([`lut_words`]) of `len`-cell lookups:
+/// its offset plus its cells' values, `bits` bits each, first cell lowest.
+#[cube]
+pub fn lookup_index<G: DeviceStochasticGame>(
+    state: &G::State,
+    lut: &Array<u32>,
+    l: u32,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+) -> usize {
+    let base = l * (len + 1u32);
+    let mut idx = lut[base as usize];
+    #[unroll]
+    for j in 0..len {
+        let c = lut[(base + 1u32 + j) as usize];
+        idx += G::cell(state, c) << (j * bits);
+    }
+    idx as usize
+}

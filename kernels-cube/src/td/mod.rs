@@ -1,0 +1,47 @@
+//! TD(0) self-play on the device (the seed's 4.5), generic over the game
+//! ([`DeviceStochasticGame`](crate::stochastic::DeviceStochasticGame)): one unit per game, the
+//! n-tuple weights in device memory as f32 updated with atomic adds, never copied back while
+//! training. [`kernels`] holds the kernels and their thin launchers, [`runtime`] the trainer
+//! that keeps the device's games and weights between launches ([`DeviceTd`]), [`storage`] the
+//! f16 copy of the weights.
+//!
+//! The rules are the CPU trainer's (`cubesearch_learn::td`): greedy on `reward + V(afterstate)`
+//! (ties to the first action in canonical order), the game's `(afterstate, reward)` path
+//! kept, and when the game ends a backward pass moves the last afterstate toward 0 and each
+//! earlier one toward `r_{t+1} + V(s'_{t+1})` read after its own update, each lookup by
+//! `step · δ`. One difference: a unit keeps at most `cap` path entries; when a longer game
+//! fills them, the stored part is learned backward at once with the target
+//! `r + V(s')` of the afterstate about to be stored (the TD(0) target at that boundary), and
+//! the path starts again. Runs whose games fit in `cap` are the CPU's update for update. With
+//! many units the updates are averaged per launch instead ([`TdShape::averaged`]).
+//!
+//! Device memory (all u32 unless said):
+//! ```text
+//!  weights   f32, the tables one after another: atomics where a launch updates them, plain
+//!            reads in an averaging launch (the kernel has both views, one bound to a placeholder)
+//!  half      f16, the weights' copy an averaging launch reads instead with f16 storage
+//!            ([`WeightStorage`]); the apply kernel rewrites each weight it changes
+//!  pending   f32 atomics, one per weight: a launch's requested changes (averaged updates only)
+//!  hits      one per weight: how many changes were requested (averaged updates only)
+//!  lut       per lookup (in the network's order, every symmetry its own lookup):
+//!            [table offset, cell 0, .., cell len-1]; every lookup has the same length `len`
+//!            (comptime: the cell loop unrolls)
+//!  states    per unit: the position (STATE_WORDS words)
+//!  units     per unit: [game (NONE = idle), rng, score, moves, path length]
+//!  paths     per unit: cap × [afterstate (STATE_WORDS words), reward]
+//!  results   a ring of slots, game g in slot g % slots: [score, moves, progress, g + 1]
+//!  counters  atomics, fresh each launch: [games taken, games finished, moves played]
+//! ```
+//! A launch plays at most `max_moves` moves per unit (lavapipe stops long loops, see
+//! `DeviceLimits::loop_iterations`), so games run over several launches. A unit whose game ends
+//! (or that is idle) takes the next game number at once, up to a limit the host moves forward
+//! as it collects finished games from the ring: the units stay busy until the last games of a
+//! run, instead of waiting at the end of every batch for its longest game.
+
+pub mod kernels;
+pub mod runtime;
+pub mod storage;
+
+pub use kernels::{NONE, UNIT_WORDS};
+pub use runtime::{DeviceTd, TdGame, TdNet, TdShape, AVERAGED_FROM_UNITS};
+pub use storage::WeightStorage;

@@ -1,0 +1,516 @@
+//! [`DeviceTd`]: the TD(0) trainer of one device, keeping its units' games, paths and the
+//! weights in device memory between launches, and streaming finished games back in order
+//! (layout in the parent module).
+
+use super::kernels::{
+    launch_apply, launch_play, launch_start, launch_steps, LutNet, PlayArgs, PlayBuffers,
+    RESULT_WORDS, UNIT_WORDS,
+};
+use super::storage::{upload_f16, WeightStorage};
+use crate::launch::{read, read_range, upload};
+use crate::ntuple::{check_lookups, lut_words};
+use crate::stochastic::GpuStochasticGame;
+use cubecl::prelude::*;
+use cubesearch_core::{Error, Result};
+
+/// An n-tuple network as the device sees it: its bits a cell, its weights (the tables, one
+/// after another), and every lookup in the order V sums them as its table's offset in the
+/// weights and its cells (every symmetry a lookup of its own, as the host network lists them).
+#[derive(Clone, Debug)]
+pub struct TdNet {
+    /// Bits a cell takes in a table index.
+    pub bits: u32,
+    /// The weight tables.
+    pub tables: Vec<Vec<f32>>,
+    /// Each lookup's offset and cells; every lookup has the same number of cells.
+    pub lookups: Vec<(u32, Vec<u8>)>,
+}
+
+/// How a device trainer spreads its work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TdShape {
+    /// Games played at once (one unit each).
+    pub units: u32,
+    /// Most moves a unit plays in one launch.
+    pub max_moves: u32,
+    /// Path entries a unit keeps before learning from a game's start (see the module docs).
+    pub cap: u32,
+    /// How the units' updates reach the weights. Immediate (false): atomic adds straight into
+    /// the weights, the seed's scheme and, with one unit, the CPU trainer exactly. It diverges
+    /// when thousands of games update the same common weights at once, each from a value the
+    /// others are changing (measured on an H200: 65,536 units from zero weights reached NaN).
+    /// Averaged (true): a launch collects every update and its count per weight, and then
+    /// each weight moves by the mean of what was asked of it — one TD step however many
+    /// games share the weight, a full step for a weight only one game touched.
+    pub averaged: bool,
+    /// What an averaged launch reads the weights from: the f32 weights, or an f16 copy of
+    /// them ([`WeightStorage`]). Immediate launches read the f32 weights only.
+    pub storage: WeightStorage,
+}
+
+/// From this many units on, [`TdShape::for_device`] averages the updates.
+pub const AVERAGED_FROM_UNITS: u32 = 1024;
+
+impl TdShape {
+    /// The shape for a network of `lookups` lookups and states of `state_words` words: `units`
+    /// games at once (default: 64 on a loop-limited device, 65536 otherwise), averaged updates
+    /// from [`AVERAGED_FROM_UNITS`] on, every launch a window of 16 moves a unit. On a device
+    /// whose driver stops a unit's loops after `loop_budget` back-edges (lavapipe), a launch
+    /// stays inside it: a move costs about `4·lookups` back-edges (V of four afterstates, the
+    /// lookup loop is not unrolled so that the kernel compiles quickly), a learned path entry
+    /// `3·lookups`, and a launch learns at most `cap + max_moves` entries. Paths take at most
+    /// 1 GiB (wgpu's largest buffer is smaller than CUDA's), an entry counted as at least 16
+    /// bytes (so every state of up to 3 words gets the same cap).
+    pub fn for_device(
+        units: Option<u32>,
+        lookups: u32,
+        state_words: usize,
+        loop_budget: Option<u32>,
+    ) -> Self {
+        let units = units.unwrap_or(if loop_budget.is_some() { 64 } else { 65536 });
+        let averaged = units >= AVERAGED_FROM_UNITS;
+        let (max_moves, cap) = match loop_budget {
+            Some(budget) => {
+                let per_move = 4 * lookups + 12;
+                let per_entry = 3 * lookups + 4;
+                let max_moves = 32;
+                let spare = (budget as u64 * 9 / 10)
+                    .saturating_sub(max_moves as u64 * (per_move + per_entry) as u64);
+                (max_moves, (spare / per_entry as u64).clamp(16, 4096) as u32)
+            }
+            None => (if averaged { 16 } else { 4096 }, 4096),
+        };
+        let entry_bytes = ((state_words as u64 + 1) * 4).max(16);
+        let cap_in_a_gib = ((1u64 << 30) / (units as u64 * entry_bytes)).clamp(64, 4096) as u32;
+        TdShape {
+            units,
+            max_moves,
+            cap: cap.min(cap_in_a_gib),
+            averaged,
+            storage: WeightStorage::F32,
+        }
+    }
+}
+
+/// One finished game of a batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TdGame {
+    /// The sum of the rewards.
+    pub score: u32,
+    /// Moves played.
+    pub moves: u32,
+    /// How far the game got: the device game's `progress` of its last position.
+    pub progress: u32,
+}
+
+/// A launch's share of the game stream: the result ring of `slots` slots, fresh counters, and
+/// the game numbers units may take (`base` on, below `limit`; see
+/// [`td_play_kernel`](super::kernels::td_play_kernel)).
+struct Window<'a> {
+    results: &'a cubecl::server::Handle,
+    slots: u32,
+    counters: &'a cubecl::server::Handle,
+    base: u32,
+    limit: u32,
+}
+
+/// A TD(0) trainer of game `G` on one device: the weights and every unit's game live in device
+/// memory.
+pub struct DeviceTd<R: Runtime, G: GpuStochasticGame> {
+    client: ComputeClient<R>,
+    shape: TdShape,
+    sizes: Vec<usize>,
+    net: LutNet,
+    weights: cubecl::server::Handle,
+    /// [`WeightStorage::F16`]: the f16 copy of the weights that averaged launches read.
+    half: Option<cubecl::server::Handle>,
+    /// Averaged updates: the changes asked of each weight in a launch, and their count.
+    pending: cubecl::server::Handle,
+    hits: cubecl::server::Handle,
+    /// One f32 standing in for the weight view a launch does not use (plain or atomic).
+    placeholder: cubecl::server::Handle,
+    lut: cubecl::server::Handle,
+    lut_len: usize,
+    states: cubecl::server::Handle,
+    units: cubecl::server::Handle,
+    paths: cubecl::server::Handle,
+    /// Unit steps played, and unit steps launched (units × moves per launch), so far.
+    steps: (u64, u64),
+    _game: std::marker::PhantomData<G>,
+}
+
+impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
+    /// Uploads `net` and allocates the units' games and paths.
+    pub fn new(client: &ComputeClient<R>, net: &TdNet, shape: TdShape) -> Result<Self> {
+        let Some((lut, len)) = lut_words(&net.lookups) else {
+            return Err(Error::Unsupported(
+                "the GPU trainer needs tuple shapes that all have the same number of cells".into(),
+            ));
+        };
+        if shape.units == 0 || shape.max_moves == 0 || shape.cap == 0 {
+            return Err(Error::Unsupported(format!(
+                "bad GPU trainer shape {shape:?}: units, moves per launch and path length must be positive"
+            )));
+        }
+        if shape.storage == WeightStorage::F16 {
+            if !shape.averaged {
+                return Err(Error::Unsupported(format!(
+                    "f16 weight storage needs averaged updates (from {AVERAGED_FROM_UNITS} units on): \
+                     {} units update the f32 weights as they read them",
+                    shape.units
+                )));
+            }
+            if !WeightStorage::f16_supported(client) {
+                return Err(Error::Unsupported(
+                    "this device cannot keep f16 values in its buffers (on wgpu: an adapter \
+                     without SHADER_F16); use f32 weight storage"
+                        .into(),
+                ));
+            }
+        }
+        let flat: Vec<f32> = net.tables.concat();
+        if flat.len() > u32::MAX as usize {
+            return Err(Error::Unsupported(format!(
+                "{} weights: the GPU trainer indexes at most 2^32",
+                flat.len()
+            )));
+        }
+        check_lookups(&net.lookups, net.bits, flat.len())?;
+        let units = shape.units as usize;
+        let path_words = units * shape.cap as usize * (G::STATE_WORDS + 1);
+        let pending_len = Self::pending_len(shape, flat.len());
+        Ok(Self {
+            client: client.clone(),
+            shape,
+            sizes: net.tables.iter().map(|t| t.len()).collect(),
+            net: LutNet {
+                lookups: net.lookups.len() as u32,
+                len,
+                bits: net.bits,
+            },
+            half: (shape.storage == WeightStorage::F16).then(|| upload_f16(client, &flat)),
+            weights: client.create_from_slice(f32::as_bytes(&flat)),
+            pending: client.create_from_slice(f32::as_bytes(&vec![0.0f32; pending_len])),
+            hits: upload(client, &vec![0u32; pending_len]),
+            placeholder: client.create_from_slice(f32::as_bytes(&[0.0f32])),
+            lut_len: lut.len(),
+            lut: upload(client, &lut),
+            states: client.empty(units * G::STATE_WORDS * 4),
+            units: client.empty(units * UNIT_WORDS * 4),
+            paths: client.empty(path_words.max(1) * 4),
+            steps: (0, 0),
+            _game: std::marker::PhantomData,
+        })
+    }
+
+    /// The launch shape.
+    pub fn shape(&self) -> TdShape {
+        self.shape
+    }
+
+    /// Weights in all tables.
+    fn weight_count(&self) -> usize {
+        self.sizes.iter().sum()
+    }
+
+    /// Length of the `pending` and `hits` buffers: one per weight when averaging, else a
+    /// placeholder of one.
+    fn pending_len(shape: TdShape, weight_count: usize) -> usize {
+        if shape.averaged {
+            weight_count
+        } else {
+            1
+        }
+    }
+
+    /// The share of launched unit steps that played a move or ended a game: below 1 when
+    /// units idle at the end of a batch (waiting for its longest games) or a launch ends
+    /// partway. `None` before the first launch.
+    pub fn occupancy(&self) -> Option<f64> {
+        (self.steps.1 > 0).then(|| self.steps.0 as f64 / self.steps.1 as f64)
+    }
+
+    /// Plays and learns from games `first..first + games` of a run seeded `seed` (game `g`
+    /// draws from worker `g`'s xorshift32), `step` per weight per unit of TD error. Returns
+    /// the games in order.
+    pub fn play_batch(
+        &mut self,
+        first: u32,
+        games: u32,
+        seed: u32,
+        step: f32,
+    ) -> Result<Vec<TdGame>> {
+        self.play_batch_until(first, games, seed, step, None)
+    }
+
+    /// [`DeviceTd::play_batch`], stopping after the first launch that ends past `deadline`:
+    /// the games finished before the oldest one still in flight come back, in order; the rest
+    /// are dropped (what they learned stays).
+    pub fn play_batch_until(
+        &mut self,
+        first: u32,
+        games: u32,
+        seed: u32,
+        step: f32,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Vec<TdGame>> {
+        let mut finished = Vec::new();
+        self.play_games(first, games, seed, step, deadline, &mut |g| {
+            finished.push(g);
+            Ok(())
+        })?;
+        Ok(finished)
+    }
+
+    /// [`DeviceTd::play_batch_until`] handing each game to `on_game` as soon as it and every
+    /// earlier game have finished, so a long run reports as it goes. The units take game
+    /// numbers as they free up, up to a ring of result slots ahead of the oldest game not yet
+    /// handed over: only the run's last games leave units idle.
+    pub fn play_games(
+        &mut self,
+        first: u32,
+        games: u32,
+        seed: u32,
+        step: f32,
+        deadline: Option<std::time::Instant>,
+        on_game: &mut dyn FnMut(TdGame) -> Result<()>,
+    ) -> Result<()> {
+        self.play_games_pausing(first, games, seed, step, deadline, on_game, &mut |_| Ok(()))
+    }
+
+    /// [`DeviceTd::play_games`], calling `between` after every launch that leaves games to
+    /// play, with the device idle and the games in flight kept: it may read and replace the
+    /// weights ([`DeviceTd::read_tables`], [`DeviceTd::write_tables`]), as several GPUs do to
+    /// share what they learned without draining their streams.
+    #[allow(clippy::too_many_arguments)]
+    pub fn play_games_pausing(
+        &mut self,
+        first: u32,
+        games: u32,
+        seed: u32,
+        step: f32,
+        deadline: Option<std::time::Instant>,
+        on_game: &mut dyn FnMut(TdGame) -> Result<()>,
+        between: &mut dyn FnMut(&mut Self) -> Result<()>,
+    ) -> Result<()> {
+        if games == 0 {
+            return Ok(());
+        }
+        let client = &self.client.clone();
+        let shape = self.shape;
+        let units = shape.units as usize;
+        // SAFETY: `units` has a slot of UNIT_WORDS words for each of `shape.units` units.
+        unsafe { launch_start(client, (&self.units, units * UNIT_WORDS), shape.units) };
+        // Sixteen slots a unit: a game may run sixteen average games longer than the others
+        // before a unit waits for it.
+        let slots = (shape.units.saturating_mul(16)).min(games);
+        let results = upload(client, &vec![0u32; slots as usize * RESULT_WORDS]);
+        // Game numbers below `base` are taken; games below `delivered` handed over.
+        let (mut base, mut delivered, mut finished) = (0u32, 0u32, 0u32);
+        loop {
+            let limit = games.min(delivered.saturating_add(slots));
+            let counters = upload(client, &[0u32, 0, 0]);
+            let window = Window {
+                results: &results,
+                slots,
+                counters: &counters,
+                base,
+                limit,
+            };
+            match shape.storage {
+                WeightStorage::F32 => self.launch::<f32>(&window, step, seed, first),
+                WeightStorage::F16 => self.launch::<half::f16>(&window, step, seed, first),
+            }
+            let c = read::<R, u32>(client, counters)?;
+            base += c[0].min(limit - base);
+            finished += c[1];
+            self.steps.0 += c[2] as u64;
+            self.steps.1 += units as u64 * shape.max_moves as u64;
+            let late = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+            // Hand over the finished games from the oldest on, up to the first still in
+            // flight: a look at the oldest slot first, then the finished ones after it. A run
+            // cut short drops the games after that one, finished or not: keeping the short
+            // games that happened to end would bias the last scores low.
+            while delivered < finished {
+                let start = delivered % slots;
+                let total = slots as usize * RESULT_WORDS;
+                let oldest = read_range::<R, u32>(
+                    client,
+                    results.clone(),
+                    start as usize * RESULT_WORDS,
+                    RESULT_WORDS,
+                    total,
+                )?;
+                if oldest[3] != delivered + 1 {
+                    break;
+                }
+                let n = (slots - start).min(finished - delivered);
+                let ring = read_range::<R, u32>(
+                    client,
+                    results.clone(),
+                    start as usize * RESULT_WORDS,
+                    n as usize * RESULT_WORDS,
+                    total,
+                )?;
+                let ready = ring
+                    .chunks_exact(RESULT_WORDS)
+                    .enumerate()
+                    .take_while(|(k, slot)| slot[3] == delivered + *k as u32 + 1)
+                    .count();
+                for slot in ring.chunks_exact(RESULT_WORDS).take(ready) {
+                    on_game(TdGame {
+                        score: slot[0],
+                        moves: slot[1],
+                        progress: slot[2],
+                    })?;
+                }
+                delivered += ready as u32;
+                if ready < n as usize {
+                    break;
+                }
+            }
+            if delivered >= games || late {
+                return Ok(());
+            }
+            if c[2] == 0 {
+                // Every launch plays a move in each busy unit: no progress means the kernel
+                // did not run (a compile failure leaves buffers untouched).
+                return Err(Error::Device {
+                    backend: R::name(client),
+                    why: "the TD kernel made no progress (did it fail to compile?)".into(),
+                });
+            }
+            between(self)?;
+        }
+    }
+
+    /// One launch of the play kernel over every unit, and in an averaged run the apply kernel
+    /// after it, the launch reading the weights as `F` (the shape's [`WeightStorage`]).
+    fn launch<F: Float + CubeElement>(&self, window: &Window, step: f32, seed: u32, first: u32) {
+        let client = &self.client;
+        let shape = self.shape;
+        let units = shape.units as usize;
+        let words = G::STATE_WORDS;
+        let weight_count = self.weight_count();
+        let pending_len = Self::pending_len(shape, weight_count);
+        // Averaged launches read the weights plainly (f32, or their f16 copy) and never write
+        // them; immediate ones update them atomically. Each binds the view it does not use to
+        // the placeholder.
+        let (frozen, live) = match (&self.half, shape.averaged) {
+            (Some(half), _) => ((half, weight_count), (&self.placeholder, 1)),
+            (None, true) => ((&self.weights, weight_count), (&self.placeholder, 1)),
+            (None, false) => ((&self.placeholder, 1), (&self.weights, weight_count)),
+        };
+        let buffers = PlayBuffers {
+            frozen,
+            live,
+            pending: (&self.pending, pending_len),
+            hits: (&self.hits, pending_len),
+            lut: (&self.lut, self.lut_len),
+            states: (&self.states, units * words),
+            units: (&self.units, units * UNIT_WORDS),
+            paths: (&self.paths, units * shape.cap as usize * (words + 1)),
+            results: (window.results, window.slots as usize * RESULT_WORDS),
+            counters: (window.counters, 3),
+        };
+        let args = PlayArgs {
+            step,
+            seed,
+            first,
+            base: window.base,
+            limit: window.limit,
+            slots: window.slots,
+            units: shape.units,
+            max_moves: shape.max_moves,
+            cap: shape.cap,
+            averaged: shape.averaged,
+        };
+        // SAFETY: the buffers were made for this shape and network (`new`), the ring holds
+        // `slots` slots and the counters 3 words; the lookup table's indices are inside the
+        // weights (`check_lookups`), and the unused view is read by no unit.
+        unsafe { launch_play::<R, G, F>(client, &buffers, &args, self.net) };
+        if shape.averaged {
+            let copy = match &self.half {
+                Some(half) => (half, weight_count),
+                None => (&self.placeholder, 1),
+            };
+            // SAFETY: weights, pending and hits hold `weight_count` elements, the copy too
+            // when there is one.
+            unsafe {
+                launch_apply::<R, F>(
+                    client,
+                    (&self.weights, weight_count),
+                    (&self.pending, weight_count),
+                    (&self.hits, weight_count),
+                    copy,
+                    weight_count as u32,
+                    self.half.is_some(),
+                )
+            };
+        }
+    }
+
+    /// Runs [`td_steps_kernel`](fn@super::kernels::td_steps_kernel) over `paths` (the
+    /// `STATE_WORDS`-word afterstate and the reward of every step, `rounds` steps a game) and
+    /// waits for it.
+    pub fn learn_steps(&mut self, paths: &[u32], rounds: u32, step: f32) -> Result<()> {
+        let words = G::STATE_WORDS;
+        let total = paths.len() / (words + 1);
+        if rounds == 0
+            || total / rounds as usize * rounds as usize != total
+            || total > u32::MAX as usize
+        {
+            return Err(Error::Unsupported(format!(
+                "{total} steps do not make games of {rounds} rounds"
+            )));
+        }
+        let client = &self.client;
+        let paths_handle = upload(client, paths);
+        let done = client.empty(4);
+        // SAFETY: `paths` holds `total` entries, whole games of `rounds`; the weights hold
+        // every index of the lookup table.
+        unsafe {
+            launch_steps::<R, G>(
+                client,
+                (&self.weights, self.weight_count()),
+                (&self.lut, self.lut_len),
+                (&paths_handle, paths.len()),
+                rounds,
+                total as u32,
+                step,
+                self.net,
+            )
+        };
+        // Reading any buffer waits for the launch.
+        read::<R, u32>(client, done).map(|_| ())
+    }
+
+    /// Replaces the device's weights (tables as [`DeviceTd::read_tables`] gives them).
+    pub fn write_tables(&mut self, tables: &[Vec<f32>]) -> Result<()> {
+        if tables.len() != self.sizes.len()
+            || tables.iter().zip(&self.sizes).any(|(t, &n)| t.len() != n)
+        {
+            return Err(Error::Unsupported(
+                "weights of another network shape cannot replace the device's".into(),
+            ));
+        }
+        let flat: Vec<f32> = tables.concat();
+        if self.half.is_some() {
+            self.half = Some(upload_f16(&self.client, &flat));
+        }
+        self.weights = self.client.create_from_slice(f32::as_bytes(&flat));
+        Ok(())
+    }
+
+    /// Copies the weights back, one vector per table.
+    pub fn read_tables(&self) -> Result<Vec<Vec<f32>>> {
+        let flat = read::<R, f32>(&self.client, self.weights.clone())?;
+        let mut out = Vec::with_capacity(self.sizes.len());
+        let mut at = 0;
+        for &n in &self.sizes {
+            out.push(flat[at..at + n].to_vec());
+            at += n;
+        }
+        Ok(out)
+    }
+}
