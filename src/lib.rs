@@ -22,14 +22,15 @@ pub use cubesearch_core::{
     StochasticGame, SubtreeSearch, TdUpdate, WinDrawCounts,
 };
 pub use cubesearch_core::{AfterstateValue, ExpectimaxEval, RootValue};
-pub use cubesearch_kernels::{DeviceGame, GpuGame};
+pub use cubesearch_kernels::{DeviceGame, DeviceStochasticGame, GpuGame, GpuStochasticGame};
+pub use cubesearch_learn::{NTupleNetwork, TupleGame};
 pub use cubesearch_search::{
     alphabeta_player, expectimax, expectimax_gpu, mcts, minimax, perft, player, reversi_batch,
     reversi_players, spec, stochastic_rules, td, testing, CpuExecutor, Executor, GpuExecutor,
     StochasticRules,
 };
 
-/// The games: CPU rules (device twins implement [`DeviceGame`]).
+/// The games: CPU rules (device twins implement [`DeviceGame`] or [`DeviceStochasticGame`]).
 pub mod games {
     pub use cubesearch_games::checkers::{
         self, Checkers, CheckersMove, CheckersState, Rules, Side,
@@ -40,7 +41,7 @@ pub mod games {
     pub use cubesearch_games::sample;
 }
 
-/// n-tuple networks, TD(0) training and weights files for 2584 and 2048.
+/// n-tuple networks, TD(0) training and weights files, for any [`TupleGame`].
 pub use cubesearch_learn as learn;
 
 /// Device code: the `#[cube]` rules and generic kernels, for users who launch kernels directly.

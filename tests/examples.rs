@@ -1,14 +1,24 @@
-//! The examples are part of the API's contract: `connect4` is compiled here as a module and its
-//! device rules are held to its host rules on every backend, as a user's CI would do.
+//! The examples are part of the API's contract: `connect4` and `mini2048` are compiled here as
+//! modules, and their device rules, searches and training are held to their host versions on
+//! every backend, as a user's CI would do.
 
 #[allow(dead_code)]
 #[path = "../examples/connect4.rs"]
 mod connect4;
 
+#[allow(dead_code)]
+#[path = "../examples/mini2048.rs"]
+mod mini2048;
+
 use connect4::ConnectFour;
+use cubesearch::expectimax_gpu::ExpectimaxMethod;
+use cubesearch::learn::{default_shapes, CpuTd};
 use cubesearch::minimax::{self, Strategy};
+use cubesearch::rng::XorShift32;
 use cubesearch::testing::{assert_same, executor};
-use cubesearch::{perft, Backend, CpuExecutor, Game, Playouts};
+use cubesearch::{perft, Backend, CpuExecutor, Executor, Game, Playouts};
+use cubesearch::{ExpectimaxEval, NTupleNetwork, StochasticRules, TdUpdate};
+use mini2048::Mini2048;
 use rstest::rstest;
 
 /// Positions reached by random columns from the empty board (finished games included).
@@ -74,4 +84,176 @@ fn bad_positions_are_refused() {
     let won = ConnectFour.parse_position("1212121").unwrap();
     assert_eq!(ConnectFour.outcome(&won), cubesearch::Outcome::Loss);
     assert!(ConnectFour.moves(&won).is_empty());
+}
+
+/// Positions of random 3×3 games, finished ones included.
+fn mini_positions(count: usize, seed: u32) -> Vec<u64> {
+    use cubesearch::StochasticGame;
+    let game = Mini2048;
+    let mut rng = XorShift32::for_worker(seed, 0);
+    let (mut out, mut legal) = (Vec::new(), Vec::new());
+    let mut s = game.initial(&mut rng);
+    while out.len() < count {
+        out.push(s);
+        legal.clear();
+        game.legal_actions(&s, &mut legal);
+        if legal.is_empty() {
+            s = game.initial(&mut rng);
+            continue;
+        }
+        let (_, after, _) = legal[rng.below(legal.len() as u32) as usize];
+        s = game.sample_chance(&after, &mut rng);
+    }
+    out
+}
+
+#[test]
+fn mini2048_slides_as_worked_by_hand() {
+    use cubesearch::StochasticGame;
+    let game = Mini2048;
+    let board = |text: &str| game.parse_position(text).unwrap();
+    // Left: [2,2,2] → [4,2,0] scores 4; [2,4,4] → [2,8,0] scores 8; [4,0,4] → [8,0,0].
+    let (after, reward) = game.afterstate(&board("2,2,2,2,4,4,4,0,4"), 0).unwrap();
+    assert_eq!(game.format_position(&after), "4,2,0,2,8,0,8,0,0");
+    assert_eq!(reward, 4 + 8 + 8);
+    // Down on the same board: columns [2,2,4], [2,4,0], [2,4,4] toward the bottom.
+    let (after, reward) = game.afterstate(&board("2,2,2,2,4,4,4,0,4"), 3).unwrap();
+    assert_eq!(game.format_position(&after), "0,0,0,4,2,2,4,4,8");
+    assert_eq!(reward, 4 + 8);
+    // Nothing moves left on a packed row without pairs; a full board without pairs is over.
+    assert!(game.afterstate(&board("2,4,0,0,0,0,0,0,0"), 0).is_none());
+    assert!(game.is_over(&board("2,4,2,4,2,4,2,4,2")));
+    assert_eq!(
+        game.format_position(&board("2,0,0,0,1024,0,0,0,4")),
+        "2,0,0,0,1024,0,0,0,4"
+    );
+    for bad in [
+        "2,2",
+        "3,0,0,0,0,0,0,0,0",
+        "1,0,0,0,0,0,0,0,0",
+        "x,0,0,0,0,0,0,0,0",
+    ] {
+        assert!(game.parse_position(bad).is_err(), "{bad}");
+    }
+    // Chance: 2 empty cells × (2: 0.45, 4: 0.05).
+    let mut outcomes = Vec::new();
+    game.chance_outcomes(&board("2,4,2,4,0,4,2,0,2"), &mut outcomes);
+    let probabilities: Vec<f32> = outcomes.iter().map(|o| o.1).collect();
+    assert_eq!(probabilities, [0.45, 0.05, 0.45, 0.05]);
+    cubesearch::learn::testing::check_views(&game, &mini_positions(50, 2));
+}
+
+#[rstest]
+fn mini2048_device_rules_equal_the_host(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    let Some(mut gpu) = executor(backend) else {
+        return;
+    };
+    let mut cpu = CpuExecutor::new(1).unwrap();
+    let states = mini_positions(400, 3);
+    let (want, got) = (
+        cpu.actions(&Mini2048, &states),
+        gpu.actions(&Mini2048, &states),
+    );
+    assert_same("actions", &want.unwrap(), &got.unwrap());
+    let rngs: Vec<u32> = (0..states.len() as u32)
+        .map(|i| XorShift32::for_worker(8, i).0)
+        .collect();
+    let want = cpu.chance_samples(&Mini2048, &states, &rngs).unwrap();
+    let got = gpu.chance_samples(&Mini2048, &states, &rngs).unwrap();
+    assert_same("chance", &want.0, &got.0);
+    assert_same("rngs", &want.1, &got.1);
+    let want = cpu.random_games(&Mini2048, 100, 4).unwrap();
+    let got = gpu.random_games(&Mini2048, 100, 4).unwrap();
+    assert_same("random games", &want, &got);
+}
+
+/// A mini2048 network with every weight drawn from `seed`.
+fn mini_network(seed: u32) -> NTupleNetwork {
+    let mut net = NTupleNetwork::for_game::<Mini2048>(&default_shapes::<Mini2048>()).unwrap();
+    let mut rng = XorShift32::for_worker(seed, 0);
+    for t in 0..net.shapes().len() {
+        let n = net.table(t).len();
+        let w: Vec<f32> = (0..n)
+            .map(|_| (rng.below(2001) as f32 - 1000.0) / 64.0)
+            .collect();
+        net.set_table(t, w.into_iter());
+    }
+    net
+}
+
+#[rstest]
+fn mini2048_device_expectimax_equals_the_cpu(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(mut gpu) = executor(backend) else {
+        return;
+    };
+    let net = mini_network(5);
+    let mut roots = mini_positions(60, 6);
+    roots.retain(|r| !cubesearch::StochasticGame::is_over(&Mini2048, r));
+    let mut cpu = Executor::Cpu(CpuExecutor::new(1).unwrap());
+    for layers in 0..=2 {
+        let want = cpu.evaluate(&Mini2048, &net, &roots, layers).unwrap();
+        for method in ExpectimaxMethod::ALL {
+            gpu.set_expectimax_method(method);
+            let got = gpu.evaluate(&Mini2048, &net, &roots, layers).unwrap();
+            for (w, g) in want.iter().zip(&got) {
+                let what = format!("{} layers, {}", layers, method.name());
+                assert_eq!(w.actions.len(), g.actions.len(), "{what}");
+                for (a, b) in w.actions.iter().zip(&g.actions) {
+                    match (a, b) {
+                        (Some(a), Some(b)) => assert!(
+                            (a - b).abs() <= 1e-4 * a.abs().max(1.0),
+                            "{what}: CPU {a}, GPU {b}"
+                        ),
+                        (None, None) => {}
+                        _ => panic!("{what}: legality differs: {a:?} vs {b:?}"),
+                    }
+                }
+                // The best action agrees unless two actions are that close.
+                if w.best != g.best {
+                    let (x, y) = (w.best.unwrap() as usize, g.best.unwrap() as usize);
+                    let (a, b) = (w.actions[x].unwrap(), w.actions[y].unwrap());
+                    assert!((a - b).abs() <= 1e-4 * a.abs().max(1.0), "{what}: best");
+                }
+            }
+        }
+    }
+}
+
+#[rstest]
+fn mini2048_one_td_unit_learns_as_the_cpu_trainer(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(exec) = executor(backend) else {
+        return;
+    };
+    let shapes = default_shapes::<Mini2048>();
+    let mut cpu_net = NTupleNetwork::for_game::<Mini2048>(&shapes).unwrap();
+    let cpu_scores = CpuTd { threads: 1 }
+        .train(&Mini2048, &mut cpu_net, 30, 0.1, 5)
+        .unwrap();
+    let mut gpu_net = NTupleNetwork::for_game::<Mini2048>(&shapes).unwrap();
+    let mut engine = exec.td_engine::<Mini2048>(Some(1));
+    let step = 0.1 / gpu_net.lookups() as f32;
+    let mut gpu_scores = Vec::new();
+    engine
+        .play(&Mini2048, &gpu_net, 0, 30, 5, step, &mut |e| {
+            gpu_scores.push(e.score);
+            Ok(())
+        })
+        .unwrap();
+    engine.sync(&mut gpu_net).unwrap();
+    assert_eq!(cpu_scores, gpu_scores);
+    let mut learned = 0;
+    for t in 0..shapes.len() {
+        for (a, b) in cpu_net.table(t).iter().zip(gpu_net.table(t)) {
+            assert!(
+                (a - b).abs() <= 1e-5 * a.abs().max(1.0),
+                "table {t}: {a} vs {b}"
+            );
+            learned += (*a != 0.0) as usize;
+        }
+    }
+    assert!(learned > 100, "only {learned} weights learned");
 }
