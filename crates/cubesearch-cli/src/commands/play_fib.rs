@@ -9,13 +9,13 @@
 use crate::args::Common;
 use crate::output::{announce, emit, progress};
 use cubesearch_core::{Error, Result};
+use cubesearch_games::fib::GpuTiles;
 use cubesearch_games::fib::Sliding;
 use cubesearch_learn::td::Episode;
 use cubesearch_learn::{play, play_random, stats, NTupleNetwork, PlayStats, TupleGame};
 use cubesearch_search::expectimax::play_games;
 use cubesearch_search::spec::StochasticPlayerSpec;
 use cubesearch_search::Executor;
-use cubesearch_search::GpuTiles;
 use serde_json::json;
 use std::time::Instant;
 
@@ -75,7 +75,7 @@ pub fn run<R: GpuTiles>(common: &Common, p1: &str, p2: &str, games: u32, batch: 
             let reach: Vec<String> = stats
                 .reach
                 .iter()
-                .map(|r| format!("{}: {:.1}%", r.tile, 100.0 * r.share))
+                .map(|r| format!("{}: {:.1}%", r.milestone, 100.0 * r.share))
                 .collect();
             format!(
                 "{} games of {} by {p1}: mean score {:.0}, max {}, {:.0} moves a game, {:.1} s\nreached {}",
@@ -88,7 +88,18 @@ pub fn run<R: GpuTiles>(common: &Common, p1: &str, p2: &str, games: u32, batch: 
                 reach.join(", ")
             )
         },
-        json!({ "game": R::NAME, "player": p1, "device": device, "stats": stats }),
+        json!({ "game": R::NAME, "player": p1, "device": device, "stats": stats_json(&stats) }),
     );
     Ok(())
+}
+
+/// The statistics as the command's JSON gives them: each milestone reached is `tile`.
+fn stats_json(stats: &PlayStats) -> serde_json::Value {
+    let mut value = json!(stats);
+    value["reach"] = stats
+        .reach
+        .iter()
+        .map(|r| json!({ "tile": r.milestone, "share": r.share }))
+        .collect();
+    value
 }

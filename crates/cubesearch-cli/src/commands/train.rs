@@ -9,13 +9,13 @@ use crate::args::{Common, TrainArgs};
 use crate::output::{emit, progress};
 use cubesearch_core::backend::{resolve, Backend, ResolvedBackend};
 use cubesearch_core::{Error, Result};
+use cubesearch_games::fib::GpuTiles;
 use cubesearch_games::fib::Sliding;
 use cubesearch_learn::runner::thread_count;
 use cubesearch_learn::{curve_csv, shapes_for, train_on, CpuEngine, TdEngine, TrainConfig};
 use cubesearch_search::spec::parse_duration;
 use cubesearch_search::td::WeightStorage;
 use cubesearch_search::Executor;
-use cubesearch_search::GpuTiles;
 use serde_json::json;
 use std::path::PathBuf;
 

@@ -6,9 +6,12 @@
 //!
 //! See [`board`] for the bit layout (the seed's rotated indexing, shared with the device),
 //! [`movegen`] for the canonical move order, [`notation`] for the text formats, [`display`] for
-//! the board drawn for a person and [`pdn`] for whole games as PDN.
+//! the board drawn for a person, [`pdn`] for whole games as PDN and [`device`] for the device
+//! twin.
 
 pub mod board;
+#[allow(missing_docs)] // `#[cube]` and `CubeType` generate items that carry no docs
+pub mod device;
 pub mod display;
 pub mod movegen;
 pub mod notation;
@@ -20,6 +23,7 @@ pub use movegen::CheckersMove;
 use cubesearch_core::game::{illegal_move, play_random_from_list};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
+use cubesearch_search::player::{NamedPlayers, NoNamed, Player};
 
 /// The standard start, Black to move.
 pub const START_FEN: &str = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12";
@@ -268,10 +272,22 @@ impl Game for Checkers {
     }
 }
 
+/// Checkers has no players of its own.
+impl NamedPlayers for Checkers {
+    type Named = NoNamed;
+    fn named_player(
+        spec: &NoNamed,
+        _: cubesearch_core::Backend,
+        _: u32,
+    ) -> Result<Box<dyn Player<Self>>> {
+        match *spec {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::perft::{expand, perft_many};
+    use cubesearch_search::perft::{expand, perft_many};
     use rstest::rstest;
 
     const AMERICAN: [u64; 10] = [
@@ -308,7 +324,7 @@ mod tests {
 
     /// Reachable positions and scattered ones (crowded, full of kings and long captures).
     fn test_positions(game: &Checkers, seed: u32) -> Vec<CheckersState> {
-        let mut out = crate::sample::random_positions(game, 300, 120, seed);
+        let mut out = cubesearch_search::testing::random_positions(game, 300, 120, seed);
         let mut rng = XorShift32::for_worker(seed, 1);
         out.extend((0..3000).map(|_| game.scattered_position(&mut rng)));
         out

@@ -7,18 +7,28 @@
 //! * [`notation`]: position and move text, and the board drawn for a person;
 //! * [`players`]: the seed's easy and medium move choices;
 //! * [`eval`]: the static evaluation alpha-beta scores leaves with;
-//! * [`endgame`]: the exact endgame solver.
+//! * [`endgame`]: the exact endgame solver;
+//! * [`device`]: the device twin (`DeviceReversi`), the seed's players scored on the device, the
+//!   board-layout measurement and the children/score kernels the tests use;
+//! * [`seed_player`]: the seed's players as [`Player`](cubesearch_search::player::Player)s
+//!   (`easy`, `medium`, on the CPU or with `exec=gpu`), Reversi's own player specs;
+//! * [`batch`]: the seed's Table 3 games in lockstep; [`words`]: the u64 vs 2 × u32 board timing.
 //!
 //! Canonical move order (the device twin reproduces it): the squares of the legal placements in
 //! ascending index (a1, b1, …, h1, a2, …, h8); `pass` alone when there is none but the opponent
 //! can move; nothing once the game is over.
 
+pub mod batch;
 pub mod board;
+#[allow(missing_docs)] // `#[cube]` and `CubeType` generate items that carry no docs
+pub mod device;
 pub mod endgame;
 pub mod eval;
 pub mod movegen;
 pub mod notation;
 pub mod players;
+pub mod seed_player;
+pub mod words;
 
 pub use board::{Board, Colour, Square};
 
