@@ -211,6 +211,7 @@ pub mod games {
     };
     pub use cubesearch_games::fib::{self, Game2048, Game2584};
     pub use cubesearch_games::nim::{self, Nim, NimMove, NimState};
+    pub use cubesearch_games::registry;
     pub use cubesearch_games::reversi::{self, Board, Colour, Reversi, ReversiMove, ReversiState};
 
     /// Random reachable positions, the inputs of property and parity tests (kept here for old

@@ -6,13 +6,14 @@
 //! * [`fib`]: 2584 and 2048, one sliding implementation under two tile rules.
 //!
 //! The pipelines (`cubesearch-search`, `cubesearch-learn`) and the generic kernels
-//! (`cubesearch-kernels`) know none of them.
+//! (`cubesearch-kernels`) know none of them; [`registry`] lists them for the command line.
 
 #![deny(missing_docs)]
 
 pub mod checkers;
 pub mod fib;
 pub mod nim;
+pub mod registry;
 pub mod reversi;
 
 pub use checkers::Checkers;

@@ -1,14 +1,34 @@
 //! `cubesearch perft <game>`: move-path counts on any backend, with `--divide`.
 
+use super::not_built;
 use crate::args::Common;
 use crate::output::{announce, emit, progress};
 use cubesearch_core::Result;
+use cubesearch_games::registry::{GameVisitor, OnePlayerGame, TwoPlayerGame};
 use cubesearch_search::GpuGame;
 use cubesearch_search::{perft::perft_divide, Executor};
 use serde_json::json;
 use std::time::Instant;
 
-pub fn run<G: GpuGame>(
+/// `perft`, for two-player games.
+pub struct Perft<'a> {
+    pub common: &'a Common,
+    pub depth: u32,
+    pub position: Option<&'a str>,
+    pub divide: bool,
+}
+
+impl GameVisitor for Perft<'_> {
+    type Output = ();
+    fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+        run(&game, self.common, self.depth, self.position, self.divide)
+    }
+    fn one_player<G: OnePlayerGame>(self, _: G) -> Result<()> {
+        Err(not_built("perft", G::NAME))
+    }
+}
+
+fn run<G: GpuGame>(
     game: &G,
     common: &Common,
     depth: u32,

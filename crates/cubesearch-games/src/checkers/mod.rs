@@ -20,6 +20,7 @@ pub mod pdn;
 pub use board::{CheckersState, Rules, Side};
 pub use movegen::CheckersMove;
 
+use crate::registry::{GameOptions, TwoPlayerGame};
 use cubesearch_core::game::{illegal_move, play_random_from_list};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
@@ -281,6 +282,23 @@ impl NamedPlayers for Checkers {
         _: u32,
     ) -> Result<Box<dyn Player<Self>>> {
         match *spec {}
+    }
+}
+
+/// Checkers on the command line: `--rules longest|american` (default: the seed's `longest`),
+/// 8 plies for `solve`, games written as PDN.
+impl TwoPlayerGame for Checkers {
+    const SOLVE_DEPTH: u32 = 8;
+    const RECORD_FORMAT: Option<&'static str> = Some("PDN");
+
+    fn from_options(options: &GameOptions) -> Result<Self> {
+        Ok(Checkers::new(
+            options
+                .rules
+                .map(str::parse::<Rules>)
+                .transpose()?
+                .unwrap_or_default(),
+        ))
     }
 }
 

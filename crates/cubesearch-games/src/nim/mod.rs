@@ -11,6 +11,7 @@
 #[allow(missing_docs)] // `#[cube]` and `CubeType` generate items that carry no docs
 pub mod device;
 
+use crate::registry::{GameOptions, TwoPlayerGame};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
 use cubesearch_search::player::{NamedPlayers, NoNamed, Player};
@@ -242,6 +243,14 @@ impl NamedPlayers for Nim {
         _: u32,
     ) -> Result<Box<dyn Player<Self>>> {
         match *spec {}
+    }
+}
+
+/// Nim on the command line: no rule sets.
+impl TwoPlayerGame for Nim {
+    fn from_options(options: &GameOptions) -> Result<Self> {
+        options.no_rules(Self::NAME)?;
+        Ok(Nim)
     }
 }
 

@@ -32,6 +32,7 @@ pub mod words;
 
 pub use board::{Board, Colour, Square};
 
+use crate::registry::{Exact, ExactSolver, GameOptions, TwoPlayerGame};
 use cubesearch_core::game::illegal_move;
 use cubesearch_core::{Error, Game, Outcome, Result};
 use movegen::{legal_moves, place};
@@ -188,6 +189,30 @@ impl Game for Reversi {
         } else {
             Err(illegal_move(self, state, &wanted, &legal))
         }
+    }
+}
+
+/// Reversi on the command line: solved exactly without `--depth` or `--strategy`.
+impl TwoPlayerGame for Reversi {
+    fn from_options(options: &GameOptions) -> Result<Self> {
+        options.no_rules(Self::NAME)?;
+        Ok(Reversi)
+    }
+
+    fn exact_solver() -> Option<ExactSolver<Self>> {
+        Some(ExactSolver {
+            name: "exact endgame solver",
+            value: "exact final disc difference",
+            solve: |_, board| {
+                let solved = endgame::Solver::new().solve(board);
+                Exact {
+                    value: solved.value,
+                    best: solved.best,
+                    nodes: solved.nodes,
+                    facts: vec![("empties", board.empty().count_ones() as u64)],
+                }
+            },
+        })
     }
 }
 
