@@ -2,10 +2,10 @@
 //! agree bit for bit on every backend.
 
 use cubesearch::games::reversi::device::children::launch_children;
-use cubesearch::games::sample::random_positions;
 use cubesearch::games::{Board, Reversi};
 use cubesearch::kernels::scores::launch_scores;
 use cubesearch::perft::perft_divide;
+use cubesearch::testing::random_positions;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, CpuExecutor, Executor, Game, Perft, Playouts, Result};
 use rstest::rstest;

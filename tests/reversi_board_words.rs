@@ -2,8 +2,8 @@
 //! and flips as the CPU on random reachable positions.
 
 use cubesearch::games::reversi::device::words::{checksum, launch_board_words, upload_boards};
-use cubesearch::games::sample::random_positions;
 use cubesearch::games::Reversi;
+use cubesearch::testing::random_positions;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, Executor};
 use rstest::rstest;

@@ -40,12 +40,18 @@ pub trait NamedPlayers: GpuGame {
     fn parse_named(_spec: &SpecText) -> Option<Result<Self::Named>> {
         None
     }
-    /// Builds one of the game's own players; `backend` is where `exec=gpu` runs.
+    /// Builds one of the game's own players; `backend` is where `exec=gpu` runs. The default,
+    /// for a game that reads none ([`NoNamed`]), refuses.
     fn named_player(
-        spec: &Self::Named,
-        backend: Backend,
-        seed: u32,
-    ) -> Result<Box<dyn Player<Self>>>;
+        _spec: &Self::Named,
+        _backend: Backend,
+        _seed: u32,
+    ) -> Result<Box<dyn Player<Self>>> {
+        Err(Error::Unsupported(format!(
+            "{} has no players of its own",
+            Self::NAME
+        )))
+    }
 }
 
 /// The named players of a game that has none: no value of it exists.

@@ -3,11 +3,11 @@
 //! one starter, normal and late-game board from each of `--games` games of an expectimax agent
 //! (on the CPU, so the file does not depend on the backend), written as a board file.
 
-use super::takes_one_player;
+use super::OnePlayerCommand;
 use crate::args::{BoardsArgs, Common};
 use crate::output::{emit, progress};
-use cubesearch_core::{Error, Game, Result};
-use cubesearch_games::registry::{GameVisitor, OnePlayerGame, TwoPlayerGame};
+use cubesearch_core::{Error, Result};
+use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::NTupleNetwork;
 use cubesearch_search::boards::{self, BoardClass};
 use cubesearch_search::expectimax::play_games;
@@ -21,12 +21,9 @@ pub struct Boards<'a> {
     pub args: &'a BoardsArgs,
 }
 
-impl GameVisitor for Boards<'_> {
-    type Output = ();
-    fn two_player<G: TwoPlayerGame>(self, _: G) -> Result<()> {
-        Err(takes_one_player("boards", <G as Game>::NAME))
-    }
-    fn one_player<G: OnePlayerGame>(self, game: G) -> Result<()> {
+impl OnePlayerCommand for Boards<'_> {
+    const WHAT: &'static str = "boards";
+    fn run<G: OnePlayerGame>(self, game: G) -> Result<()> {
         run(&game, self.common, self.args)
     }
 }

@@ -15,8 +15,10 @@ mod train;
 
 use crate::args::{Cli, Command, Common};
 use crate::output::{emit, progress};
-use cubesearch_core::{Error, Result};
-use cubesearch_games::registry::{self, GameOptions, Kind};
+use cubesearch_core::{Error, Game, Result};
+use cubesearch_games::registry::{
+    self, GameOptions, GameVisitor, Kind, OnePlayerGame, TwoPlayerGame,
+};
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
@@ -35,12 +37,12 @@ pub fn run(cli: Cli) -> Result<()> {
             &GameOptions {
                 rules: rules.as_deref(),
             },
-            perft::Perft {
+            TwoPlayerOnly(perft::Perft {
                 common,
                 depth,
                 position: position.as_deref(),
                 divide,
-            },
+            }),
         ),
         Command::Apply {
             game,
@@ -89,12 +91,12 @@ pub fn run(cli: Cli) -> Result<()> {
         } => registry::visit(
             &game,
             &no_options,
-            play::Match {
+            TwoPlayerOnly(play::Match {
                 common,
                 p1: &p1,
                 p2: &p2,
                 games,
-            },
+            }),
         ),
         Command::Bench(args) => bench(common, &args),
         Command::Solve {
@@ -108,28 +110,28 @@ pub fn run(cli: Cli) -> Result<()> {
             &GameOptions {
                 rules: rules.as_deref(),
             },
-            solve::Solve {
+            TwoPlayerOnly(solve::Solve {
                 common,
                 position: &position,
                 depth,
                 strategy,
-            },
+            }),
         ),
         Command::Boards { game, args } => registry::visit(
             &game,
             &no_options,
-            boards::Boards {
+            OnePlayerOnly(boards::Boards {
                 common,
                 args: &args,
-            },
+            }),
         ),
         Command::Train { game, args } => registry::visit(
             &game,
             &no_options,
-            train::Train {
+            OnePlayerOnly(train::Train {
                 common,
                 args: &args,
-            },
+            }),
         ),
     }?;
     Ok(())
@@ -151,18 +153,54 @@ fn bench(common: &Common, args: &cubesearch_bench::BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// The message for a game/subcommand pair that does not exist yet.
-fn not_built(what: &str, game: &str) -> Error {
-    Error::Unsupported(format!(
-        "`{what} {game}` is not built yet in this version of cubesearch"
-    ))
+/// A command that takes two-player games only (`perft`, `match`, `solve`).
+trait TwoPlayerCommand {
+    /// The subcommand, for the error a one-player game gets.
+    const WHAT: &'static str;
+    /// Runs the command on `game`.
+    fn run<G: TwoPlayerGame>(self, game: G) -> Result<()>;
 }
 
-/// The error of a command for one-player stochastic games given another game:
-/// `train takes 2584 or 2048, not nim`.
-fn takes_one_player(what: &str, game: &str) -> Error {
-    Error::parse(format!(
-        "{what} takes {}, not {game}",
-        registry::names(Kind::OnePlayer).join(" or ")
-    ))
+/// A [`TwoPlayerCommand`] as a visitor: for a one-player game it is not built yet.
+struct TwoPlayerOnly<C>(C);
+
+impl<C: TwoPlayerCommand> GameVisitor for TwoPlayerOnly<C> {
+    type Output = ();
+    fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+        self.0.run(game)
+    }
+    fn one_player<G: OnePlayerGame>(self, _: G) -> Result<()> {
+        Err(Error::Unsupported(format!(
+            "`{} {}` is not built yet in this version of cubesearch",
+            C::WHAT,
+            G::NAME
+        )))
+    }
+}
+
+/// A command that takes one-player stochastic games only (`train`, `boards`).
+trait OnePlayerCommand {
+    /// The subcommand, for the error a two-player game gets.
+    const WHAT: &'static str;
+    /// Runs the command on `game`.
+    fn run<G: OnePlayerGame>(self, game: G) -> Result<()>;
+}
+
+/// A [`OnePlayerCommand`] as a visitor: a two-player game is refused, naming the games it takes
+/// (`train takes 2584 or 2048, not nim`).
+struct OnePlayerOnly<C>(C);
+
+impl<C: OnePlayerCommand> GameVisitor for OnePlayerOnly<C> {
+    type Output = ();
+    fn two_player<G: TwoPlayerGame>(self, _: G) -> Result<()> {
+        Err(Error::parse(format!(
+            "{} takes {}, not {}",
+            C::WHAT,
+            registry::names(Kind::OnePlayer).join(" or "),
+            <G as Game>::NAME
+        )))
+    }
+    fn one_player<G: OnePlayerGame>(self, game: G) -> Result<()> {
+        self.0.run(game)
+    }
 }

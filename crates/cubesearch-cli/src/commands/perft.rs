@@ -1,10 +1,10 @@
 //! `cubesearch perft <game>`: move-path counts on any backend, with `--divide`.
 
-use super::not_built;
+use super::TwoPlayerCommand;
 use crate::args::Common;
 use crate::output::{announce, emit, progress};
 use cubesearch_core::Result;
-use cubesearch_games::registry::{GameVisitor, OnePlayerGame, TwoPlayerGame};
+use cubesearch_games::registry::TwoPlayerGame;
 use cubesearch_search::GpuGame;
 use cubesearch_search::{perft::perft_divide, Executor};
 use serde_json::json;
@@ -18,13 +18,10 @@ pub struct Perft<'a> {
     pub divide: bool,
 }
 
-impl GameVisitor for Perft<'_> {
-    type Output = ();
-    fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+impl TwoPlayerCommand for Perft<'_> {
+    const WHAT: &'static str = "perft";
+    fn run<G: TwoPlayerGame>(self, game: G) -> Result<()> {
         run(&game, self.common, self.depth, self.position, self.divide)
-    }
-    fn one_player<G: OnePlayerGame>(self, _: G) -> Result<()> {
-        Err(not_built("perft", G::NAME))
     }
 }
 

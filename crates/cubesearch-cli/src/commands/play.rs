@@ -1,6 +1,6 @@
 //! `cubesearch play` and `cubesearch match`: games between players given as specs.
 
-use super::not_built;
+use super::TwoPlayerCommand;
 use crate::args::Common;
 use crate::output::{emit, progress};
 use cubesearch_core::io::write_atomically;
@@ -101,13 +101,10 @@ pub struct Match<'a> {
     pub games: u32,
 }
 
-impl GameVisitor for Match<'_> {
-    type Output = ();
-    fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+impl TwoPlayerCommand for Match<'_> {
+    const WHAT: &'static str = "match";
+    fn run<G: TwoPlayerGame>(self, game: G) -> Result<()> {
         play_match(&game, self.common, self.p1, self.p2, self.games)
-    }
-    fn one_player<G: OnePlayerGame>(self, _: G) -> Result<()> {
-        Err(not_built("match", G::NAME))
     }
 }
 

@@ -1,10 +1,10 @@
 //! `cubesearch solve <game>`: the negamax value and a best move, by any minimax strategy.
 
-use super::not_built;
+use super::TwoPlayerCommand;
 use crate::args::Common;
 use crate::output::{announce, emit};
 use cubesearch_core::Result;
-use cubesearch_games::registry::{GameVisitor, OnePlayerGame, TwoPlayerGame};
+use cubesearch_games::registry::TwoPlayerGame;
 use cubesearch_search::minimax::{default_gpu_strategy, solve, Strategy};
 use cubesearch_search::Executor;
 use serde_json::json;
@@ -19,18 +19,15 @@ pub struct Solve<'a> {
     pub strategy: Option<Strategy>,
 }
 
-impl GameVisitor for Solve<'_> {
-    type Output = ();
-    fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+impl TwoPlayerCommand for Solve<'_> {
+    const WHAT: &'static str = "solve";
+    fn run<G: TwoPlayerGame>(self, game: G) -> Result<()> {
         if self.depth.is_none() && self.strategy.is_none() {
             if let Some(solver) = G::exact_solver() {
                 return super::solve_exact::run(&game, &solver, self.common, self.position);
             }
         }
         run(&game, self.common, self.position, self.depth, self.strategy)
-    }
-    fn one_player<G: OnePlayerGame>(self, _: G) -> Result<()> {
-        Err(not_built("solve", G::NAME))
     }
 }
 

@@ -5,12 +5,12 @@
 //! adapter) and otherwise on the CPU: a software rasteriser (lavapipe) is slower than the CPU
 //! trainer, so it is used only when asked for with `--backend wgpu`.
 
-use super::takes_one_player;
+use super::OnePlayerCommand;
 use crate::args::{Common, TrainArgs};
 use crate::output::{emit, progress};
 use cubesearch_core::backend::{resolve, Backend, ResolvedBackend};
-use cubesearch_core::{Error, Game, Result};
-use cubesearch_games::registry::{GameVisitor, OnePlayerGame, TwoPlayerGame};
+use cubesearch_core::{Error, Result};
+use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::runner::thread_count;
 use cubesearch_learn::{curve_csv, shapes_for, train_on, CpuEngine, TdEngine, TrainConfig};
 use cubesearch_search::spec::parse_duration;
@@ -76,12 +76,9 @@ pub struct Train<'a> {
     pub args: &'a TrainArgs,
 }
 
-impl GameVisitor for Train<'_> {
-    type Output = ();
-    fn two_player<G: TwoPlayerGame>(self, _: G) -> Result<()> {
-        Err(takes_one_player("train", <G as Game>::NAME))
-    }
-    fn one_player<G: OnePlayerGame>(self, game: G) -> Result<()> {
+impl OnePlayerCommand for Train<'_> {
+    const WHAT: &'static str = "train";
+    fn run<G: OnePlayerGame>(self, game: G) -> Result<()> {
         run(&game, self.common, self.args)
     }
 }

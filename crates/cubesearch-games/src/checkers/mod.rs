@@ -24,7 +24,7 @@ use crate::registry::{GameOptions, TwoPlayerGame};
 use cubesearch_core::game::{illegal_move, play_random_from_list};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
-use cubesearch_search::player::{NamedPlayers, NoNamed, Player};
+use cubesearch_search::player::{NamedPlayers, NoNamed};
 
 /// The standard start, Black to move.
 pub const START_FEN: &str = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12";
@@ -276,13 +276,6 @@ impl Game for Checkers {
 /// Checkers has no players of its own.
 impl NamedPlayers for Checkers {
     type Named = NoNamed;
-    fn named_player(
-        spec: &NoNamed,
-        _: cubesearch_core::Backend,
-        _: u32,
-    ) -> Result<Box<dyn Player<Self>>> {
-        match *spec {}
-    }
 }
 
 /// Checkers on the command line: `--rules longest|american` (default: the seed's `longest`),

@@ -14,7 +14,7 @@ pub mod device;
 use crate::registry::{GameOptions, TwoPlayerGame};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
-use cubesearch_search::player::{NamedPlayers, NoNamed, Player};
+use cubesearch_search::player::{NamedPlayers, NoNamed};
 
 pub use device::DeviceNim;
 
@@ -237,13 +237,6 @@ impl Game for Nim {
 /// Nim has no players of its own.
 impl NamedPlayers for Nim {
     type Named = NoNamed;
-    fn named_player(
-        spec: &NoNamed,
-        _: cubesearch_core::Backend,
-        _: u32,
-    ) -> Result<Box<dyn Player<Self>>> {
-        match *spec {}
-    }
 }
 
 /// Nim on the command line: no rule sets.
