@@ -222,3 +222,53 @@ pub struct Exact<M> {
 pub trait OnePlayerGame: GpuStochasticGame + TupleGame + Default {}
 
 impl<G: GpuStochasticGame + TupleGame + Default> OnePlayerGame for G {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names what it was given.
+    struct Name;
+
+    impl GameVisitor for Name {
+        type Output = String;
+        fn two_player<G: TwoPlayerGame>(self, _: G) -> Result<String> {
+            Ok(format!("two {}", <G as Game>::NAME))
+        }
+        fn one_player<G: OnePlayerGame>(self, _: G) -> Result<String> {
+            Ok(format!("one {}", G::NAME))
+        }
+    }
+
+    #[test]
+    fn every_name_reaches_its_game_and_kind() {
+        for entry in GAMES {
+            let kind = match entry.kind {
+                Kind::TwoPlayer => "two",
+                Kind::OnePlayer => "one",
+            };
+            let visited = visit(entry.name, &GameOptions::default(), Name).unwrap();
+            assert_eq!(visited, format!("{kind} {}", entry.name));
+        }
+        assert_eq!(names(Kind::OnePlayer), ["2584", "2048"]);
+        assert_eq!(names(Kind::TwoPlayer), ["checkers", "reversi", "nim"]);
+        let err = visit("chess", &GameOptions::default(), Name).unwrap_err();
+        assert!(err.to_string().contains("unknown game 'chess'"), "{err}");
+    }
+
+    #[test]
+    fn options_reach_the_games_that_take_them() {
+        let american = GameOptions {
+            rules: Some("american"),
+        };
+        assert!(visit("checkers", &american, Name).is_ok());
+        assert!(visit("2584", &american, Name).is_ok()); // ignored
+        let err = visit("reversi", &american, Name).unwrap_err().to_string();
+        assert!(err.contains("reversi has no rule set to choose; got --rules american"));
+        let bad = GameOptions {
+            rules: Some("bogus"),
+        };
+        assert!(visit("checkers", &bad, Name).is_err());
+        assert_eq!(record_formats(), "only checkers is written as PDN");
+    }
+}

@@ -15,6 +15,10 @@
 //!
 //! Randomness: a spawn draws the cell as `rng.below(empty cells)` (the n-th empty cell in cell
 //! order) and then the tile as `rng.below(total weight)` against the rule's spawn weights.
+//!
+//! Beside the rules: [`device`] (the device twin, `GpuStochasticGame for Sliding<R>`), the
+//! n-tuple cells and shapes ([`seed_shapes`], [`six_tuple_shapes`]) and [`boards`] (the
+//! committed benchmark boards).
 
 pub mod board;
 pub mod boards;
