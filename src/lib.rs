@@ -25,24 +25,216 @@ pub use cubesearch_core::{AfterstateValue, ExpectimaxEval, RootValue};
 pub use cubesearch_kernels::{DeviceGame, DeviceStochasticGame, GpuGame, GpuStochasticGame};
 pub use cubesearch_learn::{NTupleNetwork, TupleGame};
 pub use cubesearch_search::{
-    alphabeta_player, expectimax, expectimax_gpu, mcts, minimax, perft, player, reversi_batch,
-    reversi_players, spec, stochastic_rules, td, testing, CpuExecutor, Executor, GpuExecutor,
-    StochasticRules,
+    alphabeta_player, stochastic_rules, CpuExecutor, Executor, GpuExecutor, StochasticRules,
 };
 
-/// The games: CPU rules (device twins implement [`DeviceGame`] or [`DeviceStochasticGame`]).
+/// Expectimax on the CPU, on a game:
+///
+/// ```
+/// use cubesearch::games::fib::seed_shapes;
+/// use cubesearch::games::Game2584;
+/// use cubesearch::rng::XorShift32;
+/// use cubesearch::{expectimax, NTupleNetwork, StochasticGame};
+///
+/// let game = Game2584::new();
+/// let network = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?; // all zero: rewards only
+/// let root = game.initial(&mut XorShift32::for_worker(5, 0));
+/// let one_layer = expectimax::search(&game, &network, &root, 1, false);
+/// assert!(one_layer.best.is_some()); // a fresh board always has a move
+/// # Ok::<(), cubesearch::Error>(())
+/// ```
+pub use cubesearch_search::expectimax;
+
+/// Expectimax on a GPU and on the CPU, the same best actions:
+///
+/// ```
+/// use cubesearch::expectimax_gpu::ExpectimaxMethod;
+/// use cubesearch::games::fib::seed_shapes;
+/// use cubesearch::games::Game2584;
+/// use cubesearch::rng::XorShift32;
+/// use cubesearch::{Backend, CpuExecutor, Executor, ExpectimaxEval, NTupleNetwork, StochasticGame};
+///
+/// let game = Game2584::new();
+/// let network = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?;
+/// let roots: Vec<_> = (0..4).map(|i| game.initial(&mut XorShift32::for_worker(5, i))).collect();
+/// let (mut gpu, device) = Executor::new(Backend::Auto)?;
+/// gpu.set_expectimax_method(ExpectimaxMethod::Multilevel);
+/// let mut cpu = Executor::Cpu(CpuExecutor::new(1)?);
+/// let on_device = gpu.evaluate(&game, &network, &roots, 1)?;
+/// let on_cpu = cpu.evaluate(&game, &network, &roots, 1)?;
+/// for (d, c) in on_device.iter().zip(&on_cpu) {
+///     assert_eq!(d.best, c.best, "{device}");
+/// }
+/// # Ok::<(), cubesearch::Error>(())
+/// ```
+pub use cubesearch_search::expectimax_gpu;
+
+/// MCTS on a game:
+///
+/// ```
+/// use cubesearch::games::Nim;
+/// use cubesearch::mcts::{Budget, Mcts, MctsConfig};
+/// use cubesearch::{Backend, Executor, Game};
+///
+/// let (mut exec, device) = Executor::new(Backend::Auto)?; // wgpu, else the CPU
+/// let root = Nim.parse_position("1,3,5")?;
+/// let config = MctsConfig { budget: Budget::Playouts(2_000), seed: 1, ..MctsConfig::default() };
+/// let mut search = Mcts::new(&Nim, root, config);
+/// let (best, stats) = search.search(&Nim, &mut exec)?;
+/// assert!(best.is_some() && stats.playouts >= 2_000);
+/// println!("{device}: {}", Nim.format_move(&root, best.unwrap()));
+/// # Ok::<(), cubesearch::Error>(())
+/// ```
+pub use cubesearch_search::mcts;
+
+/// Minimax on a game (Nim: +1 win, −1 loss, 0 unknown at the depth cut-off; Reversi: its
+/// evaluation, finished games scaled above it):
+///
+/// ```
+/// use cubesearch::games::Nim;
+/// use cubesearch::minimax::{self, Strategy};
+/// use cubesearch::{Backend, Executor, Game};
+///
+/// let (mut exec, _) = Executor::new(Backend::Auto)?;
+/// let root = Nim.parse_position("1,2,4")?; // nim-sum 7: the side to move wins
+/// let solved = minimax::solve(&mut exec, &Nim, &root, 7, Strategy::Split)?;
+/// assert_eq!(solved.solution.value, 1);
+/// let cpu = minimax::solve(&mut exec, &Nim, &root, 7, "cpu".parse()?)?;
+/// assert_eq!(cpu.solution.value, solved.solution.value);
+/// assert!("fast".parse::<Strategy>().is_err()); // unknown strategy 'fast': cpu, cpu-split, …
+/// # Ok::<(), cubesearch::Error>(())
+/// ```
+pub use cubesearch_search::minimax;
+
+/// Perft on a game:
+///
+/// ```
+/// use cubesearch::games::Reversi;
+/// use cubesearch::perft::perft_divide;
+/// use cubesearch::{Backend, Executor, Game};
+///
+/// let (mut exec, _) = Executor::new(Backend::Auto)?;
+/// let result = perft_divide(&mut exec, &Reversi, &Reversi.initial(), 4, |_, _| {})?;
+/// assert_eq!(result.nodes, 244); // docs/RULES.md's table
+/// assert_eq!(result.divide.len(), 4);
+/// # Ok::<(), cubesearch::Error>(())
+/// ```
+pub use cubesearch_search::perft;
+
+/// Players on a game:
+///
+/// ```
+/// use cubesearch::games::Nim;
+/// use cubesearch::player::play_game;
+/// use cubesearch::spec::PlayerSpec;
+/// use cubesearch::{Backend, Game};
+///
+/// let first: PlayerSpec<Nim> = "flat:k=64,exec=cpu".parse()?;
+/// let mut first = first.build(Backend::Auto, 1)?;
+/// let mut second = "random".parse::<PlayerSpec<Nim>>()?.build(Backend::Auto, 2)?;
+/// let start = Nim.parse_position("1,3,5,7")?;
+/// let record = play_game(&Nim, start, [first.as_mut(), second.as_mut()], |_, _, _| {})?;
+/// assert!(record.result == 1 || record.result == -1); // Nim has no draws
+/// assert!("mcts:time=fast".parse::<PlayerSpec<Nim>>().is_err());
+/// # Ok::<(), cubesearch::Error>(())
+/// ```
+pub use cubesearch_search::player;
+
+/// Player specs of a game (Reversi adds `easy` and `medium`; 2584 and 2048 read
+/// `expectimax:layers=2,weights=FILE` as a [`spec::StochasticPlayerSpec`]):
+///
+/// ```
+/// use cubesearch::alphabeta_player::Limit;
+/// use cubesearch::games::Nim;
+/// use cubesearch::spec::{Exec, PlayerSpec, StochasticPlayerSpec};
+///
+/// let spec: PlayerSpec<Nim> = "alphabeta:depth=6,exec=gpu".parse()?;
+/// let PlayerSpec::AlphaBeta(ab) = &spec else { unreachable!() };
+/// assert_eq!((ab.limit, ab.exec), (Limit::Depth(6), Exec::Gpu));
+/// let err = "mcts:time=fast".parse::<PlayerSpec<Nim>>().unwrap_err().to_string();
+/// assert!(err.contains("bad duration 'fast'"), "{err}");
+/// let err = "alien".parse::<PlayerSpec<Nim>>().unwrap_err().to_string();
+/// assert!(err.contains("human, random, flat:"), "{err}");
+/// assert!(matches!("random".parse()?, StochasticPlayerSpec::Random));
+/// # Ok::<(), cubesearch::Error>(())
+/// ```
+pub use cubesearch_search::spec;
+
+/// TD(0) training on a GPU (or CPU threads), on a game:
+///
+/// ```
+/// use cubesearch::games::fib::seed_shapes;
+/// use cubesearch::games::Game2584;
+/// use cubesearch::{Backend, Executor, NTupleNetwork};
+///
+/// let (exec, _) = Executor::new(Backend::Auto)?;
+/// let mut net = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?;
+/// // 65,536 games at once on a GPU (64 on lavapipe), CPU threads on the CPU.
+/// let mut engine = exec.td_engine::<Game2584>(None);
+/// let step = 0.1 / net.lookups() as f32; // alpha 0.1 on V
+/// let mut games = 0;
+/// engine.play(&Game2584::new(), &net, 0, 64, 7, step, &mut |_| {
+///     games += 1;
+///     Ok(())
+/// })?;
+/// engine.sync(&mut net)?; // the device's weights back into `net`
+/// assert_eq!(games, 64);
+/// assert!(net.table(0).iter().any(|&w| w != 0.0));
+/// # Ok::<(), cubesearch::Error>(())
+/// ```
+pub use cubesearch_search::td;
+
+/// Holding a game's device rules to its host rules:
+///
+/// ```
+/// use cubesearch::games::Nim;
+/// use cubesearch::testing::{assert_same, executor};
+/// use cubesearch::{Backend, CpuExecutor, Game, Perft};
+///
+/// // In a test: the same perft on the CPU oracle and on each GPU backend built in.
+/// let roots = [Nim.parse_position("1,2,3")?, Nim.parse_position("2,2")?];
+/// let cpu = CpuExecutor::new(1)?.perft(&Nim, &roots, 3)?;
+/// for backend in [Backend::Wgpu, Backend::Cuda] {
+///     if let Some(mut gpu) = executor(backend) {
+///         assert_same("nim perft(3)", &cpu, &gpu.perft(&Nim, &roots, 3)?);
+///     }
+/// }
+/// # Ok::<(), cubesearch::Error>(())
+/// ```
+pub use cubesearch_search::testing;
+
+/// The games, one module each: host rules, device twin (`device`: the [`DeviceGame`] or
+/// [`DeviceStochasticGame`]), the game's own players and seed reproductions.
 pub mod games {
     pub use cubesearch_games::checkers::{
         self, Checkers, CheckersMove, CheckersState, Rules, Side,
     };
     pub use cubesearch_games::fib::{self, Game2048, Game2584};
     pub use cubesearch_games::nim::{self, Nim, NimMove, NimState};
+    pub use cubesearch_games::registry;
     pub use cubesearch_games::reversi::{self, Board, Colour, Reversi, ReversiMove, ReversiState};
-    pub use cubesearch_games::sample;
+
+    /// Random reachable positions, the inputs of property and parity tests (kept here for old
+    /// paths; the function is [`testing::random_positions`](crate::testing::random_positions)).
+    pub mod sample {
+        pub use cubesearch_search::testing::random_positions;
+    }
 }
 
-/// n-tuple networks, TD(0) training and weights files, for any [`TupleGame`].
+/// n-tuple networks, TD(0) training and weights files, for any [`TupleGame`]:
+///
+/// ```
+/// use cubesearch::games::Game2584;
+/// use cubesearch::learn::{play, train, TrainConfig};
+/// let game = Game2584::new();
+/// let cfg = TrainConfig { games: 300, threads: 0, ..TrainConfig::default() };
+/// let (net, report) = train(&game, &cfg, |p| eprintln!("{} games, mean {:.0}", p.games, p.recent_mean_score))?;
+/// let stats = play(&game, &net, 100, 7, 0)?;
+/// println!("{} → {}", report.mean_score, stats.mean_score);
+/// # Ok::<(), cubesearch::Error>(())
+/// ```
 pub use cubesearch_learn as learn;
 
-/// Device code: the `#[cube]` rules and generic kernels, for users who launch kernels directly.
+/// Device code: the `#[cube]` game traits and generic kernels, for users who launch kernels
+/// directly (each game's device twin is in its [`games`] module, as `device`).
 pub use cubesearch_kernels as kernels;

@@ -23,7 +23,7 @@ use rstest::rstest;
 
 /// Positions reached by random columns from the empty board (finished games included).
 fn positions(count: usize) -> Vec<connect4::Position> {
-    cubesearch::games::sample::random_positions(&ConnectFour, count, 30, 4)
+    cubesearch::testing::random_positions(&ConnectFour, count, 30, 4)
 }
 
 #[test]

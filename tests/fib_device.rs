@@ -2,7 +2,7 @@
 //! `Sliding<R>` bit for bit on every backend (the CPU case runs the host rules through the same
 //! interface, so the test also holds the oracle to itself through that path).
 
-use cubesearch::kernels::fib::GpuTiles;
+use cubesearch::games::fib::GpuTiles;
 use cubesearch::rng::XorShift32;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, StochasticRules};

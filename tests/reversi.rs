@@ -1,11 +1,11 @@
 //! Reversi end to end: the device rules, the generic playout and perft kernels and the CPU oracle
 //! agree bit for bit on every backend.
 
-use cubesearch::games::sample::random_positions;
+use cubesearch::games::reversi::device::children::launch_children;
 use cubesearch::games::{Board, Reversi};
-use cubesearch::kernels::reversi::children::launch_children;
 use cubesearch::kernels::scores::launch_scores;
 use cubesearch::perft::perft_divide;
+use cubesearch::testing::random_positions;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, CpuExecutor, Executor, Game, Perft, Playouts, Result};
 use rstest::rstest;

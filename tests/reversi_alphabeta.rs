@@ -2,13 +2,13 @@
 //! a plain fixed-depth search, a time budget is honoured, and `exec=gpu` (the evaluation on the
 //! device) chooses a move of the same value as the CPU search.
 
-use cubesearch::games::sample::random_positions;
 use cubesearch::games::{Board, Reversi};
 use cubesearch::minimax::{
     alphabeta, order_by_score, solve_iterative, SearchOptions, TranspositionTable, INFINITY,
 };
 use cubesearch::player::{play_game, Player, RandomPlayer};
 use cubesearch::spec::PlayerSpec;
+use cubesearch::testing::random_positions;
 use cubesearch::{Backend, Game};
 use std::time::{Duration, Instant};
 

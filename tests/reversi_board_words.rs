@@ -1,9 +1,9 @@
 //! The two device board layouts of the u64-vs-2×u32 measurement compute the same move generation
 //! and flips as the CPU on random reachable positions.
 
-use cubesearch::games::sample::random_positions;
+use cubesearch::games::reversi::device::words::{checksum, launch_board_words, upload_boards};
 use cubesearch::games::Reversi;
-use cubesearch::kernels::reversi::words::{checksum, launch_board_words, upload_boards};
+use cubesearch::testing::random_positions;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, Executor};
 use rstest::rstest;

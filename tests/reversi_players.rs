@@ -4,11 +4,11 @@
 //! direct transcription of the seed's sequential 3-ply recursion.
 
 use cubesearch::games::reversi::players::{medium_value, reservoir_best, NO_PLACEMENT};
-use cubesearch::games::sample::random_positions;
 use cubesearch::games::{Board, Colour, Reversi, ReversiMove};
 use cubesearch::player::Player;
 use cubesearch::rng::XorShift32;
 use cubesearch::spec::PlayerSpec;
+use cubesearch::testing::random_positions;
 use cubesearch::{Backend, Game};
 
 /// The board as the seed keeps it: `cells[row][col]`, row 0 = rank 1, 1 = the side to move's

@@ -2,13 +2,13 @@
 //! CPU's bit for bit, the GPU players make the CPU players' moves, and the Table 3 lockstep
 //! driver plays the same games however the decisions are made.
 
+use cubesearch::games::reversi::batch::{seed_ai_against_random, Decider, DeviceShape};
+use cubesearch::games::reversi::device::seed_players::NOT_LEGAL;
 use cubesearch::games::reversi::players::{flip_counts, medium_value};
-use cubesearch::games::sample::random_positions;
+use cubesearch::games::reversi::seed_player::{device_square_values, Level};
 use cubesearch::games::Reversi;
-use cubesearch::kernels::reversi::seed_players::NOT_LEGAL;
-use cubesearch::reversi_batch::{seed_ai_against_random, Decider, DeviceShape};
-use cubesearch::reversi_players::{device_square_values, Level};
 use cubesearch::spec::PlayerSpec;
+use cubesearch::testing::random_positions;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, Game};
 use rstest::rstest;

@@ -3,7 +3,7 @@
 //! many units learns (greedy play gets better than with untrained weights).
 
 use cubesearch::games::fib::seed_shapes;
-use cubesearch::kernels::fib::GpuTiles;
+use cubesearch::games::fib::GpuTiles;
 use cubesearch::kernels::td::WeightStorage;
 use cubesearch::learn::{play, CpuTd, NTupleNetwork, TdEngine};
 use cubesearch::testing::executor;

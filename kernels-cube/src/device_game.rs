@@ -86,7 +86,7 @@ pub trait DeviceGame: 'static + Send + Sync {
     /// Plays uniformly drawn legal moves in place until the game is over and returns how many it
     /// played: each is move number `next(rng) % move_count`, which is what the host's playouts
     /// draw too. One method for the whole game, not one per move, so a game can carry what it
-    /// learns about a position (Reversi: the placements) from one move to the next.
+    /// learns about a position (such as its legal placements) from one move to the next.
     fn play_out(state: &mut Self::State, rng: &mut u32) -> u32;
 }
 

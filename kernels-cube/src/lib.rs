@@ -1,28 +1,26 @@
 //! Device code of cubesearch, written once in CubeCL and run on CUDA and wgpu.
 //!
-//! * [`DeviceGame`] is the device twin of the host `Game` trait; each game implements it once
-//!   (`nim`, ...), and [`GpuGame`] ties a host game to its twin.
+//! * [`DeviceGame`] is the device twin of the host `Game` trait; each game implements it once,
+//!   beside its host rules in its own crate, and [`GpuGame`] ties a host game to its twin.
 //! * Every search kernel is generic over `DeviceGame` and sits next to the host function that
-//!   launches it: [`playout`], [`perft`].
-//! * [`DeviceStochasticGame`] is the twin of the host `StochasticGame` (2584 and 2048:
-//!   [`fib`]), and [`GpuStochasticGame`] ties the two; the expectimax ([`expectimax`]) and TD(0)
-//!   ([`td`]) kernels are generic over it, valuing states with the n-tuple lookups of
-//!   [`ntuple`]; [`rules`] lays the rules bare for parity tests.
+//!   launches it: [`playout`], [`perft`], [`alphabeta`], [`scores`].
+//! * [`DeviceStochasticGame`] is the twin of the host `StochasticGame`, and
+//!   [`GpuStochasticGame`] ties the two; the expectimax ([`expectimax`]) and TD(0) ([`td`])
+//!   kernels are generic over it, valuing states with the n-tuple lookups of [`ntuple`];
+//!   [`rules`] lays the rules bare for parity tests.
+//!
+//! No game lives here: kernels know games only through these traits.
 //!
 //! This crate enables no cubecl runtime: launchers are generic over `R: Runtime`, and the crates
 //! that pick a runtime (`cubesearch-search`, the CLI) forward the `wgpu`/`cuda` features.
 
 pub mod alphabeta;
-pub mod checkers;
 pub mod device_game;
 pub mod expectimax;
-pub mod fib;
 pub mod launch;
-pub mod nim;
 pub mod ntuple;
 pub mod perft;
 pub mod playout;
-pub mod reversi;
 pub mod rng;
 pub mod rules;
 pub mod scores;

@@ -14,10 +14,10 @@ use crate::targets::{wanted_targets, Target};
 use crate::{BenchArgs, Common, Report};
 use cubesearch_core::backend::{resolve, Backend};
 use cubesearch_core::{Error, ExpectimaxEval, Result};
+use cubesearch_games::fib::boards::{BOARDS_2048, BOARDS_2584};
 use cubesearch_games::fib::seed_shapes;
-use cubesearch_games::fib::{BoardOf, Sliding};
+use cubesearch_games::fib::{BoardOf, GpuTiles, Sliding};
 use cubesearch_games::{Fib, Pow2};
-use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::NTupleNetwork;
 use cubesearch_search::boards::{self, BoardClass};
 use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
@@ -26,9 +26,6 @@ use serde::Serialize;
 use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
-
-const BOARDS_2584: &str = include_str!("../../../benches/boards-2584.txt");
-const BOARDS_2048: &str = include_str!("../../../benches/boards-2048.txt");
 
 /// The suites of this file and what they measure.
 pub const SUITES: &[(&str, &str)] = &[

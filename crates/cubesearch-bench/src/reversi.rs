@@ -15,11 +15,11 @@ use crate::{BenchArgs, Common, Report};
 use cubesearch_core::backend::{cpu_threads, Backend};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Result};
+use cubesearch_games::reversi::batch::{seed_ai_against_random, Decider, DeviceShape};
 use cubesearch_games::reversi::endgame::Solver;
+use cubesearch_games::reversi::seed_player::Level;
 use cubesearch_games::reversi::{Board, Reversi};
 use cubesearch_search::player::play_game;
-use cubesearch_search::reversi_batch::{seed_ai_against_random, Decider, DeviceShape};
-use cubesearch_search::reversi_players::Level;
 use cubesearch_search::spec::PlayerSpec;
 use cubesearch_search::Executor;
 use serde_json::{json, Value};
@@ -537,9 +537,9 @@ fn alphabeta(common: &Common, args: &BenchArgs) -> Result<Report> {
 }
 
 fn board_words(common: &Common, args: &BenchArgs) -> Result<Report> {
-    use cubesearch_kernels::reversi::words::checksum;
+    use cubesearch_games::reversi::device::words::checksum;
     let boards: Vec<(u64, u64)> =
-        cubesearch_games::sample::random_positions(&Reversi, 1 << 18, 60, common.seed)
+        cubesearch_search::testing::random_positions(&Reversi, 1 << 18, 60, common.seed)
             .iter()
             .map(|b| (b.player, b.opponent))
             .collect();
@@ -559,7 +559,7 @@ fn board_words(common: &Common, args: &BenchArgs) -> Result<Report> {
             if exec.is_cpu() {
                 continue;
             }
-            let (seconds, sums) = cubesearch_search::reversi_words::time_board_words(
+            let (seconds, sums) = cubesearch_games::reversi::words::time_board_words(
                 &exec, &boards, split, args.reps,
             )?;
             // The layouts must agree with the CPU (checked on a prefix: the tests check more).

@@ -219,8 +219,7 @@ type Histories = (Vec<Vec<(Board2584, u32)>>, Vec<u32>);
 fn td_histories() -> &'static Histories {
     use cubesearch_core::rng::XorShift32;
     use cubesearch_core::StochasticGame;
-    use cubesearch_games::fib::{Fib, Game2584};
-    use cubesearch_kernels::fib::GpuTiles;
+    use cubesearch_games::fib::{Fib, Game2584, GpuTiles};
     static HISTORIES: std::sync::OnceLock<Histories> = std::sync::OnceLock::new();
     HISTORIES.get_or_init(|| {
         let game = Game2584::new();

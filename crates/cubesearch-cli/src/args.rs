@@ -1,6 +1,7 @@
 //! The command line, as docs/RULES.md describes it.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::builder::PossibleValuesParser;
+use clap::{Args, Parser, Subcommand};
 use cubesearch_core::Backend;
 use cubesearch_search::minimax::Strategy;
 use cubesearch_search::td::WeightStorage;
@@ -44,28 +45,9 @@ fn parse_storage(text: &str) -> Result<WeightStorage, String> {
         .map_err(|e: cubesearch_core::Error| e.to_string())
 }
 
-/// The games cubesearch knows.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GameName {
-    Checkers,
-    Reversi,
-    Nim,
-    #[value(name = "2584")]
-    Fib2584,
-    #[value(name = "2048")]
-    Twenty48,
-}
-
-impl GameName {
-    pub fn name(self) -> &'static str {
-        match self {
-            GameName::Checkers => "checkers",
-            GameName::Reversi => "reversi",
-            GameName::Nim => "nim",
-            GameName::Fib2584 => "2584",
-            GameName::Twenty48 => "2048",
-        }
-    }
+/// The games cubesearch knows: every name in the games' registry.
+fn game_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(cubesearch_games::registry::NAMES)
 }
 
 #[derive(Subcommand, Debug)]
@@ -74,7 +56,8 @@ pub enum Command {
     Info,
     /// Count move paths to a depth (perft) on the chosen backend.
     Perft {
-        game: GameName,
+        #[arg(value_parser = game_names())]
+        game: String,
         /// Plies to count.
         #[arg(long)]
         depth: u32,
@@ -90,7 +73,8 @@ pub enum Command {
     },
     /// Play games between two players (human, random, or a search).
     Play {
-        game: GameName,
+        #[arg(value_parser = game_names())]
+        game: String,
         #[arg(long, default_value = "human")]
         p1: String,
         #[arg(long, default_value = "random")]
@@ -111,7 +95,8 @@ pub enum Command {
     },
     /// Play a match of N games between two players, colours alternating.
     Match {
-        game: GameName,
+        #[arg(value_parser = game_names())]
+        game: String,
         #[arg(long)]
         p1: String,
         #[arg(long)]
@@ -121,7 +106,8 @@ pub enum Command {
     },
     /// Solve a position: its negamax value and a best move.
     Solve {
-        game: GameName,
+        #[arg(value_parser = game_names())]
+        game: String,
         #[arg(long, allow_hyphen_values = true)]
         position: String,
         /// Plies to search (default: to the end for Nim, 8 for checkers; Reversi without it or
@@ -138,7 +124,8 @@ pub enum Command {
     },
     /// Apply moves to a position and print the result.
     Apply {
-        game: GameName,
+        #[arg(value_parser = game_names())]
+        game: String,
         #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,
         /// Moves, comma-separated.
@@ -150,7 +137,8 @@ pub enum Command {
     },
     /// Train an n-tuple network by TD learning.
     Train {
-        game: GameName,
+        #[arg(value_parser = game_names())]
+        game: String,
         #[command(flatten)]
         args: TrainArgs,
     },
@@ -159,7 +147,8 @@ pub enum Command {
     /// 2584/2048: write the seed's starter, normal and late-game benchmark boards, taken from
     /// an expectimax agent's games (on the CPU).
     Boards {
-        game: GameName,
+        #[arg(value_parser = game_names())]
+        game: String,
         #[command(flatten)]
         args: BoardsArgs,
     },

@@ -1,15 +1,20 @@
-//! CPU rules of every cubesearch game, their text notation, and perft.
+//! Every cubesearch game as one vertical, each in its own module: the host rules (`Game` or
+//! `StochasticGame`) and their notation, the device twin (`device`), the game's own players and
+//! network shapes, and the seed's reproductions that only make sense for that game.
 //!
-//! Each game is one module (`nim`, `fib` for 2584 and 2048, ...) beside its device twin in `cubesearch-kernels`.
+//! * [`nim`], [`checkers`], [`reversi`]: two-player games;
+//! * [`fib`]: 2584 and 2048, one sliding implementation under two tile rules.
+//!
+//! The pipelines (`cubesearch-search`, `cubesearch-learn`) and the generic kernels
+//! (`cubesearch-kernels`) know none of them; [`registry`] lists them for the command line.
 
 #![deny(missing_docs)]
 
 pub mod checkers;
 pub mod fib;
 pub mod nim;
-pub mod perft;
+pub mod registry;
 pub mod reversi;
-pub mod sample;
 
 pub use checkers::Checkers;
 pub use fib::{Dir, Fib, Game2048, Game2584, Pow2, Sliding, TileRule};

@@ -21,7 +21,7 @@ pub const FORMAT: &str = "cubesearch-ntuple/1";
 /// What a weights file says about itself.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WeightsMeta {
-    /// `2584` or `2048`.
+    /// The game's name (`StochasticGame::NAME`).
     pub game: String,
     /// The tuple shapes.
     pub shapes: Vec<Vec<u8>>,

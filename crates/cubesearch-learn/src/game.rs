@@ -12,8 +12,8 @@
 //!                              [ cell (w+1)·K−1 | ... | cell w·K+1 | cell w·K ]
 //! ```
 //!
-//! [`pack_views`] makes them from [`TupleGame::cells`]; a game with a faster way (2584 and
-//! 2048 turn and mirror their packed boards with shifts and masks) overrides
+//! [`pack_views`] makes them from [`TupleGame::cells`]; a game with a faster way (such as turning
+//! and mirroring a packed board with shifts and masks) overrides
 //! [`TupleGame::views`], and `check_views` in the tests holds it to `pack_views`.
 
 use cubesearch_core::StochasticGame;
@@ -46,7 +46,7 @@ pub trait TupleGame: StochasticGame {
     /// shapes, a shape a list of cells.
     const SHAPES: &'static [(&'static str, &'static [&'static [u8]])];
     /// Progress values worth counting in play statistics ("games reaching ..."), smallest
-    /// first: 2584 and 2048 count tile values.
+    /// first.
     const MILESTONES: &'static [u32];
 
     /// The packed views of `N` states (`[[[u64; N]; words]; symmetries]` for [`pack_views`]).
@@ -58,7 +58,7 @@ pub trait TupleGame: StochasticGame {
     /// The packed views of `states` (see the module docs): [`pack_views`], or a faster twin.
     fn views<const N: usize>(&self, states: [Self::State; N]) -> Self::Views<N>;
 
-    /// How far a game got, a number that never falls (2584, 2048: the largest tile's value);
+    /// How far a game got, a number that never falls (such as the largest value on the board);
     /// reported for every finished game and counted against [`TupleGame::MILESTONES`].
     fn progress(&self, state: &Self::State) -> u32;
 }

@@ -1,19 +1,10 @@
-//! Learning for any stochastic game whose states are cells ([`TupleGame`]; 2584 and 2048 are
-//! two): n-tuple networks ([`network`]), TD(0) on afterstates ([`td`]), CPU trainers on one
-//! thread or many, on copies of the weights or one table without locks ([`train`](mod@train),
-//! [`runner`]), greedy play statistics ([`play`](mod@play)) and weights files in safetensors
-//! ([`file`](mod@file)). Nothing here names a game.
+//! Learning for any stochastic game whose states are cells ([`TupleGame`]): n-tuple networks
+//! ([`network`]), TD(0) on afterstates ([`td`]), CPU trainers on one thread or many, on copies
+//! of the weights or one table without locks ([`train`](mod@train), [`runner`]), greedy play
+//! statistics ([`play`](mod@play)) and weights files in safetensors ([`file`](mod@file)).
+//! Nothing here names a game.
 //!
-//! ```
-//! use cubesearch_games::Game2584;
-//! use cubesearch_learn::{play, train, TrainConfig};
-//! let game = Game2584::new();
-//! let cfg = TrainConfig { games: 300, threads: 0, ..TrainConfig::default() };
-//! let (net, report) = train(&game, &cfg, |p| eprintln!("{} games, mean {:.0}", p.games, p.recent_mean_score))?;
-//! let stats = play(&game, &net, 100, 7, 0)?;
-//! println!("{} → {}", report.mean_score, stats.mean_score);
-//! # Ok::<(), cubesearch_core::Error>(())
-//! ```
+//! The facade's `cubesearch::learn` trains a game this way.
 
 #![deny(missing_docs)]
 

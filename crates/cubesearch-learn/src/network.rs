@@ -7,12 +7,12 @@
 //! candidates of a move sum side by side. A network's lookups (shapes × symmetries) must be a
 //! multiple of 4.
 //!
-//! A *shape* is a list of the game's cells ([`TupleGame`]: 2584 and 2048 number them 0..16, row
-//! by row from the top-left). Each shape is looked up in every symmetry of the game (2584 and
-//! 2048: the board's 8 rotations and reflections), those lookups sharing the shape's weight
-//! table. The table index of a lookup reads the value of each of the shape's cells in that
-//! symmetry's view, `bits` bits each, first cell in the low bits: 2584 (5 bits a cell) gives
-//! 32⁴ ≈ 1M entries for a 4-tuple, 2048 (4 bits) 16⁴ = 65536 (16⁶ ≈ 16.8M for a 6-tuple).
+//! A *shape* is a list of the game's cells ([`TupleGame`]: a 4×4 board numbers them 0..16, row
+//! by row from the top-left). Each shape is looked up in every symmetry of the game (a square
+//! board: its 8 rotations and reflections), those lookups sharing the shape's weight table. The
+//! table index of a lookup reads the value of each of the shape's cells in that symmetry's view,
+//! `bits` bits each, first cell in the low bits: 5 bits a cell give 32⁴ ≈ 1M entries for a
+//! 4-tuple, 4 bits 16⁴ = 65536 (16⁶ ≈ 16.8M for a 6-tuple).
 //! Every lookup list is built once, by [`NTupleNetwork::lookup_layout`]'s builder: the CPU
 //! reads it here and the device kernels get it as data.
 //!
@@ -402,7 +402,7 @@ impl NTupleNetwork {
         self.id
     }
 
-    /// The name of the game the network evaluates (`2584`, `2048`, ...).
+    /// The name of the game the network evaluates (its `StochasticGame::NAME`).
     pub fn game(&self) -> &str {
         &self.game
     }

@@ -8,13 +8,13 @@ use cubesearch_core::Result;
 use serde::Serialize;
 use std::time::Instant;
 
-/// The share of games whose progress ([`TupleGame::progress`]: 2584 and 2048, the largest
-/// tile) reached a milestone.
+/// The share of games whose progress ([`TupleGame::progress`]) reached a milestone
+/// ([`TupleGame::MILESTONES`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Reach {
-    /// The milestone (2584 and 2048: a tile value).
-    pub tile: u32,
-    /// Games reaching it (a tile at least that large), as a share of all games.
+    /// The milestone.
+    pub milestone: u32,
+    /// Games reaching it (progress at least that large), as a share of all games.
     pub share: f64,
 }
 
@@ -56,9 +56,9 @@ pub fn stats<G: TupleGame>(episodes: &[Episode], seconds: f64) -> PlayStats {
     let n = episodes.len().max(1) as f64;
     let reach = G::MILESTONES
         .iter()
-        .map(|&tile| Reach {
-            tile,
-            share: episodes.iter().filter(|e| e.progress >= tile).count() as f64 / n,
+        .map(|&milestone| Reach {
+            milestone,
+            share: episodes.iter().filter(|e| e.progress >= milestone).count() as f64 / n,
         })
         .collect();
     PlayStats {

@@ -12,7 +12,7 @@
 //! - **table**: the threads read and write one table without locks (the seed's 4.3). Their
 //!   updates interleave, so a run is not bit-reproducible. Every thread writes the table's hot
 //!   weights (the empty and nearly empty tuples every game passes through), and each write
-//!   takes the cache line from every other core: with the default 2584 network 16 threads
+//!   takes the cache line from every other core: with a 4-tuple network of 5-bit cells 16 threads
 //!   learned no faster than one (docs/BENCHMARKS.md).
 //!
 //! Copies take a network's weights once a thread; above [`MAX_COPY_BYTES`] in all, the threads

@@ -21,8 +21,7 @@ pub struct Episode {
     pub score: u64,
     /// Moves played.
     pub moves: u32,
-    /// How far the game got ([`TupleGame::progress`] of its last state: 2584 and 2048, the
-    /// largest tile's value).
+    /// How far the game got ([`TupleGame::progress`] of its last state).
     pub progress: u32,
 }
 
@@ -95,7 +94,7 @@ fn greedy_indexed<G: TupleGame>(
     let mut afters = [None; 4];
     let mut best = None;
     if actions <= 4 {
-        // One four (2584, 2048): every afterstate at once, at a constant length.
+        // One four (a game of at most 4 actions): every afterstate at once, at a constant length.
         game.all_afterstates(&s, &mut afters[..actions]);
         best_of_four(
             game,

@@ -185,7 +185,7 @@ pub trait TdEngine<G: TupleGame> {
     }
 
     /// The share of the device's unit steps that did work so far (GPU engines; see
-    /// `cubesearch_kernels::fib::td::DeviceTd::occupancy`).
+    /// `cubesearch_kernels::td::DeviceTd::occupancy`).
     fn occupancy(&self) -> Option<f64> {
         None
     }

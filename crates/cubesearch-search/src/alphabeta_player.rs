@@ -1,5 +1,5 @@
 //! `alphabeta:depth=D|time=T[,exec=cpu|gpu][,strategy=S]`: a minimax player through the minimax
-//! pipeline, for any game whose `Game::score` is a real evaluation (Reversi's).
+//! pipeline, for any game whose `Game::score` is a real evaluation.
 //!
 //! * `exec=cpu` (default): [`solve_iterative`] on one thread: iterative deepening, the previous
 //!   iteration's best move first, children ordered by their static score, one transposition table

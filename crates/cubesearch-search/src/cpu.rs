@@ -152,7 +152,7 @@ impl<G: Game> Perft<G> for CpuExecutor {
     fn perft(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<u64>> {
         Ok(self
             .pool
-            .install(|| cubesearch_games::perft::perft_many(game, roots, depth)))
+            .install(|| crate::perft::perft_many(game, roots, depth)))
     }
 
     /// A few subtrees per thread balance the load; more would only lengthen the serial split.

@@ -1,33 +1,19 @@
-//! Expectimax for stochastic games (2584, 2048) on the CPU: the oracle every GPU kernel is held
+//! Expectimax for one-player stochastic games on the CPU: the oracle every GPU kernel is held
 //! to, the seed's single-thread baseline (4.1) and its tree-parallel baseline (4.2), plus a
 //! batched self-play loop that serves any [`ExpectimaxEval`] executor.
 //!
 //! An X-layer search has depth 2X + 1: the root's player level, then X × (chance, player).
 //! A player node is worth the best `reward + chance value` over its legal actions, or 0 when
 //! it has none (the game is over: no reward is still to come). A chance node is worth V of its
-//! afterstate when no layer is left, else the probability-weighted mean over its outcomes
-//! (empty cells × spawned tiles). By linearity this equals the seed's "rewards collected along
-//! the path + V(afterstate) at the leaf".
+//! afterstate when no layer is left, else the probability-weighted mean over the outcomes that
+//! can happen there. By linearity this equals the seed's "rewards collected along the path +
+//! V(afterstate) at the leaf".
 //!
 //! Tree parallelism: the levels above a split ply fan their children out on rayon; each
 //! subtree below it is one sequential task. Children are combined in canonical order with the
 //! same operations as the sequential search, so both give bit-identical values.
 //!
-//! ```
-//! use cubesearch_core::StochasticGame;
-//! use cubesearch_core::rng::XorShift32;
-//! use cubesearch_games::fib::{Fib, Game2584};
-//! use cubesearch_games::fib::seed_shapes;
-//! use cubesearch_learn::NTupleNetwork;
-//! use cubesearch_search::expectimax;
-//!
-//! let game = Game2584::new();
-//! let network = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?; // all zero: rewards only
-//! let root = game.initial(&mut XorShift32::for_worker(5, 0));
-//! let one_layer = expectimax::search(&game, &network, &root, 1, false);
-//! assert!(one_layer.best.is_some()); // a fresh board always has a move
-//! # Ok::<(), cubesearch_core::Error>(())
-//! ```
+//! `cubesearch::expectimax` searches a game this way.
 
 use crate::CpuExecutor;
 use cubesearch_core::rng::XorShift32;

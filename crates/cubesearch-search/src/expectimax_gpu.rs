@@ -3,27 +3,7 @@
 //! `cubesearch_kernels::expectimax` for any [`GpuStochasticGame`]; [`Executor`] answers
 //! [`ExpectimaxEval`] on the CPU or a GPU through its one dispatch.
 //!
-//! ```
-//! use cubesearch_core::rng::XorShift32;
-//! use cubesearch_core::{Backend, ExpectimaxEval, StochasticGame};
-//! use cubesearch_games::fib::{seed_shapes, Game2584};
-//! use cubesearch_learn::NTupleNetwork;
-//! use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
-//! use cubesearch_search::{CpuExecutor, Executor};
-//!
-//! let game = Game2584::new();
-//! let network = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?;
-//! let roots: Vec<_> = (0..4).map(|i| game.initial(&mut XorShift32::for_worker(5, i))).collect();
-//! let (mut gpu, device) = Executor::new(Backend::Auto)?;
-//! gpu.set_expectimax_method(ExpectimaxMethod::Multilevel);
-//! let mut cpu = Executor::Cpu(CpuExecutor::new(1)?);
-//! let on_device = gpu.evaluate(&game, &network, &roots, 1)?;
-//! let on_cpu = cpu.evaluate(&game, &network, &roots, 1)?;
-//! for (d, c) in on_device.iter().zip(&on_cpu) {
-//!     assert_eq!(d.best, c.best, "{device}");
-//! }
-//! # Ok::<(), cubesearch_core::Error>(())
-//! ```
+//! `cubesearch::expectimax_gpu` compares it with the CPU on a game.
 
 use crate::{Executor, GpuExecutor};
 use cubecl::prelude::*;

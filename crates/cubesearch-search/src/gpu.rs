@@ -2,10 +2,10 @@
 //! `cubesearch-kernels`, on any cubecl runtime.
 
 use crate::minimax::{RootSearcher, UpperTree};
+use crate::perft::expand;
 use cubecl::prelude::*;
 use cubesearch_core::backend::{start_client, DeviceLimits};
 use cubesearch_core::{Perft, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window};
-use cubesearch_games::perft::expand;
 use cubesearch_kernels::alphabeta::{launch_root_search, launch_subtrees, RootSearch, RootShape};
 use cubesearch_kernels::{perft::launch_perft, playout::launch_playouts, GpuGame};
 
@@ -167,12 +167,12 @@ impl<R: Runtime, G: GpuGame> Perft<G> for GpuExecutor<R> {
         Ok(totals)
     }
 
-    /// A unit a hardware thread slot (2048 a multiprocessor), at least 2¹⁶: subtrees vary
+    /// A unit a hardware thread slot (2¹¹ a multiprocessor), at least 2¹⁶: subtrees vary
     /// widely in size, and more, smaller ones let the multiprocessors that finish early take
     /// the next instead of idling behind the largest.
     fn preferred_roots(&self) -> usize {
         self.limits
             .multiprocessors
-            .map_or(1 << 16, |m| (2048 * m as usize).max(1 << 16))
+            .map_or(1 << 16, |m| ((1 << 11) * m as usize).max(1 << 16))
     }
 }

@@ -19,9 +19,6 @@ pub mod mcts;
 pub mod minimax;
 pub mod perft;
 pub mod player;
-pub mod reversi_batch;
-pub mod reversi_players;
-pub mod reversi_words;
 pub mod spec;
 pub mod stochastic_rules;
 pub mod td;
@@ -29,7 +26,6 @@ mod td_multi;
 pub mod testing;
 
 pub use cpu::CpuExecutor;
-pub use cubesearch_kernels::fib::GpuTiles;
 pub use cubesearch_kernels::GpuGame;
 pub use executor::Executor;
 pub(crate) use executor::{dispatch, dispatch_gpu};

@@ -1,5 +1,5 @@
 //! Monte Carlo tree search with the tree on the CPU and the simulations on any [`Playouts`]
-//! executor (the seed's checkers design, generic over games).
+//! executor (the seed's design, generic over games).
 //!
 //! One iteration selects a batch of leaves by UCT (`w/n + c·sqrt(ln N / n)`, with a virtual loss
 //! on every node a pending simulation passes through so the batch spreads over many leaves),
@@ -15,21 +15,7 @@
 //! batch k + 1. The schedule is fixed (select k + 1, then collect k), so with a playout budget
 //! and a fixed seed the search, and the move it picks, is the same on every backend.
 //!
-//! ```
-//! use cubesearch_core::{Backend, Game};
-//! use cubesearch_games::nim::Nim;
-//! use cubesearch_search::mcts::{Budget, Mcts, MctsConfig};
-//! use cubesearch_search::Executor;
-//!
-//! let (mut exec, device) = Executor::new(Backend::Auto)?; // wgpu, else the CPU
-//! let root = Nim.parse_position("1,3,5")?;
-//! let config = MctsConfig { budget: Budget::Playouts(2_000), seed: 1, ..MctsConfig::default() };
-//! let mut search = Mcts::new(&Nim, root, config);
-//! let (best, stats) = search.search(&Nim, &mut exec)?;
-//! assert!(best.is_some() && stats.playouts >= 2_000);
-//! println!("{device}: {}", Nim.format_move(&root, best.unwrap()));
-//! # Ok::<(), cubesearch_core::Error>(())
-//! ```
+//! `cubesearch::mcts` shows a search on a game.
 
 use cubesearch_core::rng::mix32;
 use cubesearch_core::{Game, Outcome, Playouts, Result, WinDrawCounts};
@@ -65,8 +51,8 @@ pub struct MctsConfig {
 }
 
 /// Trees that keep a GPU fed from this host: one a core but one, which is left to the thread
-/// that drives the device. On a 16-core H200 host, 15 trees simulate 1.37e8 playouts/s in a
-/// checkers search and 16 only 8.5e7 (docs/BENCHMARKS.md, fourth session).
+/// that drives the device. On a 16-core H200 host, 15 trees simulate 1.37e8 playouts/s in the
+/// seed's MCTS benchmark and 16 only 8.5e7 (docs/BENCHMARKS.md, fourth session).
 pub fn device_trees() -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get())

@@ -1,8 +1,8 @@
-//! The minimax / alpha-beta pipeline (the seed's Nim study, generic over games).
+//! The minimax / alpha-beta pipeline (the seed's study, generic over games).
 //!
-//! Values are negamax values from the side to move: `Game::score` at leaves (Nim: +1 win, −1
-//! loss, 0 unknown at the depth cut-off; Reversi: its evaluation, finished games scaled above
-//! it). Strategies ([`Strategy`], by the names below):
+//! Values are negamax values from the side to move: `Game::score` at leaves (by default +1 win,
+//! −1 loss, 0 unknown at the depth cut-off; a game with an evaluation scales finished games
+//! above it). Strategies ([`Strategy`], by the names below):
 //!
 //! | name | where | shape |
 //! |---|---|---|
@@ -14,21 +14,7 @@
 //! | `frontier` | any executor | the upper plies (at most half the depth) expanded in full until some 10⁵ positions, the distinct ones searched by [`SubtreeSearch`] in one batch inside an aspiration window, the host backing the values up |
 //! | `split` | any executor | null-window tests (MTD(f)) whose upper tree of depth s, pruned as alpha-beta would, is built on the host and whose frontier is searched to depth p = d − s by [`SubtreeSearch`] in one batch (Rocki & Suda's split with the pruning kept) |
 //!
-//! ```
-//! use cubesearch_core::{Backend, Game};
-//! use cubesearch_games::nim::Nim;
-//! use cubesearch_search::minimax::{self, Strategy};
-//! use cubesearch_search::Executor;
-//!
-//! let (mut exec, _) = Executor::new(Backend::Auto)?;
-//! let root = Nim.parse_position("1,2,4")?; // nim-sum 7: the side to move wins
-//! let solved = minimax::solve(&mut exec, &Nim, &root, 7, Strategy::Split)?;
-//! assert_eq!(solved.solution.value, 1);
-//! let cpu = minimax::solve(&mut exec, &Nim, &root, 7, "cpu".parse()?)?;
-//! assert_eq!(cpu.solution.value, solved.solution.value);
-//! assert!("fast".parse::<Strategy>().is_err()); // unknown strategy 'fast': cpu, cpu-split, …
-//! # Ok::<(), cubesearch_core::Error>(())
-//! ```
+//! `cubesearch::minimax` shows a search on a game.
 
 use cubesearch_core::{Error, Game, Result, SubtreeSearch, Window};
 use cubesearch_kernels::alphabeta::{RootSearch, RootShape};
@@ -279,7 +265,7 @@ pub fn solve_sequential<G: Game>(
 
 /// A [`MoveOrder`] for any game: children by their static score, best for the mover first
 /// (lowest for the opponent), canonical order among equals. Worth its cost where `Game::score`
-/// is a real evaluation (Reversi) and the search is a few plies deep.
+/// is a real evaluation and the search is a few plies deep.
 pub fn order_by_score<G: Game>(game: &G, state: &G::State, moves: &mut [G::Move]) {
     moves.sort_by_cached_key(|&m| game.score(&game.apply(state, m)));
 }
@@ -957,8 +943,9 @@ impl std::str::FromStr for Strategy {
 /// The GPU strategy a search gets unless it names one: `split` for games scored only as won,
 /// drawn or lost (`MAX_SCORE` 1: MTD(f)'s null-window tests settle them in one or two batches,
 /// keeping alpha-beta's pruning), `frontier` for games with a graded evaluation (where MTD(f)
-/// needs many tests and its device subtrees lack move ordering; at depth 8 on Reversi the
-/// frontier strategy is hundreds of times faster, docs/BENCHMARKS.md).
+/// needs many tests and its device subtrees lack move ordering; at depth 8 on the seed's
+/// 8×8 board game with an evaluation the frontier strategy is hundreds of times faster,
+/// docs/BENCHMARKS.md).
 pub fn default_gpu_strategy<G: cubesearch_kernels::GpuGame>() -> Strategy {
     if G::MAX_SCORE <= 1 {
         Strategy::Split

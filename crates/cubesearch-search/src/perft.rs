@@ -1,20 +1,11 @@
-//! The perft pipeline: per root move, expand the first plies on the host until there is enough
-//! parallel work, hand the subtrees to an executor, and add the counts up.
+//! Perft: counting move paths, the yardstick every move generator is held to.
 //!
-//! ```
-//! use cubesearch_core::{Backend, Game};
-//! use cubesearch_games::reversi::Reversi;
-//! use cubesearch_search::{perft::perft_divide, Executor};
-//!
-//! let (mut exec, _) = Executor::new(Backend::Auto)?;
-//! let result = perft_divide(&mut exec, &Reversi, &Reversi.initial(), 4, |_, _| {})?;
-//! assert_eq!(result.nodes, 244); // docs/RULES.md's table
-//! assert_eq!(result.divide.len(), 4);
-//! # Ok::<(), cubesearch_core::Error>(())
-//! ```
+//! On the CPU ([`perft`], [`perft_many`]) and through any executor: the pipeline ([`perft_split`],
+//! [`perft_divide`]) expands the first plies on the host ([`expand`]) until there is enough
+//! parallel work, hands the subtrees to an executor, and adds the counts up.
 
 use cubesearch_core::{Game, Perft, Result};
-use cubesearch_games::perft::expand;
+use rayon::prelude::*;
 
 /// perft of one position, with the count under each root move.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,4 +69,70 @@ pub fn perft_split<G: Game, E: Perft<G>>(
         remaining -= 1;
     }
     Ok(leaves + exec.perft(game, &frontier, remaining)?.iter().sum::<u64>())
+}
+
+/// perft(`depth`) of `state` on one thread, the last ply counted in bulk. One move buffer serves
+/// the whole walk: each level appends its moves and truncates them away on return.
+pub fn perft<G: Game>(game: &G, state: &G::State, depth: u32) -> u64 {
+    perft_with(game, state, depth, &mut Vec::new())
+}
+
+fn perft_with<G: Game>(game: &G, state: &G::State, depth: u32, moves: &mut Vec<G::Move>) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let start = moves.len();
+    game.legal_moves(state, moves);
+    let count = moves.len() - start;
+    let nodes = if count == 0 {
+        G::PERFT_TERMINAL_LEAF
+    } else if depth == 1 {
+        count as u64
+    } else {
+        (start..start + count)
+            .map(|i| {
+                let child = game.apply(state, moves[i]);
+                perft_with(game, &child, depth - 1, moves)
+            })
+            .sum()
+    };
+    moves.truncate(start);
+    nodes
+}
+
+/// The positions `depth` plies below `roots`, one per move path, in canonical order, with the
+/// leaves perft counts for games that end above that depth (`G::PERFT_TERMINAL_LEAF` each).
+/// Each ply is expanded on all cores (rayon), in chunks whose results keep their order.
+pub fn expand<G: Game>(game: &G, roots: &[G::State], depth: u32) -> (Vec<G::State>, u64) {
+    /// Positions one task expands.
+    const CHUNK: usize = 1 << 11;
+    let mut frontier = roots.to_vec();
+    let mut terminal = 0;
+    for _ in 0..depth {
+        let parts: Vec<(Vec<G::State>, u64)> = frontier
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut moves = Vec::new();
+                let mut next = Vec::with_capacity(chunk.len() * 8);
+                let mut ended = 0;
+                for s in chunk {
+                    moves.clear();
+                    game.legal_moves(s, &mut moves);
+                    if moves.is_empty() {
+                        ended += G::PERFT_TERMINAL_LEAF;
+                    }
+                    next.extend(moves.iter().map(|&m| game.apply(s, m)));
+                }
+                (next, ended)
+            })
+            .collect();
+        terminal += parts.iter().map(|(_, ended)| ended).sum::<u64>();
+        frontier = parts.into_iter().flat_map(|(next, _)| next).collect();
+    }
+    (frontier, terminal)
+}
+
+/// perft of every root on all cores (rayon), the roots split between threads.
+pub fn perft_many<G: Game>(game: &G, roots: &[G::State], depth: u32) -> Vec<u64> {
+    roots.par_iter().map(|r| perft(game, r, depth)).collect()
 }

@@ -2,21 +2,7 @@
 //! `flat:k=1000`, `mcts:time=1s,c=1.4,leaf=32,exec=gpu`, …, read from text once by `FromStr`).
 //! Searching players own an executor on the backend the spec (or the command line) asks for.
 //!
-//! ```
-//! use cubesearch_core::{Backend, Game};
-//! use cubesearch_games::nim::Nim;
-//! use cubesearch_search::player::play_game;
-//! use cubesearch_search::spec::PlayerSpec;
-//!
-//! let first: PlayerSpec<Nim> = "flat:k=64,exec=cpu".parse()?;
-//! let mut first = first.build(Backend::Auto, 1)?;
-//! let mut second = "random".parse::<PlayerSpec<Nim>>()?.build(Backend::Auto, 2)?;
-//! let start = Nim.parse_position("1,3,5,7")?;
-//! let record = play_game(&Nim, start, [first.as_mut(), second.as_mut()], |_, _, _| {})?;
-//! assert!(record.result == 1 || record.result == -1); // Nim has no draws
-//! assert!("mcts:time=fast".parse::<PlayerSpec<Nim>>().is_err());
-//! # Ok::<(), cubesearch_core::Error>(())
-//! ```
+//! `cubesearch::player` plays a game between two specs.
 
 use crate::alphabeta_player::AlphaBetaPlayer;
 use crate::mcts::{first_best, flat_scores, Budget, Mcts, MctsConfig, SearchStats};
@@ -42,7 +28,7 @@ pub trait Player<G: Game> {
     }
 }
 
-/// Players only some games have (Reversi's seed players `easy` and `medium`): the game reads
+/// Players only some games have (such as the seed's own players of a game): the game reads
 /// their specs ([`PlayerSpec::Named`]) before the generic ones, and builds them.
 pub trait NamedPlayers: GpuGame {
     /// The game's own player specs ([`NoNamed`] for none).
@@ -54,31 +40,23 @@ pub trait NamedPlayers: GpuGame {
     fn parse_named(_spec: &SpecText) -> Option<Result<Self::Named>> {
         None
     }
-    /// Builds one of the game's own players; `backend` is where `exec=gpu` runs.
+    /// Builds one of the game's own players; `backend` is where `exec=gpu` runs. The default,
+    /// for a game that reads none ([`NoNamed`]), refuses.
     fn named_player(
-        spec: &Self::Named,
-        backend: Backend,
-        seed: u32,
-    ) -> Result<Box<dyn Player<Self>>>;
+        _spec: &Self::Named,
+        _backend: Backend,
+        _seed: u32,
+    ) -> Result<Box<dyn Player<Self>>> {
+        Err(Error::Unsupported(format!(
+            "{} has no players of its own",
+            Self::NAME
+        )))
+    }
 }
 
 /// The named players of a game that has none: no value of it exists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NoNamed {}
-
-impl NamedPlayers for cubesearch_games::nim::Nim {
-    type Named = NoNamed;
-    fn named_player(spec: &NoNamed, _: Backend, _: u32) -> Result<Box<dyn Player<Self>>> {
-        match *spec {}
-    }
-}
-
-impl NamedPlayers for cubesearch_games::checkers::Checkers {
-    type Named = NoNamed;
-    fn named_player(spec: &NoNamed, _: Backend, _: u32) -> Result<Box<dyn Player<Self>>> {
-        match *spec {}
-    }
-}
 
 /// Uniformly random legal moves.
 pub struct RandomPlayer {

@@ -1,25 +1,10 @@
 //! Player specs: the text a command line names a player by (`random`, `mcts:time=1s,exec=gpu`,
-//! `alphabeta:depth=6`, Reversi's `easy`, 2584's `expectimax:layers=2,weights=FILE`), read once
+//! `alphabeta:depth=6`, a game's own players, `expectimax:layers=2,weights=FILE`), read once
 //! by `FromStr` into typed values: [`PlayerSpec`] for two-player games (built into players by
-//! [`PlayerSpec::build`]), [`StochasticPlayerSpec`] for 2584 and 2048. Both read their options
+//! [`PlayerSpec::build`]), [`StochasticPlayerSpec`] for one-player stochastic games. Both read their options
 //! through one machinery, [`SpecText`], which a game's own players ([`NamedPlayers`]) use too.
 //!
-//! ```
-//! use cubesearch_games::nim::Nim;
-//! use cubesearch_search::alphabeta_player::Limit;
-//! use cubesearch_search::spec::{Exec, PlayerSpec, StochasticPlayerSpec};
-//! use std::time::Duration;
-//!
-//! let spec: PlayerSpec<Nim> = "alphabeta:depth=6,exec=gpu".parse()?;
-//! let PlayerSpec::AlphaBeta(ab) = &spec else { unreachable!() };
-//! assert_eq!((ab.limit, ab.exec), (Limit::Depth(6), Exec::Gpu));
-//! let err = "mcts:time=fast".parse::<PlayerSpec<Nim>>().unwrap_err().to_string();
-//! assert!(err.contains("bad duration 'fast'"), "{err}");
-//! let err = "alien".parse::<PlayerSpec<Nim>>().unwrap_err().to_string();
-//! assert!(err.contains("human, random, flat:"), "{err}");
-//! assert!(matches!("random".parse()?, StochasticPlayerSpec::Random));
-//! # Ok::<(), cubesearch_core::Error>(())
-//! ```
+//! `cubesearch::spec` reads specs of a game.
 
 use crate::alphabeta_player::Limit;
 use crate::expectimax_gpu::ExpectimaxMethod;
@@ -212,7 +197,7 @@ pub enum PlayerSpec<G: NamedPlayers> {
     Mcts(MctsSpec),
     /// `alphabeta:depth=D|time=T[,exec=cpu|gpu][,strategy=S]`.
     AlphaBeta(AlphaBetaSpec),
-    /// One of the game's own players (Reversi's `easy`, `medium`).
+    /// One of the game's own players ([`NamedPlayers`]).
     Named(G::Named),
 }
 
@@ -386,11 +371,11 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
     }
 }
 
-/// Deepest expectimax a 2584/2048 player may ask for: 4 layers already take seconds a move on
-/// a GPU.
+/// Deepest expectimax a stochastic game's player may ask for: 4 layers of a 4-action game
+/// with 32 outcome slots already take seconds a move on a GPU.
 pub const MAX_LAYERS: u32 = 4;
 
-/// A player of a one-player stochastic game (2584, 2048), as a spec names it.
+/// A player of a one-player stochastic game, as a spec names it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StochasticPlayerSpec {
     /// `random`: uniformly random slides.
@@ -473,97 +458,6 @@ impl FromStr for StochasticPlayerSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reversi_players::{Level, SeedSpec};
-    use cubesearch_games::nim::Nim;
-    use cubesearch_games::reversi::Reversi;
-
-    fn refused<G: NamedPlayers>(text: &str) -> String {
-        text.parse::<PlayerSpec<G>>().expect_err(text).to_string()
-    }
-
-    #[test]
-    fn options_are_read_into_typed_values_and_the_text_is_kept() {
-        let text = "mcts:playouts=500, c=0.5,trees=999,exec=cpu";
-        let Ok(PlayerSpec::<Nim>::Mcts(mcts)) = text.parse() else {
-            panic!("{text}");
-        };
-        assert_eq!(
-            (
-                mcts.budget,
-                mcts.c,
-                mcts.trees,
-                mcts.exec,
-                mcts.text.as_str()
-            ),
-            (Budget::Playouts(500), 0.5, Some(256), Exec::Cpu, text)
-        );
-        let Ok(PlayerSpec::<Nim>::Flat(flat)) = "flat:k=0,time=1.5s".parse() else {
-            panic!("flat");
-        };
-        assert_eq!(
-            flat,
-            FlatSpec {
-                k: 1,
-                time: Some(Duration::from_millis(1500)),
-                exec: Exec::Gpu
-            }
-        );
-        // The later of two limits counts; the strategy defaults to the game's.
-        let Ok(PlayerSpec::<Reversi>::AlphaBeta(ab)) = "alphabeta:depth=4,time=50ms".parse() else {
-            panic!("alphabeta");
-        };
-        assert_eq!(
-            (ab.limit, ab.exec, ab.strategy),
-            (
-                Limit::Time(Duration::from_millis(50)),
-                Exec::Cpu,
-                Strategy::Frontier
-            )
-        );
-        let Ok(PlayerSpec::<Nim>::AlphaBeta(ab)) = "alphabeta:depth=0".parse() else {
-            panic!("alphabeta");
-        };
-        assert_eq!((ab.limit, ab.strategy), (Limit::Depth(1), Strategy::Split));
-        assert!(matches!(" human ".parse(), Ok(PlayerSpec::<Nim>::Human)));
-        assert!(matches!(
-            "medium:exec=gpu".parse(),
-            Ok(PlayerSpec::<Reversi>::Named(SeedSpec {
-                level: Level::Medium,
-                exec: Exec::Gpu
-            }))
-        ));
-    }
-
-    #[test]
-    fn errors_name_the_spec_and_the_valid_choices() {
-        let cases = [
-            ("flat:k", "bad player 'flat:k': expected key=value, got 'k'"),
-            ("random:x=1", "unknown option 'x': random takes no options"),
-            (
-                "mcts:depth=3",
-                "unknown option 'depth': mcts takes time, playouts",
-            ),
-            ("mcts:leaf=many", "leaf must be a number, got 'many'"),
-            ("flat:time=soon", "bad duration 'soon'"),
-            (
-                "alphabeta:depth=3,exec=tpu",
-                "exec is cpu or gpu, got 'tpu'",
-            ),
-            ("alphabeta:exec=gpu", "depth=D or time=T is required"),
-            (
-                "alphabeta:depth=3,strategy=v9",
-                "unknown strategy 'v9': cpu, cpu-split, v1, v2, v4, split or frontier",
-            ),
-        ];
-        for (text, says) in cases {
-            let err = refused::<Nim>(text);
-            assert!(err.contains(says), "{text}: {err}");
-        }
-        assert!(refused::<Reversi>("easy:exec=tpu").contains("exec is cpu or gpu"));
-        assert!(refused::<Reversi>("easy:level=2").contains("easy takes exec"));
-        assert!(refused::<Reversi>("hard").contains("easy, medium"));
-        assert!(!refused::<Nim>("easy").contains("medium"));
-    }
 
     #[test]
     fn stochastic_specs_share_the_option_reading() {

@@ -3,27 +3,7 @@
 //! [`TdEngine`] interface as the CPU trainer, so `cubesearch_learn::train_on` gives it the
 //! CPU trainer's progress reports, learning curve, checkpoints and resuming.
 //!
-//! ```
-//! use cubesearch_core::Backend;
-//! use cubesearch_games::fib::{seed_shapes, Game2584};
-//! use cubesearch_learn::NTupleNetwork;
-//! use cubesearch_search::Executor;
-//!
-//! let (exec, _) = Executor::new(Backend::Auto)?;
-//! let mut net = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?;
-//! // 65,536 games at once on a GPU (64 on lavapipe), CPU threads on the CPU.
-//! let mut engine = exec.td_engine::<Game2584>(None);
-//! let step = 0.1 / net.lookups() as f32; // alpha 0.1 on V
-//! let mut games = 0;
-//! engine.play(&Game2584::new(), &net, 0, 64, 7, step, &mut |_| {
-//!     games += 1;
-//!     Ok(())
-//! })?;
-//! engine.sync(&mut net)?; // the device's weights back into `net`
-//! assert_eq!(games, 64);
-//! assert!(net.table(0).iter().any(|&w| w != 0.0));
-//! # Ok::<(), cubesearch_core::Error>(())
-//! ```
+//! `cubesearch::td` trains a network of a game this way.
 
 use crate::{CpuExecutor, Executor, GpuExecutor};
 use cubecl::prelude::*;

@@ -18,7 +18,7 @@ use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// How often the agents meet by default: every launch is a few milliseconds on an H200, and a
-/// meeting moves the weights (12.6 MB for the default 2584 network) to the host and back.
+/// meeting moves the weights (12.6 MB for three 4-tuples of 5-bit cells) to the host and back.
 pub const MERGE_EVERY: Duration = Duration::from_secs(2);
 
 /// TD(0) of game `G` on several GPUs (see the module docs).

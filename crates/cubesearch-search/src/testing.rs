@@ -5,25 +5,12 @@
 //! failure that says how to install it, never a silent skip. CUDA cases run when the crate is
 //! built with the `cuda` feature (on an NVIDIA host), and must then find a device.
 //!
-//! ```
-//! use cubesearch_core::{Backend, Game, Perft};
-//! use cubesearch_games::nim::Nim;
-//! use cubesearch_search::testing::{assert_same, executor};
-//! use cubesearch_search::CpuExecutor;
-//!
-//! // In a test: the same perft on the CPU oracle and on each GPU backend built in.
-//! let roots = [Nim.parse_position("1,2,3")?, Nim.parse_position("2,2")?];
-//! let cpu = CpuExecutor::new(1)?.perft(&Nim, &roots, 3)?;
-//! for backend in [Backend::Wgpu, Backend::Cuda] {
-//!     if let Some(mut gpu) = executor(backend) {
-//!         assert_same("nim perft(3)", &cpu, &gpu.perft(&Nim, &roots, 3)?);
-//!     }
-//! }
-//! # Ok::<(), cubesearch_core::Error>(())
-//! ```
+//! The facade's `cubesearch::testing` shows them on a game.
 
 use crate::Executor;
 use cubesearch_core::backend::{resolve, Backend};
+use cubesearch_core::rng::XorShift32;
+use cubesearch_core::Game;
 
 /// The executor for `backend`, or `None` for CUDA in a build without the `cuda` feature.
 ///
@@ -61,4 +48,31 @@ pub fn assert_same<T: PartialEq + std::fmt::Debug>(what: &str, cpu: &[T], gpu: &
             cpu[i], gpu[i]
         );
     }
+}
+
+/// `count` positions reached by random games from the start, each cut after
+/// `rng.below(max_plies)` plies or at the game's end (finished positions included): the inputs of
+/// property and parity tests. Deterministic for a seed.
+pub fn random_positions<G: Game>(
+    game: &G,
+    count: usize,
+    max_plies: u32,
+    seed: u32,
+) -> Vec<G::State> {
+    let mut rng = XorShift32::for_worker(seed, 0);
+    let mut moves = Vec::new();
+    (0..count)
+        .map(|_| {
+            let mut board = game.initial();
+            for _ in 0..rng.below(max_plies) {
+                moves.clear();
+                game.legal_moves(&board, &mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                board = game.apply(&board, moves[rng.below(moves.len() as u32) as usize]);
+            }
+            board
+        })
+        .collect()
 }

@@ -1,16 +1,37 @@
-//! `cubesearch apply <game>`: play moves on a position and print where they lead.
+//! `cubesearch apply <game>`: play moves on a position and print where they lead (two-player
+//! games here, one-player stochastic games in `apply_stochastic`).
 
 use crate::args::Common;
 use crate::output::emit;
 use cubesearch_core::{Error, Game, Outcome, Result};
+use cubesearch_games::registry::{self, GameVisitor, Kind, OnePlayerGame, TwoPlayerGame};
 use serde_json::json;
 
-pub fn run<G: Game>(
-    game: &G,
-    common: &Common,
-    position: Option<&str>,
-    moves: &[String],
-) -> Result<()> {
+/// `apply`, for every game; `--spawn` for one-player stochastic games only.
+pub struct Apply<'a> {
+    pub common: &'a Common,
+    pub position: Option<&'a str>,
+    pub moves: &'a [String],
+    pub spawn: bool,
+}
+
+impl GameVisitor for Apply<'_> {
+    type Output = ();
+    fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+        if self.spawn {
+            return Err(Error::parse(format!(
+                "--spawn applies to {} only",
+                registry::names(Kind::OnePlayer).join(" and ")
+            )));
+        }
+        run(&game, self.common, self.position, self.moves)
+    }
+    fn one_player<G: OnePlayerGame>(self, game: G) -> Result<()> {
+        super::apply_stochastic::run(&game, self.common, self.position, self.moves, self.spawn)
+    }
+}
+
+fn run<G: Game>(game: &G, common: &Common, position: Option<&str>, moves: &[String]) -> Result<()> {
     let mut state = match position {
         Some(text) => game.parse_position(text)?,
         None => game.initial(),

@@ -1,11 +1,13 @@
-//! `cubesearch boards <2584|2048> --weights W --out FILE`: the seed's benchmark boards (2.6),
+//! `cubesearch boards <game> --weights W --out FILE` for one-player stochastic games (2584,
+//! 2048): the seed's benchmark boards (2.6),
 //! one starter, normal and late-game board from each of `--games` games of an expectimax agent
 //! (on the CPU, so the file does not depend on the backend), written as a board file.
 
+use super::OnePlayerCommand;
 use crate::args::{BoardsArgs, Common};
 use crate::output::{emit, progress};
 use cubesearch_core::{Error, Result};
-use cubesearch_games::fib::{Sliding, TileRule};
+use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::NTupleNetwork;
 use cubesearch_search::boards::{self, BoardClass};
 use cubesearch_search::expectimax::play_games;
@@ -13,7 +15,20 @@ use cubesearch_search::CpuExecutor;
 use serde_json::json;
 use std::path::Path;
 
-pub fn run<R: TileRule>(common: &Common, args: &BoardsArgs) -> Result<()> {
+/// `boards`, for one-player stochastic games.
+pub struct Boards<'a> {
+    pub common: &'a Common,
+    pub args: &'a BoardsArgs,
+}
+
+impl OnePlayerCommand for Boards<'_> {
+    const WHAT: &'static str = "boards";
+    fn run<G: OnePlayerGame>(self, game: G) -> Result<()> {
+        run(&game, self.common, self.args)
+    }
+}
+
+fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &BoardsArgs) -> Result<()> {
     if args.games == 0 {
         return Err(Error::parse("--games must be at least 1"));
     }
@@ -23,12 +38,11 @@ pub fn run<R: TileRule>(common: &Common, args: &BoardsArgs) -> Result<()> {
             args.layers
         )));
     }
-    let game = Sliding::<R>::new();
-    let (net, meta) = NTupleNetwork::load::<Sliding<R>>(Path::new(&args.weights), None)?;
+    let (net, meta) = NTupleNetwork::load::<G>(Path::new(&args.weights), None)?;
     let mut exec = CpuExecutor::new(0)?;
     let bar = progress(common.json, args.games as u64, "games");
     let records = play_games(
-        &game,
+        game,
         &mut exec,
         &net,
         args.layers,
@@ -46,7 +60,7 @@ pub fn run<R: TileRule>(common: &Common, args: &BoardsArgs) -> Result<()> {
          from each of {} games of expectimax:layers={} with {} ({} games trained, mean score {:.0}), seed {}.\n\
          Game scores: {}.\n\
          Made by: cubesearch boards {} --weights {} --layers {} --games {} --seed {} --out {}",
-        R::NAME,
+        G::NAME,
         args.games,
         args.layers,
         file_name(&args.weights),
@@ -54,14 +68,14 @@ pub fn run<R: TileRule>(common: &Common, args: &BoardsArgs) -> Result<()> {
         meta.mean_score,
         common.seed,
         scores.join(", "),
-        R::NAME,
+        G::NAME,
         file_name(&args.weights),
         args.layers,
         args.games,
         common.seed,
         args.out
     );
-    let text = boards::format(&game, &header, &picked);
+    let text = boards::format(game, &header, &picked);
     std::fs::write(&args.out, &text).map_err(|source| Error::Io {
         path: args.out.clone(),
         source,
@@ -79,7 +93,7 @@ pub fn run<R: TileRule>(common: &Common, args: &BoardsArgs) -> Result<()> {
                 count(BoardClass::Late)
             )
         },
-        json!({ "game": R::NAME, "out": args.out, "boards": picked.len(), "scores": scores }),
+        json!({ "game": G::NAME, "out": args.out, "boards": picked.len(), "scores": scores }),
     );
     Ok(())
 }

@@ -1,49 +1,29 @@
-//! One module per subcommand; games are dispatched here, once.
+//! One module per subcommand. A command that takes a game is a [`GameVisitor`]: the games'
+//! registry makes the game the command line names and hands it to the command's method for its
+//! kind, so nothing here names a game.
 
 mod apply;
-mod apply_fib;
+mod apply_stochastic;
 mod boards;
 mod info;
 mod perft;
 mod play;
-mod play_fib;
+mod play_stochastic;
 mod solve;
-mod solve_reversi;
+mod solve_exact;
 mod train;
 
-use crate::args::{Cli, Command, Common, GameName};
+use crate::args::{Cli, Command, Common};
 use crate::output::{emit, progress};
-use cubesearch_core::{Error, Result};
-use cubesearch_games::checkers::{Checkers, Rules};
-use cubesearch_games::{reversi::Reversi, Fib, Nim, Pow2};
-
-/// Runs `$body` with `$game` bound to the two-player game named by `$name` (checkers under
-/// `$rules`), or answers that the game is not built for `$what`.
-macro_rules! with_board_game {
-    ($name:expr, $rules:expr, $what:expr, |$game:ident| $body:expr) => {
-        match $name {
-            GameName::Nim => {
-                no_rules($name, $rules)?;
-                let $game = &Nim;
-                $body
-            }
-            GameName::Reversi => {
-                no_rules($name, $rules)?;
-                let $game = &Reversi;
-                $body
-            }
-            GameName::Checkers => {
-                let $game = &checkers($rules)?;
-                $body
-            }
-            other => Err(not_built(other, $what)),
-        }
-    };
-}
+use cubesearch_core::{Error, Game, Result};
+use cubesearch_games::registry::{
+    self, GameOptions, GameVisitor, Kind, OnePlayerGame, TwoPlayerGame,
+};
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
     let common = &cli.common;
+    let no_options = GameOptions::default();
     match cli.command {
         Command::Info => info::run(common),
         Command::Perft {
@@ -52,29 +32,33 @@ pub fn run(cli: Cli) -> Result<()> {
             rules,
             position,
             divide,
-        } => {
-            with_board_game!(game, rules.as_deref(), "perft", |g| {
-                perft::run(g, common, depth, position.as_deref(), divide)
-            })
-        }
+        } => registry::visit(
+            &game,
+            &GameOptions {
+                rules: rules.as_deref(),
+            },
+            TwoPlayerOnly(perft::Perft {
+                common,
+                depth,
+                position: position.as_deref(),
+                divide,
+            }),
+        ),
         Command::Apply {
             game,
             position,
             moves,
             spawn,
-        } => match game {
-            GameName::Fib2584 => apply_fib::run::<Fib>(common, position.as_deref(), &moves, spawn),
-            GameName::Twenty48 => {
-                apply_fib::run::<Pow2>(common, position.as_deref(), &moves, spawn)
-            }
-            _ if spawn => Err(Error::parse("--spawn applies to 2584 and 2048 only")),
-            _ => with_board_game!(game, None, "apply", |g| apply::run(
-                g,
+        } => registry::visit(
+            &game,
+            &no_options,
+            apply::Apply {
                 common,
-                position.as_deref(),
-                &moves
-            )),
-        },
+                position: position.as_deref(),
+                moves: &moves,
+                spawn,
+            },
+        ),
         Command::Play {
             game,
             p1,
@@ -84,33 +68,36 @@ pub fn run(cli: Cli) -> Result<()> {
             position,
             rules,
             pdn,
-        } => match game {
-            GameName::Fib2584 => play_fib::run::<Fib>(common, &p1, &p2, games, batch),
-            GameName::Twenty48 => play_fib::run::<Pow2>(common, &p1, &p2, games, batch),
-            _ => with_board_game!(game, rules.as_deref(), "play", |g| {
-                play::play(
-                    g,
-                    common,
-                    &play::PlayArgs {
-                        p1: &p1,
-                        p2: &p2,
-                        games,
-                        position: position.as_deref(),
-                        pdn: pdn.as_deref(),
-                    },
-                )
-            }),
-        },
+        } => registry::visit(
+            &game,
+            &GameOptions {
+                rules: rules.as_deref(),
+            },
+            play::Play {
+                common,
+                p1: &p1,
+                p2: &p2,
+                games,
+                batch,
+                position: position.as_deref(),
+                pdn: pdn.as_deref(),
+            },
+        ),
         Command::Match {
             game,
             p1,
             p2,
             games,
-        } => {
-            with_board_game!(game, None, "match", |g| play::play_match(
-                g, common, &p1, &p2, games
-            ))
-        }
+        } => registry::visit(
+            &game,
+            &no_options,
+            TwoPlayerOnly(play::Match {
+                common,
+                p1: &p1,
+                p2: &p2,
+                games,
+            }),
+        ),
         Command::Bench(args) => bench(common, &args),
         Command::Solve {
             game,
@@ -118,33 +105,36 @@ pub fn run(cli: Cli) -> Result<()> {
             depth,
             strategy,
             rules,
-        } => {
-            // Reversi to the end: the exact endgame solver rather than the evaluation's minimax.
-            if game == GameName::Reversi && depth.is_none() && strategy.is_none() {
-                no_rules(game, rules.as_deref())?;
-                return solve_reversi::run(common, &position);
-            }
-            with_board_game!(game, rules.as_deref(), "solve", |g| {
-                solve::run(g, common, &position, depth, strategy)
-            })
-        }
-        Command::Boards { game, args } => match game {
-            GameName::Fib2584 => boards::run::<Fib>(common, &args),
-            GameName::Twenty48 => boards::run::<Pow2>(common, &args),
-            _ => Err(Error::parse(format!(
-                "boards takes 2584 or 2048, not {}",
-                game.name()
-            ))),
-        },
-        Command::Train { game, args } => match game {
-            GameName::Fib2584 => train::run::<Fib>(common, &args),
-            GameName::Twenty48 => train::run::<Pow2>(common, &args),
-            _ => Err(Error::parse(format!(
-                "train takes 2584 or 2048, not {}",
-                game.name()
-            ))),
-        },
-    }
+        } => registry::visit(
+            &game,
+            &GameOptions {
+                rules: rules.as_deref(),
+            },
+            TwoPlayerOnly(solve::Solve {
+                common,
+                position: &position,
+                depth,
+                strategy,
+            }),
+        ),
+        Command::Boards { game, args } => registry::visit(
+            &game,
+            &no_options,
+            OnePlayerOnly(boards::Boards {
+                common,
+                args: &args,
+            }),
+        ),
+        Command::Train { game, args } => registry::visit(
+            &game,
+            &no_options,
+            OnePlayerOnly(train::Train {
+                common,
+                args: &args,
+            }),
+        ),
+    }?;
+    Ok(())
 }
 
 /// `bench`: the laboratory runs the suite, and its report is printed here.
@@ -163,30 +153,54 @@ fn bench(common: &Common, args: &cubesearch_bench::BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// The message for a game/subcommand pair that does not exist yet.
-fn not_built(game: GameName, what: &str) -> Error {
-    Error::Unsupported(format!(
-        "`{what} {}` is not built yet in this version of cubesearch",
-        game.name()
-    ))
+/// A command that takes two-player games only (`perft`, `match`, `solve`).
+trait TwoPlayerCommand {
+    /// The subcommand, for the error a one-player game gets.
+    const WHAT: &'static str;
+    /// Runs the command on `game`.
+    fn run<G: TwoPlayerGame>(self, game: G) -> Result<()>;
 }
 
-/// Checkers under the named rule set (default: the seed's `longest`).
-fn checkers(rules: Option<&str>) -> Result<Checkers> {
-    Ok(Checkers::new(
-        rules
-            .map(str::parse::<Rules>)
-            .transpose()?
-            .unwrap_or_default(),
-    ))
+/// A [`TwoPlayerCommand`] as a visitor: for a one-player game it is not built yet.
+struct TwoPlayerOnly<C>(C);
+
+impl<C: TwoPlayerCommand> GameVisitor for TwoPlayerOnly<C> {
+    type Output = ();
+    fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+        self.0.run(game)
+    }
+    fn one_player<G: OnePlayerGame>(self, _: G) -> Result<()> {
+        Err(Error::Unsupported(format!(
+            "`{} {}` is not built yet in this version of cubesearch",
+            C::WHAT,
+            G::NAME
+        )))
+    }
 }
 
-fn no_rules(game: GameName, rules: Option<&str>) -> Result<()> {
-    match rules {
-        Some(r) => Err(Error::parse(format!(
-            "{} has no rule set to choose; got --rules {r}",
-            game.name()
-        ))),
-        None => Ok(()),
+/// A command that takes one-player stochastic games only (`train`, `boards`).
+trait OnePlayerCommand {
+    /// The subcommand, for the error a two-player game gets.
+    const WHAT: &'static str;
+    /// Runs the command on `game`.
+    fn run<G: OnePlayerGame>(self, game: G) -> Result<()>;
+}
+
+/// A [`OnePlayerCommand`] as a visitor: a two-player game is refused, naming the games it takes
+/// (`train takes 2584 or 2048, not nim`).
+struct OnePlayerOnly<C>(C);
+
+impl<C: OnePlayerCommand> GameVisitor for OnePlayerOnly<C> {
+    type Output = ();
+    fn two_player<G: TwoPlayerGame>(self, _: G) -> Result<()> {
+        Err(Error::parse(format!(
+            "{} takes {}, not {}",
+            C::WHAT,
+            registry::names(Kind::OnePlayer).join(" or "),
+            <G as Game>::NAME
+        )))
+    }
+    fn one_player<G: OnePlayerGame>(self, game: G) -> Result<()> {
+        self.0.run(game)
     }
 }

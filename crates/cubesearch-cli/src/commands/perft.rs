@@ -1,14 +1,31 @@
 //! `cubesearch perft <game>`: move-path counts on any backend, with `--divide`.
 
+use super::TwoPlayerCommand;
 use crate::args::Common;
 use crate::output::{announce, emit, progress};
 use cubesearch_core::Result;
+use cubesearch_games::registry::TwoPlayerGame;
 use cubesearch_search::GpuGame;
 use cubesearch_search::{perft::perft_divide, Executor};
 use serde_json::json;
 use std::time::Instant;
 
-pub fn run<G: GpuGame>(
+/// `perft`, for two-player games.
+pub struct Perft<'a> {
+    pub common: &'a Common,
+    pub depth: u32,
+    pub position: Option<&'a str>,
+    pub divide: bool,
+}
+
+impl TwoPlayerCommand for Perft<'_> {
+    const WHAT: &'static str = "perft";
+    fn run<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+        run(&game, self.common, self.depth, self.position, self.divide)
+    }
+}
+
+fn run<G: GpuGame>(
     game: &G,
     common: &Common,
     depth: u32,

@@ -1,9 +1,11 @@
 //! `cubesearch play` and `cubesearch match`: games between players given as specs.
 
+use super::TwoPlayerCommand;
 use crate::args::Common;
 use crate::output::{emit, progress};
 use cubesearch_core::io::write_atomically;
 use cubesearch_core::{Error, Game, Result};
+use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
 use cubesearch_search::player::{play_game, NamedPlayers, Player};
 use cubesearch_search::spec::PlayerSpec;
 use serde_json::json;
@@ -59,32 +61,71 @@ fn start<G: Game>(game: &G, position: Option<&str>) -> Result<G::State> {
     position.map_or_else(|| Ok(game.initial()), |text| game.parse_position(text))
 }
 
-/// What `play` was asked for.
-pub struct PlayArgs<'a> {
+/// `play`, for every game (one-player stochastic games in `play_stochastic`).
+pub struct Play<'a> {
+    pub common: &'a Common,
     pub p1: &'a str,
     pub p2: &'a str,
     pub games: u32,
+    /// One-player games searched by expectimax: games whose moves are searched together.
+    pub batch: u32,
     /// Start position in the game's notation (default: the usual start).
     pub position: Option<&'a str>,
     /// Where to write every game in the game's record format (checkers: PDN).
     pub pdn: Option<&'a str>,
 }
 
+impl GameVisitor for Play<'_> {
+    type Output = ();
+    fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+        play(&game, &self)
+    }
+    fn one_player<G: OnePlayerGame>(self, game: G) -> Result<()> {
+        let Play {
+            common,
+            p1,
+            p2,
+            games,
+            batch,
+            ..
+        } = self;
+        super::play_stochastic::run(&game, common, p1, p2, games, batch)
+    }
+}
+
+/// `match`, for two-player games.
+pub struct Match<'a> {
+    pub common: &'a Common,
+    pub p1: &'a str,
+    pub p2: &'a str,
+    pub games: u32,
+}
+
+impl TwoPlayerCommand for Match<'_> {
+    const WHAT: &'static str = "match";
+    fn run<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+        play_match(&game, self.common, self.p1, self.p2, self.games)
+    }
+}
+
 /// `play`: games shown move by move; with a human, interactively.
-pub fn play<G: NamedPlayers>(game: &G, common: &Common, args: &PlayArgs) -> Result<()> {
-    let &PlayArgs {
+fn play<G: NamedPlayers>(game: &G, args: &Play) -> Result<()> {
+    let &Play {
+        common,
         p1,
         p2,
         games,
         position,
         pdn,
+        ..
     } = args;
     let first = start(game, position)?;
     // Refuse before anything is played when the game has no record format.
     if pdn.is_some() && game.game_record(&first, &[], 0, [p1, p2]).is_none() {
         return Err(Error::Unsupported(format!(
-            "--pdn: {} has no game record format (only checkers is written as PDN)",
-            G::NAME
+            "--pdn: {} has no game record format ({})",
+            G::NAME,
+            registry::record_formats()
         )));
     }
     let specs: [PlayerSpec<G>; 2] = [p1.parse()?, p2.parse()?];
@@ -161,7 +202,7 @@ pub fn play<G: NamedPlayers>(game: &G, common: &Common, args: &PlayArgs) -> Resu
 }
 
 /// `match`: N games, colours alternating, W/L/D for p1.
-pub fn play_match<G: NamedPlayers>(
+fn play_match<G: NamedPlayers>(
     game: &G,
     common: &Common,
     p1: &str,

@@ -1,19 +1,37 @@
 //! `cubesearch solve <game>`: the negamax value and a best move, by any minimax strategy.
 
+use super::TwoPlayerCommand;
 use crate::args::Common;
 use crate::output::{announce, emit};
 use cubesearch_core::Result;
+use cubesearch_games::registry::TwoPlayerGame;
 use cubesearch_search::minimax::{default_gpu_strategy, solve, Strategy};
 use cubesearch_search::Executor;
-use cubesearch_search::GpuGame;
 use serde_json::json;
 use std::time::Instant;
 
-/// Plies that reach the end of any game from any position (Nim: objects; Reversi: 60 moves and
-/// passes stay well under it).
-const TO_THE_END: u32 = 128;
+/// `solve`, for two-player games: by a game's exact solver when it has one and neither `--depth`
+/// nor `--strategy` is given, else by a minimax strategy.
+pub struct Solve<'a> {
+    pub common: &'a Common,
+    pub position: &'a str,
+    pub depth: Option<u32>,
+    pub strategy: Option<Strategy>,
+}
 
-pub fn run<G: GpuGame>(
+impl TwoPlayerCommand for Solve<'_> {
+    const WHAT: &'static str = "solve";
+    fn run<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+        if self.depth.is_none() && self.strategy.is_none() {
+            if let Some(solver) = G::exact_solver() {
+                return super::solve_exact::run(&game, &solver, self.common, self.position);
+            }
+        }
+        run(&game, self.common, self.position, self.depth, self.strategy)
+    }
+}
+
+fn run<G: TwoPlayerGame>(
     game: &G,
     common: &Common,
     position: &str,
@@ -21,7 +39,7 @@ pub fn run<G: GpuGame>(
     strategy: Option<Strategy>,
 ) -> Result<()> {
     let state = game.parse_position(position)?;
-    let depth = depth.unwrap_or(if G::NAME == "checkers" { 8 } else { TO_THE_END });
+    let depth = depth.unwrap_or(G::SOLVE_DEPTH);
     let (mut exec, device) = Executor::new(common.backend)?;
     announce(common.json, &device);
     let strategy = strategy.unwrap_or(if exec.is_cpu() {

@@ -1,21 +1,21 @@
-//! `cubesearch train <2584|2048>`: TD(0) self-play on the CPU, one GPU or several CUDA GPUs,
-//! saving an n-tuple network.
+//! `cubesearch train <game>` for one-player stochastic games (2584, 2048): TD(0) self-play on
+//! the CPU, one GPU or several CUDA GPUs, saving an n-tuple network.
 //!
 //! `--backend auto` trains on a real GPU when there is one (CUDA, or wgpu on a hardware
 //! adapter) and otherwise on the CPU: a software rasteriser (lavapipe) is slower than the CPU
 //! trainer, so it is used only when asked for with `--backend wgpu`.
 
+use super::OnePlayerCommand;
 use crate::args::{Common, TrainArgs};
 use crate::output::{emit, progress};
 use cubesearch_core::backend::{resolve, Backend, ResolvedBackend};
 use cubesearch_core::{Error, Result};
-use cubesearch_games::fib::Sliding;
+use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::runner::thread_count;
 use cubesearch_learn::{curve_csv, shapes_for, train_on, CpuEngine, TdEngine, TrainConfig};
 use cubesearch_search::spec::parse_duration;
 use cubesearch_search::td::WeightStorage;
 use cubesearch_search::Executor;
-use cubesearch_search::GpuTiles;
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -23,10 +23,10 @@ use std::path::PathBuf;
 type Engine<G> = Box<dyn TdEngine<G>>;
 
 /// The engine `--backend` and `--gpus` ask for, and where it runs.
-fn engine<R: GpuTiles>(
+fn engine<G: OnePlayerGame>(
     common: &Common,
     args: &TrainArgs,
-) -> Result<(Engine<Sliding<R>>, ResolvedBackend)> {
+) -> Result<(Engine<G>, ResolvedBackend)> {
     if args.gpus == 0 {
         return Err(Error::parse("--gpus must be at least 1"));
     }
@@ -65,13 +65,25 @@ fn engine<R: GpuTiles>(
     }
     let exec = Executor::on(&resolved)?;
     Ok((
-        exec.td_engine_on_gpus::<Sliding<R>>(args.gpus, args.units, args.storage)?,
+        exec.td_engine_on_gpus::<G>(args.gpus, args.units, args.storage)?,
         resolved,
     ))
 }
 
-pub fn run<R: GpuTiles>(common: &Common, args: &TrainArgs) -> Result<()> {
-    let game = Sliding::<R>::new();
+/// `train`, for one-player stochastic games.
+pub struct Train<'a> {
+    pub common: &'a Common,
+    pub args: &'a TrainArgs,
+}
+
+impl OnePlayerCommand for Train<'_> {
+    const WHAT: &'static str = "train";
+    fn run<G: OnePlayerGame>(self, game: G) -> Result<()> {
+        run(&game, self.common, self.args)
+    }
+}
+
+fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<()> {
     let time_limit = args.time.as_deref().map(parse_duration).transpose()?;
     let cfg = TrainConfig {
         games: args.games.unwrap_or(u64::MAX),
@@ -80,34 +92,30 @@ pub fn run<R: GpuTiles>(common: &Common, args: &TrainArgs) -> Result<()> {
         sharing: args.sharing,
         alpha: args.alpha,
         seed: common.seed,
-        shapes: args
-            .shapes
-            .as_deref()
-            .map(shapes_for::<Sliding<R>>)
-            .transpose()?,
+        shapes: args.shapes.as_deref().map(shapes_for::<G>).transpose()?,
         checkpoint_every: args.checkpoint_every,
         out: Some(PathBuf::from(&args.out)),
         resume: args.resume.as_ref().map(PathBuf::from),
         ..TrainConfig::default()
     };
-    let (mut engine, device) = engine::<R>(common, args)?;
+    let (mut engine, device) = engine::<G>(common, args)?;
     // A time-limited run's bar counts seconds, any other games.
     let bar = match time_limit {
         Some(limit) => progress(
             common.json,
             limit.as_secs().max(1),
-            &format!("train {}", R::NAME),
+            &format!("train {}", G::NAME),
         ),
-        None => progress(common.json, cfg.games, &format!("train {}", R::NAME)),
+        None => progress(common.json, cfg.games, &format!("train {}", G::NAME)),
     };
-    let (_, report) = train_on(&game, &cfg, engine.as_mut(), |p| {
+    let (_, report) = train_on(game, &cfg, engine.as_mut(), |p| {
         bar.set_position(match time_limit {
             Some(_) => p.seconds as u64,
             None => p.games,
         });
         bar.set_message(format!(
             "train {} mean {:.0} {:.0} moves/s",
-            R::NAME,
+            G::NAME,
             p.recent_mean_score,
             p.moves_per_sec
         ));
@@ -147,7 +155,7 @@ pub fn run<R: GpuTiles>(common: &Common, args: &TrainArgs) -> Result<()> {
             )
         },
         json!({
-            "game": R::NAME,
+            "game": G::NAME,
             "games": report.games,
             "total_games": report.total_games,
             "mean_score": report.mean_score,

@@ -6,9 +6,12 @@
 //!
 //! See [`board`] for the bit layout (the seed's rotated indexing, shared with the device),
 //! [`movegen`] for the canonical move order, [`notation`] for the text formats, [`display`] for
-//! the board drawn for a person and [`pdn`] for whole games as PDN.
+//! the board drawn for a person, [`pdn`] for whole games as PDN and [`device`] for the device
+//! twin.
 
 pub mod board;
+#[allow(missing_docs)] // `#[cube]` and `CubeType` generate items that carry no docs
+pub mod device;
 pub mod display;
 pub mod movegen;
 pub mod notation;
@@ -17,9 +20,11 @@ pub mod pdn;
 pub use board::{CheckersState, Rules, Side};
 pub use movegen::CheckersMove;
 
+use crate::registry::{GameOptions, TwoPlayerGame};
 use cubesearch_core::game::{illegal_move, play_random_from_list};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
+use cubesearch_search::player::{NamedPlayers, NoNamed};
 
 /// The standard start, Black to move.
 pub const START_FEN: &str = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12";
@@ -268,10 +273,32 @@ impl Game for Checkers {
     }
 }
 
+/// Checkers has no players of its own.
+impl NamedPlayers for Checkers {
+    type Named = NoNamed;
+}
+
+/// Checkers on the command line: `--rules longest|american` (default: the seed's `longest`),
+/// 8 plies for `solve`, games written as PDN.
+impl TwoPlayerGame for Checkers {
+    const SOLVE_DEPTH: u32 = 8;
+    const RECORD_FORMAT: Option<&'static str> = Some("PDN");
+
+    fn from_options(options: &GameOptions) -> Result<Self> {
+        Ok(Checkers::new(
+            options
+                .rules
+                .map(str::parse::<Rules>)
+                .transpose()?
+                .unwrap_or_default(),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::perft::{expand, perft_many};
+    use cubesearch_search::perft::{expand, perft_many};
     use rstest::rstest;
 
     const AMERICAN: [u64; 10] = [
@@ -308,7 +335,7 @@ mod tests {
 
     /// Reachable positions and scattered ones (crowded, full of kings and long captures).
     fn test_positions(game: &Checkers, seed: u32) -> Vec<CheckersState> {
-        let mut out = crate::sample::random_positions(game, 300, 120, seed);
+        let mut out = cubesearch_search::testing::random_positions(game, 300, 120, seed);
         let mut rng = XorShift32::for_worker(seed, 1);
         out.extend((0..3000).map(|_| game.scattered_position(&mut rng)));
         out

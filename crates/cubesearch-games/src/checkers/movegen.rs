@@ -219,7 +219,7 @@ const STEP: [u32; 4] = reach_masks(1);
 const JUMP: [u32; 4] = reach_masks(2);
 
 /// The whole-board view of a position that steps and first jumps are read from (the device
-/// generator's, see `cubesearch-kernels`' checkers module).
+/// generator's, see [`device`](super::device)).
 struct Shifts {
     me: u32,
     opp: u32,

@@ -15,8 +15,15 @@
 //!
 //! Randomness: a spawn draws the cell as `rng.below(empty cells)` (the n-th empty cell in cell
 //! order) and then the tile as `rng.below(total weight)` against the rule's spawn weights.
+//!
+//! Beside the rules: [`device`] (the device twin, `GpuStochasticGame for Sliding<R>`), the
+//! n-tuple cells and shapes ([`seed_shapes`], [`six_tuple_shapes`]) and [`boards`] (the
+//! committed benchmark boards).
 
 pub mod board;
+pub mod boards;
+#[allow(missing_docs)] // `#[cube]` and `CubeType` generate items that carry no docs
+pub mod device;
 pub mod notation;
 mod ntuple;
 pub mod tables;
@@ -31,6 +38,7 @@ use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Result, StochasticGame};
 
 pub use board::{symmetry_cell, Board, BoardWord, HalfLanes};
+pub use device::GpuTiles;
 pub use ntuple::{seed_shapes, six_tuple_shapes};
 pub use tables::{RowMove, RowTables, Toward};
 

@@ -463,7 +463,7 @@ mod tests {
     use super::*;
     use crate::reversi::movegen;
     use crate::reversi::Reversi;
-    use crate::sample::random_positions;
+    use cubesearch_search::testing::random_positions;
 
     #[test]
     fn moves_and_flips_equal_the_rules() {

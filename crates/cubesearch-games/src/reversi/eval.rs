@@ -1,6 +1,6 @@
 //! The static evaluation that alpha-beta scores its leaves with: a handful of bitboard features,
 //! each a count for the side to move minus the same count for the opponent, weighted and summed.
-//! The device twin (`cubesearch_kernels::reversi::eval`) computes exactly the same integer, so the
+//! The device twin ([`device::eval`](super::device::eval)) computes exactly the same integer, so the
 //! GPU search strategies return the same values as the CPU ones.
 //!
 //! | feature | why |

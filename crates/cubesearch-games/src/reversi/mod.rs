@@ -7,21 +7,32 @@
 //! * [`notation`]: position and move text, and the board drawn for a person;
 //! * [`players`]: the seed's easy and medium move choices;
 //! * [`eval`]: the static evaluation alpha-beta scores leaves with;
-//! * [`endgame`]: the exact endgame solver.
+//! * [`endgame`]: the exact endgame solver;
+//! * [`device`]: the device twin (`DeviceReversi`), the seed's players scored on the device, the
+//!   board-layout measurement and the children/score kernels the tests use;
+//! * [`seed_player`]: the seed's players as [`Player`](cubesearch_search::player::Player)s
+//!   (`easy`, `medium`, on the CPU or with `exec=gpu`), Reversi's own player specs;
+//! * [`batch`]: the seed's Table 3 games in lockstep; [`words`]: the u64 vs 2 × u32 board timing.
 //!
 //! Canonical move order (the device twin reproduces it): the squares of the legal placements in
 //! ascending index (a1, b1, …, h1, a2, …, h8); `pass` alone when there is none but the opponent
 //! can move; nothing once the game is over.
 
+pub mod batch;
 pub mod board;
+#[allow(missing_docs)] // `#[cube]` and `CubeType` generate items that carry no docs
+pub mod device;
 pub mod endgame;
 pub mod eval;
 pub mod movegen;
 pub mod notation;
 pub mod players;
+pub mod seed_player;
+pub mod words;
 
 pub use board::{Board, Colour, Square};
 
+use crate::registry::{Exact, ExactSolver, GameOptions, TwoPlayerGame};
 use cubesearch_core::game::illegal_move;
 use cubesearch_core::{Error, Game, Outcome, Result};
 use movegen::{legal_moves, place};
@@ -178,6 +189,30 @@ impl Game for Reversi {
         } else {
             Err(illegal_move(self, state, &wanted, &legal))
         }
+    }
+}
+
+/// Reversi on the command line: solved exactly without `--depth` or `--strategy`.
+impl TwoPlayerGame for Reversi {
+    fn from_options(options: &GameOptions) -> Result<Self> {
+        options.no_rules(Self::NAME)?;
+        Ok(Reversi)
+    }
+
+    fn exact_solver() -> Option<ExactSolver<Self>> {
+        Some(ExactSolver {
+            name: "exact endgame solver",
+            value: "exact final disc difference",
+            solve: |_, board| {
+                let solved = endgame::Solver::new().solve(board);
+                Exact {
+                    value: solved.value,
+                    best: solved.best,
+                    nodes: solved.nodes,
+                    facts: vec![("empties", board.empty().count_ones() as u64)],
+                }
+            },
+        })
     }
 }
 

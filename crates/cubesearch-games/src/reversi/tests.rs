@@ -1,7 +1,7 @@
 use super::*;
-use crate::perft::perft;
-use crate::sample::random_positions;
 use cubesearch_core::rng::XorShift32;
+use cubesearch_search::perft::perft;
+use cubesearch_search::testing::random_positions;
 use rstest::rstest;
 
 const START: &str = "---------------------------OX------XO--------------------------- X";

@@ -1,20 +1,20 @@
-//! `cubesearch apply <2584|2048>`: slide the tiles; with `--spawn`, a tile spawns after each
-//! move (drawn with `--seed`), else the board after the last move is an afterstate.
+//! `cubesearch apply <game>` for one-player stochastic games (2584, 2048): the actions are
+//! played; with `--spawn`, chance moves after each (drawn with `--seed`), else the position after
+//! the last action is an afterstate.
 
 use crate::args::Common;
 use crate::output::emit;
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Result, StochasticGame};
-use cubesearch_games::fib::{Sliding, TileRule};
 use serde_json::json;
 
-pub fn run<R: TileRule>(
+pub fn run<G: StochasticGame>(
+    game: &G,
     common: &Common,
     position: Option<&str>,
     moves: &[String],
     spawn: bool,
 ) -> Result<()> {
-    let game = Sliding::<R>::new();
     let mut rng = XorShift32::for_worker(common.seed, 0);
     let mut state = match position {
         Some(text) => game.parse_position(text)?,
@@ -53,7 +53,7 @@ pub fn run<R: TileRule>(
     emit(
         common.json,
         || format!("{position}\nrewards: {rewards:?} (score {score})\nstatus: {status}"),
-        json!({ "game": R::NAME, "position": position, "rewards": rewards, "score": score, "status": status }),
+        json!({ "game": G::NAME, "position": position, "rewards": rewards, "score": score, "status": status }),
     );
     Ok(())
 }

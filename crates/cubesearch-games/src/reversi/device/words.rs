@@ -5,9 +5,9 @@
 //! CPU. Each unit folds its results into one checksum word, so the comparison costs no transfers.
 
 use super::{flips, legal_moves, popcount};
-use crate::launch::{grid, read, upload};
 use cubecl::prelude::*;
 use cubesearch_core::Result;
+use cubesearch_kernels::launch::{grid, read, upload};
 
 /// A 64-bit board as two u32 words.
 #[derive(CubeType, Clone, Copy)]
@@ -200,17 +200,17 @@ pub fn board_words_kernel(
 /// The host's checksum of one position (the reference both layouts must equal).
 pub fn checksum(player: u64, opponent: u64) -> u32 {
     let side = |p: u64, o: u64| {
-        let board = cubesearch_games::reversi::Board {
+        let board = crate::reversi::Board {
             player: p,
             opponent: o,
-            to_move: cubesearch_games::reversi::Colour::Black,
+            to_move: crate::reversi::Colour::Black,
         };
-        let mut rest = cubesearch_games::reversi::movegen::legal_moves(&board);
+        let mut rest = crate::reversi::movegen::legal_moves(&board);
         let mut sum = 0u32;
         while rest != 0 {
             let sq = rest.trailing_zeros() as u8;
             rest &= rest - 1;
-            let f = cubesearch_games::reversi::movegen::flips(&board, sq);
+            let f = crate::reversi::movegen::flips(&board, sq);
             sum =
                 (sum ^ f as u32 ^ ((f >> 32) as u32).wrapping_mul(3)).wrapping_add(f.count_ones());
         }

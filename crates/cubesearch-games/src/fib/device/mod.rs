@@ -2,7 +2,7 @@
 //!
 //! A board in registers is four row values ([`FibBoard`]), one u32 per row, in the host's
 //! row-value form (`cell0 | cell1 << B | cell2 << 2B | cell3 << 3B`, B = 5 for 2584 and 4 for
-//! 2048; see `cubesearch_games::fib::board`). Moves are computed per row rather than read from
+//! 2048; see `crate::fib::board`). Moves are computed per row rather than read from
 //! the host's row tables: a row slide is a dozen selects, every loop is unrolled (no back-edges,
 //! which matters on lavapipe's loop budget), and no kernel needs a table buffer. Left and right
 //! slide the rows (right through a reversed row); up and down slide the rows of the transposed
@@ -28,9 +28,9 @@
 
 pub mod moves;
 
-use crate::stochastic::{Acted, DeviceStochasticGame, GpuStochasticGame};
+use crate::fib::{Board, BoardOf, BoardWord, Fib, Pow2, Sliding, TileRule};
 use cubecl::prelude::*;
-use cubesearch_games::fib::{Board, BoardOf, BoardWord, Fib, Pow2, Sliding, TileRule};
+use cubesearch_kernels::stochastic::{Acted, DeviceStochasticGame, GpuStochasticGame};
 use moves::{
     cell, empty_count, initial, max_index, put_in_empty, put_tile, set_board, slide, spawn,
 };

@@ -2,10 +2,10 @@
 //! its move count and every child `play(state, i)`, to be compared with the host's
 //! `outcome`, `legal_moves` and `apply`. Generic over the game, though written for checkers.
 
-use crate::device_game::{DeviceGame, GpuGame};
-use crate::launch::{grid, read, upload};
 use cubecl::prelude::*;
 use cubesearch_core::Result;
+use cubesearch_kernels::device_game::{DeviceGame, GpuGame};
+use cubesearch_kernels::launch::{grid, read, upload};
 
 /// What the device says about one position.
 #[derive(Clone, Debug, PartialEq, Eq)]

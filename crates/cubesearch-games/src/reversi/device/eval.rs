@@ -1,13 +1,13 @@
-//! The device twin of `cubesearch_games::reversi::eval`: the same features, weights and clamp,
+//! The device twin of `crate::reversi::eval`: the same features, weights and clamp,
 //! written with the device's bitboard verbs, every loop unrolled. `DeviceReversi::score` returns
 //! it for unfinished positions, so the GPU search strategies score leaves exactly as the CPU does
 //! (the parity test holds them equal on random positions).
 
 use super::{legal_moves, popcount, step_down, step_up, NOT_FILE_A, NOT_FILE_H};
-use cubecl::prelude::*;
-use cubesearch_games::reversi::eval::{
+use crate::reversi::eval::{
     ANCHORED, CORNER, CORNERS, C_SQUARE, EDGES, MOBILITY, POTENTIAL_MOBILITY, WIN_SCALE, X_SQUARE,
 };
+use cubecl::prelude::*;
 
 const A1: u64 = 1;
 const H1: u64 = 1 << 7;

@@ -1,4 +1,4 @@
-//! The CPU trainer's speed from trained weights: `cargo run --release -p cubesearch-learn
+//! The CPU trainer's speed from trained weights: `cargo run --release -p cubesearch-games
 //! --example td_speed -- weights/2584-19min.safetensors [games] [reps] [threads]`.
 //! The game (2584 or 2048) is the weights file's. Each rep loads the weights afresh and trains
 //! `games` games (default 1024, as `cubesearch bench td-train` does) on `threads` threads

@@ -6,11 +6,11 @@
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Backend, ExpectimaxEval, RootValue, StochasticGame, TdUpdate};
 use cubesearch_games::fib::seed_shapes;
+use cubesearch_games::fib::GpuTiles;
 use cubesearch_games::fib::{BoardOf, Sliding};
 use cubesearch_games::{Fib, Game2048, Game2584, Pow2};
 use cubesearch_kernels::expectimax::launch::words_per_root;
 use cubesearch_kernels::expectimax::TreeShape;
-use cubesearch_kernels::fib::GpuTiles;
 use cubesearch_learn::{CpuTd, NTupleNetwork};
 use cubesearch_search::boards;
 use cubesearch_search::expectimax::search;
@@ -164,7 +164,7 @@ const DEAD_2048: &str = "2,4,2,4,4,2,4,2,2,4,2,4,4,2,4,2";
 fn wgpu_expectimax_equals_the_cpu_2584() {
     compare::<Fib>(
         Backend::Wgpu,
-        include_str!("../../../benches/boards-2584.txt"),
+        include_str!("../benches/boards-2584.txt"),
         DEAD_2584,
         2,
     );
@@ -174,7 +174,7 @@ fn wgpu_expectimax_equals_the_cpu_2584() {
 fn wgpu_expectimax_equals_the_cpu_2048() {
     compare::<Pow2>(
         Backend::Wgpu,
-        include_str!("../../../benches/boards-2048.txt"),
+        include_str!("../benches/boards-2048.txt"),
         DEAD_2048,
         2,
     );
@@ -184,13 +184,13 @@ fn wgpu_expectimax_equals_the_cpu_2048() {
 fn cuda_expectimax_equals_the_cpu_up_to_three_layers() {
     compare::<Fib>(
         Backend::Cuda,
-        include_str!("../../../benches/boards-2584.txt"),
+        include_str!("../benches/boards-2584.txt"),
         DEAD_2584,
         3,
     );
     compare::<Pow2>(
         Backend::Cuda,
-        include_str!("../../../benches/boards-2048.txt"),
+        include_str!("../benches/boards-2048.txt"),
         DEAD_2048,
         3,
     );
@@ -216,7 +216,7 @@ fn a_network_for_the_other_game_is_refused() {
 fn one_layer_2584(net: &NTupleNetwork, random: usize) -> (Vec<BoardOf<Fib>>, Vec<RootValue>) {
     let game = Sliding::<Fib>::new();
     let roots = boards::<Fib>(
-        include_str!("../../../benches/boards-2584.txt"),
+        include_str!("../benches/boards-2584.txt"),
         random,
         DEAD_2584,
     );
@@ -325,11 +325,7 @@ fn batch_equals_single_roots<R: GpuTiles>(
 /// lavapipe (the naive search plays every leaf path).
 #[test]
 fn wgpu_a_batch_equals_its_roots_one_at_a_time() {
-    let all = boards::<Fib>(
-        include_str!("../../../benches/boards-2584.txt"),
-        0,
-        DEAD_2584,
-    );
+    let all = boards::<Fib>(include_str!("../benches/boards-2584.txt"), 0, DEAD_2584);
     let late: Vec<_> = all[16..].to_vec();
     let multilevel = [ExpectimaxMethod::Multilevel];
     batch_equals_single_roots::<Fib>(Backend::Wgpu, &multilevel, &late, 130, 3);
@@ -337,10 +333,6 @@ fn wgpu_a_batch_equals_its_roots_one_at_a_time() {
 
 #[test]
 fn cuda_a_batch_equals_its_roots_one_at_a_time() {
-    let all = boards::<Fib>(
-        include_str!("../../../benches/boards-2584.txt"),
-        8,
-        DEAD_2584,
-    );
+    let all = boards::<Fib>(include_str!("../benches/boards-2584.txt"), 8, DEAD_2584);
     batch_equals_single_roots::<Fib>(Backend::Cuda, &ExpectimaxMethod::ALL, &all, 300, 3);
 }

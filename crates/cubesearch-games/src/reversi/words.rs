@@ -1,11 +1,11 @@
 //! The u64-vs-2×u32 board measurement on whichever GPU an [`Executor`] holds
-//! (`cubesearch_kernels::reversi::words`): the boards uploaded once, one warm-up launch, then the
+//! ([`device::words`](super::device::words)): the boards uploaded once, one warm-up launch, then the
 //! median of timed launches (launch and read-back of one word a position).
 
-use crate::Executor;
+use super::device::words::{launch_board_words, upload_boards};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result};
-use cubesearch_kernels::reversi::words::{launch_board_words, upload_boards};
+use cubesearch_search::Executor;
 use std::time::Instant;
 
 fn time_on<R: Runtime>(

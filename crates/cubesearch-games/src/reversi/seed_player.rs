@@ -1,17 +1,17 @@
 //! The seed's Reversi players (seed 003) as [`Player`]s: `easy` and `medium`, on the CPU or, with
 //! `exec=gpu`, scored on the device one unit per square as the seed's CUDA version
-//! (`cubesearch_kernels::reversi::seed_players`). The move choices themselves are
-//! [`cubesearch_games::reversi::players`]; both places give bit-identical square values and the
+//! ([`device::seed_players`](super::device::seed_players)). The move choices themselves are
+//! [`players`](super::players); both places give bit-identical square values and the
 //! same reservoir draw, so a GPU player makes the CPU player's moves.
 
-use crate::player::{NamedPlayers, Player};
-use crate::spec::{Exec, SpecText};
-use crate::Executor;
+use super::players::{easy_move, medium_move, reservoir_best};
+use super::{is_finished, Board, Reversi, ReversiMove};
 use cubesearch_core::backend::Backend;
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Result};
-use cubesearch_games::reversi::players::{easy_move, medium_move, reservoir_best};
-use cubesearch_games::reversi::{is_finished, Board, Reversi, ReversiMove};
+use cubesearch_search::player::{NamedPlayers, Player};
+use cubesearch_search::spec::{Exec, SpecText};
+use cubesearch_search::Executor;
 
 /// Which of the seed's players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,7 +49,7 @@ impl SeedReversiPlayer {
     }
 }
 
-/// The value of every square of every board (`cubesearch_kernels::reversi::seed_players`), in
+/// The value of every square of every board ([`device::seed_players`](super::device::seed_players)), in
 /// one launch on a GPU executor.
 pub fn device_square_values(
     exec: &Executor,
@@ -57,7 +57,7 @@ pub fn device_square_values(
     level: Level,
 ) -> Result<Vec<[i32; 64]>> {
     #[allow(unused_imports)]
-    use cubesearch_kernels::reversi::seed_players::launch_seed_values;
+    use super::device::seed_players::launch_seed_values;
     let medium = level == Level::Medium;
     match exec {
         Executor::Cpu(_) => Err(Error::Unsupported(
@@ -71,7 +71,7 @@ pub fn device_square_values(
 }
 
 /// Whole games of the AI of `level` against random, in one launch on a GPU executor
-/// (`cubesearch_kernels::reversi::seed_players::launch_seed_match`): every game's move slots and
+/// ([`launch_seed_match`](super::device::seed_players::launch_seed_match)): every game's move slots and
 /// final disc difference.
 pub fn device_seed_games(
     exec: &Executor,
@@ -80,7 +80,7 @@ pub fn device_seed_games(
     level: Level,
 ) -> Result<(Vec<u32>, Vec<i32>)> {
     #[allow(unused_imports)]
-    use cubesearch_kernels::reversi::seed_players::launch_seed_match;
+    use super::device::seed_players::launch_seed_match;
     let medium = level == Level::Medium;
     match exec {
         Executor::Cpu(_) => Err(Error::Unsupported(
@@ -96,7 +96,7 @@ pub fn device_seed_games(
 /// The seed's choice from a board's 64 square values: reservoir sampling over the best legal
 /// squares in ascending order, as the CPU players draw.
 pub fn choose_from_values(values: &[i32; 64], rng: &mut XorShift32) -> ReversiMove {
-    use cubesearch_kernels::reversi::seed_players::NOT_LEGAL;
+    use super::device::seed_players::NOT_LEGAL;
     reservoir_best(
         values
             .iter()

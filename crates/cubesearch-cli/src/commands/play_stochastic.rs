@@ -1,5 +1,6 @@
-//! `cubesearch play <2584|2048> --p1 SPEC --games N [--batch B]`: games by one player, and the
-//! seed's statistics: mean and max score, and the share of games reaching each milestone tile.
+//! `cubesearch play <game> --p1 SPEC --games N [--batch B]` for one-player stochastic games
+//! (2584, 2048): games by one player, and the seed's statistics: mean and max score, and the
+//! share of games reaching each milestone (2584 and 2048: a tile).
 //! Players: `random`; `td:weights=FILE` (greedy on a trained n-tuple network);
 //! `expectimax:layers=L,weights=FILE[,method=naive|multilevel][,tt=on]` (the best action of an
 //! L-layer expectimax with the network at the leaves, on the backend `--backend` resolves to;
@@ -9,36 +10,41 @@
 use crate::args::Common;
 use crate::output::{announce, emit, progress};
 use cubesearch_core::{Error, Result};
-use cubesearch_games::fib::Sliding;
+use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::td::Episode;
-use cubesearch_learn::{play, play_random, stats, NTupleNetwork, PlayStats, TupleGame};
+use cubesearch_learn::{play, play_random, stats, NTupleNetwork, PlayStats};
 use cubesearch_search::expectimax::play_games;
 use cubesearch_search::spec::StochasticPlayerSpec;
 use cubesearch_search::Executor;
-use cubesearch_search::GpuTiles;
 use serde_json::json;
 use std::time::Instant;
 
-pub fn run<R: GpuTiles>(common: &Common, p1: &str, p2: &str, games: u32, batch: u32) -> Result<()> {
+pub fn run<G: OnePlayerGame>(
+    game: &G,
+    common: &Common,
+    p1: &str,
+    p2: &str,
+    games: u32,
+    batch: u32,
+) -> Result<()> {
     if p2 != "random" && p2 != "none" {
         return Err(Error::parse(format!(
             "{} is a one-player game: give only --p1 (got --p2 {p2})",
-            R::NAME
+            G::NAME
         )));
     }
     if batch == 0 {
         return Err(Error::parse("--batch must be at least 1"));
     }
-    let game = Sliding::<R>::new();
     let mut device = String::from("cpu");
     let stats: PlayStats = match p1.parse::<StochasticPlayerSpec>()? {
-        StochasticPlayerSpec::Random => play_random(&game, games as u64, common.seed, 0)?,
+        StochasticPlayerSpec::Random => play_random(game, games as u64, common.seed, 0)?,
         StochasticPlayerSpec::Td { weights } => {
-            let (net, _meta) = NTupleNetwork::load::<Sliding<R>>(&weights, None)?;
-            play(&game, &net, games as u64, common.seed, 0)?
+            let (net, _meta) = NTupleNetwork::load::<G>(&weights, None)?;
+            play(game, &net, games as u64, common.seed, 0)?
         }
         StochasticPlayerSpec::Expectimax(spec) => {
-            let (net, _meta) = NTupleNetwork::load::<Sliding<R>>(&spec.weights, None)?;
+            let (net, _meta) = NTupleNetwork::load::<G>(&spec.weights, None)?;
             let (mut exec, resolved) = Executor::new(common.backend)?;
             exec.set_expectimax_method(spec.method);
             exec.set_expectimax_transposition(spec.transposition);
@@ -47,7 +53,7 @@ pub fn run<R: GpuTiles>(common: &Common, p1: &str, p2: &str, games: u32, batch: 
             let start = Instant::now();
             let bar = progress(common.json, games as u64, "games");
             let records = play_games(
-                &game,
+                game,
                 &mut exec,
                 &net,
                 spec.layers,
@@ -66,7 +72,7 @@ pub fn run<R: GpuTiles>(common: &Common, p1: &str, p2: &str, games: u32, batch: 
                     progress: game.progress(&r.last),
                 })
                 .collect();
-            stats::<Sliding<R>>(&episodes, start.elapsed().as_secs_f64())
+            stats::<G>(&episodes, start.elapsed().as_secs_f64())
         }
     };
     emit(
@@ -75,12 +81,12 @@ pub fn run<R: GpuTiles>(common: &Common, p1: &str, p2: &str, games: u32, batch: 
             let reach: Vec<String> = stats
                 .reach
                 .iter()
-                .map(|r| format!("{}: {:.1}%", r.tile, 100.0 * r.share))
+                .map(|r| format!("{}: {:.1}%", r.milestone, 100.0 * r.share))
                 .collect();
             format!(
                 "{} games of {} by {p1}: mean score {:.0}, max {}, {:.0} moves a game, {:.1} s\nreached {}",
                 stats.games,
-                R::NAME,
+                G::NAME,
                 stats.mean_score,
                 stats.max_score,
                 stats.mean_moves,
@@ -88,7 +94,18 @@ pub fn run<R: GpuTiles>(common: &Common, p1: &str, p2: &str, games: u32, batch: 
                 reach.join(", ")
             )
         },
-        json!({ "game": R::NAME, "player": p1, "device": device, "stats": stats }),
+        json!({ "game": G::NAME, "player": p1, "device": device, "stats": stats_json(&stats) }),
     );
     Ok(())
+}
+
+/// The statistics as the command's JSON gives them: each milestone reached is `tile`.
+fn stats_json(stats: &PlayStats) -> serde_json::Value {
+    let mut value = json!(stats);
+    value["reach"] = stats
+        .reach
+        .iter()
+        .map(|r| json!({ "tile": r.milestone, "share": r.share }))
+        .collect();
+    value
 }

@@ -6,10 +6,10 @@
 //! ```
 //! Moves in canonical order: heap 0 take 1, 2, ..., then heap 1, ... (as the host lists them).
 
-use crate::device_game::{DeviceGame, GpuGame, LOSS, ONGOING};
-use crate::rng;
+use crate::nim::Nim;
 use cubecl::prelude::*;
-use cubesearch_games::nim::Nim;
+use cubesearch_kernels::device_game::{DeviceGame, GpuGame, LOSS, ONGOING};
+use cubesearch_kernels::rng;
 
 /// The device twin of [`Nim`].
 pub struct DeviceNim;

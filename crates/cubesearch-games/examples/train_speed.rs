@@ -1,4 +1,4 @@
-//! Training speed and strength: `cargo run --release -p cubesearch-learn --example train_speed
+//! Training speed and strength: `cargo run --release -p cubesearch-games --example train_speed
 //! -- [2584|2048] [games] [threads]`. Prints moves/s, the learning curve and greedy play stats.
 
 use cubesearch_games::fib::{Sliding, TileRule};
@@ -37,7 +37,7 @@ fn run<R: TileRule>(games: u64, threads: usize) {
         stats.mean_score, stats.max_score
     );
     for r in &stats.reach {
-        println!("  reach {:>6}: {:.1}%", r.tile, 100.0 * r.share);
+        println!("  reach {:>6}: {:.1}%", r.milestone, 100.0 * r.share);
     }
 }
 

@@ -1,7 +1,7 @@
 //! The seed's easy and medium players on the device, batched: one cube per position, one unit
 //! per square (as the seed's `get_easyAI_move` kernel), each unit scoring its square if it is a
 //! legal placement: easy = the discs it flips; medium = flips − the opponent's 2-ply
-//! `predict` (`cubesearch_games::reversi::players::medium_value`, bit for bit). The host then
+//! `predict` (`crate::reversi::players::medium_value`, bit for bit). The host then
 //! draws among the best squares with the same reservoir sampling as the CPU players, so a GPU
 //! player makes exactly the CPU player's moves. Many games' positions go in one launch.
 //!
@@ -12,13 +12,13 @@
 use super::{
     count_moves, flips, legal_moves, nth_bit, place, popcount, DeviceReversi, ReversiBoard,
 };
-use crate::device_game::DeviceGame;
-use crate::launch::{read, upload};
-use crate::rng;
+use crate::reversi::players::NO_PLACEMENT;
+use crate::reversi::{Board, Reversi};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Game, Result};
-use cubesearch_games::reversi::players::NO_PLACEMENT;
-use cubesearch_games::reversi::{Board, Reversi};
+use cubesearch_kernels::device_game::DeviceGame;
+use cubesearch_kernels::launch::{read, upload};
+use cubesearch_kernels::rng;
 
 /// The value of a square that is not a legal placement (far below any real value).
 pub const NOT_LEGAL: i32 = -(1 << 20);
@@ -125,7 +125,7 @@ fn reservoir_square(values: &SharedMemory<i32>, rng: &mut u32) -> u32 {
 
 /// Game `g = CUBE_POS` of the AI (easy, or `medium`) against random from the start, the AI
 /// moving first in even games; the AI draws its ties from worker `2g` of `seed`, random from
-/// worker `2g + 1` (as `cubesearch_search::reversi_batch`). Writes the game's moves to
+/// worker `2g + 1` (as [`batch`](crate::reversi::batch)). Writes the game's moves to
 /// `moves[g·MATCH_PLIES ..]` (`PASS`, then `NO_MOVE` past the end) and its final disc difference
 /// for the side to move at the end to `results[g]`. One unit per square scores the AI's squares.
 #[cube(launch_unchecked)]

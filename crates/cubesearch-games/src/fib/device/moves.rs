@@ -2,8 +2,8 @@
 //! module). Directions are numbered as the host's `Dir::ALL`: 0 left, 1 right, 2 up, 3 down.
 
 use super::{DeviceTiles, FibBoard};
-use crate::rng;
 use cubecl::prelude::*;
+use cubesearch_kernels::rng;
 
 /// Direction numbers (the host's `Dir::ALL` order).
 pub const LEFT: u32 = 0;

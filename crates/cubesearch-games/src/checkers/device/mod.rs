@@ -25,10 +25,10 @@
 
 pub mod movelist;
 
-use crate::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING};
-use crate::rng;
+use crate::checkers::Checkers;
 use cubecl::prelude::*;
-use cubesearch_games::checkers::Checkers;
+use cubesearch_kernels::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING};
+use cubesearch_kernels::rng;
 
 /// The score of a lost game (the host's `checkers::LOSS_SCORE`).
 const LOSS_SCORE: i32 = 1000;

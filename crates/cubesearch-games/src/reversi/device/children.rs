@@ -2,10 +2,10 @@
 //! and every child in canonical order, so that tests can hold them to the host's `legal_moves`
 //! and `apply` one by one. It is generic over the game, though Reversi is what it was written for.
 
-use crate::device_game::{DeviceGame, GpuGame};
-use crate::launch::{grid, read, upload};
 use cubecl::prelude::*;
 use cubesearch_core::Result;
+use cubesearch_kernels::device_game::{DeviceGame, GpuGame};
+use cubesearch_kernels::launch::{grid, read, upload};
 
 /// Unit `s` writes `counts[s]` = the move count of state `s`, and child `i < min(count, max)` at
 /// `children[(s·max + i)·words ..]`.

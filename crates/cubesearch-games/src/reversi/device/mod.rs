@@ -1,5 +1,5 @@
 //! Reversi on the device: the host's two bitboards in registers, moved with the same verbs as
-//! `cubesearch_games::reversi::movegen`, every loop unrolled (no back-edges, which keeps
+//! `crate::reversi::movegen`, every loop unrolled (no back-edges, which keeps
 //! loop-limited drivers such as lavapipe happy and real GPUs fast).
 //!
 //! The state in words, as the host encodes it (bit `8·rank + file`, a1 = bit 0, h8 = bit 63):
@@ -15,10 +15,10 @@ pub mod eval;
 pub mod seed_players;
 pub mod words;
 
-use crate::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING, WIN};
-use crate::rng;
+use crate::reversi::Reversi;
 use cubecl::prelude::*;
-use cubesearch_games::reversi::Reversi;
+use cubesearch_kernels::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING, WIN};
+use cubesearch_kernels::rng;
 
 /// The device twin of [`Reversi`].
 pub struct DeviceReversi;

@@ -8,8 +8,15 @@
 //! ```
 //! The heap count is kept so that positions print back as typed (`1,0,5`).
 
+#[allow(missing_docs)] // `#[cube]` and `CubeType` generate items that carry no docs
+pub mod device;
+
+use crate::registry::{GameOptions, TwoPlayerGame};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
+use cubesearch_search::player::{NamedPlayers, NoNamed};
+
+pub use device::DeviceNim;
 
 /// Most heaps a position holds.
 pub const MAX_HEAPS: usize = 15;
@@ -227,9 +234,23 @@ impl Game for Nim {
     }
 }
 
+/// Nim has no players of its own.
+impl NamedPlayers for Nim {
+    type Named = NoNamed;
+}
+
+/// Nim on the command line: no rule sets.
+impl TwoPlayerGame for Nim {
+    fn from_options(options: &GameOptions) -> Result<Self> {
+        options.no_rules(Self::NAME)?;
+        Ok(Nim)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cubesearch_search::perft::{expand, perft, perft_many};
     use rstest::rstest;
 
     #[rstest]
@@ -330,5 +351,32 @@ mod tests {
             .map(|m| Nim.format_move(&s, m))
             .collect();
         assert_eq!(texts, ["0:1", "0:2", "2:1"]);
+    }
+
+    /// perft on Nim has a closed form at depth 1 (objects on the board) and, for one heap of n,
+    /// perft(n, d) = Σ_k perft(n − k, d − 1): compositions of at most n into d positive parts.
+    #[test]
+    fn nim_single_heap_counts_compositions() {
+        let s = NimState::new(&[5]).unwrap();
+        assert_eq!(perft(&Nim, &s, 1), 5);
+        // Ordered ways to remove ≤ 5 objects in exactly 2 positive takes: Σ_{a=1}^{4} (5 − a) = 10.
+        assert_eq!(perft(&Nim, &s, 2), 10);
+        // Exactly 3 positive parts summing to ≤ 5: C(5, 3) = 10.
+        assert_eq!(perft(&Nim, &s, 3), 10);
+    }
+
+    #[test]
+    fn expand_then_sum_equals_perft() {
+        let s = NimState::seed_board(3).unwrap();
+        for depth in 1..=4 {
+            for split in 0..=depth {
+                let (frontier, terminal) = expand(&Nim, &[s], split);
+                let total: u64 = perft_many(&Nim, &frontier, depth - split)
+                    .iter()
+                    .sum::<u64>()
+                    + terminal;
+                assert_eq!(total, perft(&Nim, &s, depth), "depth {depth} split {split}");
+            }
+        }
     }
 }

@@ -1,0 +1,99 @@
+//! Player specs of two-player games read into typed values, and their errors (the generic
+//! players on Nim and Reversi, and Reversi's own players).
+
+use cubesearch::alphabeta_player::Limit;
+use cubesearch::games::reversi::seed_player::{Level, SeedSpec};
+use cubesearch::games::{Nim, Reversi};
+use cubesearch::mcts::Budget;
+use cubesearch::minimax::Strategy;
+use cubesearch::player::NamedPlayers;
+use cubesearch::spec::{Exec, FlatSpec, PlayerSpec};
+use std::time::Duration;
+
+fn refused<G: NamedPlayers>(text: &str) -> String {
+    text.parse::<PlayerSpec<G>>().expect_err(text).to_string()
+}
+
+#[test]
+fn options_are_read_into_typed_values_and_the_text_is_kept() {
+    let text = "mcts:playouts=500, c=0.5,trees=999,exec=cpu";
+    let Ok(PlayerSpec::<Nim>::Mcts(mcts)) = text.parse() else {
+        panic!("{text}");
+    };
+    assert_eq!(
+        (
+            mcts.budget,
+            mcts.c,
+            mcts.trees,
+            mcts.exec,
+            mcts.text.as_str()
+        ),
+        (Budget::Playouts(500), 0.5, Some(256), Exec::Cpu, text)
+    );
+    let Ok(PlayerSpec::<Nim>::Flat(flat)) = "flat:k=0,time=1.5s".parse() else {
+        panic!("flat");
+    };
+    assert_eq!(
+        flat,
+        FlatSpec {
+            k: 1,
+            time: Some(Duration::from_millis(1500)),
+            exec: Exec::Gpu
+        }
+    );
+    // The later of two limits counts; the strategy defaults to the game's.
+    let Ok(PlayerSpec::<Reversi>::AlphaBeta(ab)) = "alphabeta:depth=4,time=50ms".parse() else {
+        panic!("alphabeta");
+    };
+    assert_eq!(
+        (ab.limit, ab.exec, ab.strategy),
+        (
+            Limit::Time(Duration::from_millis(50)),
+            Exec::Cpu,
+            Strategy::Frontier
+        )
+    );
+    let Ok(PlayerSpec::<Nim>::AlphaBeta(ab)) = "alphabeta:depth=0".parse() else {
+        panic!("alphabeta");
+    };
+    assert_eq!((ab.limit, ab.strategy), (Limit::Depth(1), Strategy::Split));
+    assert!(matches!(" human ".parse(), Ok(PlayerSpec::<Nim>::Human)));
+    assert!(matches!(
+        "medium:exec=gpu".parse(),
+        Ok(PlayerSpec::<Reversi>::Named(SeedSpec {
+            level: Level::Medium,
+            exec: Exec::Gpu
+        }))
+    ));
+}
+
+#[test]
+fn errors_name_the_spec_and_the_valid_choices() {
+    let cases = [
+        ("flat:k", "bad player 'flat:k': expected key=value, got 'k'"),
+        ("random:x=1", "unknown option 'x': random takes no options"),
+        (
+            "mcts:depth=3",
+            "unknown option 'depth': mcts takes time, playouts",
+        ),
+        ("mcts:leaf=many", "leaf must be a number, got 'many'"),
+        ("flat:time=soon", "bad duration 'soon'"),
+        (
+            "alphabeta:depth=3,exec=tpu",
+            "exec is cpu or gpu, got 'tpu'",
+        ),
+        ("alphabeta:exec=gpu", "depth=D or time=T is required"),
+        (
+            "alphabeta:depth=3,strategy=v9",
+            "unknown strategy 'v9': cpu, cpu-split, v1, v2, v4, split or frontier",
+        ),
+    ];
+    for (text, says) in cases {
+        let err = refused::<Nim>(text);
+        assert!(err.contains(says), "{text}: {err}");
+    }
+    assert!(refused::<Reversi>("easy:exec=tpu").contains("exec is cpu or gpu"));
+    assert!(refused::<Reversi>("easy:level=2").contains("easy takes exec"));
+    assert!(refused::<Reversi>("hard").contains("easy, medium"));
+    assert!(!refused::<Nim>("easy").contains("medium"));
+}
