@@ -88,23 +88,7 @@ fn bad_positions_are_refused() {
 
 /// Positions of random 3×3 games, finished ones included.
 fn mini_positions(count: usize, seed: u32) -> Vec<u64> {
-    use cubesearch::StochasticGame;
-    let game = Mini2048;
-    let mut rng = XorShift32::for_worker(seed, 0);
-    let (mut out, mut legal) = (Vec::new(), Vec::new());
-    let mut s = game.initial(&mut rng);
-    while out.len() < count {
-        out.push(s);
-        legal.clear();
-        game.legal_actions(&s, &mut legal);
-        if legal.is_empty() {
-            s = game.initial(&mut rng);
-            continue;
-        }
-        let (_, after, _) = legal[rng.below(legal.len() as u32) as usize];
-        s = game.sample_chance(&after, &mut rng);
-    }
-    out
+    cubesearch::testing::random_stochastic_positions(&Mini2048, count, seed)
 }
 
 #[test]

@@ -279,36 +279,44 @@ fn td_update(exec: &mut Executor, _level: u32, _seed: u32, _: &BenchArgs) -> Res
                 }
             });
         }
-        #[cfg(feature = "wgpu")]
-        Executor::Wgpu(gpu) => gpu_steps(gpu.client(), &net, words, step)?,
-        #[cfg(feature = "cuda")]
-        Executor::Cuda(gpu) => gpu_steps(gpu.client(), &net, words, step)?,
+        gpu => gpu.on_device(
+            TdSteps {
+                net: &net,
+                words,
+                step,
+            },
+            "the CPU learns above",
+        )?,
     }
     Ok((TD_UPDATE_GAMES * TD_UPDATE_ROUNDS) as u64)
 }
 
-#[cfg(any(feature = "wgpu", feature = "cuda"))]
-fn gpu_steps<R: cubecl::Runtime>(
-    client: &cubecl::prelude::ComputeClient<R>,
-    net: &cubesearch_learn::NTupleNetwork,
-    words: &[u32],
+/// The seed's per-step TD kernel over every recorded step, weights uploaded and read back.
+struct TdSteps<'a> {
+    net: &'a cubesearch_learn::NTupleNetwork,
+    words: &'a [u32],
     step: f32,
-) -> Result<()> {
-    use cubesearch_kernels::td::{DeviceTd, TdShape};
-    let shape = TdShape {
-        units: 1,
-        max_moves: 1,
-        cap: 1,
-        averaged: false,
-        storage: WeightStorage::F32,
-    };
-    let mut device = DeviceTd::<R, cubesearch_games::fib::Game2584>::new(
-        client,
-        &cubesearch_search::td::td_net(net),
-        shape,
-    )?;
-    device.learn_steps(words, TD_UPDATE_ROUNDS as u32, step)?;
-    device.read_tables().map(|_| ())
+}
+
+impl cubesearch_search::DeviceTask for TdSteps<'_> {
+    type Output = ();
+    fn run<R: cubecl::Runtime>(self, client: &cubecl::prelude::ComputeClient<R>) -> Result<()> {
+        use cubesearch_kernels::td::{DeviceTd, TdShape};
+        let shape = TdShape {
+            units: 1,
+            max_moves: 1,
+            cap: 1,
+            averaged: false,
+            storage: WeightStorage::F32,
+        };
+        let mut device = DeviceTd::<R, cubesearch_games::fib::Game2584>::new(
+            client,
+            &cubesearch_search::td::td_net(self.net),
+            shape,
+        )?;
+        device.learn_steps(self.words, TD_UPDATE_ROUNDS as u32, self.step)?;
+        device.read_tables().map(|_| ())
+    }
 }
 
 const SUITES: &[Suite] = &[

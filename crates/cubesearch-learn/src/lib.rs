@@ -26,8 +26,8 @@ pub use network::{default_shapes, parse_shapes, shapes_for, NTupleNetwork};
 pub use play::{play, play_random, stats, PlayStats, Reach};
 pub use td::Episode;
 pub use train::{
-    curve_csv, train, train_on, CpuEngine, CurvePoint, TdEngine, TrainConfig, TrainProgress,
-    TrainReport,
+    curve_csv, train, train_on, train_scores, CpuEngine, CurvePoint, TdEngine, TrainConfig,
+    TrainProgress, TrainReport,
 };
 
 use cubesearch_core::{Result, TdUpdate};
@@ -49,17 +49,10 @@ impl<G: TupleGame> TdUpdate<G, NTupleNetwork> for CpuTd {
         alpha: f32,
         seed: u32,
     ) -> Result<Vec<u64>> {
-        value.check_game::<G>()?;
-        let step = alpha / value.lookups() as f32;
-        let mut scores = Vec::with_capacity(games as usize);
         let mut engine = CpuEngine {
             threads: runner::thread_count(self.threads),
             sharing: runner::Sharing::default(),
         };
-        engine.play(game, value, 0, games as u64, seed, step, &mut |e| {
-            scores.push(e.score);
-            Ok(())
-        })?;
-        Ok(scores)
+        train_scores(&mut engine, game, value, games, alpha, seed)
     }
 }

@@ -148,6 +148,28 @@ pub fn train<G: TupleGame>(
     train_on(game, cfg, &mut engine, progress)
 }
 
+/// The [`TdUpdate`](cubesearch_core::TdUpdate) step every executor shares: plays `games` with
+/// `engine` from `net`'s weights at learning rate `alpha` (split over the network's lookups),
+/// copies the learned weights back and returns each game's score.
+pub fn train_scores<G: TupleGame>(
+    engine: &mut dyn TdEngine<G>,
+    game: &G,
+    net: &mut NTupleNetwork,
+    games: u32,
+    alpha: f32,
+    seed: u32,
+) -> Result<Vec<u64>> {
+    net.check_game::<G>()?;
+    let step = alpha / net.lookups() as f32;
+    let mut scores = Vec::with_capacity(games as usize);
+    engine.play(game, net, 0, games as u64, seed, step, &mut |e| {
+        scores.push(e.score);
+        Ok(())
+    })?;
+    engine.sync(net)?;
+    Ok(scores)
+}
+
 /// Where the games of a training run are played and learned from: CPU threads ([`CpuEngine`])
 /// or a GPU, whose weights live on the device between [`TdEngine::sync`] calls.
 pub trait TdEngine<G: TupleGame> {

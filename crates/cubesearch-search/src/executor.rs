@@ -3,6 +3,7 @@
 
 use crate::minimax::RootSearcher;
 use crate::{CpuExecutor, GpuExecutor};
+use cubecl::prelude::{ComputeClient, Runtime};
 use cubesearch_core::backend::{self, Backend, ResolvedBackend};
 use cubesearch_core::{Perft, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window};
 use cubesearch_kernels::alphabeta::{RootSearch, RootShape};
@@ -79,6 +80,28 @@ impl Executor {
     pub fn is_cpu(&self) -> bool {
         matches!(self, Executor::Cpu(_))
     }
+
+    /// Runs `task` on the GPU inside, whichever runtime it is; on the CPU, refuses with
+    /// `cpu_refusal`.
+    pub fn on_device<T: DeviceTask>(&self, task: T, cpu_refusal: &str) -> Result<T::Output> {
+        dispatch_gpu!(
+            self,
+            e => task.run(e.client()),
+            cpu => {
+                drop(task);
+                Err(cubesearch_core::Error::Unsupported(cpu_refusal.into()))
+            }
+        )
+    }
+}
+
+/// Work on one GPU client, written once for every runtime: how code outside this crate (a game's
+/// own kernels, a benchmark) launches through an [`Executor`] without matching on its backend.
+pub trait DeviceTask {
+    /// What the work gives back.
+    type Output;
+    /// Launches the work on `client`.
+    fn run<R: Runtime>(self, client: &ComputeClient<R>) -> Result<Self::Output>;
 }
 
 impl<G: GpuGame> Playouts<G> for Executor {

@@ -27,8 +27,8 @@ pub mod testing;
 
 pub use cpu::CpuExecutor;
 pub use cubesearch_kernels::GpuGame;
-pub use executor::Executor;
 pub(crate) use executor::{dispatch, dispatch_gpu};
+pub use executor::{DeviceTask, Executor};
 pub use gpu::GpuExecutor;
 pub use stochastic_rules::StochasticRules;
 pub use td::GpuTd;

@@ -288,26 +288,6 @@ impl Executor {
     }
 }
 
-/// Plays `games` with `engine` from `value`'s weights and copies the learned weights back.
-fn train_games<G: TupleGame>(
-    engine: &mut dyn TdEngine<G>,
-    game: &G,
-    value: &mut NTupleNetwork,
-    games: u32,
-    alpha: f32,
-    seed: u32,
-) -> Result<Vec<u64>> {
-    value.check_game::<G>()?;
-    let step = alpha / value.lookups() as f32;
-    let mut scores = Vec::with_capacity(games as usize);
-    engine.play(game, value, 0, games as u64, seed, step, &mut |e| {
-        scores.push(e.score);
-        Ok(())
-    })?;
-    engine.sync(value)?;
-    Ok(scores)
-}
-
 impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdUpdate<G, NTupleNetwork> for GpuExecutor<R> {
     fn train(
         &mut self,
@@ -318,7 +298,7 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdUpdate<G, NTupleNetwork> fo
         seed: u32,
     ) -> Result<Vec<u64>> {
         let mut engine = self.td_engine::<G>(None);
-        train_games(&mut engine, game, value, games, alpha, seed)
+        cubesearch_learn::train_scores(&mut engine, game, value, games, alpha, seed)
     }
 }
 

@@ -10,7 +10,7 @@
 use crate::Executor;
 use cubesearch_core::backend::{resolve, Backend};
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::Game;
+use cubesearch_core::{Game, StochasticGame};
 
 /// The executor for `backend`, or `None` for CUDA in a build without the `cuda` feature.
 ///
@@ -75,4 +75,29 @@ pub fn random_positions<G: Game>(
             board
         })
         .collect()
+}
+
+/// The first `count` positions of random games of a stochastic game, one after another (each
+/// finished game included, then a new one): the inputs of device-rule and expectimax parity
+/// tests. Deterministic for a seed.
+pub fn random_stochastic_positions<G: StochasticGame>(
+    game: &G,
+    count: usize,
+    seed: u32,
+) -> Vec<G::State> {
+    let mut rng = XorShift32::for_worker(seed, 0);
+    let (mut out, mut legal) = (Vec::with_capacity(count), Vec::new());
+    let mut s = game.initial(&mut rng);
+    while out.len() < count {
+        out.push(s);
+        legal.clear();
+        game.legal_actions(&s, &mut legal);
+        if legal.is_empty() {
+            s = game.initial(&mut rng);
+            continue;
+        }
+        let (_, after, _) = legal[rng.below(legal.len() as u32) as usize];
+        s = game.sample_chance(&after, &mut rng);
+    }
+    out
 }

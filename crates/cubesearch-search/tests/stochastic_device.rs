@@ -274,22 +274,7 @@ impl AfterstateValue<Chute> for ChuteValue<'_> {
 
 /// Positions of random games, ended ones included.
 fn positions(count: usize) -> Vec<u32> {
-    let mut rng = XorShift32::for_worker(3, 0);
-    let mut out = Vec::new();
-    let mut s = Chute.initial(&mut rng);
-    let mut legal = Vec::new();
-    while out.len() < count {
-        out.push(s);
-        legal.clear();
-        Chute.legal_actions(&s, &mut legal);
-        if legal.is_empty() {
-            s = Chute.initial(&mut rng);
-            continue;
-        }
-        let (_, after, _) = legal[rng.below(legal.len() as u32) as usize];
-        s = Chute.sample_chance(&after, &mut rng);
-    }
-    out
+    cubesearch_search::testing::random_stochastic_positions(&Chute, count, 3)
 }
 
 /// Runs `$f(&mut GpuExecutor<_>)` on `backend`'s executor; nothing for CUDA in a build

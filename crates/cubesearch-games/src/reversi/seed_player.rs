@@ -6,12 +6,13 @@
 
 use super::players::{easy_move, medium_move, reservoir_best};
 use super::{is_finished, Board, Reversi, ReversiMove};
+use cubecl::prelude::{ComputeClient, Runtime};
 use cubesearch_core::backend::Backend;
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Result};
 use cubesearch_search::player::{NamedPlayers, Player};
 use cubesearch_search::spec::{Exec, SpecText};
-use cubesearch_search::Executor;
+use cubesearch_search::{DeviceTask, Executor};
 
 /// Which of the seed's players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,18 +57,17 @@ pub fn device_square_values(
     boards: &[Board],
     level: Level,
 ) -> Result<Vec<[i32; 64]>> {
-    #[allow(unused_imports)]
-    use super::device::seed_players::launch_seed_values;
-    let medium = level == Level::Medium;
-    match exec {
-        Executor::Cpu(_) => Err(Error::Unsupported(
-            "device square values need a GPU executor".into(),
-        )),
-        #[cfg(feature = "wgpu")]
-        Executor::Wgpu(gpu) => launch_seed_values(gpu.client(), boards, medium),
-        #[cfg(feature = "cuda")]
-        Executor::Cuda(gpu) => launch_seed_values(gpu.client(), boards, medium),
+    struct SquareValues<'a>(&'a [Board], bool);
+    impl DeviceTask for SquareValues<'_> {
+        type Output = Vec<[i32; 64]>;
+        fn run<R: Runtime>(self, client: &ComputeClient<R>) -> Result<Self::Output> {
+            super::device::seed_players::launch_seed_values(client, self.0, self.1)
+        }
     }
+    exec.on_device(
+        SquareValues(boards, level == Level::Medium),
+        "device square values need a GPU executor",
+    )
 }
 
 /// Whole games of the AI of `level` against random, in one launch on a GPU executor
@@ -79,18 +79,28 @@ pub fn device_seed_games(
     seed: u32,
     level: Level,
 ) -> Result<(Vec<u32>, Vec<i32>)> {
-    #[allow(unused_imports)]
-    use super::device::seed_players::launch_seed_match;
-    let medium = level == Level::Medium;
-    match exec {
-        Executor::Cpu(_) => Err(Error::Unsupported(
-            "whole games on the device need a GPU executor".into(),
-        )),
-        #[cfg(feature = "wgpu")]
-        Executor::Wgpu(gpu) => launch_seed_match(gpu.client(), games, seed, medium),
-        #[cfg(feature = "cuda")]
-        Executor::Cuda(gpu) => launch_seed_match(gpu.client(), games, seed, medium),
+    struct SeedGames {
+        games: u32,
+        seed: u32,
+        medium: bool,
     }
+    impl DeviceTask for SeedGames {
+        type Output = (Vec<u32>, Vec<i32>);
+        fn run<R: Runtime>(self, client: &ComputeClient<R>) -> Result<Self::Output> {
+            super::device::seed_players::launch_seed_match(
+                client,
+                self.games,
+                self.seed,
+                self.medium,
+            )
+        }
+    }
+    let task = SeedGames {
+        games,
+        seed,
+        medium: level == Level::Medium,
+    };
+    exec.on_device(task, "whole games on the device need a GPU executor")
 }
 
 /// The seed's choice from a board's 64 square values: reservoir sampling over the best legal

@@ -4,8 +4,8 @@
 
 use super::device::words::{launch_board_words, upload_boards};
 use cubecl::prelude::*;
-use cubesearch_core::{Error, Result};
-use cubesearch_search::Executor;
+use cubesearch_core::Result;
+use cubesearch_search::{DeviceTask, Executor};
 use std::time::Instant;
 
 fn time_on<R: Runtime>(
@@ -34,13 +34,21 @@ pub fn time_board_words(
     split: bool,
     reps: usize,
 ) -> Result<(f64, Vec<u32>)> {
-    match exec {
-        Executor::Cpu(_) => Err(Error::Unsupported(
-            "the board-layout measurement runs on a GPU backend".into(),
-        )),
-        #[cfg(feature = "wgpu")]
-        Executor::Wgpu(e) => time_on(e.client(), boards, split, reps),
-        #[cfg(feature = "cuda")]
-        Executor::Cuda(e) => time_on(e.client(), boards, split, reps),
+    struct BoardWords<'a> {
+        boards: &'a [(u64, u64)],
+        split: bool,
+        reps: usize,
     }
+    impl DeviceTask for BoardWords<'_> {
+        type Output = (f64, Vec<u32>);
+        fn run<R: Runtime>(self, client: &ComputeClient<R>) -> Result<Self::Output> {
+            time_on(client, self.boards, self.split, self.reps)
+        }
+    }
+    let task = BoardWords {
+        boards,
+        split,
+        reps,
+    };
+    exec.on_device(task, "the board-layout measurement runs on a GPU backend")
 }
