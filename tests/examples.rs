@@ -76,6 +76,54 @@ fn device_rules_equal_the_host_rules(#[values(Backend::Wgpu, Backend::Cuda)] bac
     }
 }
 
+/// MCTS on the example game under a playout budget: the device's playouts are the host's, so
+/// the tree, its statistics and every move of a short game are the same on every backend, and
+/// the search takes an immediate win.
+#[rstest]
+fn mcts_plays_the_same_game_on_every_backend(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    use cubesearch::mcts::{Budget, Mcts, MctsConfig};
+    let Some(mut gpu) = executor(backend) else {
+        return;
+    };
+    let mut cpu = CpuExecutor::new(0).unwrap();
+    let config = MctsConfig {
+        budget: Budget::Playouts(3_000),
+        leaf: 8,
+        batch: 32,
+        trees: 2,
+        seed: 21,
+        ..MctsConfig::default()
+    };
+    let start = ConnectFour.parse_position("4453").unwrap();
+    let mut on_cpu = Mcts::new(&ConnectFour, start, config.clone());
+    let mut on_gpu = Mcts::new(&ConnectFour, start, config.clone());
+    let mut state = start;
+    for ply in 0..6 {
+        let (cpu_move, cpu_stats) = on_cpu.search(&ConnectFour, &mut cpu).unwrap();
+        let (gpu_move, gpu_stats) = on_gpu.search(&ConnectFour, &mut gpu).unwrap();
+        assert_eq!(cpu_move, gpu_move, "ply {ply}");
+        assert_eq!(on_cpu.root_moves(), on_gpu.root_moves(), "ply {ply}");
+        assert_eq!(
+            (cpu_stats.playouts, cpu_stats.batches, cpu_stats.nodes),
+            (gpu_stats.playouts, gpu_stats.batches, gpu_stats.nodes),
+            "ply {ply}"
+        );
+        let Some(mv) = cpu_move else { break };
+        state = ConnectFour.apply(&state, mv);
+        on_cpu.advance(&ConnectFour, mv);
+        on_gpu.advance(&ConnectFour, mv);
+    }
+    // Three in a row on the bottom with both ends open (the other side's three sit on top of
+    // them): the side to move wins at once.
+    let threat = ConnectFour.parse_position("334455").unwrap();
+    let mut search = Mcts::new(&ConnectFour, threat, config);
+    let (mv, _) = search.search(&ConnectFour, &mut gpu).unwrap();
+    let after = ConnectFour.apply(&threat, mv.unwrap());
+    assert_eq!(ConnectFour.outcome(&after), cubesearch::Outcome::Loss);
+}
+
 #[test]
 fn bad_positions_are_refused() {
     for bad in ["8", "4x", "1111111"] {

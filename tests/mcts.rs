@@ -47,6 +47,32 @@ fn a_playout_budget_gives_the_same_search_on_every_backend(
     assert_eq!(on_cpu.root_moves(), on_gpu.root_moves());
 }
 
+/// A playout budget is kept: never under it, and over it by less than one leaf's games in each
+/// tree (the last batch is trimmed to what is left, counting the batch still in flight).
+#[rstest]
+fn a_playout_budget_is_kept_to_within_a_leaf_a_tree(
+    #[values(1, 3)] trees: usize,
+    #[values(1_000, 20_000)] budget: u64,
+) {
+    let mut cpu = CpuExecutor::new(2).unwrap();
+    let cfg = MctsConfig {
+        trees,
+        ..config(budget, 4)
+    };
+    let state = Nim.parse_position("3,4,5,6").unwrap();
+    let mut mcts = Mcts::new(&Nim, state, cfg.clone());
+    for ply in 0..3 {
+        let (mv, stats) = mcts.search(&Nim, &mut cpu).unwrap();
+        let over = cfg.leaf as u64 * trees as u64;
+        assert!(
+            stats.playouts >= budget && stats.playouts < budget + over,
+            "ply {ply}: {} playouts for a budget of {budget}",
+            stats.playouts
+        );
+        mcts.advance(&Nim, mv.unwrap());
+    }
+}
+
 /// Root parallelism: several trees share each launch; the search is still the same on every
 /// backend, every simulation lands in exactly one tree, and the trees do not all agree (their
 /// leaves draw different games).

@@ -28,7 +28,8 @@ use std::time::{Duration, Instant};
 pub enum Budget {
     /// Wall-clock time per move.
     Time(Duration),
-    /// Simulated games per move (deterministic).
+    /// Simulated games per move (deterministic, the same on every backend): exactly this many,
+    /// or fewer than `leaf × trees` more, since every selected leaf runs `leaf` games.
     Playouts(u64),
 }
 
@@ -216,9 +217,11 @@ impl<G: Game> Mcts<G> {
             tree.expand(game, tree.root);
         }
         let budget = self.config.budget;
-        let done = |stats: &SearchStats| match budget {
+        // `committed`: playouts counted plus those in flight, so no batch is planned past the
+        // budget.
+        let done = |committed: u64| match budget {
             Budget::Time(t) => start.elapsed() >= t,
-            Budget::Playouts(n) => stats.playouts >= n,
+            Budget::Playouts(n) => committed >= n,
         };
         let pool = self.pool.take();
         let result = match &pool {
@@ -239,7 +242,7 @@ impl<G: Game> Mcts<G> {
         game: &G,
         exec: &mut E,
         stats: &mut SearchStats,
-        done: &dyn Fn(&SearchStats) -> bool,
+        done: &dyn Fn(u64) -> bool,
     ) -> Result<()> {
         let leaf = self.config.leaf.max(1);
         std::thread::scope(|scope| -> Result<()> {
@@ -256,14 +259,20 @@ impl<G: Game> Mcts<G> {
                 }
             });
             let mut in_flight: Option<Vec<Paths>> = None;
+            let mut in_flight_playouts = 0;
             loop {
                 // Select the next batch while the previous one simulates.
-                let next = if done(stats) {
+                let committed = stats.playouts + in_flight_playouts;
+                let mut next_playouts = 0;
+                let mut progressed = false;
+                let next = if done(committed) {
                     None
                 } else {
-                    let planned = self.planned_batch(stats);
+                    let planned = self.planned_batch(committed);
                     let (pending, roots, known) = self.select_batches(game, planned);
                     stats.playouts += known;
+                    next_playouts = roots.len() as u64 * leaf as u64;
+                    progressed = known > 0 || !roots.is_empty();
                     if roots.is_empty() {
                         None
                     } else {
@@ -283,12 +292,14 @@ impl<G: Game> Mcts<G> {
                     self.backpropagate_batches(batch, &counts);
                     stats.batches += 1;
                 }
+                in_flight_playouts = next_playouts;
                 match next {
                     Some(batch) => in_flight = Some(batch),
-                    None if in_flight.is_none() => break,
+                    // A batch of finished games only is progress too; nothing left to select is not.
+                    None if !progressed => break,
                     None => {}
                 }
-                if in_flight.is_none() && done(stats) {
+                if in_flight.is_none() && done(stats.playouts) {
                     break;
                 }
             }
@@ -337,12 +348,12 @@ impl<G: Game> Mcts<G> {
     }
 
     /// Leaves each tree selects next: the configured batch, trimmed to what a playout budget has
-    /// left.
-    fn planned_batch(&self, stats: &SearchStats) -> usize {
+    /// left after the `committed` playouts (counted or in flight).
+    fn planned_batch(&self, committed: u64) -> usize {
         match self.config.budget {
             Budget::Playouts(n) => {
                 let left = n
-                    .saturating_sub(stats.playouts)
+                    .saturating_sub(committed)
                     .div_ceil(self.config.leaf.max(1) as u64 * self.trees.len() as u64);
                 (left as usize).clamp(1, self.config.batch.max(1))
             }
