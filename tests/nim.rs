@@ -2,6 +2,7 @@
 //! agree bit for bit on every backend.
 
 use cubesearch::games::{Nim, NimState};
+use cubesearch::minimax::{self, Strategy};
 use cubesearch::perft::perft_divide;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, CpuExecutor, Game, Outcome, Perft, Playouts};
@@ -97,8 +98,9 @@ proptest! {
     }
 }
 
-/// Deep subtrees per unit: on lavapipe the executor must split them on the host, since the driver
-/// stops an invocation's loops after 65535 iterations (eight heaps of 15 at depth 3 need more).
+/// Deep subtrees per unit: on lavapipe a walk must resume over several launches, since the
+/// driver stops an invocation's loops after 65535 iterations (eight heaps of 15 at depth 3 need
+/// more).
 #[rstest]
 fn deep_perft_survives_loop_limited_drivers(
     #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
@@ -115,5 +117,66 @@ fn deep_perft_survives_loop_limited_drivers(
         "deep nim perft",
         &cpu.perft(&Nim, &roots, 3).unwrap(),
         &gpu.perft(&Nim, &roots, 3).unwrap(),
+    );
+}
+
+/// Walks cut into launches of a few steps give what one launch gives: perft and alpha-beta
+/// subtrees stop mid-walk, keep their stacks on the device and go on, on every GPU.
+#[rstest]
+fn walks_resume_across_launches(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+    #[values(1, 7, 1000)] steps: u32,
+) {
+    use cubesearch::SubtreeSearch;
+    let Some(gpu) = executor(backend) else {
+        return;
+    };
+    let mut gpu = gpu.with_steps_per_launch(steps);
+    let mut cpu = CpuExecutor::new(0).unwrap();
+    // Small boards: with one step a launch, every move is a launch.
+    let roots: Vec<NimState> = ["3,4,5", "1,2,3,4", "2,2", "7", "0", "1,1,1", "6,1,3"]
+        .map(|p| Nim.parse_position(p).unwrap())
+        .into();
+    for depth in [1, 2, 4] {
+        assert_same(
+            &format!("nim perft({depth}), {steps} steps a launch"),
+            &cpu.perft(&Nim, &roots, depth).unwrap(),
+            &gpu.perft(&Nim, &roots, depth).unwrap(),
+        );
+    }
+    let windows: Vec<(i32, i32)> = (0..roots.len() as i32).map(|i| (-1 - i % 2, 1)).collect();
+    for depth in [1, 3, 6] {
+        let on_cpu = cpu.search_windows(&Nim, &roots, &windows, depth).unwrap();
+        let on_gpu = gpu.search_windows(&Nim, &roots, &windows, depth).unwrap();
+        assert_same(
+            &format!("nim negamax({depth}), {steps} steps a launch"),
+            &on_cpu.values,
+            &on_gpu.values,
+        );
+    }
+}
+
+/// The split and frontier strategies solve Nim to the end on every GPU: their device walks
+/// resume across launches, so lavapipe's loop budget no longer caps the depth (1,3,5,7 failed
+/// there before, its host part over 16M positions). Bouton: the nim-sum is 0, a loss.
+#[rstest]
+fn gpu_strategies_solve_nim_to_the_end(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+    #[values(Strategy::Split, Strategy::Frontier)] strategy: Strategy,
+) {
+    let Some(mut gpu) = executor(backend) else {
+        return;
+    };
+    let root = Nim.parse_position("1,3,5,7").unwrap();
+    let solved = minimax::solve(&mut gpu, &Nim, &root, 16, strategy).unwrap();
+    assert_eq!(solved.solution.value, -1, "{strategy}");
+    let root = Nim.parse_position("1,3,5,6").unwrap();
+    let solved = minimax::solve(&mut gpu, &Nim, &root, 15, strategy).unwrap();
+    assert_eq!(solved.solution.value, 1, "{strategy}");
+    let after = Nim.apply(&root, solved.solution.best.unwrap());
+    assert_eq!(
+        after.nim_sum(),
+        0,
+        "{strategy}: the best move leaves a nim-sum of 0"
     );
 }

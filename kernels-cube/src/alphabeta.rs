@@ -9,7 +9,7 @@
 //!   returns only the best move and value.
 
 use crate::device_game::{DeviceGame, GpuGame, ONGOING};
-use crate::launch::{grid, read, upload};
+use crate::launch::{grid, read, upload, Slicing};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result};
 
@@ -142,9 +142,75 @@ impl Stack {
     }
 }
 
+/// Opens a negamax walk of `root` in the window (`alpha`, `beta`) on `stack`, and says whether it
+/// needs one: a finished game or a position without a move is worth `G::score`, set in `value`.
+#[cube]
+fn negamax_open<G: DeviceGame>(
+    root: &G::State,
+    alpha: i32,
+    beta: i32,
+    stack: &mut Stack,
+    value: &mut i32,
+    #[comptime] packed: bool,
+) -> bool {
+    *value = G::score(root);
+    let moves = G::move_count(root);
+    let walking = moves > 0 && G::outcome(root) == ONGOING;
+    if walking {
+        G::store(root, &mut stack.boards, 0);
+        stack.open(0, moves, alpha, beta, packed);
+    }
+    walking
+}
+
+/// Takes the walk on `stack`, standing on `level`, at most `budget` steps further (a step plays
+/// one move; `nodes` counts them) and says whether it has finished: the fail-soft negamax value
+/// is then `stack.best(0)`. Leaves (`depth` plies below the root) and finished games are scored
+/// by `G::score`.
+#[cube]
+fn negamax_steps<G: DeviceGame>(
+    stack: &mut Stack,
+    level: &mut u32,
+    nodes: &mut u32,
+    budget: u32,
+    #[comptime] depth: u32,
+    #[comptime] words: usize,
+    #[comptime] packed: bool,
+) -> bool {
+    let last = comptime!(if depth > 0 { depth - 1 } else { 0u32 });
+    let mut done = false;
+    let mut steps: u32 = 0u32;
+    while !done && steps < budget {
+        steps += 1u32;
+        let l = *level as usize;
+        if stack.searching(l, packed) {
+            let mut child = G::load(&stack.boards, l * words);
+            G::play(&mut child, stack.take_move(l, packed));
+            *nodes += 1u32;
+            let child_moves = G::move_count(&child);
+            if *level == last || child_moves == 0 {
+                stack.raise(l, -G::score(&child), packed);
+            } else {
+                let down = l + 1;
+                let (alpha, beta) = (stack.alpha(l, packed), stack.beta(l, packed));
+                G::store(&child, &mut stack.boards, down * words);
+                stack.open(down, child_moves, -beta, -alpha, packed);
+                *level += 1u32;
+            }
+        } else if *level == 0 {
+            done = true;
+        } else {
+            let value = -stack.best(l, packed);
+            stack.raise(l - 1, value, packed);
+            *level -= 1u32;
+        }
+    }
+    done
+}
+
 /// The fail-soft negamax value of `root` searched `depth ≥ 1` plies in the window
-/// (`alpha`, `beta`), from its side to move; `nodes` counts the positions visited below the
-/// root. Leaves and finished games are scored by `G::score`.
+/// (`alpha`, `beta`), from its side to move, in one go; `nodes` counts the positions visited below
+/// the root. Leaves and finished games are scored by `G::score`.
 #[cube]
 pub fn negamax<G: DeviceGame>(
     root: &G::State,
@@ -155,96 +221,202 @@ pub fn negamax<G: DeviceGame>(
     #[comptime] words: usize,
     #[comptime] packed: bool,
 ) -> i32 {
-    let mut result: i32 = G::score(root);
-    let moves = G::move_count(root);
-    if moves > 0 && G::outcome(root) == ONGOING {
-        let mut stack = Stack::new(comptime!(depth as usize), words, packed);
-        G::store(root, &mut stack.boards, 0);
-        stack.open(0, moves, alpha, beta, packed);
+    let mut stack = Stack::new(comptime!(depth as usize), words, packed);
+    let mut result: i32 = 0i32;
+    if negamax_open::<G>(root, alpha, beta, &mut stack, &mut result, packed) {
         let mut level: u32 = 0u32;
-        let last = comptime!(depth - 1);
-        let mut done = false;
-        while !done {
-            let l = level as usize;
-            if stack.searching(l, packed) {
-                let mut child = G::load(&stack.boards, l * words);
-                G::play(&mut child, stack.take_move(l, packed));
-                *nodes += 1u32;
-                let child_moves = G::move_count(&child);
-                if level == last || child_moves == 0 {
-                    stack.raise(l, -G::score(&child), packed);
-                } else {
-                    let down = l + 1;
-                    let (alpha, beta) = (stack.alpha(l, packed), stack.beta(l, packed));
-                    G::store(&child, &mut stack.boards, down * words);
-                    stack.open(down, child_moves, -beta, -alpha, packed);
-                    level += 1u32;
-                }
-            } else if level == 0 {
-                result = stack.best(0, packed);
-                done = true;
-            } else {
-                let value = -stack.best(l, packed);
-                stack.raise(l - 1, value, packed);
-                level -= 1u32;
-            }
-        }
+        negamax_steps::<G>(
+            &mut stack,
+            &mut level,
+            nodes,
+            0xFFFF_FFFFu32,
+            depth,
+            words,
+            packed,
+        );
+        result = stack.best(0, packed);
     }
     result
 }
 
+/// The level word of a walk that has finished.
+const FINISHED: u32 = u32::MAX;
+
+/// Words a subtree walk keeps in device memory between launches, per unit: u32 words
+/// (`| boards: levels × words | cursor: levels | counts: levels | level |`) and i32 words
+/// (`| alpha: levels | beta: levels | best: levels |`).
+fn walk_words(depth: u32, words: usize) -> (usize, usize) {
+    let levels = depth.max(1) as usize;
+    (levels * (words + 2) + 1, 3 * levels)
+}
+
+/// Saves the wide stack of a walk standing on `level` at `u[ub..]` and `i[ib..]`: its live
+/// levels `0..=level` only (a runtime loop: unrolled, a deep walk's copies bloat the kernel).
+#[cube]
+fn save_walk(
+    stack: &Stack,
+    level: u32,
+    u: &mut Array<u32>,
+    i: &mut Array<i32>,
+    ub: usize,
+    ib: usize,
+    #[comptime] levels: usize,
+    #[comptime] words: usize,
+) {
+    let live = (level + 1u32) as usize;
+    for k in 0..live * words {
+        u[ub + k] = stack.boards[k];
+    }
+    for k in 0..live {
+        u[ub + comptime!(levels * words) + k] = stack.cursor[k];
+        u[ub + comptime!(levels * (words + 1)) + k] = stack.counts[k];
+        i[ib + k] = stack.alpha[k];
+        i[ib + levels + k] = stack.beta[k];
+        i[ib + comptime!(2 * levels) + k] = stack.best[k];
+    }
+    u[ub + comptime!(levels * (words + 2))] = level;
+}
+
+/// Reads back what [`save_walk`] saved, standing on `level`.
+#[cube]
+fn load_walk(
+    stack: &mut Stack,
+    level: u32,
+    u: &Array<u32>,
+    i: &Array<i32>,
+    ub: usize,
+    ib: usize,
+    #[comptime] levels: usize,
+    #[comptime] words: usize,
+) {
+    let live = (level + 1u32) as usize;
+    for k in 0..live * words {
+        stack.boards[k] = u[ub + k];
+    }
+    for k in 0..live {
+        stack.cursor[k] = u[ub + comptime!(levels * words) + k];
+        stack.counts[k] = u[ub + comptime!(levels * (words + 1)) + k];
+        stack.alpha[k] = i[ib + k];
+        stack.beta[k] = i[ib + levels + k];
+        stack.best[k] = i[ib + comptime!(2 * levels) + k];
+    }
+}
+
 /// `values[r]` = negamax(root r, `depth`) in the window (`windows[2r]`, `windows[2r + 1]`);
-/// `nodes[r]` = the positions visited, root included.
+/// `nodes[r]` = the positions visited, root included, once every walk has finished. A launch
+/// takes each walk at most `budget` steps; an unfinished walk stays in `walks`/`bounds` (see
+/// [`walk_words`]) and adds one to `unfinished[0]`. The first launch (`fresh`) opens the walks.
 #[cube(launch_unchecked)]
+#[allow(clippy::too_many_arguments)]
 pub fn subtree_kernel<G: DeviceGame>(
     roots: &Array<u32>,
     windows: &Array<i32>,
     values: &mut Array<i32>,
     nodes: &mut Array<u32>,
+    walks: &mut Array<u32>,
+    bounds: &mut Array<i32>,
+    unfinished: &mut Array<Atomic<u32>>,
     count: u32,
+    budget: u32,
+    #[comptime] fresh: bool,
     #[comptime] depth: u32,
     #[comptime] words: usize,
 ) {
     let root = ABSOLUTE_POS as u32;
     if root < count {
         let r = root as usize;
-        let state = G::load(roots, r * words);
-        let mut value: i32 = G::score(&state);
+        let levels = comptime!(if depth > 0 { depth as usize } else { 1usize });
+        let ustride = comptime!(levels * (words + 2) + 1);
+        let istride = comptime!(3 * levels);
+        let (ub, ib) = (r * ustride, r * istride);
+        let mut stack = Stack::new(levels, words, false);
+        let mut level: u32 = 0u32;
         let mut visited: u32 = 1u32;
-        if comptime!(depth > 0) {
-            value = negamax::<G>(
-                &state,
-                windows[2 * r],
-                windows[2 * r + 1],
+        let mut walking = false;
+        if comptime!(fresh) {
+            let state = G::load(roots, r * words);
+            let mut value: i32 = G::score(&state);
+            if comptime!(depth > 0) {
+                walking = negamax_open::<G>(
+                    &state,
+                    windows[2 * r],
+                    windows[2 * r + 1],
+                    &mut stack,
+                    &mut value,
+                    false,
+                );
+            }
+            if !walking {
+                values[r] = value;
+                nodes[r] = visited;
+                walks[ub + ustride - 1] = FINISHED;
+            }
+        } else {
+            level = walks[ub + ustride - 1];
+            walking = level != FINISHED;
+            if walking {
+                visited = nodes[r];
+                load_walk(&mut stack, level, walks, bounds, ub, ib, levels, words);
+            }
+        }
+        if walking {
+            if negamax_steps::<G>(
+                &mut stack,
+                &mut level,
                 &mut visited,
+                budget,
                 depth,
                 words,
                 false,
-            );
+            ) {
+                values[r] = stack.best(0, false);
+                walks[ub + ustride - 1] = FINISHED;
+            } else {
+                save_walk(&stack, level, walks, bounds, ub, ib, levels, words);
+                unfinished[0].fetch_add(1u32);
+            }
+            nodes[r] = visited;
         }
-        values[r] = value;
-        nodes[r] = visited;
     }
 }
 
 /// Fail-soft negamax values of every root to `depth` in its window (the full window when
-/// `windows` is empty), one unit a root, and the positions visited.
+/// `windows` is empty), one unit a root, and the positions visited; the walks are cut into
+/// launches as `slicing` says.
 pub fn launch_subtrees<R: Runtime, G: GpuGame>(
     client: &ComputeClient<R>,
     game: &G,
     roots: &[G::State],
     windows: &[(i32, i32)],
     depth: u32,
+    slicing: Slicing,
 ) -> Result<(Vec<i32>, u64)> {
-    if roots.is_empty() {
-        return Ok((Vec::new(), 0));
-    }
     let bounds: Vec<i32> = if windows.is_empty() {
         [-INFINITY, INFINITY].repeat(roots.len())
     } else {
         assert_eq!(windows.len(), roots.len(), "one window a root");
         windows.iter().flat_map(|&(a, b)| [a, b]).collect()
     };
+    let (ustride, istride) = walk_words(depth, G::STATE_WORDS);
+    let at_once = slicing.roots_at_once(4 * (ustride + istride));
+    let (mut values, mut nodes) = (Vec::with_capacity(roots.len()), 0);
+    for (turn, bounds) in roots.chunks(at_once).zip(bounds.chunks(2 * at_once)) {
+        let (v, n) = subtree_turn::<R, G>(client, game, turn, bounds, depth, slicing.steps)?;
+        values.extend(v);
+        nodes += n;
+    }
+    Ok((values, nodes))
+}
+
+/// One turn of [`launch_subtrees`]: launches until every walk of `roots` has finished.
+fn subtree_turn<R: Runtime, G: GpuGame>(
+    client: &ComputeClient<R>,
+    game: &G,
+    roots: &[G::State],
+    bounds: &[i32],
+    depth: u32,
+    steps: u32,
+) -> Result<(Vec<i32>, u64)> {
     let roots_handle = upload(client, &game.encode_all(roots));
     let windows_handle = upload(
         client,
@@ -252,21 +424,38 @@ pub fn launch_subtrees<R: Runtime, G: GpuGame>(
     );
     let values = client.empty(roots.len() * 4);
     let nodes = client.empty(roots.len() * 4);
+    let (ustride, istride) = walk_words(depth, G::STATE_WORDS);
+    let walks = client.empty(roots.len() * ustride * 4);
+    let stacks = client.empty(roots.len() * istride * 4);
     let (count, dim) = grid(client, roots.len());
-    // SAFETY: units past `roots.len()` return at once; the walk stays within `depth` levels.
-    unsafe {
-        subtree_kernel::launch_unchecked::<G::Device, R>(
-            client,
-            count,
-            dim,
-            ArrayArg::from_raw_parts(roots_handle, roots.len() * G::STATE_WORDS),
-            ArrayArg::from_raw_parts(windows_handle, 2 * roots.len()),
-            ArrayArg::from_raw_parts(values.clone(), roots.len()),
-            ArrayArg::from_raw_parts(nodes.clone(), roots.len()),
-            roots.len() as u32,
-            depth,
-            G::STATE_WORDS,
-        );
+    let mut fresh = true;
+    loop {
+        let unfinished = upload(client, &[0u32]);
+        // SAFETY: units past `roots.len()` return at once; unit r touches only its own strides
+        // of `walks` and `stacks` and its own results; the walk stays within `depth` levels.
+        unsafe {
+            subtree_kernel::launch_unchecked::<G::Device, R>(
+                client,
+                count.clone(),
+                dim,
+                ArrayArg::from_raw_parts(roots_handle.clone(), roots.len() * G::STATE_WORDS),
+                ArrayArg::from_raw_parts(windows_handle.clone(), 2 * roots.len()),
+                ArrayArg::from_raw_parts(values.clone(), roots.len()),
+                ArrayArg::from_raw_parts(nodes.clone(), roots.len()),
+                ArrayArg::from_raw_parts(walks.clone(), roots.len() * ustride),
+                ArrayArg::from_raw_parts(stacks.clone(), roots.len() * istride),
+                ArrayArg::from_raw_parts(unfinished.clone(), 1),
+                roots.len() as u32,
+                steps.max(1),
+                fresh,
+                depth,
+                G::STATE_WORDS,
+            );
+        }
+        fresh = false;
+        if read::<R, u32>(client, unfinished)?[0] == 0 {
+            break;
+        }
     }
     let values = read::<R, i32>(client, values)?;
     let nodes = read::<R, u32>(client, nodes)?;

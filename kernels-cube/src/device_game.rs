@@ -97,4 +97,9 @@ pub trait GpuGame: Game {
     /// A bound on `|score|`. The `v2` search packs values into 16 bits and refuses a game whose
     /// bound is larger; the default (unknown) is refused.
     const MAX_SCORE: i32 = i32::MAX;
+    /// A bound on the loop iterations one step of a device walk takes inside the game's rules
+    /// (`play`, then `move_count` and `score` of the child). A device that stops long loops
+    /// (lavapipe: 65,535 a unit) gets launches of that budget over this many steps; too low a
+    /// bound gives wrong counts, which the parity tests catch, too high only more launches.
+    const LOOPS_PER_STEP: u32 = 256;
 }

@@ -2,6 +2,24 @@
 
 use cubecl::prelude::*;
 
+/// How resumable walks (perft, alpha-beta subtrees) are cut into launches: each launch takes a
+/// unit at most `steps` steps further, and at most `bytes` of walk memory are in use at once
+/// (more roots wait for the next turn).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slicing {
+    /// Steps of a walk a unit takes per launch (a step plays one move).
+    pub steps: u32,
+    /// Walk memory in use at once.
+    pub bytes: usize,
+}
+
+impl Slicing {
+    /// Roots a turn takes when each keeps `unit_bytes` of walk memory.
+    pub fn roots_at_once(&self, unit_bytes: usize) -> usize {
+        (self.bytes / unit_bytes.max(1)).max(1)
+    }
+}
+
 /// Units per cube for one-unit-per-task kernels: 256 where the device allows it.
 pub fn units_per_cube<R: Runtime>(client: &ComputeClient<R>) -> u32 {
     client

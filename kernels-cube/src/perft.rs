@@ -1,44 +1,100 @@
 //! Perft, generic over the device game: each unit counts the move paths of one root to a fixed
 //! depth with an iterative depth-first walk (no recursion on the device), counting the last ply
 //! in bulk from `move_count`.
+//!
+//! Walks resume: a launch takes each unit at most `budget` steps, then leaves its walk in device
+//! memory, and the host launches again until every walk has finished. The same full-depth walk
+//! thus runs on a device that cuts long loops short (lavapipe) and in launches short enough for
+//! a desktop GPU's watchdog.
 
 use crate::device_game::{DeviceGame, GpuGame};
-use crate::launch::{grid, read, upload};
+use crate::launch::{grid, read, upload, Slicing};
 use cubecl::prelude::*;
 use cubesearch_core::Result;
 
-/// `nodes[r]` = perft(root r, `depth`), `depth ≥ 1`. The walk keeps, per level, the position (as
-/// `words` u32 words in a local array), its move count and the next move to try.
+/// The level word of a walk that has counted everything.
+const FINISHED: u32 = u32::MAX;
+
+/// `nodes[r]` = perft(root r, `depth`), `depth ≥ 1`, once every walk has finished. The walk keeps,
+/// per level, the position (as `words` u32 words), the next move to try and the move count; a
+/// unit leaves it in `walks` between launches, with the level it stands on last:
+///
+/// ```text
+/// unit r, (depth − 1) levels:  | boards: levels × words | next: levels | counts: levels | level |
+/// ```
+///
+/// The first launch (`fresh`) starts every walk from its root; each unfinished walk adds one to
+/// `unfinished[0]`.
 #[cube(launch_unchecked)]
+#[allow(clippy::too_many_arguments)]
 pub fn perft_kernel<G: DeviceGame>(
     roots: &Array<u32>,
+    walks: &mut Array<u32>,
     nodes: &mut Array<u64>,
+    unfinished: &mut Array<Atomic<u32>>,
     count: u32,
+    budget: u32,
+    #[comptime] fresh: bool,
     #[comptime] depth: u32,
     #[comptime] words: usize,
     #[comptime] terminal_leaf: u32,
 ) {
     let root = ABSOLUTE_POS as u32;
     if root < count {
-        let start = G::load(roots, root as usize * words);
-        let moves = G::move_count(&start);
-        let mut total: u64 = 0u64;
-        if moves == 0 {
-            total = u64::cast_from(terminal_leaf);
-        } else if comptime!(depth == 1) {
-            total = u64::cast_from(moves);
+        let r = root as usize;
+        let levels = comptime!(if depth > 1 {
+            (depth - 1) as usize
         } else {
-            let levels = comptime!((depth - 1) as usize);
-            let mut boards = Array::<u32>::new(comptime!(levels * words));
-            let mut next = Array::<u32>::new(levels);
-            let mut counts = Array::<u32>::new(levels);
-            G::store(&start, &mut boards, 0);
-            next[0] = 0u32;
-            counts[0] = moves;
-            let mut level: u32 = 0u32;
-            let last = comptime!(depth - 2);
+            1usize
+        });
+        let stride = comptime!(levels * (words + 2) + 1);
+        let base = r * stride;
+        let mut boards = Array::<u32>::new(comptime!(levels * words));
+        let mut next = Array::<u32>::new(levels);
+        let mut counts = Array::<u32>::new(levels);
+        let mut level: u32 = 0u32;
+        let mut total: u64 = 0u64;
+        let mut walking = true;
+        if comptime!(fresh) {
+            let start = G::load(roots, r * words);
+            let moves = G::move_count(&start);
+            if moves == 0 {
+                total = u64::cast_from(terminal_leaf);
+                walking = false;
+            } else if comptime!(depth == 1) {
+                total = u64::cast_from(moves);
+                walking = false;
+            } else {
+                G::store(&start, &mut boards, 0);
+                next[0] = 0u32;
+                counts[0] = moves;
+            }
+            if !walking {
+                nodes[r] = total;
+                walks[base + stride - 1] = FINISHED;
+            }
+        } else {
+            level = walks[base + stride - 1];
+            walking = level != FINISHED;
+            if walking {
+                total = nodes[r];
+                // The live levels `0..=level` only, in runtime loops (as saved below).
+                let live = (level + 1u32) as usize;
+                for i in 0..live * words {
+                    boards[i] = walks[base + i];
+                }
+                for i in 0..live {
+                    next[i] = walks[base + comptime!(levels * words) + i];
+                    counts[i] = walks[base + comptime!(levels * (words + 1)) + i];
+                }
+            }
+        }
+        if walking {
+            let last = comptime!(if depth > 1 { depth - 2 } else { 0u32 });
             let mut done = false;
-            while !done {
+            let mut steps: u32 = 0u32;
+            while !done && steps < budget {
+                steps += 1u32;
                 let l = level as usize;
                 if next[l] < counts[l] {
                     let mut child = G::load(&boards, l * words);
@@ -62,37 +118,93 @@ pub fn perft_kernel<G: DeviceGame>(
                     level -= 1u32;
                 }
             }
+            nodes[r] = total;
+            if done {
+                walks[base + stride - 1] = FINISHED;
+            } else {
+                // Runtime loops over the live levels: unrolled, a deep walk's copies bloat the
+                // kernel.
+                let live = (level + 1u32) as usize;
+                for i in 0..live * words {
+                    walks[base + i] = boards[i];
+                }
+                for i in 0..live {
+                    walks[base + comptime!(levels * words) + i] = next[i];
+                    walks[base + comptime!(levels * (words + 1)) + i] = counts[i];
+                }
+                walks[base + stride - 1] = level;
+                unfinished[0].fetch_add(1u32);
+            }
         }
-        nodes[root as usize] = total;
     }
 }
 
-/// perft(`depth`) of every root, one unit a root.
+/// perft(`depth`) of every root, one unit a root, its walk cut into launches as `slicing` says.
 pub fn launch_perft<R: Runtime, G: GpuGame>(
     client: &ComputeClient<R>,
     game: &G,
     roots: &[G::State],
     depth: u32,
+    slicing: Slicing,
 ) -> Result<Vec<u64>> {
     if depth == 0 || roots.is_empty() {
         return Ok(vec![1; roots.len()]);
     }
-    let roots_handle = upload(client, &game.encode_all(roots));
-    let nodes_handle = client.empty(roots.len() * std::mem::size_of::<u64>());
-    let (count, dim) = grid(client, roots.len());
-    // SAFETY: units past `roots.len()` return at once; the walk's levels stay below `depth - 1`.
-    unsafe {
-        perft_kernel::launch_unchecked::<G::Device, R>(
+    let levels = (depth as usize - 1).max(1);
+    let stride = levels * (G::STATE_WORDS + 2) + 1;
+    let mut nodes = Vec::with_capacity(roots.len());
+    for turn in roots.chunks(slicing.roots_at_once(stride * 4)) {
+        nodes.extend(perft_turn::<R, G>(
             client,
-            count,
-            dim,
-            ArrayArg::from_raw_parts(roots_handle, roots.len() * G::STATE_WORDS),
-            ArrayArg::from_raw_parts(nodes_handle.clone(), roots.len()),
-            roots.len() as u32,
+            game,
+            turn,
             depth,
-            G::STATE_WORDS,
-            G::PERFT_TERMINAL_LEAF as u32,
-        );
+            stride,
+            slicing.steps,
+        )?);
     }
-    read::<R, u64>(client, nodes_handle)
+    Ok(nodes)
+}
+
+/// One turn of [`launch_perft`]: launches until every walk of `roots` has finished.
+fn perft_turn<R: Runtime, G: GpuGame>(
+    client: &ComputeClient<R>,
+    game: &G,
+    roots: &[G::State],
+    depth: u32,
+    stride: usize,
+    steps: u32,
+) -> Result<Vec<u64>> {
+    let roots_handle = upload(client, &game.encode_all(roots));
+    let walks = client.empty(roots.len() * stride * std::mem::size_of::<u32>());
+    let nodes = client.empty(roots.len() * std::mem::size_of::<u64>());
+    let (count, dim) = grid(client, roots.len());
+    let mut fresh = true;
+    loop {
+        let unfinished = upload(client, &[0u32]);
+        // SAFETY: units past `roots.len()` return at once; unit r touches only its own `stride`
+        // words of `walks` and `nodes[r]`; the walk's levels stay below `depth - 1`.
+        unsafe {
+            perft_kernel::launch_unchecked::<G::Device, R>(
+                client,
+                count.clone(),
+                dim,
+                ArrayArg::from_raw_parts(roots_handle.clone(), roots.len() * G::STATE_WORDS),
+                ArrayArg::from_raw_parts(walks.clone(), roots.len() * stride),
+                ArrayArg::from_raw_parts(nodes.clone(), roots.len()),
+                ArrayArg::from_raw_parts(unfinished.clone(), 1),
+                roots.len() as u32,
+                steps.max(1),
+                fresh,
+                depth,
+                G::STATE_WORDS,
+                G::PERFT_TERMINAL_LEAF as u32,
+            );
+        }
+        fresh = false;
+        if read::<R, u32>(client, unfinished)?[0] == 0 {
+            break;
+        }
+    }
+    read::<R, u64>(client, nodes)
 }

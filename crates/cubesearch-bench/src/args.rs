@@ -54,4 +54,8 @@ pub struct BenchArgs {
     /// checkers-mcts: leaves each tree selects per launch (default 256).
     #[arg(long)]
     pub tree_batch: Option<usize>,
+    /// perft and alpha-beta suites on a GPU: steps a unit's walk takes per launch before it is
+    /// saved and resumed (default 65536; on lavapipe what its loop budget allows).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub steps_per_launch: Option<u32>,
 }

@@ -459,6 +459,12 @@ pub(crate) fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
         return Err(Error::parse("--reps must be at least 1"));
     }
     let mut targets = targets(common.backend, &args.only)?;
+    if let Some(steps) = args.steps_per_launch {
+        targets = targets
+            .into_iter()
+            .map(|(name, about, exec)| (name, about, exec.with_steps_per_launch(steps)))
+            .collect();
+    }
     if suite.host_only {
         targets.retain(|(_, _, exec)| exec.is_cpu());
         if targets.is_empty() {

@@ -76,6 +76,18 @@ impl Executor {
         dispatch_gpu!(self, e => Some(e.limits()), cpu => None)
     }
 
+    /// Sets the steps a resumable walk takes per launch on a GPU
+    /// ([`GpuExecutor::with_steps_per_launch`]); the CPU has no launches.
+    pub fn with_steps_per_launch(self, steps: u32) -> Self {
+        match self {
+            Executor::Cpu(e) => Executor::Cpu(e),
+            #[cfg(feature = "wgpu")]
+            Executor::Wgpu(e) => Executor::Wgpu(e.with_steps_per_launch(steps)),
+            #[cfg(feature = "cuda")]
+            Executor::Cuda(e) => Executor::Cuda(e.with_steps_per_launch(steps)),
+        }
+    }
+
     /// Whether the work runs on the CPU.
     pub fn is_cpu(&self) -> bool {
         matches!(self, Executor::Cpu(_))

@@ -1,18 +1,27 @@
 //! The GPU executor: the same traits as the CPU's, through the CubeCL kernels of
 //! `cubesearch-kernels`, on any cubecl runtime.
 
-use crate::minimax::{RootSearcher, UpperTree};
-use crate::perft::expand;
+use crate::minimax::RootSearcher;
 use cubecl::prelude::*;
 use cubesearch_core::backend::{start_client, DeviceLimits};
 use cubesearch_core::{Perft, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window};
 use cubesearch_kernels::alphabeta::{launch_root_search, launch_subtrees, RootSearch, RootShape};
+use cubesearch_kernels::launch::Slicing;
 use cubesearch_kernels::{perft::launch_perft, playout::launch_playouts, GpuGame};
 
-/// Deepest subtree one unit walks on a loop-limited device (lavapipe): perft counts the last ply
-/// in bulk, search plays and scores every leaf.
-const LOOP_LIMITED_PERFT_DEPTH: u32 = 2;
+/// Depth the v1/v2/v4 shapes walk below the root's grandchildren on a loop-limited device
+/// (lavapipe): their walks do not resume yet.
 const LOOP_LIMITED_SEARCH_DEPTH: u32 = 1;
+
+/// Steps of a resumable walk (perft, alpha-beta subtrees) a unit takes in one launch on a real
+/// GPU: long enough that launches cost little, short enough to keep each launch far below a
+/// desktop driver's watchdog (see docs/BENCHMARKS.md).
+pub const STEPS_PER_LAUNCH: u32 = 1 << 16;
+
+/// Walk memory in use at once on a real GPU, and on a software rasteriser (lavapipe binds at
+/// most 128 MiB a buffer).
+const WALK_BYTES: usize = 1 << 30;
+const SOFTWARE_WALK_BYTES: usize = 1 << 26;
 
 /// Runs executor work on one device of runtime `R`.
 pub struct GpuExecutor<R: Runtime> {
@@ -21,6 +30,8 @@ pub struct GpuExecutor<R: Runtime> {
     /// The device expectimax's settings, network and buffers (boxed: most executors never
     /// search expectimax).
     pub(crate) expectimax: Box<crate::expectimax_gpu::GpuExpectimax>,
+    /// Steps a resumable walk takes per launch, when set (tests slice walks finely this way).
+    steps_per_launch: Option<u32>,
 }
 
 impl<R: Runtime> GpuExecutor<R> {
@@ -33,7 +44,35 @@ impl<R: Runtime> GpuExecutor<R> {
             expectimax: Box::new(crate::expectimax_gpu::GpuExpectimax::new(&client)),
             client,
             limits,
+            steps_per_launch: None,
         })
+    }
+
+    /// Sets the steps a resumable walk (perft, alpha-beta subtrees) takes per launch, for every
+    /// game: fewer give shorter launches and more of them, with the same results.
+    pub fn with_steps_per_launch(mut self, steps: u32) -> Self {
+        self.steps_per_launch = Some(steps.max(1));
+        self
+    }
+
+    /// How walks of `G` to `depth` are cut into launches: the steps as set; on a loop-limited
+    /// device what its loop budget allows (`GpuGame::LOOPS_PER_STEP` a step, after the loops
+    /// that save and load a walk); else [`STEPS_PER_LAUNCH`].
+    pub fn slicing<G: GpuGame>(&self, depth: u32) -> Slicing {
+        let around = 2 * (depth + 1) * (G::STATE_WORDS as u32 + 2) + 256;
+        let steps = self.steps_per_launch.unwrap_or_else(|| {
+            self.limits
+                .loop_iterations
+                .map_or(STEPS_PER_LAUNCH, |budget| {
+                    (budget.saturating_sub(around) / (G::LOOPS_PER_STEP + 1)).max(1)
+                })
+        });
+        let bytes = if self.loop_limited() {
+            SOFTWARE_WALK_BYTES
+        } else {
+            WALK_BYTES
+        };
+        Slicing { steps, bytes }
     }
 
     /// Whether the driver cuts long loops short, so units must be given little work each.
@@ -80,21 +119,10 @@ impl<R: Runtime, G: GpuGame> SubtreeSearch<G> for GpuExecutor<R> {
         windows: &[Window],
         depth: u32,
     ) -> Result<Searched> {
-        if !self.loop_limited() || depth <= LOOP_LIMITED_SEARCH_DEPTH {
-            let (values, nodes) =
-                launch_subtrees::<R, G>(&self.client, game, roots, windows, depth)?;
-            return Ok(Searched { values, nodes });
-        }
-        // The upper plies on the host, one ply per unit on the device: exact values, which
-        // answer any window.
-        let plies = depth - LOOP_LIMITED_SEARCH_DEPTH;
-        let tree = UpperTree::build(game, roots, plies, usize::MAX)?;
-        let (leaves, nodes) =
-            launch_subtrees::<R, G>(&self.client, game, tree.frontier(), &[], depth - tree.plies)?;
-        Ok(Searched {
-            values: tree.back_up(game, &leaves)[..roots.len()].to_vec(),
-            nodes: nodes + (tree.len() - tree.frontier().len()) as u64,
-        })
+        let slicing = self.slicing::<G>(depth);
+        let (values, nodes) =
+            launch_subtrees::<R, G>(&self.client, game, roots, windows, depth, slicing)?;
+        Ok(Searched { values, nodes })
     }
 
     /// 32 subtrees a multiprocessor: one warp's worth each, enough to hide latency on a GPU
@@ -143,28 +171,7 @@ impl<R: Runtime, G: GpuGame> RootSearcher<G> for GpuExecutor<R> {
 
 impl<R: Runtime, G: GpuGame> Perft<G> for GpuExecutor<R> {
     fn perft(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<u64>> {
-        if !self.loop_limited() || depth <= LOOP_LIMITED_PERFT_DEPTH {
-            return launch_perft::<R, G>(&self.client, game, roots, depth);
-        }
-        // Expand the upper plies on the host so that each unit walks only a shallow subtree.
-        let mut subtrees = Vec::new();
-        let mut owners = Vec::new();
-        let mut totals = Vec::with_capacity(roots.len());
-        for (i, root) in roots.iter().enumerate() {
-            let (frontier, leaves) = expand(
-                game,
-                std::slice::from_ref(root),
-                depth - LOOP_LIMITED_PERFT_DEPTH,
-            );
-            owners.extend(std::iter::repeat_n(i, frontier.len()));
-            subtrees.extend(frontier);
-            totals.push(leaves);
-        }
-        let counts = launch_perft::<R, G>(&self.client, game, &subtrees, LOOP_LIMITED_PERFT_DEPTH)?;
-        for (owner, count) in owners.into_iter().zip(counts) {
-            totals[owner] += count;
-        }
-        Ok(totals)
+        launch_perft::<R, G>(&self.client, game, roots, depth, self.slicing::<G>(depth))
     }
 
     /// A unit a hardware thread slot (2¹¹ a multiprocessor), at least 2¹⁶: subtrees vary
