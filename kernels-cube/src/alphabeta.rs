@@ -9,7 +9,7 @@
 //!   returns only the best move and value.
 
 use crate::device_game::{DeviceGame, GpuGame, ONGOING};
-use crate::launch::{grid, read, upload, Slicing};
+use crate::launch::{grid, read, upload, Slicing, WalkMemory};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result};
 
@@ -382,7 +382,7 @@ pub fn subtree_kernel<G: DeviceGame>(
 
 /// Fail-soft negamax values of every root to `depth` in its window (the full window when
 /// `windows` is empty), one unit a root, and the positions visited; the walks are cut into
-/// launches as `slicing` says.
+/// launches as `slicing` says and kept in `memory` between them.
 pub fn launch_subtrees<R: Runtime, G: GpuGame>(
     client: &ComputeClient<R>,
     game: &G,
@@ -390,6 +390,7 @@ pub fn launch_subtrees<R: Runtime, G: GpuGame>(
     windows: &[(i32, i32)],
     depth: u32,
     slicing: Slicing,
+    memory: &mut WalkMemory,
 ) -> Result<(Vec<i32>, u64)> {
     let bounds: Vec<i32> = if windows.is_empty() {
         [-INFINITY, INFINITY].repeat(roots.len())
@@ -401,7 +402,11 @@ pub fn launch_subtrees<R: Runtime, G: GpuGame>(
     let at_once = slicing.roots_at_once(4 * (ustride + istride));
     let (mut values, mut nodes) = (Vec::with_capacity(roots.len()), 0);
     for (turn, bounds) in roots.chunks(at_once).zip(bounds.chunks(2 * at_once)) {
-        let (v, n) = subtree_turn::<R, G>(client, game, turn, bounds, depth, slicing.steps)?;
+        let walks = [
+            memory.buffer(client, 0, turn.len() * ustride * 4),
+            memory.buffer(client, 1, turn.len() * istride * 4),
+        ];
+        let (v, n) = subtree_turn::<R, G>(client, game, turn, bounds, depth, slicing.steps, walks)?;
         values.extend(v);
         nodes += n;
     }
@@ -416,6 +421,7 @@ fn subtree_turn<R: Runtime, G: GpuGame>(
     bounds: &[i32],
     depth: u32,
     steps: u32,
+    [walks, stacks]: [cubecl::server::Handle; 2],
 ) -> Result<(Vec<i32>, u64)> {
     let roots_handle = upload(client, &game.encode_all(roots));
     let windows_handle = upload(
@@ -425,8 +431,6 @@ fn subtree_turn<R: Runtime, G: GpuGame>(
     let values = client.empty(roots.len() * 4);
     let nodes = client.empty(roots.len() * 4);
     let (ustride, istride) = walk_words(depth, G::STATE_WORDS);
-    let walks = client.empty(roots.len() * ustride * 4);
-    let stacks = client.empty(roots.len() * istride * 4);
     let (count, dim) = grid(client, roots.len());
     let mut fresh = true;
     loop {

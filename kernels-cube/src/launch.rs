@@ -20,6 +20,34 @@ impl Slicing {
     }
 }
 
+/// Device memory that resumable walks keep from call to call: allocating tens of MiB costs a
+/// GPU milliseconds a call, as much as a small perft takes.
+#[derive(Default)]
+pub struct WalkMemory {
+    buffers: Vec<(cubecl::server::Handle, usize)>,
+}
+
+impl WalkMemory {
+    /// Buffer `slot`, at least `bytes` long (grown, never shrunk). Its contents are whatever the
+    /// last call left: kernels write a word before they read it.
+    pub fn buffer<R: Runtime>(
+        &mut self,
+        client: &ComputeClient<R>,
+        slot: usize,
+        bytes: usize,
+    ) -> cubecl::server::Handle {
+        while self.buffers.len() <= slot {
+            self.buffers.push((client.empty(4), 4));
+        }
+        let (handle, size) = &mut self.buffers[slot];
+        if *size < bytes {
+            *handle = client.empty(bytes);
+            *size = bytes;
+        }
+        handle.clone()
+    }
+}
+
 /// Units per cube for one-unit-per-task kernels: 256 where the device allows it.
 pub fn units_per_cube<R: Runtime>(client: &ComputeClient<R>) -> u32 {
     client

@@ -8,7 +8,7 @@
 //! a desktop GPU's watchdog.
 
 use crate::device_game::{DeviceGame, GpuGame};
-use crate::launch::{grid, read, upload, Slicing};
+use crate::launch::{grid, read, upload, Slicing, WalkMemory};
 use cubecl::prelude::*;
 use cubesearch_core::Result;
 
@@ -139,13 +139,15 @@ pub fn perft_kernel<G: DeviceGame>(
     }
 }
 
-/// perft(`depth`) of every root, one unit a root, its walk cut into launches as `slicing` says.
+/// perft(`depth`) of every root, one unit a root, its walk cut into launches as `slicing` says
+/// and kept in `memory` between them.
 pub fn launch_perft<R: Runtime, G: GpuGame>(
     client: &ComputeClient<R>,
     game: &G,
     roots: &[G::State],
     depth: u32,
     slicing: Slicing,
+    memory: &mut WalkMemory,
 ) -> Result<Vec<u64>> {
     if depth == 0 || roots.is_empty() {
         return Ok(vec![1; roots.len()]);
@@ -154,14 +156,9 @@ pub fn launch_perft<R: Runtime, G: GpuGame>(
     let stride = levels * (G::STATE_WORDS + 2) + 1;
     let mut nodes = Vec::with_capacity(roots.len());
     for turn in roots.chunks(slicing.roots_at_once(stride * 4)) {
-        nodes.extend(perft_turn::<R, G>(
-            client,
-            game,
-            turn,
-            depth,
-            stride,
-            slicing.steps,
-        )?);
+        let walks = memory.buffer(client, 0, turn.len() * stride * 4);
+        let counts = perft_turn::<R, G>(client, game, turn, depth, stride, slicing.steps, walks)?;
+        nodes.extend(counts);
     }
     Ok(nodes)
 }
@@ -174,9 +171,9 @@ fn perft_turn<R: Runtime, G: GpuGame>(
     depth: u32,
     stride: usize,
     steps: u32,
+    walks: cubecl::server::Handle,
 ) -> Result<Vec<u64>> {
     let roots_handle = upload(client, &game.encode_all(roots));
-    let walks = client.empty(roots.len() * stride * std::mem::size_of::<u32>());
     let nodes = client.empty(roots.len() * std::mem::size_of::<u64>());
     let (count, dim) = grid(client, roots.len());
     let mut fresh = true;

@@ -6,7 +6,7 @@ use cubecl::prelude::*;
 use cubesearch_core::backend::{start_client, DeviceLimits};
 use cubesearch_core::{Perft, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window};
 use cubesearch_kernels::alphabeta::{launch_root_search, launch_subtrees, RootSearch, RootShape};
-use cubesearch_kernels::launch::Slicing;
+use cubesearch_kernels::launch::{Slicing, WalkMemory};
 use cubesearch_kernels::{perft::launch_perft, playout::launch_playouts, GpuGame};
 
 /// Depth the v1/v2/v4 shapes walk below the root's grandchildren on a loop-limited device
@@ -32,6 +32,8 @@ pub struct GpuExecutor<R: Runtime> {
     pub(crate) expectimax: Box<crate::expectimax_gpu::GpuExpectimax>,
     /// Steps a resumable walk takes per launch, when set (tests slice walks finely this way).
     steps_per_launch: Option<u32>,
+    /// The device memory of resumable walks, kept from call to call.
+    walks: WalkMemory,
 }
 
 impl<R: Runtime> GpuExecutor<R> {
@@ -45,6 +47,7 @@ impl<R: Runtime> GpuExecutor<R> {
             client,
             limits,
             steps_per_launch: None,
+            walks: WalkMemory::default(),
         })
     }
 
@@ -120,8 +123,15 @@ impl<R: Runtime, G: GpuGame> SubtreeSearch<G> for GpuExecutor<R> {
         depth: u32,
     ) -> Result<Searched> {
         let slicing = self.slicing::<G>(depth);
-        let (values, nodes) =
-            launch_subtrees::<R, G>(&self.client, game, roots, windows, depth, slicing)?;
+        let (values, nodes) = launch_subtrees::<R, G>(
+            &self.client,
+            game,
+            roots,
+            windows,
+            depth,
+            slicing,
+            &mut self.walks,
+        )?;
         Ok(Searched { values, nodes })
     }
 
@@ -171,7 +181,8 @@ impl<R: Runtime, G: GpuGame> RootSearcher<G> for GpuExecutor<R> {
 
 impl<R: Runtime, G: GpuGame> Perft<G> for GpuExecutor<R> {
     fn perft(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<u64>> {
-        launch_perft::<R, G>(&self.client, game, roots, depth, self.slicing::<G>(depth))
+        let slicing = self.slicing::<G>(depth);
+        launch_perft::<R, G>(&self.client, game, roots, depth, slicing, &mut self.walks)
     }
 
     /// A unit a hardware thread slot (2¹¹ a multiprocessor), at least 2¹⁶: subtrees vary
