@@ -305,7 +305,7 @@ fn load_walk(
 /// `values[r]` = negamax(root r, `depth`) in the window (`windows[2r]`, `windows[2r + 1]`);
 /// `nodes[r]` = the positions visited, root included, once every walk has finished. A launch
 /// takes each walk at most `budget` steps; an unfinished walk stays in `walks`/`bounds` (see
-/// [`walk_words`]) and adds one to `unfinished[0]`. The first launch (`fresh`) opens the walks.
+/// `walk_words`) and adds one to `unfinished[0]`. The first launch (`fresh`) opens the walks.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn subtree_kernel<G: DeviceGame>(
