@@ -67,16 +67,8 @@ fn full_depth_nim_agrees_with_bouton(
     let Some(mut exec) = executor(backend) else {
         return;
     };
-    // lavapipe stops long loops: there v1/v4 refuse deep searches (checked), and run shallow ones.
-    let limited = exec.limits().is_some_and(|l| l.loop_iterations.is_some());
-    if limited {
-        let deep = small_nim(1, 7, 4)[0];
-        let refused = solve(&mut exec, &Nim, &deep, 7, Strategy::V1)
-            .unwrap_err()
-            .to_string();
-        assert!(refused.contains("loop budget"), "{refused}");
-    }
-    for s in small_nim(10, if limited { 3 } else { 7 }, 4) {
+    // Full depth on every backend, lavapipe included: the walks resume across launches.
+    for s in small_nim(10, 7, 4) {
         let depth = s.objects();
         let winning = s.winning_moves();
         for &strategy in strategies(&exec) {
@@ -148,6 +140,25 @@ fn depth_limited_values_are_identical_everywhere(
         &Checkers::default(),
         &reached(&Checkers::default(), 6, 20, 5),
         3,
+    );
+}
+
+/// Every strategy at depth 6 on Reversi and checkers, on every backend: on lavapipe too, where
+/// the device walks (v1/v2/v4 below the grandchildren, split and frontier subtrees) run in
+/// slices of its loop budget.
+#[rstest]
+fn deep_values_are_identical_everywhere(
+    #[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(mut exec) = executor(backend) else {
+        return;
+    };
+    same_at_depth(&mut exec, &Reversi, &reached(&Reversi, 2, 16, 21), 6);
+    same_at_depth(
+        &mut exec,
+        &Checkers::default(),
+        &reached(&Checkers::default(), 2, 16, 22),
+        6,
     );
 }
 

@@ -3,10 +3,14 @@
 //!
 //! * [`subtree_kernel`](fn@subtree_kernel): one unit per root, each in its own window: the `SubtreeSearch`
 //!   executor and the leaf step of the `split` strategy.
-//! * [`root_kernel`](fn@root_kernel): the seed's v1, v2 and v4 shapes: one cube per root move, one unit per
-//!   second-level move, a shared-memory maximum in the cube; v1 returns each root move's value,
-//!   v2 does the same over a packed stack, v4 also reduces over the root moves on the device and
-//!   returns only the best move and value.
+//! * [`root_walk_kernel`](fn@root_walk_kernel) then [`root_reduce_kernel`](fn@root_reduce_kernel):
+//!   the seed's v1, v2 and v4 shapes: one cube per root move, one unit per second-level move, a
+//!   shared-memory maximum in the cube; v1 returns each root move's value, v2 does the same over a
+//!   packed stack, v4 also reduces over the root moves on the device and returns only the best
+//!   move and value.
+//!
+//! Every walk resumes: a launch takes it at most a slice of steps, and its stack waits in device
+//! memory for the next launch (see [`Slicing`]).
 
 use crate::device_game::{DeviceGame, GpuGame, ONGOING};
 use crate::launch::{grid, read, upload, Slicing, WalkMemory};
@@ -208,37 +212,6 @@ fn negamax_steps<G: DeviceGame>(
     done
 }
 
-/// The fail-soft negamax value of `root` searched `depth ≥ 1` plies in the window
-/// (`alpha`, `beta`), from its side to move, in one go; `nodes` counts the positions visited below
-/// the root. Leaves and finished games are scored by `G::score`.
-#[cube]
-pub fn negamax<G: DeviceGame>(
-    root: &G::State,
-    alpha: i32,
-    beta: i32,
-    nodes: &mut u32,
-    #[comptime] depth: u32,
-    #[comptime] words: usize,
-    #[comptime] packed: bool,
-) -> i32 {
-    let mut stack = Stack::new(comptime!(depth as usize), words, packed);
-    let mut result: i32 = 0i32;
-    if negamax_open::<G>(root, alpha, beta, &mut stack, &mut result, packed) {
-        let mut level: u32 = 0u32;
-        negamax_steps::<G>(
-            &mut stack,
-            &mut level,
-            nodes,
-            0xFFFF_FFFFu32,
-            depth,
-            words,
-            packed,
-        );
-        result = stack.best(0, packed);
-    }
-    result
-}
-
 /// The level word of a walk that has finished.
 const FINISHED: u32 = u32::MAX;
 
@@ -250,9 +223,12 @@ fn walk_words(depth: u32, words: usize) -> (usize, usize) {
     (levels * (words + 2) + 1, 3 * levels)
 }
 
-/// Saves the wide stack of a walk standing on `level` at `u[ub..]` and `i[ib..]`: its live
-/// levels `0..=level` only (a runtime loop: unrolled, a deep walk's copies bloat the kernel).
+/// Saves the stack of a walk standing on `level` at `u[ub..]` and `i[ib..]` (see
+/// [`walk_words`]; a packed stack keeps its bounds where a wide one keeps its counts, and no i32
+/// words): its live levels `0..=level` only, in runtime loops (unrolled, a deep walk's copies
+/// bloat the kernel).
 #[cube]
+#[allow(clippy::too_many_arguments)]
 fn save_walk(
     stack: &Stack,
     level: u32,
@@ -262,6 +238,7 @@ fn save_walk(
     ib: usize,
     #[comptime] levels: usize,
     #[comptime] words: usize,
+    #[comptime] packed: bool,
 ) {
     let live = (level + 1u32) as usize;
     for k in 0..live * words {
@@ -269,16 +246,21 @@ fn save_walk(
     }
     for k in 0..live {
         u[ub + comptime!(levels * words) + k] = stack.cursor[k];
-        u[ub + comptime!(levels * (words + 1)) + k] = stack.counts[k];
-        i[ib + k] = stack.alpha[k];
-        i[ib + levels + k] = stack.beta[k];
-        i[ib + comptime!(2 * levels) + k] = stack.best[k];
+        if comptime!(packed) {
+            u[ub + comptime!(levels * (words + 1)) + k] = stack.bounds[k];
+        } else {
+            u[ub + comptime!(levels * (words + 1)) + k] = stack.counts[k];
+            i[ib + k] = stack.alpha[k];
+            i[ib + levels + k] = stack.beta[k];
+            i[ib + comptime!(2 * levels) + k] = stack.best[k];
+        }
     }
     u[ub + comptime!(levels * (words + 2))] = level;
 }
 
 /// Reads back what [`save_walk`] saved, standing on `level`.
 #[cube]
+#[allow(clippy::too_many_arguments)]
 fn load_walk(
     stack: &mut Stack,
     level: u32,
@@ -288,6 +270,7 @@ fn load_walk(
     ib: usize,
     #[comptime] levels: usize,
     #[comptime] words: usize,
+    #[comptime] packed: bool,
 ) {
     let live = (level + 1u32) as usize;
     for k in 0..live * words {
@@ -295,10 +278,14 @@ fn load_walk(
     }
     for k in 0..live {
         stack.cursor[k] = u[ub + comptime!(levels * words) + k];
-        stack.counts[k] = u[ub + comptime!(levels * (words + 1)) + k];
-        stack.alpha[k] = i[ib + k];
-        stack.beta[k] = i[ib + levels + k];
-        stack.best[k] = i[ib + comptime!(2 * levels) + k];
+        if comptime!(packed) {
+            stack.bounds[k] = u[ub + comptime!(levels * (words + 1)) + k];
+        } else {
+            stack.counts[k] = u[ub + comptime!(levels * (words + 1)) + k];
+            stack.alpha[k] = i[ib + k];
+            stack.beta[k] = i[ib + levels + k];
+            stack.best[k] = i[ib + comptime!(2 * levels) + k];
+        }
     }
 }
 
@@ -356,7 +343,9 @@ pub fn subtree_kernel<G: DeviceGame>(
             walking = level != FINISHED;
             if walking {
                 visited = nodes[r];
-                load_walk(&mut stack, level, walks, bounds, ub, ib, levels, words);
+                load_walk(
+                    &mut stack, level, walks, bounds, ub, ib, levels, words, false,
+                );
             }
         }
         if walking {
@@ -372,7 +361,7 @@ pub fn subtree_kernel<G: DeviceGame>(
                 values[r] = stack.best(0, false);
                 walks[ub + ustride - 1] = FINISHED;
             } else {
-                save_walk(&stack, level, walks, bounds, ub, ib, levels, words);
+                save_walk(&stack, level, walks, bounds, ub, ib, levels, words, false);
                 unfinished[0].fetch_add(1u32);
             }
             nodes[r] = visited;
@@ -466,75 +455,140 @@ fn subtree_turn<R: Runtime, G: GpuGame>(
     Ok((values, nodes.iter().map(|&n| u64::from(n)).sum()))
 }
 
-/// Cube `m` takes root move `m`, unit `u` second-level move `u`; each unit searches its
-/// grandchild to `depth − 2` and the cube keeps the best reply in shared memory. With
-/// `on_device`, unit 0 of each cube folds its move into `best` with an atomic maximum of
-/// `(value + 2²³) << 8 | (255 − m)` (ties to the earlier move); otherwise it writes
-/// `values[m]`, the root move's value for the side to move at the root.
+/// The first half of the seed's root shapes: cube `m` takes root move `m`, unit `u` second-level
+/// move `u`, and each unit searches its grandchild to `depth − 2` in the full window (`packed`:
+/// the v2 stack), writing the reply's value for the side to move after the root move to
+/// `replies[m·units + u]` (−∞ for a move that does not exist). Walks resume as in
+/// [`subtree_kernel`].
 #[cube(launch_unchecked)]
-pub fn root_kernel<G: DeviceGame>(
+#[allow(clippy::too_many_arguments)]
+pub fn root_walk_kernel<G: DeviceGame>(
     root: &Array<u32>,
-    values: &mut Array<i32>,
-    best: &mut Array<Atomic<u32>>,
+    replies: &mut Array<i32>,
     nodes: &mut Array<u32>,
+    walks: &mut Array<u32>,
+    bounds: &mut Array<i32>,
+    unfinished: &mut Array<Atomic<u32>>,
+    budget: u32,
+    #[comptime] fresh: bool,
     #[comptime] depth: u32,
     #[comptime] words: usize,
     #[comptime] units: u32,
-    #[comptime] on_device: bool,
     #[comptime] packed: bool,
 ) {
     let mv = CUBE_POS as u32;
     let unit = UNIT_POS;
-    let start = G::load(root, 0);
-    let root_moves = G::move_count(&start);
-    let mut replies = SharedMemory::<i32>::new(comptime!(units as usize));
-    let mut child = G::load(root, 0);
-    let mut child_moves: u32 = 0u32;
-    if mv < root_moves {
-        G::play(&mut child, mv);
-        child_moves = G::move_count(&child);
-    }
-    // The best reply's value for the side to move after the root move.
-    // (A `let` of a negative constant does not compile in `#[cube]` code; start from 0.)
-    let mut reply: i32 = 0i32;
-    let mut visited: u32 = 0u32;
-    if mv >= root_moves || unit >= child_moves {
-        reply -= INFINITY;
+    let slot = (mv * units + unit) as usize;
+    let below = comptime!(depth.saturating_sub(2));
+    let levels = comptime!(if depth > 2 {
+        (depth - 2) as usize
     } else {
+        1usize
+    });
+    let ustride = comptime!(levels * (words + 2) + 1);
+    let istride = comptime!(3 * levels);
+    let (ub, ib) = (slot * ustride, slot * istride);
+    let mut stack = Stack::new(levels, words, packed);
+    let mut level: u32 = 0u32;
+    let mut visited: u32 = 0u32;
+    let mut walking = false;
+    if comptime!(fresh) {
+        let start = G::load(root, 0);
+        let mut reply: i32 = 0i32;
         let mut grandchild = G::load(root, 0);
-        G::play(&mut grandchild, mv);
-        G::play(&mut grandchild, unit);
-        visited = 1u32;
-        if comptime!(depth > 2) {
-            reply = -negamax::<G>(
-                &grandchild,
-                -INFINITY,
-                INFINITY,
-                &mut visited,
-                comptime!(depth - 2),
-                words,
-                packed,
-            );
+        let mut exists = mv < G::move_count(&start);
+        if exists {
+            G::play(&mut grandchild, mv);
+            exists = unit < G::move_count(&grandchild);
+        }
+        if !exists {
+            // (A `let` of a negative constant does not compile in `#[cube]` code.)
+            reply -= INFINITY;
         } else {
-            reply = -G::score(&grandchild);
+            G::play(&mut grandchild, unit);
+            visited = 1u32;
+            let mut value: i32 = G::score(&grandchild);
+            if comptime!(depth > 2) {
+                walking = negamax_open::<G>(
+                    &grandchild,
+                    -INFINITY,
+                    INFINITY,
+                    &mut stack,
+                    &mut value,
+                    packed,
+                );
+            }
+            reply = -value;
+        }
+        if !walking {
+            replies[slot] = reply;
+            nodes[slot] = visited;
+            walks[ub + ustride - 1] = FINISHED;
+        }
+    } else {
+        level = walks[ub + ustride - 1];
+        walking = level != FINISHED;
+        if walking {
+            visited = nodes[slot];
+            load_walk(
+                &mut stack, level, walks, bounds, ub, ib, levels, words, packed,
+            );
         }
     }
-    nodes[(mv * units + unit) as usize] = visited;
-    replies[unit as usize] = reply;
+    if walking {
+        if negamax_steps::<G>(
+            &mut stack,
+            &mut level,
+            &mut visited,
+            budget,
+            below,
+            words,
+            packed,
+        ) {
+            replies[slot] = -stack.best(0, packed);
+            walks[ub + ustride - 1] = FINISHED;
+        } else {
+            save_walk(&stack, level, walks, bounds, ub, ib, levels, words, packed);
+            unfinished[0].fetch_add(1u32);
+        }
+        nodes[slot] = visited;
+    }
+}
+
+/// The second half: cube `m` keeps the best of its replies in shared memory. With
+/// `on_device`, unit 0 of each cube folds its move into `best` with an atomic maximum of
+/// `(value + 2²³) << 8 | (255 − m)` (ties to the earlier move); otherwise it writes
+/// `values[m]`, the root move's value for the side to move at the root.
+#[cube(launch_unchecked)]
+pub fn root_reduce_kernel<G: DeviceGame>(
+    root: &Array<u32>,
+    replies: &Array<i32>,
+    values: &mut Array<i32>,
+    best: &mut Array<Atomic<u32>>,
+    #[comptime] units: u32,
+    #[comptime] on_device: bool,
+) {
+    let mv = CUBE_POS as u32;
+    let unit = UNIT_POS;
+    let mut shared = SharedMemory::<i32>::new(comptime!(units as usize));
+    shared[unit as usize] = replies[(mv * units + unit) as usize];
     sync_cube();
     // A runtime stride (a mutable comptime value does not compile to a loop).
     let mut stride: u32 = CUBE_DIM / 2u32;
     while stride > 0u32 {
         if unit < stride {
-            replies[unit as usize] =
-                i32::max(replies[unit as usize], replies[(unit + stride) as usize]);
+            shared[unit as usize] =
+                i32::max(shared[unit as usize], shared[(unit + stride) as usize]);
         }
         sync_cube();
         stride /= 2u32;
     }
-    if unit == 0 && mv < root_moves {
+    let start = G::load(root, 0);
+    if unit == 0 && mv < G::move_count(&start) {
+        let mut child = G::load(root, 0);
+        G::play(&mut child, mv);
         // A finished child is scored directly; otherwise the root side gets minus the best reply.
-        let value = select(child_moves == 0, -G::score(&child), -replies[0]);
+        let value = select(G::move_count(&child) == 0, -G::score(&child), -shared[0]);
         if comptime!(on_device) {
             let key = (u32::cast_from(value + 8_388_608i32) << 8u32) | (255u32 - mv);
             best[0].fetch_max(key);
@@ -569,17 +623,26 @@ pub struct RootSearch {
     pub nodes: Option<u64>,
 }
 
-/// Searches `root` to `depth ≥ 2` in the given shape. `max_replies` bounds the second-level
-/// moves (it sets the cube size). The root must have a legal move.
+/// Searches `root` to `depth ≥ 2` in the given shape: a cube a root move, as many units as the
+/// most replies any root move has (rounded up to a power of two). The root must have a legal
+/// move. The units' walks are cut into launches as `slicing` says and kept in `memory` between
+/// them.
 pub fn launch_root_search<R: Runtime, G: GpuGame>(
     client: &ComputeClient<R>,
     game: &G,
     root: &G::State,
-    root_moves: u32,
-    max_replies: u32,
     depth: u32,
     shape: RootShape,
+    slicing: Slicing,
+    memory: &mut WalkMemory,
 ) -> Result<RootSearch> {
+    let moves = game.moves(root);
+    let root_moves = moves.len() as u32;
+    let max_replies = moves
+        .iter()
+        .map(|&m| game.moves(&game.apply(root, m)).len() as u32)
+        .max()
+        .unwrap_or(0);
     if depth < 2 || root_moves == 0 || root_moves > 256 {
         return Err(Error::Unsupported(format!(
             "root search needs depth ≥ 2 and 1..=256 root moves (depth {depth}, {root_moves} moves)"
@@ -600,26 +663,58 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
         )));
     }
     let on_device = shape == RootShape::V4;
+    let packed = shape == RootShape::V2;
+    let slots = (root_moves * units) as usize;
     let root_handle = upload(client, &game.encode_all(std::slice::from_ref(root)));
     let values = upload(client, &vec![0u32; root_moves as usize]);
     let best = upload(client, &[0u32]);
-    let nodes = client.empty((root_moves * units) as usize * 4);
-    // SAFETY: cube m writes values[m] and nodes[m·units ..(m + 1)·units]; shared memory holds
-    // `units` values.
+    let replies = client.empty(slots * 4);
+    let nodes = client.empty(slots * 4);
+    let (ustride, istride) = walk_words(depth.saturating_sub(2), G::STATE_WORDS);
+    let walks = memory.buffer(client, 0, slots * ustride * 4);
+    let stacks = memory.buffer(client, 1, slots * istride * 4);
+    let mut fresh = true;
+    loop {
+        let unfinished = upload(client, &[0u32]);
+        // SAFETY: unit u of cube m touches only slot m·units + u of `replies`, `nodes` and the
+        // walk memory; its walk stays within `depth − 2` levels.
+        unsafe {
+            root_walk_kernel::launch_unchecked::<G::Device, R>(
+                client,
+                CubeCount::Static(root_moves, 1, 1),
+                CubeDim::new_1d(units),
+                ArrayArg::from_raw_parts(root_handle.clone(), G::STATE_WORDS),
+                ArrayArg::from_raw_parts(replies.clone(), slots),
+                ArrayArg::from_raw_parts(nodes.clone(), slots),
+                ArrayArg::from_raw_parts(walks.clone(), slots * ustride),
+                ArrayArg::from_raw_parts(stacks.clone(), slots * istride),
+                ArrayArg::from_raw_parts(unfinished.clone(), 1),
+                slicing.steps.max(1),
+                fresh,
+                depth,
+                G::STATE_WORDS,
+                units,
+                packed,
+            );
+        }
+        fresh = false;
+        if read::<R, u32>(client, unfinished)?[0] == 0 {
+            break;
+        }
+    }
+    // SAFETY: cube m reads its `units` replies and writes values[m]; shared memory holds `units`
+    // values.
     unsafe {
-        root_kernel::launch_unchecked::<G::Device, R>(
+        root_reduce_kernel::launch_unchecked::<G::Device, R>(
             client,
             CubeCount::Static(root_moves, 1, 1),
             CubeDim::new_1d(units),
             ArrayArg::from_raw_parts(root_handle, G::STATE_WORDS),
+            ArrayArg::from_raw_parts(replies, slots),
             ArrayArg::from_raw_parts(values.clone(), root_moves as usize),
             ArrayArg::from_raw_parts(best.clone(), 1),
-            ArrayArg::from_raw_parts(nodes.clone(), (root_moves * units) as usize),
-            depth,
-            G::STATE_WORDS,
             units,
             on_device,
-            shape == RootShape::V2,
         );
     }
     if on_device {

@@ -481,7 +481,8 @@ fn alphabeta(common: &Common, args: &BenchArgs) -> Result<Report> {
                 }
                 Ok((started.elapsed().as_secs_f64(), values, nodes))
             };
-            // A strategy a device cannot run (v1/v4 deep on lavapipe) is a row that says why.
+            // A strategy a device cannot run (v2 on Reversi's 16-bit-overflowing scores) is a
+            // row that says why.
             let (seconds, values, nodes) = match run(exec) {
                 Ok(done) => done,
                 Err(e) => {

@@ -9,11 +9,7 @@ use cubesearch_kernels::alphabeta::{launch_root_search, launch_subtrees, RootSea
 use cubesearch_kernels::launch::{Slicing, WalkMemory};
 use cubesearch_kernels::{perft::launch_perft, playout::launch_playouts, GpuGame};
 
-/// Depth the v1/v2/v4 shapes walk below the root's grandchildren on a loop-limited device
-/// (lavapipe): their walks do not resume yet.
-const LOOP_LIMITED_SEARCH_DEPTH: u32 = 1;
-
-/// Steps of a resumable walk (perft, alpha-beta subtrees) a unit takes in one launch on a real
+/// Steps of a resumable walk (perft, alpha-beta subtrees, the v1/v2/v4 shapes) a unit takes in one launch on a real
 /// GPU: long enough that launches cost little, short enough to keep each launch far below a
 /// desktop driver's watchdog (see docs/BENCHMARKS.md).
 pub const STEPS_PER_LAUNCH: u32 = 1 << 16;
@@ -153,28 +149,14 @@ impl<R: Runtime, G: GpuGame> RootSearcher<G> for GpuExecutor<R> {
         depth: u32,
         shape: RootShape,
     ) -> Result<RootSearch> {
-        if self.loop_limited() && depth > 2 + LOOP_LIMITED_SEARCH_DEPTH {
-            return Err(cubesearch_core::Error::Unsupported(format!(
-                "v1/v2/v4 at depth {depth} exceed this device's loop budget (lavapipe stops loops after {} \
-                 iterations per unit); use --strategy split, or depth ≤ {}",
-                self.limits.loop_iterations.unwrap_or(0),
-                2 + LOOP_LIMITED_SEARCH_DEPTH
-            )));
-        }
-        let moves = game.moves(root);
-        let max_replies = moves
-            .iter()
-            .map(|&m| game.moves(&game.apply(root, m)).len())
-            .max()
-            .unwrap_or(0);
         launch_root_search::<R, G>(
             &self.client,
             game,
             root,
-            moves.len() as u32,
-            max_replies as u32,
             depth,
             shape,
+            self.slicing::<G>(depth.saturating_sub(2)),
+            &mut self.walks,
         )
     }
 }
