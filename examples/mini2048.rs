@@ -468,15 +468,8 @@ fn main() -> Result<()> {
     };
     let (train_games, play) = (number("--games", 4000)?, number("--play", 8)?);
     let game = Mini2048;
-    // As `cubesearch train` chooses: `auto` prefers a real device, and a software rasteriser
-    // (lavapipe) only when asked for by name.
-    let device = match backend {
-        Backend::Auto => match resolve(Backend::Auto)? {
-            r if r.is_software() => resolve(Backend::Cpu)?,
-            r => r,
-        },
-        other => resolve(other)?,
-    };
+    // `auto` prefers a real device, and takes a software rasteriser (lavapipe) only by name.
+    let device = resolve(backend)?;
     let mut exec = Executor::on(&device)?;
     println!("device: {device}");
 

@@ -23,6 +23,29 @@ fn info_lists_every_backend_and_finds_wgpu() {
     assert!(wgpu["limits"]["shared_memory_per_cube"].as_u64().unwrap() > 0);
 }
 
+/// `auto` never lands on a software rasteriser: with no GPU it is the CPU, and lavapipe runs
+/// only when named. README's Nim solve works as written on a machine without a GPU.
+#[test]
+fn auto_skips_a_software_rasteriser() {
+    use cubesearch::backend::{resolve, Backend};
+    let auto = resolve(Backend::Auto).unwrap();
+    assert!(!auto.is_software(), "auto picked {auto}");
+    let wgpu = resolve(Backend::Wgpu).unwrap();
+    if wgpu.is_software() && resolve(Backend::Cuda).is_err() {
+        assert_eq!(auto.backend(), Backend::Cpu, "{auto}");
+    }
+    let json = json_of(&cubesearch(&[
+        "solve",
+        "nim",
+        "--position",
+        "1,3,5,7",
+        "--strategy",
+        "split",
+        "--json",
+    ]));
+    assert_eq!(json["value"], -1, "{json}");
+}
+
 #[test]
 fn perft_agrees_between_cpu_and_wgpu() {
     let args = |backend| {

@@ -19,7 +19,8 @@ pub struct Cli {
 /// Flags every subcommand takes.
 #[derive(Args, Debug, Clone)]
 pub struct Common {
-    /// Where kernels run: auto (CUDA, else wgpu, else CPU), cpu, wgpu or cuda.
+    /// Where kernels run: auto (CUDA, else a hardware wgpu GPU, else the CPU; lavapipe only
+    /// when named), cpu, wgpu or cuda.
     #[arg(long, global = true, default_value = "auto", value_parser = parse_backend)]
     pub backend: Backend,
     /// Seed of every random choice.

@@ -25,7 +25,8 @@ use std::str::FromStr;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Backend {
-    /// CUDA if a device answers, else wgpu if an adapter exists, else the CPU.
+    /// CUDA if a device answers, else wgpu on a hardware GPU, else the CPU: a software
+    /// rasteriser such as lavapipe only when asked for by name (`Wgpu`).
     #[default]
     Auto,
     /// The CPU, all cores (rayon).
@@ -140,14 +141,28 @@ impl fmt::Display for ResolvedBackend {
 /// Finds the device for `backend`, or says clearly why there is none.
 pub fn resolve(backend: Backend) -> Result<ResolvedBackend> {
     match backend {
+        // A software rasteriser (lavapipe) is a test device, slower than the CPU at real work:
+        // only asked for by name.
         Backend::Auto => resolve(Backend::Cuda)
-            .or_else(|_| resolve(Backend::Wgpu))
+            .or_else(|_| resolve(Backend::Wgpu).and_then(hardware))
             .or_else(|_| resolve(Backend::Cpu)),
         Backend::Cpu => Ok(ResolvedBackend::Cpu {
             threads: cpu_threads(),
         }),
         Backend::Wgpu => probe_wgpu(),
         Backend::Cuda => probe_cuda(),
+    }
+}
+
+/// `resolved` unless it is a software rasteriser.
+fn hardware(resolved: ResolvedBackend) -> Result<ResolvedBackend> {
+    if resolved.is_software() {
+        Err(Error::BackendUnavailable {
+            backend: "wgpu",
+            why: "only a software rasteriser".into(),
+        })
+    } else {
+        Ok(resolved)
     }
 }
 

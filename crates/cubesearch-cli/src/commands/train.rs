@@ -2,13 +2,13 @@
 //! the CPU, one GPU or several CUDA GPUs, saving an n-tuple network.
 //!
 //! `--backend auto` trains on a real GPU when there is one (CUDA, or wgpu on a hardware
-//! adapter) and otherwise on the CPU: a software rasteriser (lavapipe) is slower than the CPU
-//! trainer, so it is used only when asked for with `--backend wgpu`.
+//! adapter) and otherwise on the CPU, as `auto` does everywhere: a software rasteriser
+//! (lavapipe) is slower than the CPU trainer, so it is used only when asked for by name.
 
 use super::OnePlayerCommand;
 use crate::args::{Common, TrainArgs};
 use crate::output::{emit, progress};
-use cubesearch_core::backend::{resolve, Backend, ResolvedBackend};
+use cubesearch_core::backend::{resolve, ResolvedBackend};
 use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::runner::thread_count;
@@ -33,14 +33,7 @@ fn engine<G: OnePlayerGame>(
     if args.units == Some(0) {
         return Err(Error::parse("--units must be at least 1"));
     }
-    let resolved = match common.backend {
-        Backend::Auto => match resolve(Backend::Auto)? {
-            r @ ResolvedBackend::Cpu { .. } => r,
-            r if r.is_software() => resolve(Backend::Cpu)?,
-            r => r,
-        },
-        other => resolve(other)?,
-    };
+    let resolved = resolve(common.backend)?;
     if let ResolvedBackend::Cpu { .. } = resolved {
         if args.gpus > 1 {
             return Err(Error::parse(format!(
