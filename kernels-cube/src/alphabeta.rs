@@ -459,7 +459,7 @@ fn subtree_turn<R: Runtime, G: GpuGame>(
 /// move `u`, and each unit searches its grandchild to `depth − 2` in the full window (`packed`:
 /// the v2 stack), writing the reply's value for the side to move after the root move to
 /// `replies[m·units + u]` (−∞ for a move that does not exist). Walks resume as in
-/// [`subtree_kernel`].
+/// [`subtree_kernel`](fn@subtree_kernel).
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn root_walk_kernel<G: DeviceGame>(
