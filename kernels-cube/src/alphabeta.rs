@@ -13,7 +13,7 @@
 //! memory for the next launch (see [`Slicing`]).
 
 use crate::device_game::{DeviceGame, GpuGame, ONGOING};
-use crate::launch::{grid, read, upload, Slicing, WalkMemory};
+use crate::launch::{grid, launch_until_done, read, upload, Slicing, WalkMemory};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result};
 
@@ -289,6 +289,62 @@ fn load_walk(
     }
 }
 
+/// A later launch's start: loads the walk saved at `ub`/`ib` and its visited count
+/// (`nodes[at]`), and says whether there is one (a finished walk's level word is `FINISHED`).
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn resume_walk(
+    stack: &mut Stack,
+    level: &mut u32,
+    visited: &mut u32,
+    nodes: &Array<u32>,
+    walks: &Array<u32>,
+    bounds: &Array<i32>,
+    at: usize,
+    ub: usize,
+    ib: usize,
+    #[comptime] levels: usize,
+    #[comptime] words: usize,
+    #[comptime] packed: bool,
+) -> bool {
+    *level = walks[ub + comptime!(levels * (words + 2))];
+    let walking = *level != FINISHED;
+    if walking {
+        *visited = nodes[at];
+        load_walk(stack, *level, walks, bounds, ub, ib, levels, words, packed);
+    }
+    walking
+}
+
+/// Takes the walk at most `budget` steps further and says whether it finished; a finished walk
+/// is marked `FINISHED`, an unfinished one saved and counted in `unfinished[0]`.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn advance_walk<G: DeviceGame>(
+    stack: &mut Stack,
+    level: &mut u32,
+    visited: &mut u32,
+    walks: &mut Array<u32>,
+    bounds: &mut Array<i32>,
+    unfinished: &mut Array<Atomic<u32>>,
+    ub: usize,
+    ib: usize,
+    budget: u32,
+    #[comptime] depth: u32,
+    #[comptime] levels: usize,
+    #[comptime] words: usize,
+    #[comptime] packed: bool,
+) -> bool {
+    let done = negamax_steps::<G>(stack, level, visited, budget, depth, words, packed);
+    if done {
+        walks[ub + comptime!(levels * (words + 2))] = FINISHED;
+    } else {
+        save_walk(stack, *level, walks, bounds, ub, ib, levels, words, packed);
+        unfinished[0].fetch_add(1u32);
+    }
+    done
+}
+
 /// `values[r]` = negamax(root r, `depth`) in the window (`windows[2r]`, `windows[2r + 1]`);
 /// `nodes[r]` = the positions visited, root included, once every walk has finished. A launch
 /// takes each walk at most `budget` steps; an unfinished walk stays in `walks`/`bounds` (see
@@ -339,30 +395,38 @@ pub fn subtree_kernel<G: DeviceGame>(
                 walks[ub + ustride - 1] = FINISHED;
             }
         } else {
-            level = walks[ub + ustride - 1];
-            walking = level != FINISHED;
-            if walking {
-                visited = nodes[r];
-                load_walk(
-                    &mut stack, level, walks, bounds, ub, ib, levels, words, false,
-                );
-            }
-        }
-        if walking {
-            if negamax_steps::<G>(
+            walking = resume_walk(
                 &mut stack,
                 &mut level,
                 &mut visited,
+                nodes,
+                walks,
+                bounds,
+                r,
+                ub,
+                ib,
+                levels,
+                words,
+                false,
+            );
+        }
+        if walking {
+            if advance_walk::<G>(
+                &mut stack,
+                &mut level,
+                &mut visited,
+                walks,
+                bounds,
+                unfinished,
+                ub,
+                ib,
                 budget,
                 depth,
+                levels,
                 words,
                 false,
             ) {
                 values[r] = stack.best(0, false);
-                walks[ub + ustride - 1] = FINISHED;
-            } else {
-                save_walk(&stack, level, walks, bounds, ub, ib, levels, words, false);
-                unfinished[0].fetch_add(1u32);
             }
             nodes[r] = visited;
         }
@@ -421,9 +485,7 @@ fn subtree_turn<R: Runtime, G: GpuGame>(
     let nodes = client.empty(roots.len() * 4);
     let (ustride, istride) = walk_words(depth, G::STATE_WORDS);
     let (count, dim) = grid(client, roots.len());
-    let mut fresh = true;
-    loop {
-        let unfinished = upload(client, &[0u32]);
+    launch_until_done(client, |fresh, unfinished| {
         // SAFETY: units past `roots.len()` return at once; unit r touches only its own strides
         // of `walks` and `stacks` and its own results; the walk stays within `depth` levels.
         unsafe {
@@ -437,7 +499,7 @@ fn subtree_turn<R: Runtime, G: GpuGame>(
                 ArrayArg::from_raw_parts(nodes.clone(), roots.len()),
                 ArrayArg::from_raw_parts(walks.clone(), roots.len() * ustride),
                 ArrayArg::from_raw_parts(stacks.clone(), roots.len() * istride),
-                ArrayArg::from_raw_parts(unfinished.clone(), 1),
+                ArrayArg::from_raw_parts(unfinished, 1),
                 roots.len() as u32,
                 steps.max(1),
                 fresh,
@@ -445,11 +507,7 @@ fn subtree_turn<R: Runtime, G: GpuGame>(
                 G::STATE_WORDS,
             );
         }
-        fresh = false;
-        if read::<R, u32>(client, unfinished)?[0] == 0 {
-            break;
-        }
-    }
+    })?;
     let values = read::<R, i32>(client, values)?;
     let nodes = read::<R, u32>(client, nodes)?;
     Ok((values, nodes.iter().map(|&n| u64::from(n)).sum()))
@@ -526,30 +584,38 @@ pub fn root_walk_kernel<G: DeviceGame>(
             walks[ub + ustride - 1] = FINISHED;
         }
     } else {
-        level = walks[ub + ustride - 1];
-        walking = level != FINISHED;
-        if walking {
-            visited = nodes[slot];
-            load_walk(
-                &mut stack, level, walks, bounds, ub, ib, levels, words, packed,
-            );
-        }
-    }
-    if walking {
-        if negamax_steps::<G>(
+        walking = resume_walk(
             &mut stack,
             &mut level,
             &mut visited,
+            nodes,
+            walks,
+            bounds,
+            slot,
+            ub,
+            ib,
+            levels,
+            words,
+            packed,
+        );
+    }
+    if walking {
+        if advance_walk::<G>(
+            &mut stack,
+            &mut level,
+            &mut visited,
+            walks,
+            bounds,
+            unfinished,
+            ub,
+            ib,
             budget,
             below,
+            levels,
             words,
             packed,
         ) {
             replies[slot] = -stack.best(0, packed);
-            walks[ub + ustride - 1] = FINISHED;
-        } else {
-            save_walk(&stack, level, walks, bounds, ub, ib, levels, words, packed);
-            unfinished[0].fetch_add(1u32);
         }
         nodes[slot] = visited;
     }
@@ -673,9 +739,7 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
     let (ustride, istride) = walk_words(depth.saturating_sub(2), G::STATE_WORDS);
     let walks = memory.buffer(client, 0, slots * ustride * 4);
     let stacks = memory.buffer(client, 1, slots * istride * 4);
-    let mut fresh = true;
-    loop {
-        let unfinished = upload(client, &[0u32]);
+    launch_until_done(client, |fresh, unfinished| {
         // SAFETY: unit u of cube m touches only slot m·units + u of `replies`, `nodes` and the
         // walk memory; its walk stays within `depth − 2` levels.
         unsafe {
@@ -688,7 +752,7 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
                 ArrayArg::from_raw_parts(nodes.clone(), slots),
                 ArrayArg::from_raw_parts(walks.clone(), slots * ustride),
                 ArrayArg::from_raw_parts(stacks.clone(), slots * istride),
-                ArrayArg::from_raw_parts(unfinished.clone(), 1),
+                ArrayArg::from_raw_parts(unfinished, 1),
                 slicing.steps.max(1),
                 fresh,
                 depth,
@@ -697,11 +761,7 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
                 packed,
             );
         }
-        fresh = false;
-        if read::<R, u32>(client, unfinished)?[0] == 0 {
-            break;
-        }
-    }
+    })?;
     // SAFETY: cube m reads its `units` replies and writes values[m]; shared memory holds `units`
     // values.
     unsafe {

@@ -48,6 +48,24 @@ impl WalkMemory {
     }
 }
 
+/// Runs a resumable kernel to the end: `launch(fresh, unfinished)` launches it once (`fresh` the
+/// first time) with a zeroed one-word counter that each unit whose walk is not done adds one
+/// to; launches go on until a launch leaves the counter at zero.
+pub fn launch_until_done<R: Runtime>(
+    client: &ComputeClient<R>,
+    mut launch: impl FnMut(bool, cubecl::server::Handle),
+) -> cubesearch_core::Result<()> {
+    let mut fresh = true;
+    loop {
+        let unfinished = upload(client, &[0u32]);
+        launch(fresh, unfinished.clone());
+        fresh = false;
+        if read::<R, u32>(client, unfinished)?[0] == 0 {
+            return Ok(());
+        }
+    }
+}
+
 /// Units per cube for one-unit-per-task kernels: 256 where the device allows it.
 pub fn units_per_cube<R: Runtime>(client: &ComputeClient<R>) -> u32 {
     client

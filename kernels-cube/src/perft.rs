@@ -8,7 +8,7 @@
 //! a desktop GPU's watchdog.
 
 use crate::device_game::{DeviceGame, GpuGame};
-use crate::launch::{grid, read, upload, Slicing, WalkMemory};
+use crate::launch::{grid, launch_until_done, read, upload, Slicing, WalkMemory};
 use cubecl::prelude::*;
 use cubesearch_core::Result;
 
@@ -176,9 +176,7 @@ fn perft_turn<R: Runtime, G: GpuGame>(
     let roots_handle = upload(client, &game.encode_all(roots));
     let nodes = client.empty(roots.len() * std::mem::size_of::<u64>());
     let (count, dim) = grid(client, roots.len());
-    let mut fresh = true;
-    loop {
-        let unfinished = upload(client, &[0u32]);
+    launch_until_done(client, |fresh, unfinished| {
         // SAFETY: units past `roots.len()` return at once; unit r touches only its own `stride`
         // words of `walks` and `nodes[r]`; the walk's levels stay below `depth - 1`.
         unsafe {
@@ -189,7 +187,7 @@ fn perft_turn<R: Runtime, G: GpuGame>(
                 ArrayArg::from_raw_parts(roots_handle.clone(), roots.len() * G::STATE_WORDS),
                 ArrayArg::from_raw_parts(walks.clone(), roots.len() * stride),
                 ArrayArg::from_raw_parts(nodes.clone(), roots.len()),
-                ArrayArg::from_raw_parts(unfinished.clone(), 1),
+                ArrayArg::from_raw_parts(unfinished, 1),
                 roots.len() as u32,
                 steps.max(1),
                 fresh,
@@ -198,10 +196,6 @@ fn perft_turn<R: Runtime, G: GpuGame>(
                 G::PERFT_TERMINAL_LEAF as u32,
             );
         }
-        fresh = false;
-        if read::<R, u32>(client, unfinished)?[0] == 0 {
-            break;
-        }
-    }
+    })?;
     read::<R, u64>(client, nodes)
 }
