@@ -337,3 +337,62 @@ fn bad_player_specs_exit_2() {
         "unknown option",
     );
 }
+
+/// Outputs are checked before the work: a run whose weights, curve, records or boards could not
+/// be saved is refused at once (each of these would otherwise play or train for a very long
+/// time first).
+#[test]
+fn unwritable_outputs_are_refused_before_any_work() {
+    let missing = "/no/such/folder/out";
+    for (args, mentions) in [
+        (
+            vec![
+                "train",
+                "2584",
+                "--games",
+                "1000000000",
+                "--backend",
+                "cpu",
+                "--out",
+                missing,
+            ],
+            missing,
+        ),
+        (
+            vec![
+                "train",
+                "2048",
+                "--games",
+                "1000000000",
+                "--backend",
+                "cpu",
+                "--out",
+                "/tmp/w.safetensors",
+                "--curve",
+                missing,
+            ],
+            missing,
+        ),
+        (
+            vec![
+                "play",
+                "checkers",
+                "--p1",
+                "random",
+                "--p2",
+                "random",
+                "--games",
+                "1000000000",
+                "--pdn",
+                missing,
+            ],
+            missing,
+        ),
+        (
+            vec!["train", "2584", "--games", "1000000000", "--out", "/tmp"],
+            "folder",
+        ),
+    ] {
+        assert_bad_input(&cubesearch(&args), mentions);
+    }
+}

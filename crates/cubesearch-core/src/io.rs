@@ -35,9 +35,69 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
+/// Checks, before any work, that `path` can be written the way [`write_atomically`] writes it:
+/// its folder exists and takes a new file, and `path` is not a folder. Also removes the
+/// temporary files that interrupted writes of `path` by earlier runs left beside it.
+pub fn check_writable(path: &Path) -> Result<()> {
+    let io_error = |source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let invalid = |why: &str| io_error(std::io::Error::new(std::io::ErrorKind::InvalidInput, why));
+    if path.is_dir() {
+        return Err(invalid("is a folder, not a file"));
+    }
+    let name = path
+        .file_name()
+        .ok_or_else(|| invalid("not a file name"))?
+        .to_string_lossy()
+        .into_owned();
+    let probe = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+    std::fs::File::create(&probe).map_err(io_error)?;
+    let _ = std::fs::remove_file(&probe);
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let stale = format!(".{name}.tmp");
+    for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+        let file = entry.file_name();
+        let file = file.to_string_lossy();
+        if file
+            .strip_prefix(&stale)
+            .is_some_and(|pid| pid.parse::<u32>().is_ok())
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::write_atomically;
+    use super::{check_writable, write_atomically};
+
+    #[test]
+    fn outputs_are_checked_and_stale_temporary_files_go() {
+        let dir = std::env::temp_dir().join(format!("cubesearch-check-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.safetensors");
+        std::fs::write(dir.join(".w.safetensors.tmp12345"), b"half").unwrap();
+        std::fs::write(dir.join(".other.tmp12345"), b"keep").unwrap();
+        check_writable(&path).unwrap();
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, [".other.tmp12345"]);
+        let missing = dir.join("no/such/dir/w.safetensors");
+        let err = check_writable(&missing).unwrap_err().to_string();
+        assert!(err.starts_with(&missing.display().to_string()), "{err}");
+        let err = check_writable(&dir).unwrap_err().to_string();
+        assert!(err.contains("folder"), "{err}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn writes_the_bytes_and_leaves_no_temporary_file() {

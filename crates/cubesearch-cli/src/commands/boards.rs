@@ -38,6 +38,7 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &BoardsArgs) -> Result
             args.layers
         )));
     }
+    cubesearch_core::io::check_writable(Path::new(&args.out))?;
     let (net, meta) = NTupleNetwork::load::<G>(Path::new(&args.weights), None)?;
     let mut exec = CpuExecutor::new(0)?;
     let bar = progress(common.json, args.games as u64, "games");
@@ -76,10 +77,7 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &BoardsArgs) -> Result
         args.out
     );
     let text = boards::format(game, &header, &picked);
-    std::fs::write(&args.out, &text).map_err(|source| Error::Io {
-        path: args.out.clone(),
-        source,
-    })?;
+    cubesearch_core::io::write_atomically(Path::new(&args.out), text.as_bytes())?;
     let count = |c: BoardClass| picked.iter().filter(|(k, _)| *k == c).count();
     emit(
         common.json,

@@ -3,7 +3,7 @@
 use super::TwoPlayerCommand;
 use crate::args::Common;
 use crate::output::{emit, progress};
-use cubesearch_core::io::write_atomically;
+use cubesearch_core::io::{check_writable, write_atomically};
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
 use cubesearch_search::player::{play_game, NamedPlayers, Player};
@@ -120,6 +120,9 @@ fn play<G: NamedPlayers>(game: &G, args: &Play) -> Result<()> {
         ..
     } = args;
     let first = start(game, position)?;
+    if let Some(path) = pdn {
+        check_writable(Path::new(path))?;
+    }
     // Refuse before anything is played when the game has no record format.
     if pdn.is_some() && game.game_record(&first, &[], 0, [p1, p2]).is_none() {
         return Err(Error::Unsupported(format!(

@@ -9,6 +9,7 @@ use super::OnePlayerCommand;
 use crate::args::{Common, TrainArgs};
 use crate::output::{emit, progress};
 use cubesearch_core::backend::{resolve, ResolvedBackend};
+use cubesearch_core::io::check_writable;
 use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::runner::thread_count;
@@ -77,6 +78,11 @@ impl OnePlayerCommand for Train<'_> {
 }
 
 fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<()> {
+    // Outputs first: a run that cannot save its work does not start.
+    check_writable(std::path::Path::new(&args.out))?;
+    if let Some(curve) = &args.curve {
+        check_writable(std::path::Path::new(curve))?;
+    }
     let time_limit = args.time.as_deref().map(parse_duration).transpose()?;
     let cfg = TrainConfig {
         games: args.games.unwrap_or(u64::MAX),
