@@ -118,6 +118,22 @@ fn bad_input_exits_2_with_one_line() {
         "bad Nim position",
     );
     assert_bad_input(&cubesearch(&["perft", "chess", "--depth", "2"]), "chess");
+    // What was typed is quoted with its control characters escaped: still one line.
+    assert_bad_input(
+        &cubesearch(&[
+            "perft",
+            "nim",
+            "--depth",
+            "2",
+            "--position",
+            "1,\r\u{1b}[2J3",
+        ]),
+        "bad Nim position",
+    );
+    assert_bad_input(
+        &cubesearch(&["perft", "nim", "--depth", "2", "--position", "1\r\n2"]),
+        "bad Nim position",
+    );
     assert_bad_input(
         &cubesearch(&["perft", "nim", "--depth", "2", "--backend", "tpu"]),
         "unknown backend",

@@ -38,6 +38,11 @@ pub fn assert_bad_input(out: &Output, mentions: &str) {
         .collect();
     assert_eq!(lines.len(), 1, "one line expected, got {lines:?}");
     assert!(
+        !lines[0].chars().any(char::is_control),
+        "control characters in {:?}",
+        lines[0]
+    );
+    assert!(
         lines[0].contains(mentions),
         "{:?} should mention {mentions:?}",
         lines[0]

@@ -17,7 +17,7 @@ pub fn main() -> ExitCode {
         Err(e) if e.use_stderr() => {
             // A usage error: clap's first paragraph (it names the bad or missing arguments) on
             // one line, status 2.
-            eprintln!("{}", first_paragraph(&e.render().to_string()));
+            eprintln!("{}", one_line(&first_paragraph(&e.render().to_string())));
             return ExitCode::from(2);
         }
         Err(e) => {
@@ -29,14 +29,26 @@ pub fn main() -> ExitCode {
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", first_line(&e.to_string()));
+            eprintln!("error: {}", one_line(&e.to_string()));
             ExitCode::from(2)
         }
     }
 }
 
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or(text)
+/// The message's first line, its control characters escaped (`\r`, `\u{1b}`): an error that
+/// quotes what was typed stays one line and cannot move the terminal's cursor.
+fn one_line(text: &str) -> String {
+    let first = text.lines().next().unwrap_or(text);
+    first
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// The lines before the first blank one, joined: `error: the following required arguments
