@@ -5,7 +5,7 @@ use cubesearch_games::checkers::pdn::{pdn_move_texts, replay};
 use cubesearch_games::checkers::{Checkers, Rules};
 
 mod common;
-use common::cubesearch;
+use common::{cubesearch, json_of};
 
 /// The games of a PDN file, split at their `[Event` tags.
 fn games_of(pdn: &str) -> Vec<String> {
@@ -137,4 +137,44 @@ fn pdn_is_refused_for_a_game_without_a_record_format() {
 fn rules_are_refused_for_nim() {
     let out = cubesearch(&["play", "nim", "--rules", "american", "--p1", "random"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `--position start` is the start position in every two-player command: the same solve as the
+/// start written out in PDN FEN, and the same perft as no position at all.
+#[test]
+fn start_names_the_start_position() {
+    let fen = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12";
+    let solve = |position: &str| {
+        json_of(&cubesearch(&[
+            "solve",
+            "checkers",
+            "--position",
+            position,
+            "--depth",
+            "5",
+            "--backend",
+            "cpu",
+            "--rules",
+            "american",
+            "--json",
+        ]))
+    };
+    let (by_name, by_fen) = (solve("start"), solve(fen));
+    assert_eq!(by_name["value"], by_fen["value"]);
+    assert_eq!(by_name["best_move"], by_fen["best_move"]);
+    assert_eq!(by_name["position"], by_fen["position"]);
+    let perft = |extra: &[&str]| {
+        let mut args = vec![
+            "perft",
+            "reversi",
+            "--depth",
+            "3",
+            "--backend",
+            "cpu",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        json_of(&cubesearch(&args))["nodes"].clone()
+    };
+    assert_eq!(perft(&["--position", "start"]), perft(&[]));
 }

@@ -65,7 +65,7 @@ pub enum Command {
         /// Rule set (checkers: longest or american).
         #[arg(long)]
         rules: Option<String>,
-        /// Start position in the game's notation (default: the usual start).
+        /// Start position in the game's notation, or `start` (the default).
         #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,
         /// Also print the count under each root move.
@@ -85,6 +85,7 @@ pub enum Command {
         /// 2584/2048 expectimax: games whose moves are searched together in one call.
         #[arg(long, default_value_t = 32)]
         batch: u32,
+        /// Start position in the game's notation, or `start` (the default).
         #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,
         /// Checkers rule set (longest or american).
@@ -109,6 +110,7 @@ pub enum Command {
     Solve {
         #[arg(value_parser = game_names())]
         game: String,
+        /// The position in the game's notation, or `start`.
         #[arg(long, allow_hyphen_values = true)]
         position: String,
         /// Plies to search (default: to the end for Nim, 8 for checkers; Reversi without it or
@@ -127,6 +129,7 @@ pub enum Command {
     Apply {
         #[arg(value_parser = game_names())]
         game: String,
+        /// Start position in the game's notation, or `start` (the default).
         #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,
         /// Moves, comma-separated.

@@ -32,10 +32,7 @@ impl GameVisitor for Apply<'_> {
 }
 
 fn run<G: Game>(game: &G, common: &Common, position: Option<&str>, moves: &[String]) -> Result<()> {
-    let mut state = match position {
-        Some(text) => game.parse_position(text)?,
-        None => game.initial(),
-    };
+    let mut state = super::typed_position(game, position)?;
     for (i, text) in moves.iter().enumerate() {
         let mv = game.parse_move(&state, text).map_err(|e| match e {
             Error::IllegalMove { mv, why } => Error::IllegalMove {

@@ -21,6 +21,16 @@ use cubesearch_games::registry::{
 };
 
 /// Runs the parsed command line.
+/// A position from the command line: none, or `start`, is the game's start; anything else is
+/// read in the game's notation.
+pub(crate) fn typed_position<G: Game>(game: &G, text: Option<&str>) -> Result<G::State> {
+    match text {
+        None => Ok(game.initial()),
+        Some(t) if t.trim() == "start" => Ok(game.initial()),
+        Some(t) => game.parse_position(t),
+    }
+}
+
 pub fn run(cli: Cli) -> Result<()> {
     let common = &cli.common;
     let no_options = GameOptions::default();

@@ -32,10 +32,7 @@ fn run<G: GpuGame>(
     position: Option<&str>,
     divide: bool,
 ) -> Result<()> {
-    let root = match position {
-        Some(text) => game.parse_position(text)?,
-        None => game.initial(),
-    };
+    let root = super::typed_position(game, position)?;
     let (mut exec, device) = Executor::new(common.backend)?;
     announce(common.json, &device);
     let bar = progress(common.json, 0, &format!("perft {} depth {depth}", G::NAME));

@@ -58,7 +58,7 @@ fn player<G: NamedPlayers>(
 }
 
 fn start<G: Game>(game: &G, position: Option<&str>) -> Result<G::State> {
-    position.map_or_else(|| Ok(game.initial()), |text| game.parse_position(text))
+    super::typed_position(game, position)
 }
 
 /// `play`, for every game (one-player stochastic games in `play_stochastic`).

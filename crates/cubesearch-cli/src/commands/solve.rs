@@ -38,7 +38,7 @@ fn run<G: TwoPlayerGame>(
     depth: Option<u32>,
     strategy: Option<Strategy>,
 ) -> Result<()> {
-    let state = game.parse_position(position)?;
+    let state = super::typed_position(game, Some(position))?;
     let depth = depth.unwrap_or(G::SOLVE_DEPTH);
     let (mut exec, device) = Executor::new(common.backend)?;
     announce(common.json, &device);
