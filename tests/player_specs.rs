@@ -16,7 +16,7 @@ fn refused<G: NamedPlayers>(text: &str) -> String {
 
 #[test]
 fn options_are_read_into_typed_values_and_the_text_is_kept() {
-    let text = "mcts:playouts=500, c=0.5,trees=999,exec=cpu";
+    let text = "mcts:playouts=500, c=0.5,trees=200,exec=cpu";
     let Ok(PlayerSpec::<Nim>::Mcts(mcts)) = text.parse() else {
         panic!("{text}");
     };
@@ -28,9 +28,9 @@ fn options_are_read_into_typed_values_and_the_text_is_kept() {
             mcts.exec,
             mcts.text.as_str()
         ),
-        (Budget::Playouts(500), 0.5, Some(256), Exec::Cpu, text)
+        (Budget::Playouts(500), 0.5, Some(200), Exec::Cpu, text)
     );
-    let Ok(PlayerSpec::<Nim>::Flat(flat)) = "flat:k=0,time=1.5s".parse() else {
+    let Ok(PlayerSpec::<Nim>::Flat(flat)) = "flat:k=1,time=1.5s".parse() else {
         panic!("flat");
     };
     assert_eq!(
@@ -53,7 +53,7 @@ fn options_are_read_into_typed_values_and_the_text_is_kept() {
             Strategy::Frontier
         )
     );
-    let Ok(PlayerSpec::<Nim>::AlphaBeta(ab)) = "alphabeta:depth=0".parse() else {
+    let Ok(PlayerSpec::<Nim>::AlphaBeta(ab)) = "alphabeta:depth=1".parse() else {
         panic!("alphabeta");
     };
     assert_eq!((ab.limit, ab.strategy), (Limit::Depth(1), Strategy::Split));
@@ -96,4 +96,28 @@ fn errors_name_the_spec_and_the_valid_choices() {
     assert!(refused::<Reversi>("easy:level=2").contains("easy takes exec"));
     assert!(refused::<Reversi>("hard").contains("easy, medium"));
     assert!(!refused::<Nim>("easy").contains("medium"));
+}
+
+/// Every number is range-checked with an error that names the range; a key comes once.
+#[test]
+fn spec_values_out_of_range_are_refused() {
+    for (text, says) in [
+        ("mcts:playouts=0", "playouts goes from 1 to"),
+        ("mcts:time=1s,c=-5", "c goes from 0 to 100, got -5"),
+        ("mcts:time=1s,c=nan", "c goes from 0 to 100, got nan"),
+        ("mcts:time=1s,c=inf", "c goes from 0 to 100"),
+        ("mcts:time=1s,leaf=0", "leaf goes from 1 to"),
+        ("mcts:time=1s,trees=0", "trees goes from 1 to 256"),
+        ("mcts:time=1s,batch=0", "batch goes from 1 to"),
+        ("mcts:time=1s,time=2s", "time is given twice"),
+        ("flat:k=0", "k goes from 1 to"),
+        ("alphabeta:depth=0", "depth goes from 1 to 40"),
+        ("alphabeta:depth=999", "depth goes from 1 to 40, got 999"),
+    ] {
+        let err = refused::<Nim>(text);
+        assert!(err.contains(says), "{text}: {err}");
+    }
+    assert!("mcts:time=1s,c=0.5,trees=256,leaf=1"
+        .parse::<PlayerSpec<Nim>>()
+        .is_ok());
 }

@@ -49,9 +49,10 @@ impl<'a> SpecText<'a> {
         self.name
     }
 
-    /// The options after the `:` in order (a key given twice: the last counts), trimmed; an
-    /// error unless each is `key=value` with `key` one of `allowed`.
+    /// The options after the `:` in order, trimmed; an error unless each is `key=value` with
+    /// `key` one of `allowed`, given once.
     pub fn options(&self, allowed: &[&str]) -> Result<Vec<(&'a str, &'a str)>> {
+        let mut seen: Vec<&str> = Vec::new();
         self.body
             .split(',')
             .filter(|pair| !pair.trim().is_empty())
@@ -71,6 +72,10 @@ impl<'a> SpecText<'a> {
                         self.name
                     )));
                 }
+                if seen.contains(&key) {
+                    return Err(self.error(format!("{key} is given twice")));
+                }
+                seen.push(key);
                 Ok((key, value.trim()))
             })
             .collect()
@@ -86,6 +91,22 @@ impl<'a> SpecText<'a> {
         value
             .parse()
             .map_err(|_| self.error(format!("{key} must be a number, got '{value}'")))
+    }
+
+    /// `value` as the number `key` holds, which must lie in `low..=high` (NaN never does).
+    pub fn number_in<T: FromStr + PartialOrd + fmt::Display>(
+        &self,
+        key: &str,
+        value: &str,
+        low: T,
+        high: T,
+    ) -> Result<T> {
+        let n: T = self.number(key, value)?;
+        if n >= low && n <= high {
+            Ok(n)
+        } else {
+            Err(self.error(format!("{key} goes from {low} to {high}, got {value}")))
+        }
     }
 
     /// `value` read by its type (an [`Exec`], a [`Strategy`], an [`ExpectimaxMethod`]), its
@@ -201,6 +222,10 @@ pub enum PlayerSpec<G: NamedPlayers> {
     Named(G::Named),
 }
 
+/// The deepest `alphabeta:depth=D` a player takes: deeper fixed-depth searches of these games
+/// do not end in any useful time (a deadline, `time=T`, deepens as far as it gets).
+pub const MAX_DEPTH: u32 = 40;
+
 /// `flat:…`: `k` random games after each root move, batches of `k` repeated until `time` is up.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlatSpec {
@@ -299,7 +324,7 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                 };
                 for (key, value) in spec.options(&["k", "time", "exec"])? {
                     match key {
-                        "k" => flat.k = spec.number::<u32>(key, value)?.max(1),
+                        "k" => flat.k = spec.number_in(key, value, 1, 1 << 30)?,
                         "time" => flat.time = Some(spec.duration(value)?),
                         _ => flat.exec = spec.parse(value)?,
                     }
@@ -321,13 +346,14 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                 for (key, value) in spec.options(&keys)? {
                     match key {
                         "time" => mcts.budget = Budget::Time(spec.duration(value)?),
-                        "playouts" => mcts.budget = Budget::Playouts(spec.number(key, value)?),
-                        "c" => mcts.c = spec.number(key, value)?,
-                        "leaf" => mcts.leaf = spec.number::<u32>(key, value)?.max(1),
-                        "batch" => mcts.batch = spec.number::<usize>(key, value)?.max(1),
-                        "trees" => {
-                            mcts.trees = Some(spec.number::<usize>(key, value)?.clamp(1, 256))
+                        "playouts" => {
+                            mcts.budget =
+                                Budget::Playouts(spec.number_in(key, value, 1, 1 << 40)?)
                         }
+                        "c" => mcts.c = spec.number_in(key, value, 0.0, 100.0)?,
+                        "leaf" => mcts.leaf = spec.number_in(key, value, 1, 1 << 16)?,
+                        "batch" => mcts.batch = spec.number_in(key, value, 1, 1 << 20)?,
+                        "trees" => mcts.trees = Some(spec.number_in(key, value, 1, 256)?),
                         _ => mcts.exec = spec.parse(value)?,
                     }
                 }
@@ -340,7 +366,7 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                 for (key, value) in spec.options(&["depth", "time", "exec", "strategy"])? {
                     match key {
                         "depth" => {
-                            limit = Some(Limit::Depth(spec.number::<u32>(key, value)?.max(1)))
+                            limit = Some(Limit::Depth(spec.number_in(key, value, 1, MAX_DEPTH)?))
                         }
                         "time" => limit = Some(Limit::Time(spec.duration(value)?)),
                         "exec" => exec = spec.parse(value)?,
@@ -496,6 +522,10 @@ mod tests {
                 "unknown option 'depth'",
             ),
             ("alien", "random, td:weights=FILE or expectimax:"),
+            (
+                "expectimax:layers=1,layers=2,weights=w",
+                "layers is given twice",
+            ),
         ] {
             let err = text.parse::<StochasticPlayerSpec>().expect_err(text);
             assert!(err.to_string().contains(says), "{text}: {err}");
