@@ -118,6 +118,25 @@ fn bad_input_exits_2_with_one_line() {
         "bad Nim position",
     );
     assert_bad_input(&cubesearch(&["perft", "chess", "--depth", "2"]), "chess");
+    // Sizes outside what can end, or what means anything, are refused by name.
+    assert_bad_input(
+        &cubesearch(&["perft", "checkers", "--depth", "1000"]),
+        "--depth",
+    );
+    assert_bad_input(
+        &cubesearch(&["solve", "nim", "--position", "1,2", "--depth", "0"]),
+        "--depth",
+    );
+    assert_bad_input(
+        &cubesearch(&[
+            "match", "nim", "--p1", "random", "--p2", "random", "--games", "0",
+        ]),
+        "--games",
+    );
+    assert_bad_input(
+        &cubesearch(&["play", "nim", "--p1", "random", "--games", "0"]),
+        "--games",
+    );
     // What was typed is quoted with its control characters escaped: still one line.
     assert_bad_input(
         &cubesearch(&[

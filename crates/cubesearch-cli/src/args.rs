@@ -59,8 +59,8 @@ pub enum Command {
     Perft {
         #[arg(value_parser = game_names())]
         game: String,
-        /// Plies to count.
-        #[arg(long)]
+        /// Plies to count (0 to 40: deeper counts of these games do not end).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(0..=40))]
         depth: u32,
         /// Rule set (checkers: longest or american).
         #[arg(long)]
@@ -80,7 +80,8 @@ pub enum Command {
         p1: String,
         #[arg(long, default_value = "random")]
         p2: String,
-        #[arg(long, default_value_t = 1)]
+        /// Games to play (at least 1).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
         games: u32,
         /// 2584/2048 expectimax: games whose moves are searched together in one call.
         #[arg(long, default_value_t = 32)]
@@ -103,7 +104,8 @@ pub enum Command {
         p1: String,
         #[arg(long)]
         p2: String,
-        #[arg(long)]
+        /// Games to play (at least 1).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         games: u32,
     },
     /// Solve a position: its negamax value and a best move.
@@ -114,8 +116,8 @@ pub enum Command {
         #[arg(long, allow_hyphen_values = true)]
         position: String,
         /// Plies to search (default: to the end for Nim, 8 for checkers; Reversi without it or
-        /// --strategy is solved exactly by the endgame solver).
-        #[arg(long)]
+        /// --strategy is solved exactly by the endgame solver; 1 to 128).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=128))]
         depth: Option<u32>,
         /// cpu, cpu-split, v1, v2, v4, split or frontier (default: cpu-split on the CPU; on a
         /// GPU split for won/lost games such as Nim, frontier for games with an evaluation).
