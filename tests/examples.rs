@@ -17,7 +17,7 @@ use cubesearch::minimax::{self, Strategy};
 use cubesearch::rng::XorShift32;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{perft, Backend, CpuExecutor, Executor, Game, Playouts};
-use cubesearch::{ExpectimaxEval, NTupleNetwork, StochasticRules, TdUpdate};
+use cubesearch::{ExpectimaxEval, NTupleNetwork, TdUpdate};
 use mini2048::Mini2048;
 use rstest::rstest;
 
@@ -180,23 +180,8 @@ fn mini2048_device_rules_equal_the_host(#[values(Backend::Wgpu, Backend::Cuda)] 
     let Some(mut gpu) = executor(backend) else {
         return;
     };
-    let mut cpu = CpuExecutor::new(1).unwrap();
     let states = mini_positions(400, 3);
-    let (want, got) = (
-        cpu.actions(&Mini2048, &states),
-        gpu.actions(&Mini2048, &states),
-    );
-    assert_same("actions", &want.unwrap(), &got.unwrap());
-    let rngs: Vec<u32> = (0..states.len() as u32)
-        .map(|i| XorShift32::for_worker(8, i).0)
-        .collect();
-    let want = cpu.chance_samples(&Mini2048, &states, &rngs).unwrap();
-    let got = gpu.chance_samples(&Mini2048, &states, &rngs).unwrap();
-    assert_same("chance", &want.0, &got.0);
-    assert_same("rngs", &want.1, &got.1);
-    let want = cpu.random_games(&Mini2048, 100, 4).unwrap();
-    let got = gpu.random_games(&Mini2048, 100, 4).unwrap();
-    assert_same("random games", &want, &got);
+    cubesearch::testing::assert_stochastic_rules_match(&mut gpu, &Mini2048, &states, 100);
 }
 
 /// A mini2048 network with every weight drawn from `seed`.

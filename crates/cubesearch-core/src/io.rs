@@ -8,58 +8,54 @@ use std::path::Path;
 /// renames it to `path`, so that `path` is never left half written. On failure the temporary
 /// file is removed and the error names `path`.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let io_error = |source| Error::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| {
-            io_error(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "not a file name",
-            ))
-        })?
-        .to_string_lossy()
-        .into_owned();
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+    let (tmp, _) = temporary_beside(path)?;
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
-    result.map_err(|e| {
+    result.map_err(|source| {
         let _ = std::fs::remove_file(&tmp);
-        io_error(e)
+        io_error(path, source)
     })
+}
+
+/// The error about `path`.
+fn io_error(path: &Path, source: std::io::Error) -> Error {
+    Error::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// The temporary file a write of `path` goes through (`.NAME.tmpPID`, beside it), and the
+/// prefix every such file has (`.NAME.tmp`), whichever process wrote it.
+fn temporary_beside(path: &Path) -> Result<(std::path::PathBuf, String)> {
+    let name = path.file_name().ok_or_else(|| {
+        let why = std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name");
+        io_error(path, why)
+    })?;
+    let prefix = format!(".{}.tmp", name.to_string_lossy());
+    let tmp = path.with_file_name(format!("{prefix}{}", std::process::id()));
+    Ok((tmp, prefix))
 }
 
 /// Checks, before any work, that `path` can be written the way [`write_atomically`] writes it:
 /// its folder exists and takes a new file, and `path` is not a folder. Also removes the
 /// temporary files that interrupted writes of `path` by earlier runs left beside it.
 pub fn check_writable(path: &Path) -> Result<()> {
-    let io_error = |source| Error::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let invalid = |why: &str| io_error(std::io::Error::new(std::io::ErrorKind::InvalidInput, why));
     if path.is_dir() {
-        return Err(invalid("is a folder, not a file"));
+        let why = std::io::Error::new(std::io::ErrorKind::InvalidInput, "is a folder, not a file");
+        return Err(io_error(path, why));
     }
-    let name = path
-        .file_name()
-        .ok_or_else(|| invalid("not a file name"))?
-        .to_string_lossy()
-        .into_owned();
-    let probe = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::File::create(&probe).map_err(io_error)?;
+    let (probe, stale) = temporary_beside(path)?;
+    std::fs::File::create(&probe).map_err(|e| io_error(path, e))?;
     let _ = std::fs::remove_file(&probe);
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let stale = format!(".{name}.tmp");
     for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
         let file = entry.file_name();
         let file = file.to_string_lossy();

@@ -78,14 +78,9 @@ impl Executor {
 
     /// Sets the steps a resumable walk takes per launch on a GPU
     /// ([`GpuExecutor::with_steps_per_launch`]); the CPU has no launches.
-    pub fn with_steps_per_launch(self, steps: u32) -> Self {
-        match self {
-            Executor::Cpu(e) => Executor::Cpu(e),
-            #[cfg(feature = "wgpu")]
-            Executor::Wgpu(e) => Executor::Wgpu(e.with_steps_per_launch(steps)),
-            #[cfg(feature = "cuda")]
-            Executor::Cuda(e) => Executor::Cuda(e.with_steps_per_launch(steps)),
-        }
+    pub fn with_steps_per_launch(mut self, steps: u32) -> Self {
+        dispatch_gpu!(&mut self, e => e.set_steps_per_launch(steps), cpu => ());
+        self
     }
 
     /// Whether the work runs on the CPU.

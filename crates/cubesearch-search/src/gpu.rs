@@ -50,8 +50,13 @@ impl<R: Runtime> GpuExecutor<R> {
     /// Sets the steps a resumable walk (perft, alpha-beta subtrees) takes per launch, for every
     /// game: fewer give shorter launches and more of them, with the same results.
     pub fn with_steps_per_launch(mut self, steps: u32) -> Self {
-        self.steps_per_launch = Some(steps.max(1));
+        self.set_steps_per_launch(steps);
         self
+    }
+
+    /// [`with_steps_per_launch`](Self::with_steps_per_launch) in place.
+    pub fn set_steps_per_launch(&mut self, steps: u32) {
+        self.steps_per_launch = Some(steps.max(1));
     }
 
     /// How walks of `G` to `depth` are cut into launches: the steps as set; on a loop-limited

@@ -258,33 +258,30 @@ impl<G: Game> Mcts<G> {
                     }
                 }
             });
-            let mut in_flight: Option<Vec<Paths>> = None;
-            let mut in_flight_playouts = 0;
+            // The batch simulating, with its playouts.
+            let mut in_flight: Option<(Vec<Paths>, u64)> = None;
             loop {
                 // Select the next batch while the previous one simulates.
-                let committed = stats.playouts + in_flight_playouts;
-                let mut next_playouts = 0;
-                let mut progressed = false;
-                let next = if done(committed) {
-                    None
+                let committed = stats.playouts + in_flight.as_ref().map_or(0, |f| f.1);
+                let (next, progressed) = if done(committed) {
+                    (None, false)
                 } else {
                     let planned = self.planned_batch(committed);
                     let (pending, roots, known) = self.select_batches(game, planned);
                     stats.playouts += known;
-                    next_playouts = roots.len() as u64 * leaf as u64;
-                    progressed = known > 0 || !roots.is_empty();
                     if roots.is_empty() {
-                        None
+                        (None, known > 0)
                     } else {
+                        let playouts = roots.len() as u64 * leaf as u64;
                         let seed = mix32(self.config.seed ^ mix32(self.batches_run as u32));
                         self.batches_run += 1;
                         to_worker
                             .send((roots, seed))
                             .expect("the simulation worker is alive");
-                        Some(pending)
+                        (Some((pending, playouts)), true)
                     }
                 };
-                if let Some(batch) = in_flight.take() {
+                if let Some((batch, _)) = in_flight.take() {
                     let waited = Instant::now();
                     let counts = results.recv().expect("the simulation worker answers")?;
                     stats.wait_seconds += waited.elapsed().as_secs_f64();
@@ -292,7 +289,6 @@ impl<G: Game> Mcts<G> {
                     self.backpropagate_batches(batch, &counts);
                     stats.batches += 1;
                 }
-                in_flight_playouts = next_playouts;
                 match next {
                     Some(batch) => in_flight = Some(batch),
                     // A batch of finished games only is progress too; nothing left to select is not.

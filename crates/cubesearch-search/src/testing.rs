@@ -7,10 +7,12 @@
 //!
 //! The facade's `cubesearch::testing` shows them on a game.
 
-use crate::Executor;
+use crate::stochastic_rules::{DeviceAction, StochasticRules};
+use crate::{CpuExecutor, Executor};
 use cubesearch_core::backend::{resolve, Backend};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Game, StochasticGame};
+use cubesearch_kernels::GpuStochasticGame;
 
 /// The executor for `backend`, or `None` for CUDA in a build without the `cuda` feature.
 ///
@@ -31,6 +33,35 @@ pub fn executor(backend: Backend) -> Option<Executor> {
         _ => panic!("{e}"),
     });
     Some(Executor::on(&resolved).unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// Holds `gpu`'s device rules of a stochastic game to the host's, bit for bit: every action of
+/// every state in `states`, one chance draw from each, and `games` random games (seed 4).
+/// Returns the actions, for checks of the caller's own.
+pub fn assert_stochastic_rules_match<G: GpuStochasticGame>(
+    gpu: &mut impl StochasticRules,
+    game: &G,
+    states: &[G::State],
+    games: usize,
+) -> Vec<Vec<DeviceAction<G::State>>> {
+    let mut cpu = CpuExecutor::new(1).unwrap();
+    let want = cpu.actions(game, states).unwrap();
+    let got = gpu.actions(game, states).unwrap();
+    assert_same("actions", &want, &got);
+    let rngs: Vec<u32> = (0..states.len() as u32)
+        .map(|i| XorShift32::for_worker(8, i).0)
+        .collect();
+    let want = cpu.chance_samples(game, states, &rngs).unwrap();
+    let got_chance = gpu.chance_samples(game, states, &rngs).unwrap();
+    assert_same("chance", &want.0, &got_chance.0);
+    assert_same("rngs", &want.1, &got_chance.1);
+    let want = cpu.random_games(game, games, 4).unwrap();
+    assert_same(
+        "random games",
+        &want,
+        &gpu.random_games(game, games, 4).unwrap(),
+    );
+    got
 }
 
 /// Asserts that `gpu` equals the CPU oracle's `cpu`, naming the first index that differs.

@@ -18,8 +18,8 @@ use cubesearch_kernels::td::{DeviceTd, TdShape, WeightStorage};
 use cubesearch_learn::{default_shapes, pack_views, NTupleNetwork, TupleGame};
 use cubesearch_search::expectimax::search;
 use cubesearch_search::td::td_net;
-use cubesearch_search::testing::{assert_same, executor};
-use cubesearch_search::{CpuExecutor, Executor, GpuExecutor, StochasticRules};
+use cubesearch_search::testing::{assert_stochastic_rules_match, executor};
+use cubesearch_search::{Executor, GpuExecutor};
 use rstest::rstest;
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -298,22 +298,8 @@ fn device_rules_equal_the_host(#[values(Backend::Wgpu, Backend::Cuda)] backend: 
 }
 
 fn rules_match<R: Runtime>(gpu: &mut GpuExecutor<R>) {
-    let mut cpu = CpuExecutor::new(1).unwrap();
-    let states = positions(500);
-    let want = cpu.actions(&Chute, &states).unwrap();
-    let got = gpu.actions(&Chute, &states).unwrap();
-    assert_same("chute actions", &want, &got);
+    let got = assert_stochastic_rules_match(gpu, &Chute, &positions(500), 200);
     assert!(got.iter().flatten().any(|a| a.legal) && got.iter().flatten().any(|a| !a.legal));
-    let rngs: Vec<u32> = (0..states.len() as u32)
-        .map(|i| XorShift32::for_worker(8, i).0)
-        .collect();
-    let want = cpu.chance_samples(&Chute, &states, &rngs).unwrap();
-    let got = gpu.chance_samples(&Chute, &states, &rngs).unwrap();
-    assert_same("chute chance", &want.0, &got.0);
-    assert_same("chute rngs", &want.1, &got.1);
-    let want = cpu.random_games(&Chute, 200, 4).unwrap();
-    let got = gpu.random_games(&Chute, 200, 4).unwrap();
-    assert_same("chute games", &want, &got);
 }
 
 fn close(cpu: f32, gpu: f32) -> bool {

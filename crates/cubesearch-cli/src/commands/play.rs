@@ -57,10 +57,6 @@ fn player<G: NamedPlayers>(
     }
 }
 
-fn start<G: Game>(game: &G, position: Option<&str>) -> Result<G::State> {
-    super::typed_position(game, position)
-}
-
 /// `play`, for every game (one-player stochastic games in `play_stochastic`).
 pub struct Play<'a> {
     pub common: &'a Common,
@@ -119,7 +115,7 @@ fn play<G: NamedPlayers>(game: &G, args: &Play) -> Result<()> {
         pdn,
         ..
     } = args;
-    let first = start(game, position)?;
+    let first = super::typed_position(game, position)?;
     if let Some(path) = pdn {
         check_writable(Path::new(path))?;
     }
