@@ -93,15 +93,11 @@ impl StochasticGame for Mini2048 {
         (after != *s).then_some((after, reward))
     }
 
-    fn chance_outcomes(&self, after: &u64, out: &mut Vec<(u64, f32)>) {
-        let empty = Self::empty_cells(*after).count();
+    fn chance_outcomes(&self, after: &u64, out: &mut Vec<(u64, u32)>) {
         for c in Self::empty_cells(*after) {
-            for (k, w) in [(1, 9.0), (2, 1.0)] {
-                out.push((with_cell(*after, c, k), w / (10.0 * empty as f32)));
+            for (k, w) in [(1, 9), (2, 1)] {
+                out.push((with_cell(*after, c, k), w));
             }
-        }
-        if out.is_empty() {
-            out.push((*after, 1.0));
         }
     }
 
@@ -374,10 +370,6 @@ impl DeviceStochasticGame for DeviceMini2048 {
 
     fn outcome_weight(outcome: u32) -> u32 {
         select(outcome % 2u32 == 0u32, 9u32, 1u32)
-    }
-
-    fn weight_total() -> u32 {
-        u32::new(10)
     }
 
     fn sample_chance(s: &mut Rows, rng: &mut u32) {

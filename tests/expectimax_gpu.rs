@@ -1,7 +1,6 @@
-//! The device expectimax (naive and multilevel) against the CPU search on the same boards and
-//! weights: every action's value within 1e-4 relative, the same legal actions, and the same
-//! best action unless two actions are that close. wgpu always (lavapipe on a machine without a
-//! GPU); CUDA too in a build with the `cuda` feature.
+//! The device expectimax (naive and multilevel, both folds) against the CPU search on the same
+//! boards and weights: the same best action, legal actions and values, bit for bit. wgpu always
+//! (lavapipe on a machine without a GPU); CUDA too in a build with the `cuda` feature.
 
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Backend, ExpectimaxEval, RootValue, StochasticGame, TdUpdate};
@@ -15,6 +14,7 @@ use cubesearch_learn::{CpuTd, NTupleNetwork};
 use cubesearch_search::boards;
 use cubesearch_search::expectimax::search;
 use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
+use cubesearch_search::testing::assert_same_root_values;
 use cubesearch_search::{Executor, GpuExecutor};
 
 fn trained<R: GpuTiles>(games: u32) -> NTupleNetwork {
@@ -56,35 +56,6 @@ fn boards<R: GpuTiles>(text: &str, random: usize, dead: &str) -> Vec<BoardOf<R>>
     }
     out.push(game.parse_position(dead).unwrap());
     out
-}
-
-fn close(cpu: f32, gpu: f32) -> bool {
-    (cpu - gpu).abs() <= 1e-4 * cpu.abs().max(1.0)
-}
-
-fn assert_close(what: &str, cpu: &[RootValue], gpu: &[RootValue]) {
-    assert_eq!(cpu.len(), gpu.len(), "{what}");
-    for (i, (c, g)) in cpu.iter().zip(gpu).enumerate() {
-        for (a, (cv, gv)) in c.actions.iter().zip(&g.actions).enumerate() {
-            match (cv, gv) {
-                (Some(x), Some(y)) => assert!(
-                    close(*x, *y),
-                    "{what}, root {i}, action {a}: CPU {x}, GPU {y}"
-                ),
-                (None, None) => {}
-                _ => panic!("{what}, root {i}: legal actions differ: {c:?} vs {g:?}"),
-            }
-        }
-        match (c.best, g.best) {
-            // A near-tie may go either way; the CPU must rate the GPU's pick as about as good.
-            (Some(x), Some(y)) if x != y => assert!(
-                close(c.value, c.actions[y as usize].unwrap_or(f32::NEG_INFINITY)),
-                "{what}, root {i}: best {x} on the CPU, {y} on the GPU: {c:?} vs {g:?}"
-            ),
-            (x, y) => assert_eq!(x, y, "{what}, root {i}"),
-        }
-        assert!(close(c.value, g.value), "{what}, root {i}: {c:?} vs {g:?}");
-    }
 }
 
 /// A GPU searcher on `backend` (naive generation); `None` when that is CUDA and CUDA is not
@@ -143,7 +114,7 @@ fn compare<R: GpuTiles>(backend: Backend, text: &str, dead: &str, max_layers: u3
             for &planes in folds {
                 exec.set_expectimax_plane_ops(planes);
                 let gpu = exec.evaluate(&game, &net, roots, layers).unwrap();
-                assert_close(
+                assert_same_root_values(
                     &format!(
                         "{} {layers} layers {}, plane ops {planes}",
                         R::NAME,
@@ -248,14 +219,14 @@ fn wgpu_chunks_and_large_batches_equal_the_cpu() {
             3 * words_per_root(method, tree, 1, <Fib as GpuTiles>::WORDS),
         );
         let got = gpu.evaluate(&game, &net, &roots, 1).unwrap();
-        assert_close(&format!("chunks of 3, {}", method.name()), &cpu, &got);
+        assert_same_root_values(&format!("chunks of 3, {}", method.name()), &cpu, &got);
     }
     gpu.set_expectimax_chunk_entries(usize::MAX);
     gpu.set_expectimax_method(ExpectimaxMethod::Multilevel);
     let many: Vec<_> = roots.iter().cycle().take(17_000).copied().collect();
     let got = gpu.evaluate(&game, &net, &many, 1).unwrap();
     let want: Vec<RootValue> = cpu.iter().cycle().take(17_000).cloned().collect();
-    assert_close("17000 roots", &want, &got);
+    assert_same_root_values("17000 roots", &want, &got);
 }
 
 /// Shapes of different lengths (each lookup's cells are compiled into the kernels as they are).
@@ -268,7 +239,7 @@ fn wgpu_mixed_tuple_lengths_equal_the_cpu() {
     for method in ExpectimaxMethod::ALL {
         exec.set_expectimax_method(method);
         let got = exec.evaluate(&game, &net, &roots, 1).unwrap();
-        assert_close(&format!("mixed shapes, {}", method.name()), &cpu, &got);
+        assert_same_root_values(&format!("mixed shapes, {}", method.name()), &cpu, &got);
     }
 }
 

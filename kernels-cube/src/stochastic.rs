@@ -6,7 +6,8 @@
 //! Actions are numbered `0..ACTIONS` in the host's `StochasticGame::ACTIONS` order. A chance
 //! event picks one of `OUTCOMES` outcome *slots*; a slot may be impossible in a given
 //! afterstate. Each slot has a weight independent of the state, and the probability of a
-//! possible outcome `o` in afterstate `s` is `w(o) / Σ w(o')` over the slots possible in `s`.
+//! possible outcome `o` in afterstate `s` is `w(o) / Σ w(o')` over the slots possible in `s`;
+//! the host lists the possible outcomes in slot order with the same weights.
 
 use crate::launch::read;
 use cubecl::prelude::*;
@@ -43,15 +44,14 @@ pub trait DeviceStochasticGame: 'static + Send + Sync {
     fn chance(state: &mut Self::State, outcome: u32) -> bool;
     /// [`DeviceStochasticGame::chance`] through a numbering of the slots that may depend on the
     /// state: slot `slot` applies outcome `σ(slot)` for a permutation `σ` of the slots that
-    /// keeps every slot's weight (`w(σ(k)) = w(k)`). A game may so move its possible outcomes
-    /// to the low slots, which lets whole planes of a search block idle; `chance` itself is
-    /// always a correct implementation.
+    /// keeps every slot's weight (`w(σ(k)) = w(k)`) and the possible outcomes' order (the
+    /// expectimax mean adds them in slot order). A game may so move its possible outcomes to
+    /// the low slots, which lets whole planes of a search block idle; `chance` itself is always
+    /// a correct implementation.
     fn chance_packed(state: &mut Self::State, slot: u32) -> bool;
-    /// The weight of outcome slot `outcome`, whatever the state.
+    /// The weight of outcome slot `outcome`, whatever the state: the host's
+    /// `StochasticGame::chance_outcomes` weight of that outcome.
     fn outcome_weight(outcome: u32) -> u32;
-    /// The scale of the weights: probabilities are formed as `w / weight_total` (the total of
-    /// one group of outcomes, so that the common cases are exact binary fractions or close).
-    fn weight_total() -> u32;
     /// Draws one chance outcome in place, exactly as the host's `sample_chance` draws it (the
     /// same xorshift32 draws in the same order).
     fn sample_chance(state: &mut Self::State, rng: &mut u32);
@@ -138,7 +138,7 @@ pub fn chance_slot<G: DeviceStochasticGame>(
     happened
 }
 
-/// Unit 0 writes every outcome slot's weight, then the weights' total, to `out`.
+/// Unit 0 writes every outcome slot's weight to `out`.
 #[cube(launch_unchecked)]
 pub fn outcome_weights_kernel<G: DeviceStochasticGame>(
     out: &mut Array<u32>,
@@ -149,29 +149,25 @@ pub fn outcome_weights_kernel<G: DeviceStochasticGame>(
         for o in 0..outcomes {
             out[o as usize] = G::outcome_weight(o);
         }
-        out[outcomes as usize] = G::weight_total();
     }
 }
 
-/// Every outcome slot's weight as the device has it, and their total: the host forms the
-/// probabilities `f32(w) / f32(total)` from them, so that they are rounded the same on every
-/// device.
+/// Every outcome slot's weight as the device has it: the host sizes the expectimax fold's
+/// table of reciprocal weights from them.
 pub fn outcome_weights<R: Runtime, G: GpuStochasticGame>(
     client: &ComputeClient<R>,
-) -> Result<(Vec<u32>, u32)> {
+) -> Result<Vec<u32>> {
     let outcomes = G::OUTCOMES as usize;
-    let out = client.empty((outcomes + 1) * 4);
-    // SAFETY: one unit writes `outcomes + 1` words of a buffer that long.
+    let out = client.empty(outcomes * 4);
+    // SAFETY: one unit writes `outcomes` words of a buffer that long.
     unsafe {
         outcome_weights_kernel::launch_unchecked::<G::Device, R>(
             client,
             CubeCount::Static(1, 1, 1),
             CubeDim::new_1d(1),
-            ArrayArg::from_raw_parts(out.clone(), outcomes + 1),
+            ArrayArg::from_raw_parts(out.clone(), outcomes),
             G::OUTCOMES,
         );
     }
-    let mut words = read::<R, u32>(client, out)?;
-    let total = words.pop().unwrap_or(0);
-    Ok((words, total))
+    read::<R, u32>(client, out)
 }

@@ -230,6 +230,15 @@ pub fn illegal_move<G: Game + ?Sized>(
     }
 }
 
+/// `1 / total` rounded to f32 on the host: the factor of an expectimax chance mean. Every
+/// backend forms the mean of outcome values `v(o)` with weights `w(o)` as
+/// `(Σ f32(w(o)) · v(o), added in the outcomes' order from 0.0) × reciprocal_weight(Σ w(o))`,
+/// so that its bits do not depend on where it runs; a device reads these factors from a table
+/// rather than dividing (WGSL lets a division be 2.5 ULP off).
+pub fn reciprocal_weight(total: u32) -> f32 {
+    1.0 / total as f32
+}
+
 /// A single-player game with chance: the player picks an action, which yields an *afterstate*
 /// and a reward; then chance turns the afterstate into the next state (2584 and 2048 spawn a tile).
 /// TD learning values afterstates; expectimax alternates max over actions and means over chance.
@@ -250,8 +259,11 @@ pub trait StochasticGame: Send + Sync + 'static {
 
     /// The afterstate and reward of `action`, or `None` if it changes nothing (illegal).
     fn afterstate(&self, state: &Self::State, action: Self::Action) -> Option<(Self::State, u32)>;
-    /// Appends every chance outcome of `afterstate` with its probability (they sum to 1).
-    fn chance_outcomes(&self, afterstate: &Self::State, out: &mut Vec<(Self::State, f32)>);
+    /// Appends every chance outcome that can follow `afterstate` with its integer weight: its
+    /// probability is its weight over the listed weights' sum. Integer weights let every
+    /// backend form a chance node's mean with the same roundings ([`reciprocal_weight`]). A
+    /// game with a device twin lists them in the twin's slot order with the twin's weights.
+    fn chance_outcomes(&self, afterstate: &Self::State, out: &mut Vec<(Self::State, u32)>);
     /// Draws one chance outcome of `afterstate`.
     fn sample_chance(
         &self,

@@ -19,4 +19,4 @@ pub use exec::{
     AfterstateValue, ExpectimaxEval, Perft, Playouts, RootValue, Searched, SubtreeSearch, TdUpdate,
     WinDrawCounts, Window,
 };
-pub use game::{Game, Outcome, StochasticGame};
+pub use game::{reciprocal_weight, Game, Outcome, StochasticGame};

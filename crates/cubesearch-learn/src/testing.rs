@@ -51,8 +51,8 @@ impl<const BITS: u32> cubesearch_core::StochasticGame for Cells16Game<BITS> {
     fn afterstate(&self, _: &Cells16, _: u8) -> Option<(Cells16, u32)> {
         None
     }
-    fn chance_outcomes(&self, after: &Cells16, out: &mut Vec<(Cells16, f32)>) {
-        out.push((*after, 1.0));
+    fn chance_outcomes(&self, after: &Cells16, out: &mut Vec<(Cells16, u32)>) {
+        out.push((*after, 1));
     }
     fn sample_chance(&self, after: &Cells16, _: &mut cubesearch_core::rng::XorShift32) -> Cells16 {
         *after

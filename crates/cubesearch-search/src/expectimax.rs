@@ -3,11 +3,23 @@
 //! batched self-play loop that serves any [`ExpectimaxEval`] executor.
 //!
 //! An X-layer search has depth 2X + 1: the root's player level, then X × (chance, player).
-//! A player node is worth the best `reward + chance value` over its legal actions, or 0 when
-//! it has none (the game is over: no reward is still to come). A chance node is worth V of its
-//! afterstate when no layer is left, else the probability-weighted mean over the outcomes that
-//! can happen there. By linearity this equals the seed's "rewards collected along the path +
-//! V(afterstate) at the leaf".
+//! The value of a root action is the seed's: the rewards collected along a path plus
+//! V(afterstate) at its leaf, maximised over actions and averaged over chance outcomes. Every
+//! backend computes it with the same f32 operations in the same order, so the values agree
+//! bit for bit (tests hold the devices to this code with `==`):
+//!
+//! ```text
+//! player(s, prefix)   = the first maximum over the legal actions a of chance(a(s), prefix + f32(r_a));
+//!                       prefix when none is legal (a finished game collects nothing more)
+//! chance(s', prefix)  = prefix + V(s')                                   at the last layer
+//!                     = (Σ f32(w(o)) · player(o(s'), prefix), added in the outcomes' order
+//!                        from 0.0) × reciprocal_weight(Σ w(o))           otherwise
+//!                       (prefix when no outcome can happen)
+//! root action a       = chance(a(root), f32(r_a))
+//! ```
+//!
+//! The rewards are carried down as a prefix instead of added above the means, because the
+//! device generates whole paths (seed Algorithm 1): a leaf holds its path's rewards.
 //!
 //! Tree parallelism: the levels above a split ply fan their children out on rayon; each
 //! subtree below it is one sequential task. Children are combined in canonical order with the
@@ -17,7 +29,9 @@
 
 use crate::CpuExecutor;
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::{AfterstateValue, ExpectimaxEval, Result, RootValue, StochasticGame};
+use cubesearch_core::{
+    reciprocal_weight, AfterstateValue, ExpectimaxEval, Result, RootValue, StochasticGame,
+};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -25,7 +39,8 @@ use std::collections::HashMap;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ExpectimaxOptions {
     /// Remember chance-node values within one root's search (a transposition table keyed by
-    /// afterstate and layers left). Values are unchanged; only repeated subtrees are skipped.
+    /// afterstate, layers left and the rewards collected above it). Values are unchanged;
+    /// only repeated subtrees are skipped.
     pub transposition: bool,
     /// Levels (player and chance each count one) fanned out on threads above the sequential
     /// subtrees; `None` chooses from the work size and the thread count.
@@ -36,8 +51,9 @@ pub struct ExpectimaxOptions {
 struct Sequential<'a, G: StochasticGame, V: ?Sized> {
     game: &'a G,
     value: &'a V,
-    table: Option<HashMap<(G::State, u32), f32>>,
-    outcomes: Vec<Vec<(G::State, f32)>>,
+    /// Chance values by (afterstate, layers left, prefix bits).
+    table: Option<HashMap<(G::State, u32, u32), f32>>,
+    outcomes: Vec<Vec<(G::State, u32)>>,
 }
 
 impl<'a, G: StochasticGame, V: AfterstateValue<G> + ?Sized> Sequential<'a, G, V> {
@@ -50,29 +66,27 @@ impl<'a, G: StochasticGame, V: AfterstateValue<G> + ?Sized> Sequential<'a, G, V>
         }
     }
 
-    /// The best `reward + chance value` over the legal actions of `s`; 0 with none.
-    fn player(&mut self, s: &G::State, layers: u32) -> f32 {
-        let mut best = f32::NEG_INFINITY;
+    /// `player(s, prefix)` of the module docs.
+    fn player(&mut self, s: &G::State, layers: u32, prefix: f32) -> f32 {
+        let mut best: Option<f32> = None;
         for &a in G::ACTIONS {
             if let Some((after, reward)) = self.game.afterstate(s, a) {
-                let v = reward as f32 + self.chance(&after, layers);
-                if v > best {
-                    best = v;
+                let v = self.chance(&after, layers, prefix + reward as f32);
+                if best.is_none_or(|b| v > b) {
+                    best = Some(v);
                 }
             }
         }
-        if best == f32::NEG_INFINITY {
-            0.0
-        } else {
-            best
-        }
+        best.unwrap_or(prefix)
     }
 
-    fn chance(&mut self, after: &G::State, layers: u32) -> f32 {
+    /// `chance(after, prefix)` of the module docs.
+    fn chance(&mut self, after: &G::State, layers: u32, prefix: f32) -> f32 {
         if layers == 0 {
-            return self.value.value(self.game, after);
+            return prefix + self.value.value(self.game, after);
         }
-        if let Some(v) = self.table.as_ref().and_then(|t| t.get(&(*after, layers))) {
+        let key = (*after, layers, prefix.to_bits());
+        if let Some(v) = self.table.as_ref().and_then(|t| t.get(&key)) {
             return *v;
         }
         // One outcome list per layer, reused: take it out while the children search.
@@ -83,15 +97,39 @@ impl<'a, G: StochasticGame, V: AfterstateValue<G> + ?Sized> Sequential<'a, G, V>
         let mut outcomes = std::mem::take(&mut self.outcomes[level]);
         outcomes.clear();
         self.game.chance_outcomes(after, &mut outcomes);
-        let mut acc = 0.0f32;
-        for (s, p) in &outcomes {
-            acc += p * self.player(s, layers - 1);
+        let mut mean = ChanceMean::default();
+        for (s, w) in &outcomes {
+            mean.add(*w, self.player(s, layers - 1, prefix));
         }
         self.outcomes[level] = outcomes;
+        let v = mean.value(prefix);
         if let Some(t) = self.table.as_mut() {
-            t.insert((*after, layers), acc);
+            t.insert(key, v);
         }
-        acc
+        v
+    }
+}
+
+/// A chance node's weighted mean, added up in the outcomes' order (the module docs).
+#[derive(Default)]
+struct ChanceMean {
+    sum: f32,
+    total: u32,
+}
+
+impl ChanceMean {
+    fn add(&mut self, weight: u32, value: f32) {
+        self.sum += weight as f32 * value;
+        self.total += weight;
+    }
+
+    /// The mean, or `prefix` when no outcome was added.
+    fn value(&self, prefix: f32) -> f32 {
+        if self.total == 0 {
+            prefix
+        } else {
+            self.sum * reciprocal_weight(self.total)
+        }
     }
 }
 
@@ -125,7 +163,7 @@ pub fn search<G: StochasticGame, V: AfterstateValue<G> + ?Sized>(
         .iter()
         .map(|&a| {
             game.afterstate(root, a)
-                .map(|(after, reward)| reward as f32 + seq.chance(&after, layers))
+                .map(|(after, reward)| seq.chance(&after, layers, reward as f32))
         })
         .collect();
     root_value(actions)
@@ -139,9 +177,13 @@ struct Parallel<'a, G, V: ?Sized> {
 }
 
 impl<G: StochasticGame, V: AfterstateValue<G> + ?Sized> Parallel<'_, G, V> {
-    fn player(&self, s: &G::State, layers: u32, split: u32) -> f32 {
+    fn sequential(&self) -> Sequential<'_, G, V> {
+        Sequential::new(self.game, self.value, self.transposition)
+    }
+
+    fn player(&self, s: &G::State, layers: u32, prefix: f32, split: u32) -> f32 {
         if split == 0 {
-            return Sequential::new(self.game, self.value, self.transposition).player(s, layers);
+            return self.sequential().player(s, layers, prefix);
         }
         let children: Vec<(G::State, u32)> = G::ACTIONS
             .iter()
@@ -149,34 +191,33 @@ impl<G: StochasticGame, V: AfterstateValue<G> + ?Sized> Parallel<'_, G, V> {
             .collect();
         let values: Vec<f32> = children
             .par_iter()
-            .map(|(after, reward)| *reward as f32 + self.chance(after, layers, split - 1))
+            .map(|(after, reward)| self.chance(after, layers, prefix + *reward as f32, split - 1))
             .collect();
         // The sequential search's operations, in its order.
-        let best = values
-            .into_iter()
-            .fold(f32::NEG_INFINITY, |b, v| if v > b { v } else { b });
-        if best == f32::NEG_INFINITY {
-            0.0
-        } else {
-            best
+        let mut best: Option<f32> = None;
+        for v in values {
+            if best.is_none_or(|b| v > b) {
+                best = Some(v);
+            }
         }
+        best.unwrap_or(prefix)
     }
 
-    fn chance(&self, after: &G::State, layers: u32, split: u32) -> f32 {
-        if layers == 0 {
-            return self.value.value(self.game, after);
-        }
-        if split == 0 {
-            return Sequential::new(self.game, self.value, self.transposition)
-                .chance(after, layers);
+    fn chance(&self, after: &G::State, layers: u32, prefix: f32, split: u32) -> f32 {
+        if layers == 0 || split == 0 {
+            return self.sequential().chance(after, layers, prefix);
         }
         let mut outcomes = Vec::new();
         self.game.chance_outcomes(after, &mut outcomes);
-        let terms: Vec<f32> = outcomes
+        let values: Vec<f32> = outcomes
             .par_iter()
-            .map(|(s, p)| p * self.player(s, layers - 1, split - 1))
+            .map(|(s, _)| self.player(s, layers - 1, prefix, split - 1))
             .collect();
-        terms.into_iter().fold(0.0f32, |acc, t| acc + t)
+        let mut mean = ChanceMean::default();
+        for ((_, w), v) in outcomes.iter().zip(values) {
+            mean.add(*w, v);
+        }
+        mean.value(prefix)
     }
 }
 
@@ -255,7 +296,7 @@ pub fn search_many<G: StochasticGame, V: AfterstateValue<G> + ?Sized>(
                 .par_iter()
                 .map(|c| {
                     c.map(|(after, reward)| {
-                        reward as f32 + par.chance(&after, layers, split.saturating_sub(1))
+                        par.chance(&after, layers, reward as f32, split.saturating_sub(1))
                     })
                 })
                 .collect();

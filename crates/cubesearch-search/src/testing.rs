@@ -11,7 +11,7 @@ use crate::stochastic_rules::{DeviceAction, StochasticRules};
 use crate::{CpuExecutor, Executor};
 use cubesearch_core::backend::{resolve, Backend};
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::{Game, StochasticGame};
+use cubesearch_core::{Game, RootValue, StochasticGame};
 use cubesearch_kernels::GpuStochasticGame;
 
 /// The executor for `backend`, or `None` for CUDA in a build without the `cuda` feature.
@@ -79,6 +79,28 @@ pub fn assert_same<T: PartialEq + std::fmt::Debug>(what: &str, cpu: &[T], gpu: &
             cpu[i], gpu[i]
         );
     }
+}
+
+/// Asserts that the device's expectimax results equal the CPU oracle's bit for bit: the same
+/// best actions, legal actions and f32 values (`==` on the bits, so `0.0` and `-0.0` differ).
+pub fn assert_same_root_values(what: &str, cpu: &[RootValue], gpu: &[RootValue]) {
+    let bits = |r: &RootValue| {
+        let actions: Vec<Option<u32>> = r.actions.iter().map(|a| a.map(f32::to_bits)).collect();
+        (r.best, r.value.to_bits(), actions)
+    };
+    let cpu: Vec<_> = cpu.iter().map(bits).collect();
+    let gpu: Vec<_> = gpu.iter().map(bits).collect();
+    assert_same(
+        &format!("{what} (best, value bits, action value bits)"),
+        &cpu,
+        &gpu,
+    );
+}
+
+/// Asserts that two lists of f32 weights are equal bit for bit.
+pub fn assert_same_weights(what: &str, cpu: &[f32], gpu: &[f32]) {
+    let bits = |w: &[f32]| w.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+    assert_same(&format!("{what} (weight bits)"), &bits(cpu), &bits(gpu));
 }
 
 /// `count` positions reached by random games from the start, each cut after

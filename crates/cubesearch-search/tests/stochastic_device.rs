@@ -18,7 +18,9 @@ use cubesearch_kernels::td::{DeviceTd, TdShape, WeightStorage};
 use cubesearch_learn::{default_shapes, pack_views, NTupleNetwork, TupleGame};
 use cubesearch_search::expectimax::search;
 use cubesearch_search::td::td_net;
-use cubesearch_search::testing::{assert_stochastic_rules_match, executor};
+use cubesearch_search::testing::{
+    assert_same_root_values, assert_same_weights, assert_stochastic_rules_match, executor,
+};
 use cubesearch_search::{Executor, GpuExecutor};
 use rstest::rstest;
 
@@ -50,14 +52,10 @@ impl StochasticGame for Chute {
         (v != 0).then(|| (with_cell(with_cell(s, a, 0), free, v), v * (a as u32 + 1)))
     }
 
-    fn chance_outcomes(&self, after: &u32, out: &mut Vec<(u32, f32)>) {
-        let empty: Vec<usize> = (0..3).filter(|&c| cell(*after, c) == 0).collect();
-        if empty.is_empty() {
-            out.push((*after, 1.0));
-        }
-        for &c in &empty {
-            for (v, w) in [(1, 2.0), (2, 1.0)] {
-                out.push((with_cell(*after, c, v), w / (3.0 * empty.len() as f32)));
+    fn chance_outcomes(&self, after: &u32, out: &mut Vec<(u32, u32)>) {
+        for c in (0..3).filter(|&c| cell(*after, c) == 0) {
+            for (v, w) in [(1, 2), (2, 1)] {
+                out.push((with_cell(*after, c, v), w));
             }
         }
     }
@@ -158,10 +156,6 @@ impl DeviceStochasticGame for DeviceChute {
 
     fn outcome_weight(outcome: u32) -> u32 {
         select((outcome & 1u32) == 0u32, 2u32, 1u32)
-    }
-
-    fn weight_total() -> u32 {
-        u32::new(3)
     }
 
     fn sample_chance(s: &mut ChuteState, rng: &mut u32) {
@@ -302,10 +296,6 @@ fn rules_match<R: Runtime>(gpu: &mut GpuExecutor<R>) {
     assert!(got.iter().flatten().any(|a| a.legal) && got.iter().flatten().any(|a| !a.legal));
 }
 
-fn close(cpu: f32, gpu: f32) -> bool {
-    (cpu - gpu).abs() <= 1e-4 * cpu.abs().max(1.0)
-}
-
 #[rstest]
 fn device_expectimax_equals_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
     on_gpu!(backend, expectimax_matches);
@@ -334,21 +324,8 @@ fn expectimax_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
             gpu.set_expectimax_method(method);
             gpu.set_expectimax_plane_ops(planes);
             let got = gpu.expectimax(&Chute, &net, &roots, layers).unwrap();
-            for (i, (c, g)) in cpu.iter().zip(&got).enumerate() {
-                let what = format!(
-                    "{layers} layers {}, planes {planes}, root {i}",
-                    method.name()
-                );
-                assert_eq!(c.best, g.best, "{what}: {c:?} vs {g:?}");
-                assert_eq!(c.actions.len(), g.actions.len(), "{what}");
-                for (x, y) in c.actions.iter().zip(&g.actions) {
-                    match (x, y) {
-                        (Some(x), Some(y)) => assert!(close(*x, *y), "{what}: {c:?} vs {g:?}"),
-                        (None, None) => {}
-                        _ => panic!("{what}: legal actions differ: {c:?} vs {g:?}"),
-                    }
-                }
-            }
+            let what = format!("{layers} layers {}, planes {planes}", method.name());
+            assert_same_root_values(&what, &cpu, &got);
         }
     }
 }
@@ -415,12 +392,7 @@ fn td_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
     let learned = device.read_tables().unwrap();
     let mut changed = 0;
     for (t, table) in learned.iter().enumerate() {
-        for (a, b) in cpu_net.table(t).iter().zip(table) {
-            assert!(
-                (a - b).abs() <= 1e-5 * a.abs().max(1.0),
-                "table {t}: {a} vs {b}"
-            );
-        }
+        assert_same_weights(&format!("table {t}"), &cpu_net.table(t), table);
         changed += table
             .iter()
             .zip(gpu_net.table(t))

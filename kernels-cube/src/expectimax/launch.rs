@@ -11,7 +11,7 @@ use crate::ntuple::{check_lookups, NetLayout};
 use crate::stochastic::{outcome_weights, GpuStochasticGame};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
-use cubesearch_core::{Error, Result};
+use cubesearch_core::{reciprocal_weight, Error, Result};
 use std::any::TypeId;
 use std::collections::HashMap;
 use std::str::FromStr;
@@ -191,8 +191,9 @@ pub struct Workspace {
     /// The live-list counter, zero between searches (the root kernel clears it); `None` until
     /// uploaded, and again after a failed search, which may have left it counting.
     live_count: Option<Handle>,
-    /// Each game's outcome probabilities (see [`super::reduce`]), by the game's type.
-    probs: HashMap<TypeId, Handle>,
+    /// Each game's table of reciprocal weights (see [`super::reduce`]) and its length, by the
+    /// game's type.
+    recips: HashMap<TypeId, (Handle, usize)>,
 }
 
 /// What a workspace buffer holds.
@@ -233,24 +234,29 @@ impl Workspace {
             .clone()
     }
 
-    /// Game `G`'s outcome probabilities `f32(w) / f32(total)`, one per outcome slot of `tree`
-    /// (0 for the padded ones), made and uploaded on first use.
-    fn probs<R: Runtime, G: GpuStochasticGame>(
+    /// Game `G`'s reciprocal weights: entry `W` is [`reciprocal_weight`]`(W)` for every total
+    /// `W` a set of its outcome slots can weigh (entry 0 unused), made and uploaded on first use.
+    fn recips<R: Runtime, G: GpuStochasticGame>(
         &mut self,
         client: &ComputeClient<R>,
-        tree: TreeShape,
-    ) -> Result<Handle> {
-        if let Some(handle) = self.probs.get(&TypeId::of::<G>()) {
-            return Ok(handle.clone());
+    ) -> Result<(Handle, usize)> {
+        if let Some(table) = self.recips.get(&TypeId::of::<G>()) {
+            return Ok(table.clone());
         }
-        let (weights, total) = outcome_weights::<R, G>(client)?;
-        let mut probs = vec![0.0f32; tree.outcome_slots() as usize];
-        for (p, w) in probs.iter_mut().zip(weights) {
-            *p = w as f32 / total as f32;
+        let weights = outcome_weights::<R, G>(client)?;
+        let most: u64 = weights.iter().map(|&w| w as u64).sum();
+        if most >= 1 << 24 {
+            return Err(Error::Unsupported(format!(
+                "{}: outcome weights totalling {most} do not fit the device's exact f32 sums",
+                G::NAME
+            )));
         }
-        let handle = client.create_from_slice(f32::as_bytes(&probs));
-        self.probs.insert(TypeId::of::<G>(), handle.clone());
-        Ok(handle)
+        let table: Vec<f32> = (0..=most as u32)
+            .map(|w| if w == 0 { 0.0 } else { reciprocal_weight(w) })
+            .collect();
+        let entry = (client.create_from_slice(f32::as_bytes(&table)), table.len());
+        self.recips.insert(TypeId::of::<G>(), entry.clone());
+        Ok(entry)
     }
 }
 
@@ -306,7 +312,7 @@ pub fn launch_expectimax<R: Runtime, G: GpuStochasticGame>(
         layers,
         shape,
         tree,
-        probs: workspace.probs::<R, G>(client, tree)?,
+        recips: workspace.recips::<R, G>(client)?,
     };
     let mut out = Vec::with_capacity(roots.len());
     for part in roots.chunks(chunk) {
@@ -324,8 +330,8 @@ struct Plan {
     layers: u32,
     shape: SearchShape,
     tree: TreeShape,
-    /// The outcome probabilities.
-    probs: Handle,
+    /// The reciprocal weights and their count.
+    recips: (Handle, usize),
 }
 
 fn search_chunk<R: Runtime, G: GpuStochasticGame>(
@@ -340,13 +346,12 @@ fn search_chunk<R: Runtime, G: GpuStochasticGame>(
         layers,
         shape,
         tree,
-        ref probs,
+        ref recips,
     } = *plan;
     let n = roots.len();
     if n == 0 {
         return Ok(Vec::new());
     }
-    let outcome_slots = tree.outcome_slots() as usize;
     let roots_handle = upload(client, &game.encode_all(roots));
     // Zero layers have no chance level: the naive kernel's action entries are the leaves.
     let (mut values, mut lens, mut entries, mut reductions) = match shape.method {
@@ -378,7 +383,7 @@ fn search_chunk<R: Runtime, G: GpuStochasticGame>(
                 ArrayArg::from_raw_parts(lens, entries),
                 ArrayArg::from_raw_parts(out_values.clone(), groups),
                 ArrayArg::from_raw_parts(out_lens.clone(), groups),
-                ArrayArg::from_raw_parts(probs.clone(), outcome_slots),
+                ArrayArg::from_raw_parts(recips.0.clone(), recips.1),
                 2 * reductions + 1,
                 groups as u32,
                 tree,
@@ -407,7 +412,7 @@ fn search_chunk<R: Runtime, G: GpuStochasticGame>(
                 ArrayArg::from_raw_parts(lens, entries),
                 ArrayArg::from_raw_parts(out.clone(), out_words),
                 ArrayArg::from_raw_parts(live_count, 1),
-                ArrayArg::from_raw_parts(probs.clone(), outcome_slots),
+                ArrayArg::from_raw_parts(recips.0.clone(), recips.1),
                 3,
                 n as u32,
                 tree,
@@ -513,7 +518,7 @@ fn multilevel<R: Runtime, G: GpuStochasticGame>(
         layers,
         shape,
         tree,
-        ref probs,
+        ref recips,
     } = *plan;
     let words = G::STATE_WORDS;
     let block = tree.block() as usize;
@@ -596,7 +601,7 @@ fn multilevel<R: Runtime, G: GpuStochasticGame>(
             ArrayArg::from_raw_parts(live_count, 1),
             ArrayArg::from_raw_parts(live, deepest),
             ArrayArg::from_raw_parts(net.weights.clone(), net.weight_len),
-            ArrayArg::from_raw_parts(probs.clone(), tree.outcome_slots() as usize),
+            ArrayArg::from_raw_parts(recips.0.clone(), recips.1),
             2 * layers - 1,
             words,
             tree,

@@ -171,7 +171,7 @@ pub fn leaf_blocks_kernel<G: DeviceStochasticGame>(
     live_count: &Array<u32>,
     live: &Array<u32>,
     weights: &Array<f32>,
-    probs: &Array<f32>,
+    recips: &Array<f32>,
     full: u32,
     #[comptime] words: usize,
     #[comptime] tree: TreeShape,
@@ -189,10 +189,11 @@ pub fn leaf_blocks_kernel<G: DeviceStochasticGame>(
         let step = layer_child::<G>(&mut child, u, tree);
         let len = full + step.digits;
         if step.digits == 2u32 {
-            value += f32::cast_from(step.reward)
-                + layout_value::<G>(&child, weights, comptime!(layout.clone()));
+            // `(rewards + r) + V`, the naive kernel's and the CPU's order.
+            value += f32::cast_from(step.reward);
+            value += layout_value::<G>(&child, weights, comptime!(layout.clone()));
         }
-        let parent = fold_block::<G>(value, len, probs, full + 2u32, tree, plane_ops);
+        let parent = fold_block::<G>(value, len, recips, full + 2u32, tree, plane_ops);
         if u == 0u32 {
             accs[at] = parent.value;
             lens[at] = parent.len;

@@ -2,26 +2,33 @@
 //!
 //! A block is the children one layer under an afterstate, unit `u` holding child
 //! `u = outcome·A + action` (`A` action slots, see [`TreeShape`]). [`fold_block()`] folds them
-//! in two steps: the max over each outcome's actions, then the probability-weighted mean over
-//! the possible outcomes. In shared memory everywhere; with plane ops (32-unit planes, where
-//! the block is a whole number of planes and an outcome's actions lie in one plane) the action
-//! max is a butterfly of shuffles and the outcome sum a plane sum per plane, so only one
-//! partial sum a plane meets in shared memory.
+//! in two steps: the max over each outcome's actions (in shared memory, or with plane shuffles
+//! where the device has 32-unit planes and an outcome's actions lie in one plane; a max
+//! rounds nothing, so either order gives the same bits), then the weighted mean over the
+//! possible outcomes, which unit 0 forms in one fixed order:
 //!
-//! The mean over the possible outcomes `o` of an afterstate is
-//! `Σ p(o)·v(o) / (f32(Σ w(o)) / f32(weight_total))`, with `p(o) = f32(w(o)) / f32(weight_total)`
-//! formed on the host ([`crate::stochastic::outcome_weights`]) and `Σ w(o)` an integer sum.
+//! ```text
+//!   sum = 0.0;  W = 0
+//!   for each outcome slot o, lowest first:   (impossible slots add +0.0 and weigh 0)
+//!       sum = sum + f32(w(o)) · v(o);  W = W + w(o)
+//!   mean = sum · reciprocal_weight(W)      (host-rounded 1/W from a table: no division)
+//! ```
+//!
+//! the CPU search's operations exactly (`cubesearch_search::expectimax`), so every backend
+//! gives the same bits. Each product is made by its outcome's unit and added by unit 0 after a
+//! barrier, so no compiler can fuse the multiply into the add (CUDA contracts `a·b + c` into
+//! one fused multiply-add by default, which rounds once instead of twice).
 
 use super::TreeShape;
 use crate::stochastic::DeviceStochasticGame;
 use cubecl::prelude::*;
 
-/// The plane size the plane-op fold is written for.
+/// The plane size the plane-shuffle max is written for.
 pub const FOLD_PLANE: u32 = 32;
 
 impl TreeShape {
-    /// Whether a block can be folded with plane ops on [`FOLD_PLANE`]-unit planes: a whole
-    /// number of planes, each outcome's action slots inside one.
+    /// Whether an outcome's action max can use plane shuffles on [`FOLD_PLANE`]-unit planes:
+    /// a whole number of planes, each outcome's action slots inside one.
     pub fn plane_fold_fits(self) -> bool {
         self.block().is_multiple_of(FOLD_PLANE) && self.action_slots() <= FOLD_PLANE
     }
@@ -40,22 +47,24 @@ pub struct Entry {
 /// it. An action child is valid when its len is at least `action_len`, an outcome child when at
 /// least `action_len − 1`. A player node with no valid action keeps its prefix rewards (a
 /// finished game is worth no more); an afterstate with no possible outcome keeps them too.
-/// `probs` holds each outcome slot's `p(o)` (see the module docs); the len passed up is the
-/// largest. Plane ops only where the block fits them ([`TreeShape::plane_fold_fits`]).
+/// `recips` is the table of [`cubesearch_core::reciprocal_weight`] by total weight; the len
+/// passed up is the largest. Plane shuffles for the max only where the block fits them
+/// ([`TreeShape::plane_fold_fits`]).
 #[cube]
 pub fn fold_block<G: DeviceStochasticGame>(
     value: f32,
     len: u32,
-    probs: &Array<f32>,
+    recips: &Array<f32>,
     action_len: u32,
     #[comptime] tree: TreeShape,
     #[comptime] plane_ops: bool,
 ) -> Entry {
-    if comptime!(plane_ops && tree.plane_fold_fits()) {
-        fold_with_planes::<G>(value, len, probs, action_len, tree)
+    let best = if comptime!(plane_ops && tree.plane_fold_fits()) {
+        max_with_planes(value, len, action_len, tree)
     } else {
-        fold_in_shared::<G>(value, len, probs, action_len, tree)
-    }
+        max_in_shared(value, len, action_len, tree)
+    };
+    mean_over_outcomes::<G>(best, recips, action_len, tree)
 }
 
 /// Of two action children, the better valid one (the len is the larger either way).
@@ -68,50 +77,17 @@ fn better_action(a: Entry, b: Entry, action_len: u32) -> Entry {
     }
 }
 
-/// The weight of outcome slot `outcome` when it `counts`, else 0. A slot that does not count
-/// may be a padded one, past the game's outcomes: the game is asked about slot 0 instead.
-/// No branch, so that the planes stay converged for the plane sum that follows.
+/// The max over each outcome's actions (the first of equal values), held by the outcome's
+/// first unit: a halving tree in shared memory.
 #[cube]
-fn counted_weight<G: DeviceStochasticGame>(outcome: u32, counts: bool) -> u32 {
-    select(
-        counts,
-        G::outcome_weight(select(counts, outcome, 0u32)),
-        0u32,
-    )
-}
-
-/// The parent's entry from the summed weighted values, the possible outcomes' summed weights
-/// and the deepest len; `lead` is outcome 0's best action (its prefix rewards when nothing is
-/// possible).
-#[cube]
-fn mean_entry<G: DeviceStochasticGame>(sum: f32, weights: u32, deepest: u32, lead: f32) -> Entry {
-    let chance = f32::cast_from(weights) / f32::cast_from(G::weight_total());
-    Entry {
-        value: select(weights > 0u32, sum / chance, lead),
-        len: deepest,
-    }
-}
-
-#[cube]
-fn fold_in_shared<G: DeviceStochasticGame>(
-    value: f32,
-    len: u32,
-    probs: &Array<f32>,
-    action_len: u32,
-    #[comptime] tree: TreeShape,
-) -> Entry {
+fn max_in_shared(value: f32, len: u32, action_len: u32, #[comptime] tree: TreeShape) -> Entry {
     let u = UNIT_POS;
     let action_slots = comptime!(tree.action_slots());
-    let outcome_slots = comptime!(tree.outcome_slots());
     let mut values = SharedMemory::<f32>::new(comptime!(tree.block() as usize));
     let mut lens = SharedMemory::<u32>::new(comptime!(tree.block() as usize));
-    let mut sum = SharedMemory::<f32>::new(comptime!(outcome_slots as usize));
-    let mut weight = SharedMemory::<u32>::new(comptime!(outcome_slots as usize));
-    let mut deepest = SharedMemory::<u32>::new(comptime!(outcome_slots as usize));
     values[u as usize] = value;
     lens[u as usize] = len;
     sync_cube();
-    // Max over each outcome's actions, into the outcome's first slot.
     let mut stride = 1u32;
     while stride < action_slots {
         if (u & (2u32 * stride - 1u32)) == 0u32 {
@@ -131,50 +107,17 @@ fn fold_in_shared<G: DeviceStochasticGame>(
         sync_cube();
         stride *= 2u32;
     }
-    // One slot per outcome: its weighted value and weight when it was possible.
-    if u < outcome_slots {
-        let v = values[(u * action_slots) as usize];
-        let l = lens[(u * action_slots) as usize];
-        let ok = l + 1u32 >= action_len;
-        sum[u as usize] = select(ok, probs[u as usize] * v, 0.0f32);
-        weight[u as usize] = counted_weight::<G>(u, ok);
-        deepest[u as usize] = l;
+    Entry {
+        value: values[u as usize],
+        len: lens[u as usize],
     }
-    sync_cube();
-    // A runtime loop counter (a mutable compile-time one does not compile).
-    let mut half = u32::new(comptime!((outcome_slots / 2) as i64));
-    while half > 0u32 {
-        if u < half {
-            let o = (u + half) as usize;
-            let s = sum[u as usize] + sum[o];
-            let n = weight[u as usize] + weight[o];
-            let d = select(
-                deepest[o] > deepest[u as usize],
-                deepest[o],
-                deepest[u as usize],
-            );
-            sum[u as usize] = s;
-            weight[u as usize] = n;
-            deepest[u as usize] = d;
-        }
-        sync_cube();
-        half /= 2u32;
-    }
-    mean_entry::<G>(sum[0], weight[0], deepest[0], values[0])
 }
 
+/// The max over each outcome's actions with a butterfly of plane shuffles: every unit of an
+/// outcome ends with it, its first unit with the first of equal values.
 #[cube]
-fn fold_with_planes<G: DeviceStochasticGame>(
-    value: f32,
-    len: u32,
-    probs: &Array<f32>,
-    action_len: u32,
-    #[comptime] tree: TreeShape,
-) -> Entry {
-    let u = UNIT_POS;
+fn max_with_planes(value: f32, len: u32, action_len: u32, #[comptime] tree: TreeShape) -> Entry {
     let action_slots = comptime!(tree.action_slots());
-    let planes = comptime!(tree.block() / FOLD_PLANE);
-    // Max over the actions: after the butterfly steps every unit of an outcome holds it.
     let mut best = Entry { value, len };
     let mut mask = 1u32;
     while mask < action_slots {
@@ -187,34 +130,59 @@ fn fold_with_planes<G: DeviceStochasticGame>(
         best.len = better.len;
         mask *= 2u32;
     }
-    // The outcome's first unit speaks for it.
-    let action = u % action_slots;
-    let speaks = action == 0u32 && best.len + 1u32 >= action_len;
-    let outcome = u / action_slots;
-    let sum = plane_sum(select(speaks, probs[outcome as usize] * best.value, 0.0f32));
-    let weight = plane_sum(counted_weight::<G>(outcome, speaks));
-    let deepest = plane_max(best.len);
-    let mut sums = SharedMemory::<f32>::new(comptime!(planes as usize));
-    let mut weights = SharedMemory::<u32>::new(comptime!(planes as usize));
-    let mut deepests = SharedMemory::<u32>::new(comptime!(planes as usize));
-    let lane = u % FOLD_PLANE;
-    if lane == 0u32 {
-        let p = (u / FOLD_PLANE) as usize;
-        sums[p] = sum;
-        weights[p] = weight;
-        deepests[p] = deepest;
+    best
+}
+
+/// The weighted mean over the possible outcomes (module docs), from each outcome's best
+/// action held by its first unit; returned to unit 0. With no possible outcome the entry is
+/// outcome 0's (its prefix rewards).
+#[cube]
+fn mean_over_outcomes<G: DeviceStochasticGame>(
+    best: Entry,
+    recips: &Array<f32>,
+    action_len: u32,
+    #[comptime] tree: TreeShape,
+) -> Entry {
+    let u = UNIT_POS;
+    let action_slots = comptime!(tree.action_slots());
+    let outcome_slots = comptime!(tree.outcome_slots());
+    let mut terms = SharedMemory::<f32>::new(comptime!(outcome_slots as usize));
+    let mut lens = SharedMemory::<u32>::new(comptime!(outcome_slots as usize));
+    if u % action_slots == 0u32 {
+        let o = u / action_slots;
+        let possible = best.len + 1u32 >= action_len;
+        let w = f32::cast_from(counted_weight::<G>(o, possible));
+        terms[o as usize] = select(possible, w * best.value, 0.0f32);
+        lens[o as usize] = best.len;
     }
     sync_cube();
-    let mut total = 0.0f32;
-    let mut count = 0u32;
-    let mut depth = 0u32;
-    #[unroll]
-    for p in 0..planes {
-        total += sums[p as usize];
-        count += weights[p as usize];
-        depth = select(deepests[p as usize] > depth, deepests[p as usize], depth);
+    let mut entry = best;
+    if u == 0u32 {
+        let mut sum = 0.0f32;
+        let mut total = 0u32;
+        let mut deepest = 0u32;
+        #[unroll]
+        for o in 0..outcome_slots {
+            let l = lens[o as usize];
+            sum += terms[o as usize];
+            total += counted_weight::<G>(o, l + 1u32 >= action_len);
+            deepest = select(l > deepest, l, deepest);
+        }
+        entry.value = select(total > 0u32, sum * recips[total as usize], best.value);
+        entry.len = deepest;
     }
-    mean_entry::<G>(total, count, depth, best.value)
+    entry
+}
+
+/// The weight of outcome slot `outcome` when it `counts`, else 0. A slot that does not count
+/// may be a padded one, past the game's outcomes: the game is asked about slot 0 instead.
+#[cube]
+fn counted_weight<G: DeviceStochasticGame>(outcome: u32, counts: bool) -> u32 {
+    select(
+        counts,
+        G::outcome_weight(select(counts, outcome, 0u32)),
+        0u32,
+    )
 }
 
 /// The entry of afterstate block `first ..` folded ([`fold_block()`]), returned to unit 0.
@@ -226,7 +194,7 @@ pub fn fold_afterstate<G: DeviceStochasticGame>(
     values: &Array<f32>,
     lens: &Array<u32>,
     first: usize,
-    probs: &Array<f32>,
+    recips: &Array<f32>,
     action_len: u32,
     #[comptime] tree: TreeShape,
     #[comptime] plane_ops: bool,
@@ -235,7 +203,7 @@ pub fn fold_afterstate<G: DeviceStochasticGame>(
     let mut len = lens[first];
     if len + 2u32 >= action_len {
         let at = first + UNIT_POS as usize;
-        let parent = fold_block::<G>(values[at], lens[at], probs, action_len, tree, plane_ops);
+        let parent = fold_block::<G>(values[at], lens[at], recips, action_len, tree, plane_ops);
         value = parent.value;
         len = parent.len;
     }
@@ -252,7 +220,7 @@ pub fn reduce_kernel<G: DeviceStochasticGame>(
     lens: &Array<u32>,
     out_values: &mut Array<f32>,
     out_lens: &mut Array<u32>,
-    probs: &Array<f32>,
+    recips: &Array<f32>,
     action_len: u32,
     groups: u32,
     #[comptime] tree: TreeShape,
@@ -261,7 +229,7 @@ pub fn reduce_kernel<G: DeviceStochasticGame>(
     let g = CUBE_POS as u32;
     if g < groups {
         let first = (g * comptime!(tree.block())) as usize;
-        let parent = fold_afterstate::<G>(values, lens, first, probs, action_len, tree, plane_ops);
+        let parent = fold_afterstate::<G>(values, lens, first, recips, action_len, tree, plane_ops);
         if UNIT_POS == 0u32 {
             out_values[g as usize] = parent.value;
             out_lens[g as usize] = parent.len;
@@ -370,7 +338,7 @@ pub fn root_fold_kernel<G: DeviceStochasticGame>(
     lens: &Array<u32>,
     out: &mut Array<u32>,
     live_count: &mut Array<u32>,
-    probs: &Array<f32>,
+    recips: &Array<f32>,
     action_len: u32,
     count: u32,
     #[comptime] tree: TreeShape,
@@ -387,7 +355,7 @@ pub fn root_fold_kernel<G: DeviceStochasticGame>(
             let node = r * comptime!(tree.action_slots()) + a;
             let first = (node * comptime!(tree.block())) as usize;
             let entry =
-                fold_afterstate::<G>(values, lens, first, probs, action_len, tree, plane_ops);
+                fold_afterstate::<G>(values, lens, first, recips, action_len, tree, plane_ops);
             if UNIT_POS == 0u32 {
                 take_action(&mut pick, out, r, a, entry, actions);
             }

@@ -71,6 +71,15 @@ fn training_value<G: DeviceStochasticGame, F: Float>(
     }
 }
 
+/// `x` unchanged, as a value no compiler can fuse into a later add: CUDA (and other GPU
+/// compilers) contract `a·b + c` into one fused multiply-add, rounded once where the CPU rounds
+/// the product and the sum each. `zero` must be 0 but unknown to the compiler (derived from a
+/// kernel argument), so the product must be rounded to its bits first.
+#[cube]
+pub fn unfused(x: f32, zero: u32) -> f32 {
+    f32::reinterpret(u32::reinterpret(x) ^ zero)
+}
+
 /// Adds `delta` to every weight V(state) reads.
 #[cube]
 pub fn update<G: DeviceStochasticGame>(
@@ -144,7 +153,9 @@ fn learn<G: DeviceStochasticGame, F: Float>(
         let delta = step * (target - v);
         if averaged {
             accumulate::<G>(&after, pending, hits, lut, delta, lookups, len, bits);
-            target = reward + v + f32::cast_from(lookups) * delta;
+            // `lookups < 2^31`: a zero the compiler cannot see is one.
+            let change = unfused(f32::cast_from(lookups) * delta, lookups >> 31u32);
+            target = reward + v + change;
         } else {
             update::<G>(&after, weights, lut, delta, lookups, len, bits);
             target = reward + value::<G>(&after, weights, lut, lookups, len, bits);

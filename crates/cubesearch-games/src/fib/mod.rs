@@ -305,17 +305,11 @@ impl<R: TileRule> StochasticGame for Sliding<R> {
         (after != *state).then_some((after, reward))
     }
 
-    fn chance_outcomes(&self, afterstate: &Self::State, out: &mut Vec<(Self::State, f32)>) {
+    fn chance_outcomes(&self, afterstate: &Self::State, out: &mut Vec<(Self::State, u32)>) {
         let bits = R::BITS;
-        let empty = afterstate.empty_count(bits);
-        if empty == 0 {
-            out.push((*afterstate, 1.0));
-            return;
-        }
         for i in (0..16).filter(|&i| afterstate.cell(i, bits) == 0) {
             for &(k, w) in R::SPAWNS {
-                let p = w as f32 / (R::SPAWN_TOTAL as f32 * empty as f32);
-                out.push((afterstate.with_cell(i, k, bits), p));
+                out.push((afterstate.with_cell(i, k, bits), w));
             }
         }
     }

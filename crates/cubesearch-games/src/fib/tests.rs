@@ -150,15 +150,15 @@ fn spawn_shares<R: TileRule>(want: &[(u32, f64)]) {
     let mut out = Vec::new();
     g.chance_outcomes(&b, &mut out);
     assert_eq!(out.len(), 13 * R::SPAWNS.len());
-    let total: f32 = out.iter().map(|o| o.1).sum();
-    assert!((total - 1.0).abs() < 1e-5, "{total}");
+    let total: u32 = out.iter().map(|o| o.1).sum();
+    assert_eq!(total, 13 * R::SPAWN_TOTAL);
     for &(value, p) in want {
         let k = R::index_of(value as u64).unwrap();
         // Count by the new tile: the cell that changed.
         let share: f64 = out
             .iter()
             .filter(|(s, _)| (0..16).any(|i| b.cell(i, R::BITS) == 0 && s.cell(i, R::BITS) == k))
-            .map(|o| o.1 as f64)
+            .map(|o| o.1 as f64 / total as f64)
             .sum();
         assert!((share - p).abs() < 1e-5, "{value}: {share}");
         // Sampling draws the same shares, on uniformly drawn empty cells.

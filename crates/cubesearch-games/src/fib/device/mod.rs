@@ -314,10 +314,6 @@ impl<T: DeviceTiles> DeviceStochasticGame for DeviceSliding<T> {
         T::spawn_kind_weight(outcome % T::spawn_kinds())
     }
 
-    fn weight_total() -> u32 {
-        T::spawn_total()
-    }
-
     fn sample_chance(state: &mut FibBoard, rng: &mut u32) {
         spawn::<T>(state, rng);
     }
