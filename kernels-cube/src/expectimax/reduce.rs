@@ -64,7 +64,7 @@ pub fn fold_block<G: DeviceStochasticGame>(
     } else {
         max_in_shared(value, len, action_len, tree)
     };
-    mean_over_outcomes::<G>(best, recips, action_len, tree)
+    mean_over_outcomes::<G>(best, recips, action_len, tree, plane_ops)
 }
 
 /// Of two action children, the better valid one (the len is the larger either way).
@@ -135,38 +135,72 @@ fn max_with_planes(value: f32, len: u32, action_len: u32, #[comptime] tree: Tree
 
 /// The weighted mean over the possible outcomes (module docs), from each outcome's best
 /// action held by its first unit; returned to unit 0. With no possible outcome the entry is
-/// outcome 0's (its prefix rewards).
+/// outcome 0's (its prefix rewards). Unit 0 adds the terms in order; the total weight and the
+/// deepest len (integers: exact in any order) come from plane ops where the block fits them,
+/// so unit 0's serial part is the sum alone.
 #[cube]
 fn mean_over_outcomes<G: DeviceStochasticGame>(
     best: Entry,
     recips: &Array<f32>,
     action_len: u32,
     #[comptime] tree: TreeShape,
+    #[comptime] plane_ops: bool,
 ) -> Entry {
     let u = UNIT_POS;
     let action_slots = comptime!(tree.action_slots());
     let outcome_slots = comptime!(tree.outcome_slots());
+    let with_planes = comptime!(plane_ops && tree.plane_fold_fits());
+    // With plane ops each plane's total weight and deepest len, else each outcome's len.
+    let planes = comptime!(tree.block() / FOLD_PLANE);
+    let lens_kept = comptime!(if with_planes {
+        2 * planes
+    } else {
+        outcome_slots
+    });
     let mut terms = SharedMemory::<f32>::new(comptime!(outcome_slots as usize));
-    let mut lens = SharedMemory::<u32>::new(comptime!(outcome_slots as usize));
-    if u % action_slots == 0u32 {
-        let o = u / action_slots;
-        let possible = best.len + 1u32 >= action_len;
-        let w = f32::cast_from(counted_weight::<G>(o, possible));
-        terms[o as usize] = select(possible, w * best.value, 0.0f32);
+    let mut lens = SharedMemory::<u32>::new(comptime!(lens_kept as usize));
+    let speaks = u % action_slots == 0u32;
+    let o = u / action_slots;
+    let possible = speaks && best.len + 1u32 >= action_len;
+    let w = counted_weight::<G>(o, possible);
+    if speaks {
+        terms[o as usize] = select(possible, f32::cast_from(w) * best.value, 0.0f32);
+    }
+    if comptime!(with_planes) {
+        let total = plane_sum(w);
+        let deepest = plane_max(best.len);
+        if u % FOLD_PLANE == 0u32 {
+            let p = u / FOLD_PLANE;
+            lens[(2u32 * p) as usize] = total;
+            lens[(2u32 * p + 1u32) as usize] = deepest;
+        }
+    } else if speaks {
         lens[o as usize] = best.len;
     }
     sync_cube();
     let mut entry = best;
     if u == 0u32 {
         let mut sum = 0.0f32;
+        #[unroll]
+        for k in 0..outcome_slots {
+            sum += terms[k as usize];
+        }
         let mut total = 0u32;
         let mut deepest = 0u32;
-        #[unroll]
-        for o in 0..outcome_slots {
-            let l = lens[o as usize];
-            sum += terms[o as usize];
-            total += counted_weight::<G>(o, l + 1u32 >= action_len);
-            deepest = select(l > deepest, l, deepest);
+        if comptime!(with_planes) {
+            #[unroll]
+            for p in 0..planes {
+                total += lens[(2 * p) as usize];
+                let l = lens[(2 * p + 1) as usize];
+                deepest = select(l > deepest, l, deepest);
+            }
+        } else {
+            #[unroll]
+            for k in 0..outcome_slots {
+                let l = lens[k as usize];
+                total += counted_weight::<G>(k, l + 1u32 >= action_len);
+                deepest = select(l > deepest, l, deepest);
+            }
         }
         entry.value = select(total > 0u32, sum * recips[total as usize], best.value);
         entry.len = deepest;
