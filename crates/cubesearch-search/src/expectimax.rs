@@ -47,12 +47,14 @@ pub struct ExpectimaxOptions {
     pub split_ply: Option<u32>,
 }
 
+/// Chance values by (afterstate, layers left, the prefix's bits).
+type ChanceTable<S> = HashMap<(S, u32, u32), f32>;
+
 /// The sequential search of one root: scratch lists per level and the optional table.
 struct Sequential<'a, G: StochasticGame, V: ?Sized> {
     game: &'a G,
     value: &'a V,
-    /// Chance values by (afterstate, layers left, prefix bits).
-    table: Option<HashMap<(G::State, u32, u32), f32>>,
+    table: Option<ChanceTable<G::State>>,
     outcomes: Vec<Vec<(G::State, u32)>>,
 }
 

@@ -159,7 +159,8 @@ fn mean_over_outcomes<G: DeviceStochasticGame>(
     });
     let mut terms = SharedMemory::<f32>::new(comptime!(outcome_slots as usize));
     let mut lens = SharedMemory::<u32>::new(comptime!(lens_kept as usize));
-    let speaks = u % action_slots == 0u32;
+    let action = u % action_slots;
+    let speaks = action == 0u32;
     let o = u / action_slots;
     let possible = speaks && best.len + 1u32 >= action_len;
     let w = counted_weight::<G>(o, possible);
@@ -169,7 +170,8 @@ fn mean_over_outcomes<G: DeviceStochasticGame>(
     if comptime!(with_planes) {
         let total = plane_sum(w);
         let deepest = plane_max(best.len);
-        if u % FOLD_PLANE == 0u32 {
+        let lane = u % FOLD_PLANE;
+        if lane == 0u32 {
             let p = u / FOLD_PLANE;
             lens[(2u32 * p) as usize] = total;
             lens[(2u32 * p + 1u32) as usize] = deepest;
