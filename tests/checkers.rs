@@ -177,14 +177,13 @@ fn playouts_match_the_cpu_bit_for_bit(
         return;
     };
     let mut cpu = CpuExecutor::new(0).unwrap();
-    for draw_plies in [50, 8] {
+    // Kings shuffling to the draw limit make the longest games (255 plies without a capture at
+    // most); lavapipe plays them in slices (tests/long_playouts.rs has games past its budget).
+    for draw_plies in [255, 50, 8] {
         let game = Checkers { rules, draw_plies };
         let mut roots: Vec<_> = reachable(&game, 4, 23).into_iter().step_by(11).collect();
         roots.push(game.initial());
-        if draw_plies == 8 {
-            // Kings and long captures; short games keep lavapipe inside its loop budget.
-            roots.extend(scattered(&game, 6, 24, 41));
-        }
+        roots.extend(scattered(&game, 6, 24, 41));
         for (per_root, seed) in [(1, 1), (32, 0xDEAD_BEEF)] {
             let expected = cpu.playouts(&game, &roots, per_root, seed).unwrap();
             let got = gpu.playouts(&game, &roots, per_root, seed).unwrap();
@@ -198,6 +197,31 @@ fn playouts_match_the_cpu_bit_for_bit(
             );
         }
     }
+}
+
+/// Playouts cut into launches of a few plies (each game saved and resumed on the device) count
+/// what the CPU counts.
+#[rstest]
+fn playouts_resumed_every_few_plies_match_the_cpu(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(gpu) = executor(backend) else {
+        return;
+    };
+    let mut gpu = gpu.with_steps_per_launch(3);
+    let mut cpu = CpuExecutor::new(0).unwrap();
+    let game = Checkers {
+        rules: Rules::American,
+        draw_plies: 60,
+    };
+    let mut roots = scattered(&game, 6, 24, 43);
+    roots.push(game.initial());
+    let expected = cpu.playouts(&game, &roots, 16, 9).unwrap();
+    assert_same(
+        "playouts 3 plies a launch",
+        &expected,
+        &gpu.playouts(&game, &roots, 16, 9).unwrap(),
+    );
 }
 
 #[test]

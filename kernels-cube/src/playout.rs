@@ -1,11 +1,39 @@
 //! Random playouts, generic over the device game: each unit plays a few whole games from one root
-//! and adds its wins and draws to that root's counters.
+//! and adds its wins and draws to that root's counters ([`playout_kernel()`]), or, where long
+//! loops are cut short (lavapipe) or launches must stay short, one game in slices of at most
+//! `steps` plies a launch, its game kept in device memory in between
+//! ([`playout_slice_kernel()`]). Both draw the same moves, so the counts are the same.
+//!
+//! A sliced unit's memory (u32 words):
+//! ```text
+//!  [position (STATE_WORDS words)] [rng] [plies played, or FINISHED once counted]
+//! ```
 
-use crate::device_game::{DeviceGame, GpuGame, DRAW, LOSS, WIN};
-use crate::launch::{grid, read, upload};
+use crate::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING, WIN};
+use crate::launch::{grid, launch_until_done, read, upload};
 use crate::rng;
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result, WinDrawCounts};
+
+/// The plies word of a sliced game that has been counted.
+pub const FINISHED: u32 = u32::MAX;
+
+/// Sliced games at most in device memory at once; more wait for the next turn.
+const SLICED_AT_ONCE: usize = 1 << 18;
+
+/// Adds one finished game to its root's counters: `outcome` speaks for the side to move at the
+/// end, which is the root's side after an even number of plies.
+#[cube]
+fn count_game(counts: &mut Array<Atomic<u32>>, root: usize, outcome: u32, plies: u32) {
+    let even = (plies & 1) == 0;
+    let won = (outcome == WIN && even) || (outcome == LOSS && !even);
+    if won {
+        counts[root * 2].fetch_add(1u32);
+    }
+    if outcome == DRAW {
+        counts[root * 2 + 1].fetch_add(1u32);
+    }
+}
 
 /// Unit `u` plays games `u·games_per_unit ..` (game `g` is worker `g` of the RNG scheme) from root
 /// `g / per_root`; `per_root` is a multiple of `games_per_unit`, so a unit never changes root.
@@ -47,6 +75,74 @@ pub fn playout_kernel<G: DeviceGame>(
     }
 }
 
+/// Sets up game `first + i` (`i < count`) for [`playout_slice_kernel()`] in unit `i`'s memory:
+/// its root, its rng (worker `first + i`), no plies.
+#[cube(launch_unchecked)]
+pub fn playout_start_kernel<G: DeviceGame>(
+    roots: &Array<u32>,
+    walks: &mut Array<u32>,
+    seed: u32,
+    per_root: u32,
+    first: u32,
+    count: u32,
+    #[comptime] words: usize,
+) {
+    let i = ABSOLUTE_POS as u32;
+    if i < count {
+        let game = first + i;
+        let at = i as usize * (words + 2);
+        let board = G::load(roots, (game / per_root) as usize * words);
+        G::store(&board, walks, at);
+        walks[at + words] = rng::worker_state(seed, game);
+        walks[at + words + 1] = 0u32;
+    }
+}
+
+/// Unit `i` plays at most `steps` more plies of game `first + i` (worker `first + i`, from root
+/// `(first + i) / per_root`): each ply move number `below(rng, move_count)`, the draws
+/// `DeviceGame::play_out` makes. A game that ends is counted once; one still going is saved
+/// and adds one to `unfinished`.
+#[cube(launch_unchecked)]
+#[allow(clippy::too_many_arguments)]
+pub fn playout_slice_kernel<G: DeviceGame>(
+    walks: &mut Array<u32>,
+    counts: &mut Array<Atomic<u32>>,
+    unfinished: &mut Array<Atomic<u32>>,
+    per_root: u32,
+    first: u32,
+    count: u32,
+    steps: u32,
+    #[comptime] words: usize,
+) {
+    let i = ABSOLUTE_POS as u32;
+    if i < count {
+        let at = i as usize * (words + 2);
+        let mut plies = walks[at + words + 1];
+        if plies != FINISHED {
+            let mut board = G::load(walks, at);
+            let mut state = walks[at + words];
+            let mut left = steps;
+            let mut outcome = G::outcome(&board);
+            while left > 0u32 && outcome == ONGOING {
+                let pick = rng::below(&mut state, G::move_count(&board));
+                G::play(&mut board, pick);
+                plies += 1u32;
+                left -= 1u32;
+                outcome = G::outcome(&board);
+            }
+            if outcome == ONGOING {
+                G::store(&board, walks, at);
+                walks[at + words] = state;
+                walks[at + words + 1] = plies;
+                unfinished[0].fetch_add(1u32);
+            } else {
+                count_game(counts, ((first + i) / per_root) as usize, outcome, plies);
+                walks[at + words + 1] = FINISHED;
+            }
+        }
+    }
+}
+
 /// Games each unit plays: enough units to fill a large GPU (2¹⁸), then up to `max` games a unit
 /// so fewer atomics meet on one counter.
 pub fn games_per_unit(per_root: u32, total_games: u64, max: u32) -> u32 {
@@ -61,15 +157,24 @@ pub fn games_per_unit(per_root: u32, total_games: u64, max: u32) -> u32 {
     games
 }
 
-/// Runs `per_root` random games from every root on the device, at most `max_games_per_unit` in
-/// one unit.
+/// How [`launch_playouts`] plays its games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayoutShape {
+    /// Whole games in one launch, up to this many a unit ([`playout_kernel()`]).
+    Whole { max_games_per_unit: u32 },
+    /// One game a unit, at most `steps` plies a launch ([`playout_slice_kernel()`]).
+    Sliced { steps: u32 },
+}
+
+/// Runs `per_root` random games from every root on the device, shaped as `shape` says (the
+/// counts do not depend on it).
 pub fn launch_playouts<R: Runtime, G: GpuGame>(
     client: &ComputeClient<R>,
     game: &G,
     roots: &[G::State],
     per_root: u32,
     seed: u32,
-    max_games_per_unit: u32,
+    shape: PlayoutShape,
 ) -> Result<Vec<WinDrawCounts>> {
     let total = roots.len() as u64 * per_root as u64;
     if total == 0 {
@@ -81,25 +186,74 @@ pub fn launch_playouts<R: Runtime, G: GpuGame>(
             u32::MAX
         )));
     }
-    let per_unit = games_per_unit(per_root, total, max_games_per_unit);
-    let units = (total / per_unit as u64) as u32;
     let roots_handle = upload(client, &game.encode_all(roots));
     let counts_handle = upload(client, &vec![0u32; roots.len() * 2]);
-    let (count, dim) = grid(client, units as usize);
-    // SAFETY: units past `units` return at once; every index is < roots.len()·2 or < roots words.
-    unsafe {
-        playout_kernel::launch_unchecked::<G::Device, R>(
-            client,
-            count,
-            dim,
-            ArrayArg::from_raw_parts(roots_handle, roots.len() * G::STATE_WORDS),
-            ArrayArg::from_raw_parts(counts_handle.clone(), roots.len() * 2),
-            seed,
-            per_root,
-            per_unit,
-            units,
-            G::STATE_WORDS,
-        );
+    let root_words = roots.len() * G::STATE_WORDS;
+    let counts_len = roots.len() * 2;
+    match shape {
+        PlayoutShape::Whole { max_games_per_unit } => {
+            let per_unit = games_per_unit(per_root, total, max_games_per_unit);
+            let units = (total / per_unit as u64) as u32;
+            let (count, dim) = grid(client, units as usize);
+            // SAFETY: units past `units` return at once; every index is < roots.len()·2 or <
+            // roots words.
+            unsafe {
+                playout_kernel::launch_unchecked::<G::Device, R>(
+                    client,
+                    count,
+                    dim,
+                    ArrayArg::from_raw_parts(roots_handle, root_words),
+                    ArrayArg::from_raw_parts(counts_handle.clone(), counts_len),
+                    seed,
+                    per_root,
+                    per_unit,
+                    units,
+                    G::STATE_WORDS,
+                );
+            }
+        }
+        PlayoutShape::Sliced { steps } => {
+            let unit_words = G::STATE_WORDS + 2;
+            let walks = client.empty(SLICED_AT_ONCE.min(total as usize) * unit_words * 4);
+            for first in (0..total).step_by(SLICED_AT_ONCE) {
+                let n = (total - first).min(SLICED_AT_ONCE as u64) as u32;
+                let (count, dim) = grid(client, n as usize);
+                // SAFETY: unit i < n writes its own `unit_words` words of `walks`, which holds
+                // SLICED_AT_ONCE units; games below `total` read roots below roots.len().
+                unsafe {
+                    playout_start_kernel::launch_unchecked::<G::Device, R>(
+                        client,
+                        count.clone(),
+                        dim,
+                        ArrayArg::from_raw_parts(roots_handle.clone(), root_words),
+                        ArrayArg::from_raw_parts(walks.clone(), n as usize * unit_words),
+                        seed,
+                        per_root,
+                        first as u32,
+                        n,
+                        G::STATE_WORDS,
+                    );
+                }
+                launch_until_done(client, |_, unfinished| {
+                    // SAFETY: as the start kernel; counters below roots.len()·2.
+                    unsafe {
+                        playout_slice_kernel::launch_unchecked::<G::Device, R>(
+                            client,
+                            count.clone(),
+                            dim,
+                            ArrayArg::from_raw_parts(walks.clone(), n as usize * unit_words),
+                            ArrayArg::from_raw_parts(counts_handle.clone(), counts_len),
+                            ArrayArg::from_raw_parts(unfinished, 1),
+                            per_root,
+                            first as u32,
+                            n,
+                            steps.max(1),
+                            G::STATE_WORDS,
+                        );
+                    }
+                })?;
+            }
+        }
     }
     let counts = read::<R, u32>(client, counts_handle)?;
     Ok(counts

@@ -7,7 +7,8 @@ use cubesearch_core::backend::{start_client, DeviceLimits};
 use cubesearch_core::{Perft, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window};
 use cubesearch_kernels::alphabeta::{launch_root_search, launch_subtrees, RootSearch, RootShape};
 use cubesearch_kernels::launch::{Slicing, WalkMemory};
-use cubesearch_kernels::{perft::launch_perft, playout::launch_playouts, GpuGame};
+use cubesearch_kernels::playout::{launch_playouts, PlayoutShape};
+use cubesearch_kernels::{perft::launch_perft, GpuGame};
 
 /// Steps of a resumable walk (perft, alpha-beta subtrees, the v1/v2/v4 shapes) a unit takes in one launch on a real
 /// GPU: long enough that launches cost little, short enough to keep each launch far below a
@@ -47,8 +48,9 @@ impl<R: Runtime> GpuExecutor<R> {
         })
     }
 
-    /// Sets the steps a resumable walk (perft, alpha-beta subtrees) takes per launch, for every
-    /// game: fewer give shorter launches and more of them, with the same results.
+    /// Sets the steps a resumable walk (perft, alpha-beta subtrees, playouts: a step is a ply)
+    /// takes per launch, for every game: fewer give shorter launches and more of them, with the
+    /// same results.
     pub fn with_steps_per_launch(mut self, steps: u32) -> Self {
         self.set_steps_per_launch(steps);
         self
@@ -103,15 +105,18 @@ impl<R: Runtime, G: GpuGame> Playouts<G> for GpuExecutor<R> {
         per_root: u32,
         seed: u32,
     ) -> Result<Vec<WinDrawCounts>> {
-        let max_games_per_unit = if self.loop_limited() { 1 } else { 16 };
-        launch_playouts::<R, G>(
-            &self.client,
-            game,
-            roots,
-            per_root,
-            seed,
-            max_games_per_unit,
-        )
+        // Sliced where long loops are cut short or the steps a launch were set; else whole
+        // games, up to 16 a unit.
+        let shape = if self.loop_limited() || self.steps_per_launch.is_some() {
+            PlayoutShape::Sliced {
+                steps: self.slicing::<G>(0).steps,
+            }
+        } else {
+            PlayoutShape::Whole {
+                max_games_per_unit: 16,
+            }
+        };
+        launch_playouts::<R, G>(&self.client, game, roots, per_root, seed, shape)
     }
 }
 
