@@ -5,7 +5,7 @@ use cubesearch_games::checkers::pdn::{pdn_move_texts, replay};
 use cubesearch_games::checkers::{Checkers, Rules};
 
 mod common;
-use common::{cubesearch, json_of};
+use common::{assert_bad_input, cubesearch, json_of};
 
 /// The games of a PDN file, split at their `[Event` tags.
 fn games_of(pdn: &str) -> Vec<String> {
@@ -131,6 +131,79 @@ fn pdn_is_refused_for_a_game_without_a_record_format() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("no game record format"), "{stderr}");
     assert!(!path.exists());
+}
+
+/// The command line plays American checkers unless told otherwise: perft 6 from the start is
+/// 36,768 (american) and 36,473 with `--rules longest` (docs/RULES.md); every checkers command
+/// takes `--rules` and `--draw-plies`, and a draw limit outside 1..=255 is refused.
+#[test]
+fn american_rules_by_default_and_rule_flags_on_every_checkers_command() {
+    let perft = |extra: &[&str]| {
+        let args = [
+            "perft",
+            "checkers",
+            "--depth",
+            "6",
+            "--backend",
+            "cpu",
+            "--json",
+        ];
+        json_of(&cubesearch(&[&args[..], extra].concat()))["nodes"].clone()
+    };
+    assert_eq!(perft(&[]), 36768);
+    assert_eq!(perft(&["--rules", "american"]), 36768);
+    assert_eq!(perft(&["--rules", "longest"]), 36473);
+    // After 1.11-15 23-18 black must capture 15x22; apply takes the rule flags too.
+    let apply = cubesearch(&[
+        "apply",
+        "checkers",
+        "--moves",
+        "11-15,23-18",
+        "--rules",
+        "longest",
+        "--draw-plies",
+        "30",
+    ]);
+    assert!(apply.status.success(), "{apply:?}");
+    // A match from a given position under a short draw limit: two quiet kings draw.
+    let kings = "W:WK32:BK1";
+    let matched = json_of(&cubesearch(&[
+        "match",
+        "checkers",
+        "--p1",
+        "random",
+        "--p2",
+        "random",
+        "--games",
+        "2",
+        "--position",
+        kings,
+        "--draw-plies",
+        "4",
+        "--backend",
+        "cpu",
+        "--json",
+    ]));
+    assert_eq!(matched["draws"], 2, "{matched}");
+    for bad in [
+        &["perft", "checkers", "--depth", "2", "--draw-plies", "0"][..],
+        &[
+            "match",
+            "checkers",
+            "--p1",
+            "random",
+            "--p2",
+            "random",
+            "--games",
+            "1",
+            "--draw-plies",
+            "256",
+        ],
+        &["apply", "checkers", "--rules", "bogus"],
+        &["perft", "nim", "--depth", "2", "--draw-plies", "9"],
+    ] {
+        assert_bad_input(&cubesearch(bad), "");
+    }
 }
 
 #[test]

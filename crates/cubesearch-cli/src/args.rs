@@ -3,6 +3,7 @@
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand};
 use cubesearch_core::Backend;
+use cubesearch_games::registry::GameOptions;
 use cubesearch_search::minimax::Strategy;
 use cubesearch_search::td::WeightStorage;
 
@@ -62,9 +63,8 @@ pub enum Command {
         /// Plies to count (0 to 40: deeper counts of these games do not end).
         #[arg(long, value_parser = clap::value_parser!(u32).range(0..=40))]
         depth: u32,
-        /// Rule set (checkers: longest or american).
-        #[arg(long)]
-        rules: Option<String>,
+        #[command(flatten)]
+        rules: RuleFlags,
         /// Start position in the game's notation, or `start` (the default).
         #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,
@@ -89,9 +89,8 @@ pub enum Command {
         /// Start position in the game's notation, or `start` (the default).
         #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,
-        /// Checkers rule set (longest or american).
-        #[arg(long)]
-        rules: Option<String>,
+        #[command(flatten)]
+        rules: RuleFlags,
         /// Write every game played to this file in the game's record format (checkers: PDN).
         #[arg(long)]
         pdn: Option<String>,
@@ -107,6 +106,11 @@ pub enum Command {
         /// Games to play (at least 1).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         games: u32,
+        /// Start position of every game in the game's notation, or `start` (the default).
+        #[arg(long, allow_hyphen_values = true)]
+        position: Option<String>,
+        #[command(flatten)]
+        rules: RuleFlags,
     },
     /// Solve a position: its negamax value and a best move.
     Solve {
@@ -123,9 +127,8 @@ pub enum Command {
         /// GPU split for won/lost games such as Nim, frontier for games with an evaluation).
         #[arg(long, value_parser = parse_strategy)]
         strategy: Option<Strategy>,
-        /// Checkers rule set.
-        #[arg(long)]
-        rules: Option<String>,
+        #[command(flatten)]
+        rules: RuleFlags,
     },
     /// Apply moves to a position and print the result.
     Apply {
@@ -140,6 +143,8 @@ pub enum Command {
         /// 2584/2048: spawn a tile after each slide.
         #[arg(long)]
         spawn: bool,
+        #[command(flatten)]
+        rules: RuleFlags,
     },
     /// Train an n-tuple network by TD learning.
     Train {
@@ -158,6 +163,29 @@ pub enum Command {
         #[command(flatten)]
         args: BoardsArgs,
     },
+}
+
+/// The rule options of the games that have them (checkers); other games refuse them.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RuleFlags {
+    /// Checkers rule set: `american` (the default: any capture may be chosen, as in
+    /// CheckerBoard and the published perft tables) or `longest` (the longest capture is
+    /// forced: seed 001's rules).
+    #[arg(long)]
+    pub rules: Option<String>,
+    /// Checkers: plies without a capture after which the game is drawn (1 to 255; default 50).
+    #[arg(long)]
+    pub draw_plies: Option<u32>,
+}
+
+impl RuleFlags {
+    /// The options the games' registry takes.
+    pub fn options(&self) -> GameOptions<'_> {
+        GameOptions {
+            rules: self.rules.as_deref(),
+            draw_plies: self.draw_plies,
+        }
+    }
 }
 
 /// What `boards` takes besides the game.

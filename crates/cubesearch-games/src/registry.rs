@@ -32,7 +32,7 @@
 //! assert_eq!(registry::NAMES, ["checkers", "reversi", "nim", "2584", "2048"]);
 //! assert_eq!(registry::visit("nim", &GameOptions::default(), Kind)?, "two players");
 //! assert_eq!(registry::visit("2048", &GameOptions::default(), Kind)?, "one player, with chance");
-//! let rules = GameOptions { rules: Some("american") };
+//! let rules = GameOptions { rules: Some("american"), ..GameOptions::default() };
 //! assert!(registry::visit("nim", &rules, Kind).is_err()); // Nim has no rule sets
 //! assert!(registry::visit("checkers", &rules, Kind).is_ok());
 //! # Ok::<(), cubesearch_core::Error>(())
@@ -104,14 +104,22 @@ registry! {
 pub struct GameOptions<'a> {
     /// `--rules`: the rule set of a game that has several.
     pub rules: Option<&'a str>,
+    /// `--draw-plies`: plies without progress after which a game that has such a rule is drawn.
+    pub draw_plies: Option<u32>,
 }
 
 impl GameOptions<'_> {
-    /// An error naming `game` if a rule set was asked for: for games that have none.
+    /// An error naming `game` if a rule set or a draw limit was asked for: for games that have
+    /// neither.
     pub fn no_rules(&self, game: &str) -> Result<()> {
-        match self.rules {
-            Some(r) => Err(Error::parse(format!(
+        if let Some(r) = self.rules {
+            return Err(Error::parse(format!(
                 "{game} has no rule set to choose; got --rules {r}"
+            )));
+        }
+        match self.draw_plies {
+            Some(n) => Err(Error::parse(format!(
+                "{game} has no draw limit to set; got --draw-plies {n}"
             ))),
             None => Ok(()),
         }
@@ -260,6 +268,7 @@ mod tests {
     fn options_reach_the_games_that_take_them() {
         let american = GameOptions {
             rules: Some("american"),
+            ..GameOptions::default()
         };
         assert!(visit("checkers", &american, Name).is_ok());
         assert!(visit("2584", &american, Name).is_ok()); // ignored
@@ -267,8 +276,23 @@ mod tests {
         assert!(err.contains("reversi has no rule set to choose; got --rules american"));
         let bad = GameOptions {
             rules: Some("bogus"),
+            ..GameOptions::default()
         };
         assert!(visit("checkers", &bad, Name).is_err());
+        let limit = |n| GameOptions {
+            draw_plies: Some(n),
+            ..GameOptions::default()
+        };
+        assert!(visit("checkers", &limit(255), Name).is_ok());
+        for refused in [0, 256] {
+            let err = visit("checkers", &limit(refused), Name).unwrap_err();
+            assert!(err.to_string().contains("1 to 255"), "{err}");
+        }
+        let err = visit("nim", &limit(40), Name).unwrap_err().to_string();
+        assert!(
+            err.contains("nim has no draw limit to set; got --draw-plies 40"),
+            "{err}"
+        );
         assert_eq!(record_formats(), "only checkers is written as PDN");
     }
 }

@@ -44,9 +44,7 @@ pub fn run(cli: Cli) -> Result<()> {
             divide,
         } => registry::visit(
             &game,
-            &GameOptions {
-                rules: rules.as_deref(),
-            },
+            &rules.options(),
             TwoPlayerOnly(perft::Perft {
                 common,
                 depth,
@@ -59,9 +57,10 @@ pub fn run(cli: Cli) -> Result<()> {
             position,
             moves,
             spawn,
+            rules,
         } => registry::visit(
             &game,
-            &no_options,
+            &rules.options(),
             apply::Apply {
                 common,
                 position: position.as_deref(),
@@ -80,9 +79,7 @@ pub fn run(cli: Cli) -> Result<()> {
             pdn,
         } => registry::visit(
             &game,
-            &GameOptions {
-                rules: rules.as_deref(),
-            },
+            &rules.options(),
             play::Play {
                 common,
                 p1: &p1,
@@ -98,14 +95,17 @@ pub fn run(cli: Cli) -> Result<()> {
             p1,
             p2,
             games,
+            position,
+            rules,
         } => registry::visit(
             &game,
-            &no_options,
+            &rules.options(),
             TwoPlayerOnly(play::Match {
                 common,
                 p1: &p1,
                 p2: &p2,
                 games,
+                position: position.as_deref(),
             }),
         ),
         Command::Bench(args) => bench(common, &args),
@@ -117,9 +117,7 @@ pub fn run(cli: Cli) -> Result<()> {
             rules,
         } => registry::visit(
             &game,
-            &GameOptions {
-                rules: rules.as_deref(),
-            },
+            &rules.options(),
             TwoPlayerOnly(solve::Solve {
                 common,
                 position: &position,

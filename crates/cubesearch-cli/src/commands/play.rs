@@ -95,12 +95,14 @@ pub struct Match<'a> {
     pub p1: &'a str,
     pub p2: &'a str,
     pub games: u32,
+    /// Every game's start position in the game's notation (default: the usual start).
+    pub position: Option<&'a str>,
 }
 
 impl TwoPlayerCommand for Match<'_> {
     const WHAT: &'static str = "match";
     fn run<G: TwoPlayerGame>(self, game: G) -> Result<()> {
-        play_match(&game, self.common, self.p1, self.p2, self.games)
+        play_match(&game, &self)
     }
 }
 
@@ -201,13 +203,15 @@ fn play<G: NamedPlayers>(game: &G, args: &Play) -> Result<()> {
 }
 
 /// `match`: N games, colours alternating, W/L/D for p1.
-fn play_match<G: NamedPlayers>(
-    game: &G,
-    common: &Common,
-    p1: &str,
-    p2: &str,
-    games: u32,
-) -> Result<()> {
+fn play_match<G: NamedPlayers>(game: &G, args: &Match) -> Result<()> {
+    let &Match {
+        common,
+        p1,
+        p2,
+        games,
+        position,
+    } = args;
+    let start = super::typed_position(game, position)?;
     let specs: [PlayerSpec<G>; 2] = [p1.parse()?, p2.parse()?];
     if specs.iter().any(|s| matches!(s, PlayerSpec::Human)) {
         return Err(Error::parse(
@@ -235,7 +239,7 @@ fn play_match<G: NamedPlayers>(
         } else {
             [two.as_mut(), one.as_mut()]
         };
-        let record = play_game(game, game.initial(), order, |_, _, _| {})?;
+        let record = play_game(game, start, order, |_, _, _| {})?;
         let for_p1 = if p1_first {
             record.result
         } else {

@@ -278,20 +278,26 @@ impl NamedPlayers for Checkers {
     type Named = NoNamed;
 }
 
-/// Checkers on the command line: `--rules longest|american` (default: the seed's `longest`),
-/// 8 plies for `solve`, games written as PDN.
+/// Checkers on the command line: `--rules american|longest` (default `american`, the rules of
+/// CheckerBoard and of published perft tables; `longest` is seed 001's), `--draw-plies 1..=255`
+/// (default 50), 8 plies for `solve`, games written as PDN.
 impl TwoPlayerGame for Checkers {
     const SOLVE_DEPTH: u32 = 8;
     const RECORD_FORMAT: Option<&'static str> = Some("PDN");
 
     fn from_options(options: &GameOptions) -> Result<Self> {
-        Ok(Checkers::new(
-            options
-                .rules
-                .map(str::parse::<Rules>)
-                .transpose()?
-                .unwrap_or_default(),
-        ))
+        let rules = options
+            .rules
+            .map(str::parse::<Rules>)
+            .transpose()?
+            .unwrap_or(Rules::American);
+        let draw_plies = options.draw_plies.unwrap_or(Checkers::default().draw_plies);
+        if !(1..=255).contains(&draw_plies) {
+            return Err(Error::parse(format!(
+                "--draw-plies {draw_plies}: checkers draws after 1 to 255 plies without a capture"
+            )));
+        }
+        Ok(Checkers { rules, draw_plies })
     }
 }
 
