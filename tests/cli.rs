@@ -431,3 +431,36 @@ fn unwritable_outputs_are_refused_before_any_work() {
         assert_bad_input(&cubesearch(&args), mentions);
     }
 }
+
+/// `--help` teaches what the parsers take: `solve --help` names every strategy, and `play
+/// --help` every player kind and option word that the spec parsers' own refusals list (for
+/// Reversi, with its seed players; for 2048).
+#[test]
+fn help_names_every_strategy_and_player_option() {
+    let help = |args: &[&str]| String::from_utf8(cubesearch(args).stdout).unwrap();
+    let solve = help(&["solve", "--help"]);
+    for s in cubesearch::minimax::Strategy::ALL {
+        assert!(solve.contains(s.name()), "solve --help lacks {}", s.name());
+    }
+    let play = help(&["play", "--help"]);
+    for game in ["reversi", "2048"] {
+        let refused = cubesearch(&["play", game, "--p1", "bogus", "--p2", "random"]);
+        assert_eq!(refused.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        let listed = stderr
+            .split("'bogus': ")
+            .nth(1)
+            .expect("the players listed");
+        for word in listed
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| w.len() > 1)
+        {
+            assert!(play.contains(word), "play --help lacks '{word}' ({listed})");
+        }
+    }
+    let top = help(&["--help"]);
+    assert!(
+        top.contains("Examples:") && top.contains("solve reversi"),
+        "{top}"
+    );
+}

@@ -8,8 +8,12 @@ use cubesearch_search::minimax::Strategy;
 use cubesearch_search::td::WeightStorage;
 
 /// Game-tree search on GPUs: MCTS, alpha-beta and expectimax on CUDA, wgpu or the CPU.
+///
+/// Play, solve, count (perft) and benchmark two-player games (checkers, Reversi, Nim) and train
+/// and play one-player games with chance (2584, 2048) with n-tuple networks learned by TD(0).
+/// Every search runs on the CPU or a GPU (`--backend`) and gives the same results on each.
 #[derive(Parser, Debug)]
-#[command(name = "cubesearch", version, about)]
+#[command(name = "cubesearch", version, about, long_about, after_help = EXAMPLES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -31,6 +35,28 @@ pub struct Common {
     #[arg(long, global = true)]
     pub json: bool,
 }
+
+/// The top level's examples, one per kind of job.
+const EXAMPLES: &str = "Examples:
+  cubesearch solve reversi --position \"O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X\"
+                      (an Othello endgame, exactly: X wins by 38 with a2)
+  cubesearch play checkers --p1 human --p2 mcts:time=1s
+  cubesearch match reversi --p1 mcts:playouts=20000 --p2 alphabeta:depth=6 --games 20
+  cubesearch perft checkers --depth 10 --divide
+  cubesearch train 2048 --time 5m --out w.safetensors
+  cubesearch play 2048 --p1 expectimax:layers=2,weights=w.safetensors --games 10
+  cubesearch info     (the backends this machine has)
+Players (--p1, --p2): `cubesearch play --help`. Positions and moves: docs/RULES.md.";
+
+/// How a two-player game's player is named (the parser in `cubesearch_search::spec` reads
+/// exactly these; a test holds the two together).
+const PLAYERS: &str = "Player: human (you type moves; checkers 11-15 or 15x24, Reversi d3 \
+or pass, Nim HEAP:COUNT like 2:3), random, flat:k=N[,time=T][,exec=cpu|gpu] (flat Monte \
+Carlo), mcts:time=T|playouts=N[,c=X][,leaf=N][,batch=N][,trees=N][,exec=cpu|gpu], \
+alphabeta:depth=D|time=T[,exec=cpu|gpu][,strategy=S] (S as in `solve --strategy`); Reversi \
+adds the seed's easy and medium (each [:exec=cpu|gpu]). 2584/2048: random, td:weights=FILE \
+(greedy on a trained network) or expectimax:layers=L,weights=FILE[,method=naive|multilevel]\
+[,tt=on] (L from 0 to 4). Times like 500ms, 2s, 1m.";
 
 fn parse_backend(text: &str) -> Result<Backend, String> {
     text.parse()
@@ -72,12 +98,15 @@ pub enum Command {
         #[arg(long)]
         divide: bool,
     },
-    /// Play games between two players (human, random, or a search).
+    /// Play games between two players (human, random, or a search), shown move by move.
+    #[command(after_help = PLAYERS)]
     Play {
         #[arg(value_parser = game_names())]
         game: String,
+        /// The first player (moves first; the only player of 2584/2048): a spec, see below.
         #[arg(long, default_value = "human")]
         p1: String,
+        /// The second player: a spec, see below.
         #[arg(long, default_value = "random")]
         p2: String,
         /// Games to play (at least 1).
@@ -95,12 +124,16 @@ pub enum Command {
         #[arg(long)]
         pdn: Option<String>,
     },
-    /// Play a match of N games between two players, colours alternating.
+    /// Play a match of N games between two computer players, colours alternating, and report
+    /// the first player's wins, losses and draws.
+    #[command(after_help = PLAYERS)]
     Match {
         #[arg(value_parser = game_names())]
         game: String,
+        /// The first player (first to move in even games): a spec, see below.
         #[arg(long)]
         p1: String,
+        /// The second player: a spec, see below.
         #[arg(long)]
         p2: String,
         /// Games to play (at least 1).
