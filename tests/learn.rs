@@ -309,11 +309,40 @@ fn corrupt_and_mismatched_files_are_refused() {
     .collect();
     let view =
         safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![4], &data).unwrap();
-    let wrong = safetensors::serialize([("tuple0", view)], Some(meta)).unwrap();
+    let wrong = safetensors::serialize([("tuple0", view)], Some(meta.clone())).unwrap();
     expect_data_error(
         NTupleNetwork::from_bytes::<Game2048>(&wrong, &path, None),
         "expected F32 [65536]",
     );
+    // A flipped byte in the weights themselves: the checksum catches it.
+    let mut flipped = bytes.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0x10;
+    expect_data_error(
+        NTupleNetwork::from_bytes::<Game2048>(&flipped, &path, None),
+        "the weights are corrupt: their checksum",
+    );
+    // NaN or infinite weights are refused, naming the first.
+    for bad in [f32::NAN, f32::INFINITY] {
+        let mut net = random_network::<Pow2>(&seed_shapes(), 6);
+        let mut table = net.table(1);
+        table[7] = bad;
+        net.set_table(1, table.into_iter());
+        let nan = dir.path().join("nan.safetensors");
+        net.save(&nan, 1, 0.0).unwrap();
+        expect_data_error(
+            NTupleNetwork::load::<Game2048>(&nan, None),
+            "weight 7 of tensor 'tuple1' is",
+        );
+    }
+    // A file from before the checksum (no such metadata) still loads.
+    let zeros = vec![0u8; 65536 * 4];
+    let view =
+        safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![65536], &zeros).unwrap();
+    let mut old_meta = meta.clone();
+    old_meta.insert("shapes".into(), "0,1,2,3".into());
+    let old = safetensors::serialize([("tuple0", view)], Some(old_meta)).unwrap();
+    assert!(NTupleNetwork::from_bytes::<Game2048>(&old, &path, None).is_ok());
     // A missing file is an I/O error, not a panic.
     assert!(matches!(
         NTupleNetwork::load::<Game2048>(&dir.path().join("missing"), None),

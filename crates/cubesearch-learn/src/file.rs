@@ -1,11 +1,14 @@
 //! Weights files: safetensors, one `F32` tensor per tuple shape (`tuple0`, `tuple1`, ...), with
 //! metadata `format` (`cubesearch-ntuple/1`), `game`, `bits`, `shapes` (`0,1,2,3;4,5,6,7;...`),
-//! `games` (games trained) and `mean_score` (mean of the last games trained).
+//! `games` (games trained), `mean_score` (mean of the last games trained) and `checksum`
+//! (`fnv1a64:` and 16 hex digits: FNV-1a over the tensors' bytes, `tuple0` first).
 //!
 //! Saving writes a temporary file beside the target and renames it over the target, so a crash
 //! never leaves a half-written file where a good one was. Loading checks everything it relies
 //! on and refuses a file with [`Error::Data`] (never a panic): not safetensors, truncated,
-//! another game, other shapes, tensors of the wrong type or size.
+//! another game, other shapes, tensors of the wrong type or size, data that does not match the
+//! checksum (files from before the checksum load without that check), a weight that is NaN or
+//! infinite.
 
 use crate::game::TupleGame;
 use crate::network::{format_shapes, parse_shapes, NTupleNetwork};
@@ -29,6 +32,16 @@ pub struct WeightsMeta {
     pub games: u64,
     /// Mean score of the last games trained.
     pub mean_score: f64,
+}
+
+/// The `checksum` metadata of tensors whose bytes are `tables`, in order.
+fn checksum<'a>(tables: impl IntoIterator<Item = &'a [u8]>) -> String {
+    // FNV-1a, 64 bits: a few lines, and any flipped byte changes it.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in tables.into_iter().flatten() {
+        hash = (hash ^ *byte as u64).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("fnv1a64:{hash:016x}")
 }
 
 fn data_error(path: &Path, why: impl Into<String>) -> Error {
@@ -67,6 +80,7 @@ impl NTupleNetwork {
             ("shapes", format_shapes(self.shapes())),
             ("games", games.to_string()),
             ("mean_score", mean_score.to_string()),
+            ("checksum", checksum(tables.iter().map(Vec::as_slice))),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -158,6 +172,7 @@ impl NTupleNetwork {
                 file_shapes.len()
             )));
         }
+        let mut data = Vec::with_capacity(file_shapes.len());
         for (t, shape) in file_shapes.iter().enumerate() {
             let name = format!("tuple{t}");
             let view = tensors
@@ -171,12 +186,28 @@ impl NTupleNetwork {
                     view.shape()
                 )));
             }
-            let data = view.data();
-            net.set_table(
-                t,
-                data.chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-            );
+            data.push(view.data());
+        }
+        if let Some(want) = meta.get("checksum") {
+            let got = checksum(data.iter().copied());
+            if &got != want {
+                return Err(bad(format!(
+                    "the weights are corrupt: their checksum is {got}, the file says {want}"
+                )));
+            }
+        }
+        for (t, bytes) in data.iter().enumerate() {
+            let weights: Vec<f32> = bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            if let Some(i) = weights.iter().position(|w| !w.is_finite()) {
+                return Err(bad(format!(
+                    "weight {i} of tensor 'tuple{t}' is {}: weights must be finite numbers",
+                    weights[i]
+                )));
+            }
+            net.set_table(t, weights.into_iter());
         }
         let meta = WeightsMeta {
             game: game.clone(),
