@@ -464,3 +464,50 @@ fn help_names_every_strategy_and_player_option() {
         "{top}"
     );
 }
+
+/// Flag values whose work could not end, or that mean nothing, are refused before any work,
+/// with one line naming the flag.
+#[test]
+fn endless_or_empty_flag_values_are_refused_up_front() {
+    for (args, flag) in [
+        (
+            &["train", "2584", "--games", "0", "--out", "x"][..],
+            "--games",
+        ),
+        (
+            &["train", "2584", "--games", "1000000000000", "--out", "x"],
+            "--games",
+        ),
+        (
+            &[
+                "train",
+                "2584",
+                "--games",
+                "5",
+                "--threads",
+                "100000",
+                "--out",
+                "x",
+            ],
+            "--threads",
+        ),
+        (
+            &[
+                "train", "2584", "--games", "5", "--units", "0", "--out", "x",
+            ],
+            "--units",
+        ),
+        (
+            &["bench", "nim-playouts", "--min-seconds", "nan"],
+            "--min-seconds",
+        ),
+        (
+            &["bench", "nim-playouts", "--min-seconds", "1e9"],
+            "--min-seconds",
+        ),
+        (&["bench", "nim-playouts", "--reps", "0"], "--reps"),
+        (&["bench", "td-train", "--units", "0"], "--units"),
+    ] {
+        assert_bad_input(&cubesearch(args), flag);
+    }
+}

@@ -8,14 +8,15 @@ use cubesearch_search::td::WeightStorage;
 pub struct BenchArgs {
     /// The suite to run (`list` shows them).
     pub suite: String,
-    /// Timed repetitions per backend (the median is reported).
-    #[arg(long, default_value_t = 5)]
+    /// Timed repetitions per backend (the median is reported; 1 to 1000).
+    #[arg(long, default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
     pub reps: usize,
     /// Untimed runs before timing.
     #[arg(long, default_value_t = 1)]
     pub warmup: usize,
-    /// Smallest time one repetition should take; the work size doubles until it does.
-    #[arg(long, default_value_t = 0.25)]
+    /// Smallest time one repetition should take; the work size doubles until it does (more
+    /// than 0, at most 3600).
+    #[arg(long, default_value_t = 0.25, value_parser = parse_min_seconds)]
     pub min_seconds: f64,
     /// Fix the suite's size level instead of calibrating (perft: depth = 4 + level).
     #[arg(long)]
@@ -27,8 +28,8 @@ pub struct BenchArgs {
     /// the seed's shapes, which searches exactly as much); td-train: the weights to start from.
     #[arg(long)]
     pub weights: Option<String>,
-    /// td-train: games a GPU plays at once (default 65536).
-    #[arg(long)]
+    /// td-train: games a GPU plays at once (default 65536; at least 1).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub units: Option<u32>,
     /// td-train: the weight storage of GPU rows, comma-separated (`f32,f16`: a row each).
     #[arg(long, value_delimiter = ',', default_value = "f32")]
@@ -58,4 +59,15 @@ pub struct BenchArgs {
     /// saved and resumed (default 65536; on lavapipe what its loop budget allows).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub steps_per_launch: Option<u32>,
+}
+
+/// `--min-seconds`: a finite time above 0 and at most an hour (a repetition is timed at least
+/// `--reps` times, so more would not end in a session).
+fn parse_min_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 3600.0 => Ok(s),
+        _ => Err(format!(
+            "expected seconds above 0 and at most 3600, got '{text}'"
+        )),
+    }
 }

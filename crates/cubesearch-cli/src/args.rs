@@ -241,8 +241,9 @@ pub struct BoardsArgs {
 /// What `train` takes besides the game.
 #[derive(Args, Debug, Clone)]
 pub struct TrainArgs {
-    /// Games to play (on top of those of a resumed file); with `--time`, at most this many.
-    #[arg(long, required_unless_present = "time")]
+    /// Games to play (on top of those of a resumed file); with `--time`, at most this many
+    /// (1 to 10⁹: a billion games already take hours on a GPU).
+    #[arg(long, required_unless_present = "time", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     pub games: Option<u64>,
     /// Train for this long (`300s`, `5m`, `1500ms`). A GPU stops at the first launch past it,
     /// dropping the games in flight (what they learned stays); CPU threads finish theirs.
@@ -254,8 +255,9 @@ pub struct TrainArgs {
     /// A weights file to continue from.
     #[arg(long)]
     pub resume: Option<String>,
-    /// CPU threads (0 = every core; 1 is reproducible, and so is any number with copies).
-    #[arg(long, default_value_t = 1)]
+    /// CPU threads (0 = every core; 1 is reproducible, and so is any number with copies; at
+    /// most 1024).
+    #[arg(long, default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1024))]
     pub threads: usize,
     /// How CPU threads share the weights: `copies` (one each, their changes summed every
     /// ~0.1 s; reproducible) or `table` (one table without locks, the seed's 4.3).
@@ -279,7 +281,7 @@ pub struct TrainArgs {
     pub plot: Option<String>,
     /// GPU backends: games played at once, one unit each (default: 65536; 64 on lavapipe);
     /// from 1024 on, each launch averages its updates per weight (see `TdShape::averaged`).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub units: Option<u32>,
     /// CUDA: train on this many GPUs, one agent each, their changes summed every 2 s while their
     /// games run.
