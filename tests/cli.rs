@@ -511,3 +511,37 @@ fn endless_or_empty_flag_values_are_refused_up_front() {
         assert_bad_input(&cubesearch(args), flag);
     }
 }
+
+/// `--only` naming a GPU this machine lacks measures the rest and says what it skipped; with
+/// nothing left to measure it is an error.
+#[test]
+fn bench_skips_a_named_gpu_that_is_absent() {
+    let args = [
+        "bench",
+        "nim-playouts",
+        "--only",
+        "cpu-1,cuda",
+        "--level",
+        "0",
+    ];
+    let out = cubesearch(&[&args[..], &["--reps", "1", "--json"]].concat());
+    let rows = json_of(&out)["rows"].clone();
+    let backends: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["backend"].as_str().unwrap())
+        .collect();
+    assert_eq!(backends[0], "cpu-1");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        backends.contains(&"cuda") || stderr.contains("bench: skipping cuda"),
+        "{backends:?} {stderr}"
+    );
+    if !backends.contains(&"cuda") {
+        assert_bad_input(
+            &cubesearch(&["bench", "nim-playouts", "--only", "cuda"]),
+            "cuda",
+        );
+    }
+}

@@ -10,7 +10,7 @@
 //! compilation); a cell is the mean over the class's boards. A throughput cell is the median
 //! of `--reps` calls on a GPU and one call on the CPU.
 
-use crate::targets::{wanted_targets, Target};
+use crate::targets::{found, wanted_targets, Target};
 use crate::{BenchArgs, Common, Report};
 use cubesearch_core::backend::{resolve, Backend};
 use cubesearch_core::{Error, ExpectimaxEval, Result};
@@ -63,8 +63,9 @@ struct Cell {
 }
 
 fn columns(backend: Backend, only: &[String]) -> Result<Vec<Column>> {
-    let (wanted, explicit) = wanted_targets(backend, only)?;
+    let wanted = wanted_targets(backend, only)?;
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     for target in wanted {
         match target {
             Target::Cpu(0) => return Err(Error::parse("bad bench target 'cpu-0'")),
@@ -80,9 +81,8 @@ fn columns(backend: Backend, only: &[String]) -> Result<Vec<Column>> {
             Target::Gpu(backend) => {
                 let resolved = match resolve(backend) {
                     Ok(r) => r,
-                    Err(e) if explicit => return Err(e),
                     Err(e) => {
-                        eprintln!("bench: skipping {backend}: {e}");
+                        skipped.push((backend, e));
                         continue;
                     }
                 };
@@ -110,7 +110,7 @@ fn columns(backend: Backend, only: &[String]) -> Result<Vec<Column>> {
             }
         }
     }
-    Ok(out)
+    found(out, skipped)
 }
 
 fn suite<T: GpuTiles>(common: &Common, args: &BenchArgs, committed: &str) -> Result<Report> {

@@ -14,9 +14,8 @@ pub(crate) enum Target {
 }
 
 /// The targets `--only` names, or a `--backend` other than auto, or by default CPU one thread,
-/// CPU all cores, wgpu and CUDA; and whether they were named, in which case a GPU that does not
-/// start is an error rather than a column skipped.
-pub(crate) fn wanted_targets(backend: Backend, only: &[String]) -> Result<(Vec<Target>, bool)> {
+/// CPU all cores, wgpu and CUDA. A GPU among them that does not start is skipped ([`found`]).
+pub(crate) fn wanted_targets(backend: Backend, only: &[String]) -> Result<Vec<Target>> {
     let all = cpu_threads();
     let mut names: Vec<String> = if !only.is_empty() {
         only.to_vec()
@@ -45,7 +44,23 @@ pub(crate) fn wanted_targets(backend: Backend, only: &[String]) -> Result<(Vec<T
             ))),
         })
         .collect::<Result<_>>()?;
-    Ok((targets, !only.is_empty() || backend != Backend::Auto))
+    Ok(targets)
+}
+
+/// The columns found, with the GPU targets that could not start (`skipped`) named on stderr;
+/// with none found, the first such error: a GPU that cannot start is skipped whether named or
+/// not, as long as something is left to measure.
+pub(crate) fn found<T>(out: Vec<T>, skipped: Vec<(Backend, Error)>) -> Result<Vec<T>> {
+    if out.is_empty() {
+        if let Some((_, e)) = skipped.into_iter().next() {
+            return Err(e);
+        }
+        return Ok(out);
+    }
+    for (backend, e) in skipped {
+        eprintln!("bench: skipping {backend}: {e}");
+    }
+    Ok(out)
 }
 
 /// The executors to measure, as [`wanted_targets`] names them.
@@ -53,8 +68,9 @@ pub(crate) fn targets(
     backend: Backend,
     only: &[String],
 ) -> Result<Vec<(String, String, Executor)>> {
-    let (wanted, explicit) = wanted_targets(backend, only)?;
+    let wanted = wanted_targets(backend, only)?;
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     for target in wanted {
         match target {
             Target::Cpu(threads) => {
@@ -70,12 +86,10 @@ pub(crate) fn targets(
                     Ok((resolved, exec)) => {
                         out.push((backend.name().to_string(), resolved.device_name(), exec))
                     }
-                    // Asked for by name: its absence is an error; in the default list, it is skipped.
-                    Err(e) if explicit => return Err(e),
-                    Err(e) => eprintln!("bench: skipping {backend}: {e}"),
+                    Err(e) => skipped.push((backend, e)),
                 }
             }
         }
     }
-    Ok(out)
+    found(out, skipped)
 }
