@@ -164,10 +164,13 @@ fn playouts_match_the_cpu_bit_for_bit(#[values(Backend::Wgpu, Backend::Cuda)] ba
 #[test]
 fn playouts_of_a_finished_game_repeat_its_result() {
     let mut cpu = CpuExecutor::new(1).unwrap();
-    // White to move has lost 0–3.
-    let over = Reversi
-        .parse_position(&("XXX".to_string() + &"-".repeat(61) + " O"))
-        .unwrap();
+    // White to move has lost 0–7: black discs on a1, b1, c1 and the four centre squares.
+    let mut squares: Vec<char> = "-".repeat(64).chars().collect();
+    for s in [0, 1, 2, 27, 28, 35, 36] {
+        squares[s] = 'X';
+    }
+    let text: String = squares.into_iter().collect();
+    let over = Reversi.parse_position(&(text + " O")).unwrap();
     let counts = cpu.playouts(&Reversi, &[over], 10, 1).unwrap()[0];
     assert_eq!((counts.wins, counts.draws, counts.losses()), (0, 0, 10));
 }

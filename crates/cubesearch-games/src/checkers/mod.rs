@@ -445,6 +445,8 @@ mod tests {
     #[case("B:W2:B1")]
     #[case("B:W21:B30")]
     #[case("B:W21,K:B1")]
+    #[case::thirteen_white("B:W17-29:B1")]
+    #[case::twenty_black("B:W32:BK1-20")]
     fn bad_fens_are_refused(#[case] text: &str) {
         assert!(
             matches!(

@@ -87,6 +87,18 @@ pub fn parse_fen(text: &str) -> Result<(u32, u32, u32, Side)> {
     if seen != [true, true] {
         return Err(fen_error(text, "both piece lists (W and B) are needed"));
     }
+    // Pieces are only ever taken off: no side has more than its 12 men of the start.
+    for (name, pieces) in [("white", white), ("black", black)] {
+        if pieces.count_ones() > 12 {
+            return Err(fen_error(
+                text,
+                &format!(
+                    "{name} has {} pieces; a side has at most 12",
+                    pieces.count_ones()
+                ),
+            ));
+        }
+    }
     if (white & !kings & ROW_8) | (black & !kings & ROW_1) != 0 {
         return Err(fen_error(
             text,

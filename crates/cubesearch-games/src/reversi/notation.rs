@@ -126,6 +126,16 @@ pub fn parse_board(text: &str) -> Result<Board> {
             }
         }
     }
+    // The four centre discs are there from the start and are only ever flipped.
+    let centre = ["d4", "e4", "d5", "e5"];
+    if let Some(empty) = centre
+        .iter()
+        .find(|n| (black | white) & bit(parse_square(n).expect("a square")) == 0)
+    {
+        return Err(bad(&format!(
+            "{empty} is empty, but the four centre squares are never empty in a game"
+        )));
+    }
     let board = Board {
         player: black,
         opponent: white,
