@@ -361,3 +361,24 @@ fn train_and_bench_take_a_weight_storage() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Options a one-player game has no use for are refused, not ignored.
+#[test]
+fn unused_options_of_one_player_games_are_refused() {
+    for (args, mentions) in [
+        (
+            &["play", "2048", "--p1", "random", "--position", "start"][..],
+            "--position",
+        ),
+        (
+            &["play", "2584", "--p1", "random", "--rules", "american"],
+            "--rules",
+        ),
+        (
+            &["play", "2048", "--p1", "random", "--draw-plies", "9"],
+            "--draw-plies",
+        ),
+    ] {
+        assert_bad_input(&cubesearch(args), mentions);
+    }
+}

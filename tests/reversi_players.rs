@@ -222,10 +222,14 @@ fn medium_scores_and_chooses_as_the_seeds_recursion() {
 
 #[test]
 fn seed_players_pass_when_they_cannot_place() {
-    // X a1, O b1, O c1 with White to move: White has no placement, Black can play d1.
-    let pass = Reversi
-        .parse_position(&format!("XOO{} O", "-".repeat(61)))
-        .unwrap();
+    // X a1 and the centre, O b1 and c1, White to move: White has no placement, Black can
+    // play d1.
+    let mut squares: Vec<char> = format!("XOO{}", "-".repeat(61)).chars().collect();
+    for s in [27, 28, 35, 36] {
+        squares[s] = 'X';
+    }
+    let text: String = squares.into_iter().collect();
+    let pass = Reversi.parse_position(&(text + " O")).unwrap();
     assert_eq!(Reversi.moves(&pass), vec![ReversiMove::Pass]);
     assert_eq!(pass.to_move, Colour::White);
     for spec in ["easy", "medium"] {

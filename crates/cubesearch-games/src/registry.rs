@@ -58,8 +58,8 @@ macro_rules! registry {
         }),*];
 
         /// Makes the game called `name` under `options` and runs `visitor`'s method for its
-        /// kind on it. A two-player game refuses options it has no use for (`--rules` for a
-        /// game without rule sets); a one-player game ignores them.
+        /// kind on it. A game refuses options it has no use for (`--rules` for a game without
+        /// rule sets).
         pub fn visit<V: GameVisitor>(
             name: &str,
             options: &GameOptions,
@@ -85,9 +85,10 @@ macro_rules! registry {
     (@visit two_player $game:ty, $options:expr, $visitor:expr) => {
         $visitor.two_player(<$game as TwoPlayerGame>::from_options($options)?)
     };
-    (@visit one_player $game:ty, $options:expr, $visitor:expr) => {
+    (@visit one_player $game:ty, $options:expr, $visitor:expr) => {{
+        $options.no_rules(<$game as StochasticGame>::NAME)?;
         $visitor.one_player(<$game as Default>::default())
-    };
+    }};
 }
 
 // The games, one line each.
@@ -271,7 +272,8 @@ mod tests {
             ..GameOptions::default()
         };
         assert!(visit("checkers", &american, Name).is_ok());
-        assert!(visit("2584", &american, Name).is_ok()); // ignored
+        let err = visit("2584", &american, Name).unwrap_err().to_string();
+        assert!(err.contains("2584 has no rule set to choose"), "{err}");
         let err = visit("reversi", &american, Name).unwrap_err().to_string();
         assert!(err.contains("reversi has no rule set to choose; got --rules american"));
         let bad = GameOptions {

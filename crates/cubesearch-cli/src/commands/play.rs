@@ -83,8 +83,15 @@ impl GameVisitor for Play<'_> {
             p2,
             games,
             batch,
+            position,
             ..
         } = self;
+        if position.is_some() {
+            return Err(Error::parse(format!(
+                "--position: {} games start from random tiles drawn from --seed; a given start is not taken",
+                G::NAME
+            )));
+        }
         super::play_stochastic::run(&game, common, p1, p2, games, batch)
     }
 }
