@@ -21,17 +21,22 @@ pub const FINISHED: u32 = u32::MAX;
 /// Sliced games at most in device memory at once; more wait for the next turn.
 const SLICED_AT_ONCE: usize = 1 << 18;
 
-/// Adds one finished game to its root's counters: `outcome` speaks for the side to move at the
-/// end, which is the root's side after an even number of plies.
+/// Whether a finished game is a win for its root's side: `outcome` speaks for the side to move
+/// at the end, which is the root's side after an even number of plies.
 #[cube]
-fn count_game(counts: &mut Array<Atomic<u32>>, root: usize, outcome: u32, plies: u32) {
+fn root_won(outcome: u32, plies: u32) -> bool {
     let even = (plies & 1) == 0;
-    let won = (outcome == WIN && even) || (outcome == LOSS && !even);
-    if won {
-        counts[root * 2].fetch_add(1u32);
+    (outcome == WIN && even) || (outcome == LOSS && !even)
+}
+
+/// Adds `wins` and `draws` to root `root`'s counters (no atomic for a zero).
+#[cube]
+fn add_counts(counts: &mut Array<Atomic<u32>>, root: usize, wins: u32, draws: u32) {
+    if wins > 0 {
+        counts[root * 2].fetch_add(wins);
     }
-    if outcome == DRAW {
-        counts[root * 2 + 1].fetch_add(1u32);
+    if draws > 0 {
+        counts[root * 2 + 1].fetch_add(draws);
     }
 }
 
@@ -59,19 +64,10 @@ pub fn playout_kernel<G: DeviceGame>(
             let mut board = G::load(roots, root * words);
             let plies = G::play_out(&mut board, &mut state);
             let outcome = G::outcome(&board);
-            // `outcome` speaks for the side to move at the end, which is the root's side
-            // after an even number of plies.
-            let even = (plies & 1) == 0;
-            let won = (outcome == WIN && even) || (outcome == LOSS && !even);
-            wins += select(won, 1u32, 0u32);
+            wins += select(root_won(outcome, plies), 1u32, 0u32);
             draws += select(outcome == DRAW, 1u32, 0u32);
         }
-        if wins > 0 {
-            counts[root * 2].fetch_add(wins);
-        }
-        if draws > 0 {
-            counts[root * 2 + 1].fetch_add(draws);
-        }
+        add_counts(counts, root, wins, draws);
     }
 }
 
@@ -136,7 +132,9 @@ pub fn playout_slice_kernel<G: DeviceGame>(
                 walks[at + words + 1] = plies;
                 unfinished[0].fetch_add(1u32);
             } else {
-                count_game(counts, ((first + i) / per_root) as usize, outcome, plies);
+                let root = ((first + i) / per_root) as usize;
+                let won = select(root_won(outcome, plies), 1u32, 0u32);
+                add_counts(counts, root, won, select(outcome == DRAW, 1u32, 0u32));
                 walks[at + words + 1] = FINISHED;
             }
         }

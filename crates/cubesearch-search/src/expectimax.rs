@@ -70,16 +70,12 @@ impl<'a, G: StochasticGame, V: AfterstateValue<G> + ?Sized> Sequential<'a, G, V>
 
     /// `player(s, prefix)` of the module docs.
     fn player(&mut self, s: &G::State, layers: u32, prefix: f32) -> f32 {
-        let mut best: Option<f32> = None;
-        for &a in G::ACTIONS {
-            if let Some((after, reward)) = self.game.afterstate(s, a) {
-                let v = self.chance(&after, layers, prefix + reward as f32);
-                if best.is_none_or(|b| v > b) {
-                    best = Some(v);
-                }
-            }
-        }
-        best.unwrap_or(prefix)
+        let game = self.game;
+        let values = G::ACTIONS
+            .iter()
+            .filter_map(|&a| game.afterstate(s, a))
+            .map(|(after, reward)| self.chance(&after, layers, prefix + reward as f32));
+        first_max_or(values, prefix)
     }
 
     /// `chance(after, prefix)` of the module docs.
@@ -110,6 +106,18 @@ impl<'a, G: StochasticGame, V: AfterstateValue<G> + ?Sized> Sequential<'a, G, V>
         }
         v
     }
+}
+
+/// A player node's value: the first maximum of its legal actions' values in canonical order,
+/// or `prefix` when it has none (the module docs).
+fn first_max_or(values: impl IntoIterator<Item = f32>, prefix: f32) -> f32 {
+    let mut best: Option<f32> = None;
+    for v in values {
+        if best.is_none_or(|b| v > b) {
+            best = Some(v);
+        }
+    }
+    best.unwrap_or(prefix)
 }
 
 /// A chance node's weighted mean, added up in the outcomes' order (the module docs).
@@ -195,14 +203,7 @@ impl<G: StochasticGame, V: AfterstateValue<G> + ?Sized> Parallel<'_, G, V> {
             .par_iter()
             .map(|(after, reward)| self.chance(after, layers, prefix + *reward as f32, split - 1))
             .collect();
-        // The sequential search's operations, in its order.
-        let mut best: Option<f32> = None;
-        for v in values {
-            if best.is_none_or(|b| v > b) {
-                best = Some(v);
-            }
-        }
-        best.unwrap_or(prefix)
+        first_max_or(values, prefix)
     }
 
     fn chance(&self, after: &G::State, layers: u32, prefix: f32, split: u32) -> f32 {
