@@ -4,7 +4,7 @@ use std::process::Command;
 
 mod common;
 
-use common::{assert_bad_input, cubesearch, json_of};
+use common::{assert_bad_input, cubesearch, cubesearch_typed, json_of};
 
 #[test]
 fn info_lists_every_backend_and_finds_wgpu() {
@@ -306,9 +306,8 @@ fn play_lists_every_move_and_the_result() {
 
 #[test]
 fn a_human_is_asked_again_after_bad_input() {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cubesearch"))
-        .args([
+    let out = cubesearch_typed(
+        &[
             "play",
             "nim",
             "--p1",
@@ -317,19 +316,9 @@ fn a_human_is_asked_again_after_bad_input() {
             "random",
             "--position",
             "0,2",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"0:1\nnonsense\n1:2\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+        ],
+        b"0:1\nnonsense\n1:2\n",
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
     assert!(stdout.contains("illegal move 0:1"), "{stdout}");

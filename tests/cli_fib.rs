@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_bad_input, cubesearch, json_of};
+use common::{assert_bad_input, cubesearch, cubesearch_typed, json_of};
 
 #[test]
 fn apply_slides_2584_rows_and_reports_rewards() {
@@ -367,8 +367,8 @@ fn train_and_bench_take_a_weight_storage() {
 fn unused_options_of_one_player_games_are_refused() {
     for (args, mentions) in [
         (
-            &["play", "2048", "--p1", "random", "--position", "start"][..],
-            "--position",
+            &["play", "2048", "--p1", "random", "--position", FULL_BUT_ONE][..],
+            "only human play takes a given start",
         ),
         (
             &["play", "2584", "--p1", "random", "--rules", "american"],
@@ -381,4 +381,41 @@ fn unused_options_of_one_player_games_are_refused() {
     ] {
         assert_bad_input(&cubesearch(args), mentions);
     }
+}
+
+/// A 2048 board with one empty cell and no equal neighbours: only right and down slide.
+const FULL_BUT_ONE: &str = "2,4,2,4,4,2,4,2,2,4,2,4,4,2,4,0";
+
+#[test]
+fn a_person_plays_2048_from_a_given_board_with_names_letters_and_arrow_keys() {
+    // A bad key and a slide that changes nothing are asked again; then the arrow key for down,
+    // and the keys in turn until the board locks.
+    let mut keys = b"x\nleft\n\x1b[B\n".to_vec();
+    for _ in 0..500 {
+        keys.extend_from_slice(b"a\nw\nd\ns\n\x1b[D\n\x1bOA\nright\nDOWN\n");
+    }
+    let out = cubesearch_typed(
+        &["play", "2048", "--p1", "human", "--position", FULL_BUT_ONE],
+        &keys,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("bad 2048 move 'x'"), "{stdout}");
+    assert!(
+        stdout.contains("left changes nothing; legal: right down"),
+        "{stdout}"
+    );
+    // The board as drawn first, then after the arrow key: down leaves the top right empty.
+    assert!(stdout.contains("2 4 2 4\n4 2 4 2\n2 4 2 4\n4 2 4 .\nscore 0 after 0 moves"));
+    assert!(stdout.contains("score 0 after 1 moves"), "{stdout}");
+    assert!(
+        stdout.contains("game over: no slide changes the board"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 games of 2048 by human"), "{stdout}");
+    // Without input the game cannot go on: a clear error, exit 2.
+    assert_bad_input(
+        &cubesearch_typed(&["play", "2048", "--p1", "human"], b""),
+        "input ended before the game did",
+    );
 }

@@ -12,6 +12,22 @@ pub fn cubesearch(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// Runs the `cubesearch` binary with `args`, `input` typed on its stdin.
+pub fn cubesearch_typed(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    // The binary may stop reading early (the game ended): a broken pipe is not a failure.
+    let _ = child.stdin.take().expect("a stdin").write_all(input);
+    child.wait_with_output().expect("the binary ends")
+}
+
 pub fn json_of(out: &Output) -> Value {
     assert!(
         out.status.success(),

@@ -54,7 +54,9 @@ const PLAYERS: &str = "Player: human (you type moves; checkers 11-15 or 15x24, R
 or pass, Nim HEAP:COUNT like 2:3), random, flat:k=N[,time=T][,exec=cpu|gpu] (flat Monte \
 Carlo), mcts:time=T|playouts=N[,c=X][,leaf=N][,batch=N][,trees=N][,exec=cpu|gpu], \
 alphabeta:depth=D|time=T[,exec=cpu|gpu][,strategy=S] (S as in `solve --strategy`); Reversi \
-adds the seed's easy and medium (each [:exec=cpu|gpu]). 2584/2048: random, td:weights=FILE \
+adds the seed's easy and medium (each [:exec=cpu|gpu]). 2584/2048: human (you slide with \
+left/right/up/down, their first letters, w/a/s/d or an arrow key, then Enter; --position \
+BOARD starts from a board of 16 tile values), random, td:weights=FILE \
 (greedy on a trained network) or expectimax:layers=L,weights=FILE[,method=naive|multilevel]\
 [,tt=on] (L from 0 to 4). Times like 500ms, 2s, 1m.";
 

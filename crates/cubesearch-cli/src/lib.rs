@@ -37,7 +37,7 @@ pub fn main() -> ExitCode {
 
 /// The message's first line, its control characters escaped (`\r`, `\u{1b}`): an error that
 /// quotes what was typed stays one line and cannot move the terminal's cursor.
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     let first = text.lines().next().unwrap_or(text);
     first
         .chars()

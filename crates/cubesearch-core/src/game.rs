@@ -279,6 +279,10 @@ pub trait StochasticGame: Send + Sync + 'static {
     fn format_position(&self, state: &Self::State) -> String;
     /// Writes an action in the game's notation (`left`, `right`, ...).
     fn format_action(&self, action: Self::Action) -> String;
+    /// The position drawn for a person (a grid of tiles); defaults to the notation.
+    fn display(&self, state: &Self::State) -> String {
+        self.format_position(state)
+    }
 
     /// Reads an action typed in the game's notation (any case, surrounding blanks ignored).
     /// Legality is not checked here: [`StochasticGame::afterstate`] answers that.

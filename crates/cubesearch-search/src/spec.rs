@@ -404,6 +404,8 @@ pub const MAX_LAYERS: u32 = 4;
 /// A player of a one-player stochastic game, as a spec names it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StochasticPlayerSpec {
+    /// `human`: a person at the terminal.
+    Human,
     /// `random`: uniformly random slides.
     Random,
     /// `td:weights=FILE`: greedy on a trained n-tuple network.
@@ -434,6 +436,10 @@ impl FromStr for StochasticPlayerSpec {
     fn from_str(text: &str) -> Result<Self> {
         let spec = SpecText::new(text);
         match spec.name() {
+            "human" => {
+                spec.options(&[])?;
+                Ok(StochasticPlayerSpec::Human)
+            }
             "random" => {
                 spec.options(&[])?;
                 Ok(StochasticPlayerSpec::Random)
@@ -475,7 +481,7 @@ impl FromStr for StochasticPlayerSpec {
                 }))
             }
             _ => Err(Error::parse(format!(
-                "unknown player '{text}': random, td:weights=FILE or expectimax:layers=L,weights=FILE[,method=naive|multilevel][,tt=on]"
+                "unknown player '{text}': human, random, td:weights=FILE or expectimax:layers=L,weights=FILE[,method=naive|multilevel][,tt=on]"
             ))),
         }
     }

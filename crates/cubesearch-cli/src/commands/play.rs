@@ -39,7 +39,7 @@ impl<G: Game> Player<G> for Human {
             }
             match game.parse_move(state, line.trim()) {
                 Ok(mv) => return Ok(mv),
-                Err(e) => println!("{e}; try again"),
+                Err(e) => println!("{}; try again", crate::one_line(&e.to_string())),
             }
         }
     }
@@ -86,13 +86,7 @@ impl GameVisitor for Play<'_> {
             position,
             ..
         } = self;
-        if position.is_some() {
-            return Err(Error::parse(format!(
-                "--position: {} games start from random tiles drawn from --seed; a given start is not taken",
-                G::NAME
-            )));
-        }
-        super::play_stochastic::run(&game, common, p1, p2, games, batch)
+        super::play_stochastic::run(&game, common, p1, p2, games, batch, position)
     }
 }
 

@@ -1,14 +1,17 @@
 //! `cubesearch play <game> --p1 SPEC --games N [--batch B]` for one-player stochastic games
 //! (2584, 2048): games by one player, and the seed's statistics: mean and max score, and the
 //! share of games reaching each milestone (2584 and 2048: a tile).
-//! Players: `random`; `td:weights=FILE` (greedy on a trained n-tuple network);
+//! Players: `human` (a person at the terminal, from `--position` or a drawn start); `random`;
+//! `td:weights=FILE` (greedy on a trained n-tuple network);
 //! `expectimax:layers=L,weights=FILE[,method=naive|multilevel][,tt=on]` (the best action of an
 //! L-layer expectimax with the network at the leaves, on the backend `--backend` resolves to;
 //! `method` picks the GPU generation scheme, `tt` the CPU's transposition table). The spec is
 //! read once into a [`StochasticPlayerSpec`].
 
 use crate::args::Common;
+use crate::one_line;
 use crate::output::{announce, emit, progress};
+use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::td::Episode;
@@ -17,6 +20,7 @@ use cubesearch_search::expectimax::play_games;
 use cubesearch_search::spec::StochasticPlayerSpec;
 use cubesearch_search::Executor;
 use serde_json::json;
+use std::io::{BufRead, Write};
 use std::time::Instant;
 
 pub fn run<G: OnePlayerGame>(
@@ -26,6 +30,7 @@ pub fn run<G: OnePlayerGame>(
     p2: &str,
     games: u32,
     batch: u32,
+    position: Option<&str>,
 ) -> Result<()> {
     if p2 != "random" && p2 != "none" {
         return Err(Error::parse(format!(
@@ -36,8 +41,20 @@ pub fn run<G: OnePlayerGame>(
     if batch == 0 {
         return Err(Error::parse("--batch must be at least 1"));
     }
+    let spec = p1.parse::<StochasticPlayerSpec>()?;
+    let start = position
+        .filter(|&text| text != "start")
+        .map(|text| game.parse_position(text))
+        .transpose()?;
+    if start.is_some() && spec != StochasticPlayerSpec::Human {
+        return Err(Error::parse(format!(
+            "--position: {} games by a program start from random tiles drawn from --seed; only human play takes a given start",
+            G::NAME
+        )));
+    }
     let mut device = String::from("cpu");
-    let stats: PlayStats = match p1.parse::<StochasticPlayerSpec>()? {
+    let stats: PlayStats = match spec {
+        StochasticPlayerSpec::Human => play_by_hand(game, common.seed, start, games)?,
         StochasticPlayerSpec::Random => play_random(game, games as u64, common.seed, 0)?,
         StochasticPlayerSpec::Td { weights } => {
             let (net, _meta) = NTupleNetwork::load::<G>(&weights, None)?;
@@ -97,6 +114,70 @@ pub fn run<G: OnePlayerGame>(
         json!({ "game": G::NAME, "player": p1, "device": device, "stats": stats_json(&stats) }),
     );
     Ok(())
+}
+
+/// Games by a person at the terminal: the board drawn, the legal slides listed, and a prompt
+/// until one of them is typed. Game `g` draws its start (without `start`) and its spawns from
+/// `XorShift32::for_worker(seed, g)`, as a program's games do.
+fn play_by_hand<G: OnePlayerGame>(
+    game: &G,
+    seed: u32,
+    start: Option<G::State>,
+    games: u32,
+) -> Result<PlayStats> {
+    let began = Instant::now();
+    let stdin = std::io::stdin();
+    let mut episodes = Vec::new();
+    let mut legal = Vec::new();
+    for g in 0..games {
+        let mut rng = XorShift32::for_worker(seed, g);
+        let mut state = start.unwrap_or_else(|| game.initial(&mut rng));
+        let (mut score, mut moves) = (0u64, 0u32);
+        loop {
+            legal.clear();
+            game.legal_actions(&state, &mut legal);
+            println!(
+                "\n{}\nscore {score} after {moves} moves",
+                game.display(&state)
+            );
+            if legal.is_empty() {
+                println!("game over: no slide changes the board");
+                break;
+            }
+            let names: Vec<String> = legal.iter().map(|l| game.format_action(l.0)).collect();
+            let names = names.join(" ");
+            print!("your move ({names}; or w/a/s/d, an arrow key, then Enter)> ");
+            std::io::stdout().flush().ok();
+            let mut line = String::new();
+            let read = stdin.lock().read_line(&mut line).map_err(|e| Error::Io {
+                path: "stdin".into(),
+                source: e,
+            })?;
+            if read == 0 {
+                return Err(Error::parse("input ended before the game did"));
+            }
+            match game.parse_action(&line) {
+                Err(e) => println!("{}; try again", one_line(&e.to_string())),
+                Ok(action) => match legal.iter().find(|l| l.0 == action) {
+                    None => println!(
+                        "{} changes nothing; legal: {names}",
+                        game.format_action(action)
+                    ),
+                    Some(&(_, after, reward)) => {
+                        score += reward as u64;
+                        moves += 1;
+                        state = game.sample_chance(&after, &mut rng);
+                    }
+                },
+            }
+        }
+        episodes.push(Episode {
+            score,
+            moves,
+            progress: game.progress(&state),
+        });
+    }
+    Ok(stats::<G>(&episodes, began.elapsed().as_secs_f64()))
 }
 
 /// The statistics as the command's JSON gives them: each milestone reached is `tile`.

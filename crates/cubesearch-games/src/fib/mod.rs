@@ -35,7 +35,7 @@ use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::{Result, StochasticGame};
+use cubesearch_core::{Error, Result, StochasticGame};
 
 pub use board::{symmetry_cell, Board, BoardWord, HalfLanes};
 pub use device::GpuTiles;
@@ -338,5 +338,19 @@ impl<R: TileRule> StochasticGame for Sliding<R> {
 
     fn format_action(&self, action: Dir) -> String {
         action.name().to_string()
+    }
+
+    fn parse_action(&self, text: &str) -> Result<Dir> {
+        notation::parse_dir(text).ok_or_else(|| {
+            Error::parse(format!(
+                "bad {} move '{}': expected left, right, up or down (or a, d, w, s, or an arrow key)",
+                R::NAME,
+                text.trim()
+            ))
+        })
+    }
+
+    fn display(&self, state: &Self::State) -> String {
+        notation::display_board::<R>(*state)
     }
 }

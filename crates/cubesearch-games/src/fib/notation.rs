@@ -1,7 +1,9 @@
 //! Board text: the 16 tile values row by row from the top-left, comma-separated, 0 = empty
-//! (`1,2,0,0,...`). Blanks around values are ignored.
+//! (`1,2,0,0,...`). Blanks around values are ignored. Moves: `left`, `right`, `up`, `down`, and
+//! for a person at a keyboard `a`, `d`, `w`, `s` or an arrow key (the terminal sends `ESC [ A`
+//! for up, `B` down, `C` right, `D` left; `ESC O A`… in application mode).
 
-use super::{Board, BoardOf, TileRule};
+use super::{Board, BoardOf, Dir, TileRule};
 use cubesearch_core::{Error, Result};
 
 /// Reads a board of game `R`.
@@ -40,4 +42,43 @@ pub fn format_board<R: TileRule>(b: BoardOf<R>) -> String {
         .map(|&k| R::value(k).to_string())
         .collect::<Vec<_>>()
         .join(",")
+}
+
+/// Reads a move: its name, a WASD letter or an arrow key's escape sequence (any case, blanks
+/// around it ignored).
+pub fn parse_dir(text: &str) -> Option<Dir> {
+    let key = text.trim().to_ascii_lowercase();
+    let arrow = key
+        .strip_prefix("\u{1b}[")
+        .or_else(|| key.strip_prefix("\u{1b}o"));
+    Some(match (key.as_str(), arrow) {
+        ("left" | "a", _) | (_, Some("d")) => Dir::Left,
+        ("right" | "d", _) | (_, Some("c")) => Dir::Right,
+        ("up" | "w", _) | (_, Some("a")) => Dir::Up,
+        ("down" | "s", _) | (_, Some("b")) => Dir::Down,
+        _ => return None,
+    })
+}
+
+/// The board as a grid of right-aligned tile values, `.` for an empty cell.
+pub fn display_board<R: TileRule>(b: BoardOf<R>) -> String {
+    let cells: Vec<String> = b
+        .cells(R::BITS)
+        .iter()
+        .map(|&k| match k {
+            0 => ".".to_string(),
+            k => R::value(k).to_string(),
+        })
+        .collect();
+    let width = cells.iter().map(String::len).max().unwrap_or(1);
+    cells
+        .chunks(4)
+        .map(|row| {
+            row.iter()
+                .map(|c| format!("{c:>width$}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
