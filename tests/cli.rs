@@ -1,6 +1,5 @@
 //! The command line's contract: JSON on the last line, exit status 2 and one line for bad input.
 
-
 mod common;
 
 use common::{assert_bad_input, cubesearch, cubesearch_typed, json_of};

@@ -277,8 +277,8 @@ pub struct TrainArgs {
     /// Write the learning curve (games,mean_score,max_score) as CSV here.
     #[arg(long)]
     pub curve: Option<String>,
-    /// Draw the learning curve as a PNG here (mean score in blue, best in grey; no text, since
-    /// the build has no fonts: the axes run from 0 to the last game and the best score).
+    /// Draw the learning curve as a PNG here: mean score (blue) and best score (grey) of each
+    /// curve window against games, with numbered axes and a legend.
     #[arg(long)]
     pub plot: Option<String>,
     /// GPU backends: games played at once, one unit each (default: 65536; 64 on lavapipe);

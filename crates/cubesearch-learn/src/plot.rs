@@ -1,49 +1,85 @@
-//! The learning curve as a PNG: mean score per curve window (blue) over the best score of each
-//! window (grey), games on x from 0, score on y from 0.
+//! The learning curve as a PNG: mean score per curve window (blue) and the best score of each
+//! window (grey) against games played, with numbered axes, their labels and a legend.
 //!
-//! Drawn with plotters' bitmap backend without any font support: plotters' `ttf` feature needs
-//! fontconfig and FreeType on the build machine, and plotters panics when asked to draw text
-//! without it. So the picture carries no text: the axes' ranges are the CSV's (`--curve`), and
-//! the caller prints them.
+//! Text is drawn with a font bundled in the build (DejaVu Sans, `fonts/`, through plotters'
+//! `ab_glyph` feature), so the picture needs no fonts on the machine that draws it.
 
 use crate::train::CurvePoint;
 use cubesearch_core::io::write_atomically;
 use cubesearch_core::{Error, Result};
 use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle};
 use std::path::Path;
+use std::sync::Once;
 
 /// Image size in pixels.
 const SIZE: (u32, u32) = (800, 500);
 
+/// The bundled font (see `fonts/LICENSE-DejaVu.txt`).
+const FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+
+/// Registers the bundled font as plotters' `sans-serif` once per process.
+fn register_bundled_font() -> Result<()> {
+    static REGISTER: Once = Once::new();
+    let mut failed = false;
+    REGISTER.call_once(|| failed = register_font("sans-serif", FontStyle::Normal, FONT).is_err());
+    if failed {
+        return Err(Error::Unsupported(
+            "the bundled font cannot be read: the learning curve cannot be labelled".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Renders `curve` as PNG bytes; the axis ranges are `0..=games` and `0..=best score`.
 pub fn curve_png(curve: &[CurvePoint]) -> Result<Vec<u8>> {
+    register_bundled_font()?;
     let (w, h) = SIZE;
     let mut rgb = vec![0u8; (w * h * 3) as usize];
     let max_games = curve.iter().map(|p| p.games).max().unwrap_or(1).max(1) as f64;
     let max_score = curve.iter().map(|p| p.max_score).max().unwrap_or(1).max(1) as f64;
+    let grey = RGBColor(150, 150, 150);
     let draw = |rgb: &mut [u8]| -> std::result::Result<(), Box<dyn std::error::Error + '_>> {
         let root = BitMapBackend::with_buffer(rgb, SIZE).into_drawing_area();
         root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(&root)
+            .caption("TD learning curve", ("sans-serif", 22))
             .margin(16)
+            .x_label_area_size(44)
+            .y_label_area_size(72)
             .build_cartesian_2d(0f64..max_games, 0f64..max_score * 1.05)?;
-        // Grid lines only: labels would need fonts.
         chart
             .configure_mesh()
             .x_labels(10)
             .y_labels(10)
-            .disable_x_axis()
-            .disable_y_axis()
+            .x_desc("games")
+            .y_desc("score")
+            .x_label_formatter(&|x| compact(*x))
+            .y_label_formatter(&|y| compact(*y))
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 16))
             .draw()?;
-        let grey = RGBColor(170, 170, 170);
-        chart.draw_series(LineSeries::new(
-            curve.iter().map(|p| (p.games as f64, p.max_score as f64)),
-            grey.stroke_width(1),
-        ))?;
-        chart.draw_series(LineSeries::new(
-            curve.iter().map(|p| (p.games as f64, p.mean_score)),
-            BLUE.stroke_width(2),
-        ))?;
+        chart
+            .draw_series(LineSeries::new(
+                curve.iter().map(|p| (p.games as f64, p.max_score as f64)),
+                grey.stroke_width(1),
+            ))?
+            .label("best score of each window")
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], grey.stroke_width(2)));
+        chart
+            .draw_series(LineSeries::new(
+                curve.iter().map(|p| (p.games as f64, p.mean_score)),
+                BLUE.stroke_width(2),
+            ))?
+            .label("mean score")
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLUE.stroke_width(2)));
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .label_font(("sans-serif", 14))
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
         root.present()?;
         Ok(())
     };
@@ -64,6 +100,24 @@ pub fn curve_png(curve: &[CurvePoint]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// A tick label: `950`, `12.5k`, `1.2M`.
+fn compact(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e6 {
+        format!("{}M", trim(v / 1e6))
+    } else if a >= 1e3 {
+        format!("{}k", trim(v / 1e3))
+    } else {
+        trim(v)
+    }
+}
+
+/// At most one decimal, none when it is zero.
+fn trim(v: f64) -> String {
+    let s = format!("{v:.1}");
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
 /// Writes the learning curve as a PNG at `path` (through a temporary file and a rename).
 pub fn write_curve_png(curve: &[CurvePoint], path: &Path) -> Result<()> {
     write_atomically(path, &curve_png(curve)?)
@@ -74,7 +128,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_curve_renders_as_a_png_of_the_stated_size_with_the_curve_in_blue() {
+    fn a_curve_renders_as_a_png_of_the_stated_size_with_the_curve_in_blue_and_labels() {
         let curve: Vec<CurvePoint> = (1..=50)
             .map(|i| CurvePoint {
                 games: i * 100,
@@ -94,6 +148,18 @@ mod tests {
             .filter(|p| p[0] < 40 && p[1] < 40 && p[2] > 200)
             .count();
         assert!(blue > 500, "{blue} blue pixels");
+        // Text: the y axis's label and tick numbers darken the strip left of the axis, which
+        // holds nothing else.
+        let row_bytes = SIZE.0 as usize * 3;
+        let dark_left = buf
+            .chunks_exact(row_bytes)
+            .flat_map(|row| row[..60 * 3].chunks_exact(3))
+            .filter(|p| p.iter().all(|&c| c < 180))
+            .count();
+        assert!(
+            dark_left > 100,
+            "{dark_left} dark pixels left of the y axis"
+        );
         // An empty curve still gives a (blank) picture rather than an error.
         assert!(curve_png(&[]).is_ok());
     }
