@@ -532,3 +532,100 @@ fn bench_skips_a_named_gpu_that_is_absent() {
         );
     }
 }
+
+/// Work that could not end in a day is refused before it starts, naming the estimate and
+/// `--force`; what the game can answer at once is answered.
+#[test]
+fn work_that_cannot_end_is_refused_up_front_unless_forced() {
+    let fifteen_twelves = vec!["12"; 15].join(",");
+    for (args, mentions) in [
+        (
+            &["perft", "reversi", "--depth", "30", "--backend", "cpu"][..],
+            "perft reversi depth 30 would take about",
+        ),
+        (
+            &["perft", "checkers", "--depth", "40"],
+            "pass --force to run it anyway",
+        ),
+        (
+            &[
+                "solve",
+                "nim",
+                "--position",
+                &fifteen_twelves,
+                "--strategy",
+                "cpu",
+            ],
+            "even with perfect move ordering",
+        ),
+        (
+            &["solve", "checkers", "--position", "start", "--depth", "40"],
+            "solve checkers depth 40",
+        ),
+        (
+            &[
+                "play",
+                "checkers",
+                "--p1",
+                "alphabeta:depth=40",
+                "--p2",
+                "random",
+            ],
+            "alphabeta:depth=40 in checkers (each move)",
+        ),
+        (
+            &[
+                "match",
+                "reversi",
+                "--p1",
+                "random",
+                "--p2",
+                "alphabeta:depth=40",
+                "--games",
+                "2",
+            ],
+            "alphabeta:depth=40 in reversi (each move)",
+        ),
+    ] {
+        assert_bad_input(&cubesearch(args), mentions);
+    }
+    // Nim's own answer needs no search: the nim-sum of fifteen 12s is 12, so emptying a heap
+    // wins.
+    let json = json_of(&cubesearch(&[
+        "solve",
+        "nim",
+        "--position",
+        &fifteen_twelves,
+        "--json",
+    ]));
+    assert_eq!(
+        (&json["value"], &json["best_move"], &json["nim-sum"]),
+        (
+            &serde_json::json!(1),
+            &serde_json::json!("0:12"),
+            &serde_json::json!(12)
+        ),
+        "{json}"
+    );
+    // --force starts the work: still counting after a second rather than refused.
+    let mut forced = std::process::Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+        .args([
+            "perft",
+            "reversi",
+            "--depth",
+            "30",
+            "--backend",
+            "cpu",
+            "--force",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let still_running = forced.try_wait().unwrap().is_none();
+    forced.kill().ok();
+    forced.wait().ok();
+    assert!(still_running, "perft --force ended at once");
+}

@@ -96,6 +96,22 @@ proptest! {
         let s = NimState::new(&heaps).unwrap();
         prop_assert_eq!(wins(&s), s.nim_sum() != 0);
     }
+
+    /// `solve nim` without a strategy answers by the nim-sum: the value a search finds, and a
+    /// best move after which the opponent is lost.
+    #[test]
+    fn the_exact_solver_agrees_with_search(heaps in proptest::collection::vec(0u32..6, 1..4)) {
+        use cubesearch::games::registry::TwoPlayerGame;
+        let s = NimState::new(&heaps).unwrap();
+        let exact = (Nim::exact_solver().unwrap().solve)(&Nim, &s);
+        let mut cpu = CpuExecutor::new(1).unwrap();
+        let searched = minimax::solve(&mut cpu, &Nim, &s, 32, Strategy::Cpu).unwrap();
+        prop_assert_eq!(exact.value, searched.solution.value);
+        prop_assert_eq!(exact.best.is_none(), Nim.outcome(&s) != Outcome::Ongoing);
+        if let (Some(best), 1) = (exact.best, exact.value) {
+            prop_assert_eq!(Nim.apply(&s, best).nim_sum(), 0);
+        }
+    }
 }
 
 /// Deep subtrees per unit: on lavapipe a walk must resume over several launches, since the

@@ -34,6 +34,10 @@ pub struct Common {
     /// Print one JSON object on the last line of stdout, and no progress bars.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Run work estimated to take more than a day (deep perft, solve, alphabeta:depth=D), which
+    /// is otherwise refused before it starts.
+    #[arg(long, global = true)]
+    pub force: bool,
 }
 
 /// The top level's examples, one per kind of job.
@@ -154,8 +158,9 @@ pub enum Command {
         /// The position in the game's notation, or `start`.
         #[arg(long, allow_hyphen_values = true)]
         position: String,
-        /// Plies to search (default: to the end for Nim, 8 for checkers; Reversi without it or
-        /// --strategy is solved exactly by the endgame solver; 1 to 128).
+        /// Plies to search (default: to the end for Nim, 8 for checkers; 1 to 128). Without it
+        /// or --strategy, Reversi is solved exactly by the endgame solver and Nim by the
+        /// nim-sum; a search estimated past a day is refused unless --force.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=128))]
         depth: Option<u32>,
         /// cpu, cpu-split, v1, v2, v4, split or frontier (default: cpu-split on the CPU; on a

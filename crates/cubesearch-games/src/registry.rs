@@ -199,6 +199,12 @@ pub trait TwoPlayerGame: NamedPlayers + Sized {
     fn exact_solver() -> Option<ExactSolver<Self>> {
         None
     }
+
+    /// A bound on the plies any game from `state` lasts, if the game knows one (Nim: the
+    /// objects left). Estimates of a search's size stop there ([`cubesearch_search::effort`]).
+    fn plies_left_at_most(&self, _state: &Self::State) -> Option<u32> {
+        None
+    }
 }
 
 /// A game's exact solver: the value of a position under perfect play and a best move, on one

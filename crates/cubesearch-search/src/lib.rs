@@ -11,6 +11,7 @@
 pub mod alphabeta_player;
 pub mod boards;
 pub mod cpu;
+pub mod effort;
 pub mod executor;
 pub mod expectimax;
 pub mod expectimax_gpu;

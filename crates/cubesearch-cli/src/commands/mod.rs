@@ -19,8 +19,8 @@ use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{
     self, GameOptions, GameVisitor, Kind, OnePlayerGame, TwoPlayerGame,
 };
+use cubesearch_search::effort::{self, TreeSize, Work};
 
-/// Runs the parsed command line.
 /// A position from the command line: none, or `start`, is the game's start; anything else is
 /// read in the game's notation.
 pub(crate) fn typed_position<G: Game>(game: &G, text: Option<&str>) -> Result<G::State> {
@@ -31,6 +31,25 @@ pub(crate) fn typed_position<G: Game>(game: &G, text: Option<&str>) -> Result<G:
     }
 }
 
+/// Refuses `work` to `depth` plies below `state` (`what` names it: `perft checkers depth 30`)
+/// when its estimate is past a day on the executor (`cpu`). The tree is estimated no deeper
+/// than the game can last.
+pub(crate) fn refuse_endless<G: TwoPlayerGame>(
+    game: &G,
+    state: &G::State,
+    depth: u32,
+    work: Work,
+    cpu: bool,
+    what: &str,
+) -> Result<()> {
+    let plies = game
+        .plies_left_at_most(state)
+        .map_or(depth, |left| left.min(depth));
+    let size = TreeSize::estimate(game, state, plies);
+    effort::refuse_endless(what, work, &size, cpu)
+}
+
+/// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
     let common = &cli.common;
     let no_options = GameOptions::default();

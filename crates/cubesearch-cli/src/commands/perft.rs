@@ -5,7 +5,7 @@ use crate::args::Common;
 use crate::output::{announce, emit, progress};
 use cubesearch_core::Result;
 use cubesearch_games::registry::TwoPlayerGame;
-use cubesearch_search::GpuGame;
+use cubesearch_search::effort::Work;
 use cubesearch_search::{perft::perft_divide, Executor};
 use serde_json::json;
 use std::time::Instant;
@@ -25,7 +25,7 @@ impl TwoPlayerCommand for Perft<'_> {
     }
 }
 
-fn run<G: GpuGame>(
+fn run<G: TwoPlayerGame>(
     game: &G,
     common: &Common,
     depth: u32,
@@ -34,6 +34,10 @@ fn run<G: GpuGame>(
 ) -> Result<()> {
     let root = super::typed_position(game, position)?;
     let (mut exec, device) = Executor::new(common.backend)?;
+    if !common.force {
+        let what = format!("perft {} depth {depth}", G::NAME);
+        super::refuse_endless(game, &root, depth, Work::Perft, exec.is_cpu(), &what)?;
+    }
     announce(common.json, &device);
     let bar = progress(common.json, 0, &format!("perft {} depth {depth}", G::NAME));
     let start = Instant::now();

@@ -6,8 +6,10 @@ use crate::output::{emit, progress};
 use cubesearch_core::io::{check_writable, write_atomically};
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
+use cubesearch_search::alphabeta_player::Limit;
+use cubesearch_search::effort::Work;
 use cubesearch_search::player::{play_game, NamedPlayers, Player};
-use cubesearch_search::spec::PlayerSpec;
+use cubesearch_search::spec::{Exec, PlayerSpec};
 use serde_json::json;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -55,6 +57,26 @@ fn player<G: NamedPlayers>(
         PlayerSpec::Human => Ok(Box::new(Human)),
         computer => computer.build(common.backend, seed),
     }
+}
+
+/// Refuses an `alphabeta:depth=D` player whose every move, searched from `first`, is past a
+/// day's work (`--force` skips the check).
+fn refuse_endless_players<G: TwoPlayerGame>(
+    game: &G,
+    specs: &[PlayerSpec<G>],
+    first: &G::State,
+    common: &Common,
+) -> Result<()> {
+    for spec in specs {
+        if let (PlayerSpec::AlphaBeta(ab), false) = (spec, common.force) {
+            if let Limit::Depth(depth) = ab.limit {
+                let cpu = ab.exec == Exec::Cpu;
+                let what = format!("{} in {} (each move)", ab.text, G::NAME);
+                super::refuse_endless(game, first, depth, Work::Search, cpu, &what)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `play`, for every game (one-player stochastic games in `play_stochastic`).
@@ -108,7 +130,7 @@ impl TwoPlayerCommand for Match<'_> {
 }
 
 /// `play`: games shown move by move; with a human, interactively.
-fn play<G: NamedPlayers>(game: &G, args: &Play) -> Result<()> {
+fn play<G: TwoPlayerGame>(game: &G, args: &Play) -> Result<()> {
     let &Play {
         common,
         p1,
@@ -131,6 +153,7 @@ fn play<G: NamedPlayers>(game: &G, args: &Play) -> Result<()> {
         )));
     }
     let specs: [PlayerSpec<G>; 2] = [p1.parse()?, p2.parse()?];
+    refuse_endless_players(game, &specs, &first, common)?;
     let mut players = [
         player(&specs[0], common, common.seed)?,
         player(&specs[1], common, common.seed ^ 0xA5A5)?,
@@ -204,7 +227,7 @@ fn play<G: NamedPlayers>(game: &G, args: &Play) -> Result<()> {
 }
 
 /// `match`: N games, colours alternating, W/L/D for p1.
-fn play_match<G: NamedPlayers>(game: &G, args: &Match) -> Result<()> {
+fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
     let &Match {
         common,
         p1,
@@ -219,6 +242,7 @@ fn play_match<G: NamedPlayers>(game: &G, args: &Match) -> Result<()> {
             "match is for computer players; use `play` to play yourself",
         ));
     }
+    refuse_endless_players(game, &specs, &start, common)?;
     let mut one = player(&specs[0], common, common.seed)?;
     let mut two = player(&specs[1], common, common.seed ^ 0xA5A5)?;
     let names = (

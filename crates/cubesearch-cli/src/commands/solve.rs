@@ -5,6 +5,7 @@ use crate::args::Common;
 use crate::output::{announce, emit};
 use cubesearch_core::Result;
 use cubesearch_games::registry::TwoPlayerGame;
+use cubesearch_search::effort::Work;
 use cubesearch_search::minimax::{default_gpu_strategy, solve, Strategy};
 use cubesearch_search::Executor;
 use serde_json::json;
@@ -41,6 +42,10 @@ fn run<G: TwoPlayerGame>(
     let state = super::typed_position(game, Some(position))?;
     let depth = depth.unwrap_or(G::SOLVE_DEPTH);
     let (mut exec, device) = Executor::new(common.backend)?;
+    if !common.force {
+        let what = format!("solve {} depth {depth}", G::NAME);
+        super::refuse_endless(game, &state, depth, Work::Search, exec.is_cpu(), &what)?;
+    }
     announce(common.json, &device);
     let strategy = strategy.unwrap_or(if exec.is_cpu() {
         Strategy::CpuSplit

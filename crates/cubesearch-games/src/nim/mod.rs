@@ -11,7 +11,7 @@
 #[allow(missing_docs)] // `#[cube]` and `CubeType` generate items that carry no docs
 pub mod device;
 
-use crate::registry::{GameOptions, TwoPlayerGame};
+use crate::registry::{Exact, ExactSolver, GameOptions, TwoPlayerGame};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
 use cubesearch_search::player::{NamedPlayers, NoNamed};
@@ -244,6 +244,31 @@ impl TwoPlayerGame for Nim {
     fn from_options(options: &GameOptions) -> Result<Self> {
         options.no_rules(Self::NAME)?;
         Ok(Nim)
+    }
+
+    /// Bouton's theorem: the side to move wins (+1) iff the nim-sum is not 0; a winning move
+    /// leaves a nim-sum of 0. A lost position answers the first legal move, as a search does.
+    fn exact_solver() -> Option<ExactSolver<Self>> {
+        Some(ExactSolver {
+            name: "nim-sum (Bouton)",
+            value: "+1 won, -1 lost",
+            solve: |game, state| {
+                let winning = state.winning_moves();
+                Exact {
+                    value: if winning.is_empty() { -1 } else { 1 },
+                    best: winning
+                        .first()
+                        .copied()
+                        .or_else(|| game.moves(state).first().copied()),
+                    nodes: 1,
+                    facts: vec![("nim-sum", state.nim_sum() as u64)],
+                }
+            },
+        })
+    }
+
+    fn plies_left_at_most(&self, state: &NimState) -> Option<u32> {
+        Some(state.objects())
     }
 }
 
