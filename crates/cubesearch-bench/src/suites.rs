@@ -19,6 +19,7 @@ use cubesearch_kernels::GpuGame;
 use cubesearch_search::mcts::{Budget, Mcts, MctsConfig};
 use cubesearch_search::perft::perft_split;
 use cubesearch_search::{CpuExecutor, Executor};
+use indicatif::ProgressStyle;
 use serde::Serialize;
 use serde_json::json;
 use std::time::Duration;
@@ -475,10 +476,21 @@ pub(crate) fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
         }
     }
     let default_storage = args.storage == [WeightStorage::F32];
-    let bar = common.progress(targets.len() as u64, suite.name);
+    // One step a timed run. Targets differ by orders of magnitude (cpu-1 against a GPU), so
+    // a rate over all of them would promise nothing: the bar says what the current target has
+    // left, from its own last run, and how many targets follow.
+    let runs_each = (args.warmup + args.reps) as u64;
+    let rows_each = |exec: &Executor| if exec.is_cpu() { 1 } else { args.storage.len() } as u64;
+    let total: u64 = targets.iter().map(|t| rows_each(&t.2) * runs_each).sum();
+    let bar = common.progress(total, suite.name);
+    if let Ok(style) =
+        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} runs {elapsed_precise}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
     let mut rows = Vec::new();
-    for (label, device, mut exec) in targets {
-        bar.set_message(format!("{} on {label}", suite.name));
+    let count = targets.len();
+    for (i, (label, device, mut exec)) in targets.into_iter().enumerate() {
         // A row per weight storage on a GPU, each labelled with it when --storage is given
         // (the CPU trainer's weights are f32: one row).
         let storages = if exec.is_cpu() {
@@ -495,6 +507,14 @@ pub(crate) fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
                 storage: vec![storage],
                 ..args.clone()
             };
+            let mut on_run = |stage: Stage| {
+                if let Stage::Timed { .. } = stage {
+                    bar.inc(1);
+                }
+                let fixed = args.level.is_some();
+                bar.set_message(stage.describe(suite.name, &label, fixed, count - 1 - i));
+            };
+            on_run(Stage::Calibrating(args.level.unwrap_or(0)));
             rows.push(measure(
                 suite,
                 &label,
@@ -502,9 +522,9 @@ pub(crate) fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
                 &mut exec,
                 &args,
                 common.seed,
+                &mut on_run,
             )?);
         }
-        bar.inc(1);
     }
     bar.finish_and_clear();
     let table = || table(suite, &rows);
@@ -517,6 +537,33 @@ pub(crate) fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
 const TIMING: &str =
     "synchronised wall clock around upload, launch and read-back; median of the timed reps";
 
+/// Where a target's measurement is, for the progress bar.
+#[derive(Clone, Copy, Debug)]
+enum Stage {
+    /// Finding the level whose run lasts `--min-seconds`.
+    Calibrating(u32),
+    /// A warm-up or timed run ended after `last` seconds; `left` runs remain.
+    Timed { left: usize, last: f64 },
+}
+
+impl Stage {
+    /// The bar's message: what the current target has left, from its own last run, and how
+    /// many targets follow (`fixed`: `--level` was given, so nothing is calibrated).
+    fn describe(self, suite: &str, label: &str, fixed: bool, targets_after: usize) -> String {
+        let now = match self {
+            Stage::Calibrating(_) if fixed => "compiling".into(),
+            Stage::Calibrating(level) => format!("calibrating, level {level}"),
+            Stage::Timed { left, last } => format!("about {:.0} s left here", left as f64 * last),
+        };
+        let after = match targets_after {
+            0 => String::new(),
+            1 => ", then 1 more target".into(),
+            n => format!(", then {n} more targets"),
+        };
+        format!("{suite} on {label}: {now}{after}")
+    }
+}
+
 fn measure(
     suite: &Suite,
     label: &str,
@@ -524,6 +571,7 @@ fn measure(
     exec: &mut Executor,
     args: &BenchArgs,
     seed: u32,
+    on_run: &mut dyn FnMut(Stage),
 ) -> Result<Row> {
     let time = |exec: &mut Executor, level: u32| -> Result<(f64, u64)> {
         let start = Instant::now();
@@ -551,13 +599,20 @@ fn measure(
         && settled(exec, level)? < args.min_seconds
     {
         level += 1;
+        on_run(Stage::Calibrating(level));
     }
-    for _ in 0..args.warmup {
-        time(exec, level)?;
+    let total = args.warmup + args.reps;
+    let mut runs = Vec::with_capacity(args.reps);
+    for run in 0..total {
+        let (seconds, units) = time(exec, level)?;
+        on_run(Stage::Timed {
+            left: total - run - 1,
+            last: seconds,
+        });
+        if run >= args.warmup {
+            runs.push((seconds, units));
+        }
     }
-    let mut runs: Vec<(f64, u64)> = (0..args.reps)
-        .map(|_| time(exec, level))
-        .collect::<Result<_>>()?;
     runs.sort_by(|a, b| a.0.total_cmp(&b.0));
     let (median, units) = runs[runs.len() / 2];
     Ok(Row {
@@ -749,4 +804,26 @@ pub(crate) fn nim_minimax(common: &Common, args: &BenchArgs) -> Result<Report> {
         text,
         json!({ "suite": "nim-minimax", "rows": rows }),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stage;
+
+    #[test]
+    fn the_bar_promises_only_what_the_current_target_has_left() {
+        let timed = Stage::Timed { left: 3, last: 2.0 };
+        assert_eq!(
+            timed.describe("td-train", "cpu-1", true, 2),
+            "td-train on cpu-1: about 6 s left here, then 2 more targets"
+        );
+        assert_eq!(
+            Stage::Calibrating(4).describe("td-train", "cuda", false, 1),
+            "td-train on cuda: calibrating, level 4, then 1 more target"
+        );
+        assert_eq!(
+            Stage::Calibrating(0).describe("td-train", "cuda", true, 0),
+            "td-train on cuda: compiling"
+        );
+    }
 }
