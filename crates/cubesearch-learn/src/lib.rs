@@ -12,6 +12,7 @@ pub mod file;
 pub mod game;
 #[cfg(target_arch = "x86_64")]
 mod gather;
+mod memory;
 pub mod network;
 pub mod play;
 pub mod plot;

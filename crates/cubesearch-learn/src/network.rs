@@ -24,6 +24,7 @@
 use crate::game::{TupleGame, ViewWords};
 #[cfg(target_arch = "x86_64")]
 use crate::gather;
+use crate::memory::WeightMemory;
 use cubesearch_core::{Error, Result};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -301,7 +302,7 @@ pub struct NTupleNetwork {
     /// The lookups again, shape by shape, as [`Self::indices`] reads them.
     readers: Vec<ShapeReader>,
     /// Every table, one after another: a weight is one `u32` index into one slice.
-    weights: Box<[AtomicU32]>,
+    weights: WeightMemory,
     /// Where each table starts in `weights`, and the end.
     table_starts: Vec<usize>,
 }
@@ -381,9 +382,7 @@ impl NTupleNetwork {
             readers.push(ShapeReader::new(shape, offset, bits, G::CELLS_PER_WORD));
             table_starts.push(end);
         }
-        let weights = (0..table_starts[shapes.len()])
-            .map(|_| AtomicU32::new(0))
-            .collect();
+        let weights = WeightMemory::zeroed(table_starts[shapes.len()]);
         Ok(NTupleNetwork {
             id: NEXT_ID.fetch_add(1, Relaxed),
             game: G::NAME.to_string(),
@@ -434,11 +433,10 @@ impl NTupleNetwork {
 
     /// A network with the same shapes and weights (and its own [`Self::id`]).
     pub fn replica(&self) -> NTupleNetwork {
-        let weights = self
-            .weights
-            .iter()
-            .map(|w| AtomicU32::new(w.load(Relaxed)))
-            .collect();
+        let weights = WeightMemory::zeroed(self.weights.len());
+        for (copy, w) in weights.iter().zip(self.weights.iter()) {
+            copy.store(w.load(Relaxed), Relaxed);
+        }
         NTupleNetwork {
             id: NEXT_ID.fetch_add(1, Relaxed),
             game: self.game.clone(),
