@@ -130,6 +130,22 @@ pub enum Command {
         #[arg(long)]
         pdn: Option<String>,
     },
+    /// Run as an engine other programs drive over stdin/stdout (UGI: ugi, isready,
+    /// uginewgame, position, go, stop, setoption, query, quit), keeping the player's backend,
+    /// kernels and search tree between moves.
+    #[command(after_help = PLAYERS)]
+    Engine {
+        #[arg(value_parser = game_names())]
+        game: String,
+        /// The engine's player: any program spec of `play` (see below).
+        #[arg(long, default_value = "mcts:time=1s")]
+        player: String,
+        /// The protocol spoken.
+        #[arg(long, default_value = "ugi", value_parser = ["ugi"])]
+        protocol: String,
+        #[command(flatten)]
+        rules: RuleFlags,
+    },
     /// Play a match of N games between two computer players, colours alternating, and report
     /// the first player's wins, losses and draws.
     #[command(after_help = PLAYERS)]

@@ -205,6 +205,12 @@ pub trait TwoPlayerGame: NamedPlayers + Sized {
     fn plies_left_at_most(&self, _state: &Self::State) -> Option<u32> {
         None
     }
+
+    /// Whether the side to move in `state` is the side that moves first from the start, if the
+    /// position says (engines answer `query p1turn` by it; otherwise by counting plies).
+    fn first_mover_to_move(&self, _state: &Self::State) -> Option<bool> {
+        None
+    }
 }
 
 /// A game's exact solver: the value of a position under perfect play and a best move, on one

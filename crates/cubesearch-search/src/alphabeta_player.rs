@@ -18,7 +18,7 @@
 use crate::minimax::{
     self, order_by_score, solve_iterative, SearchOptions, Strategy, TranspositionTable,
 };
-use crate::player::Player;
+use crate::player::{MoveLimits, Player};
 use crate::Executor;
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_kernels::GpuGame;
@@ -107,6 +107,14 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
             Some((_, strategy, label)) => format!("{label} {strategy}"),
         };
         format!("{} ({place})", self.spec)
+    }
+
+    fn set_limits(&mut self, limits: &MoveLimits) {
+        if let Some(depth) = limits.depth {
+            self.limit = Limit::Depth(depth.clamp(1, crate::spec::MAX_DEPTH));
+        } else if let Some(time) = limits.time {
+            self.limit = Limit::Time(time);
+        }
     }
 
     fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {

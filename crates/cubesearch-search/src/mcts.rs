@@ -201,6 +201,11 @@ impl<G: Game> Mcts<G> {
         &self.config
     }
 
+    /// The budget of the searches from now on (the tree is kept).
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.config.budget = budget;
+    }
+
     /// Searches within the budget and returns the most visited root move (`None` if the game is
     /// over).
     pub fn search<E: Playouts<G> + Send>(

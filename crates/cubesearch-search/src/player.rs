@@ -26,6 +26,20 @@ pub trait Player<G: Game> {
     fn last_search(&self) -> Option<&SearchStats> {
         None
     }
+    /// Takes the limits an engine protocol gives for the next moves (`go movetime 500`, `go
+    /// depth 6`, `go nodes 20000`); a player keeps what it has no use for. By default all.
+    fn set_limits(&mut self, _limits: &MoveLimits) {}
+}
+
+/// What an engine protocol asks of a move's search: each `None` keeps the player's own.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MoveLimits {
+    /// Time for the move.
+    pub time: Option<Duration>,
+    /// Plies to search (alpha-beta).
+    pub depth: Option<u32>,
+    /// Positions or simulated games to spend (MCTS: playouts).
+    pub nodes: Option<u64>,
 }
 
 /// Players only some games have (such as the seed's own players of a game): the game reads
@@ -130,6 +144,11 @@ impl<G: GpuGame> Player<G> for FlatPlayer {
             .map(|(m, _)| m)
             .ok_or_else(|| Error::Unsupported("no legal move: the game is over".into()))
     }
+    fn set_limits(&mut self, limits: &MoveLimits) {
+        if limits.time.is_some() {
+            self.time = limits.time;
+        }
+    }
 }
 
 /// MCTS keeping its tree from move to move.
@@ -164,6 +183,16 @@ impl<G: GpuGame> Player<G> for MctsPlayer<G> {
     }
     fn last_search(&self) -> Option<&SearchStats> {
         self.last.as_ref()
+    }
+    fn set_limits(&mut self, limits: &MoveLimits) {
+        if let Some(playouts) = limits.nodes {
+            self.config.budget = Budget::Playouts(playouts.max(1));
+        } else if let Some(time) = limits.time {
+            self.config.budget = Budget::Time(time);
+        }
+        if let Some(tree) = &mut self.tree {
+            tree.set_budget(self.config.budget);
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 mod apply;
 mod apply_stochastic;
 mod boards;
+mod engine;
 mod info;
 mod perft;
 mod play;
@@ -125,6 +126,19 @@ pub fn run(cli: Cli) -> Result<()> {
                 p2: &p2,
                 games,
                 position: position.as_deref(),
+            }),
+        ),
+        Command::Engine {
+            game,
+            player,
+            protocol: _,
+            rules,
+        } => registry::visit(
+            &game,
+            &rules.options(),
+            TwoPlayerOnly(engine::EngineCommand {
+                common,
+                player: &player,
             }),
         ),
         Command::Bench(args) => bench(common, &args),

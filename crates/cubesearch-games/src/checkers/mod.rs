@@ -285,6 +285,10 @@ impl TwoPlayerGame for Checkers {
     const SOLVE_DEPTH: u32 = 8;
     const RECORD_FORMAT: Option<&'static str> = Some("PDN");
 
+    fn first_mover_to_move(&self, state: &CheckersState) -> Option<bool> {
+        Some(state.side() == self.initial().side())
+    }
+
     fn from_options(options: &GameOptions) -> Result<Self> {
         let rules = options
             .rules

@@ -194,6 +194,10 @@ impl Game for Reversi {
 
 /// Reversi on the command line: solved exactly without `--depth` or `--strategy`.
 impl TwoPlayerGame for Reversi {
+    fn first_mover_to_move(&self, state: &Board) -> Option<bool> {
+        Some(state.to_move == Board::start().to_move)
+    }
+
     fn from_options(options: &GameOptions) -> Result<Self> {
         options.no_rules(Self::NAME)?;
         Ok(Reversi)

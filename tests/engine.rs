@@ -1,0 +1,140 @@
+//! `cubesearch engine`: UGI sessions driven through stdin, as a tournament manager would, with
+//! the answers checked: handshakes, legal best moves, info lines, the time asked for, queries,
+//! and bad input answered with an error line while the engine keeps running.
+
+mod common;
+
+use common::cubesearch_typed;
+use cubesearch::games::{Checkers, Reversi};
+use cubesearch::Game;
+
+/// The engine's stdout for `script` (a line a command), which must end cleanly.
+fn session(args: &[&str], script: &str) -> Vec<String> {
+    let mut all = vec!["engine"];
+    all.extend_from_slice(args);
+    all.extend(["--backend", "cpu"]);
+    let out = cubesearch_typed(&all, script.as_bytes());
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout.lines().map(str::to_string).collect()
+}
+
+/// The moves of each `bestmove` line, in order.
+fn best_moves(lines: &[String]) -> Vec<&str> {
+    lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("bestmove "))
+        .collect()
+}
+
+/// The state after `moves` from the start of `game`.
+fn after<G: Game>(game: &G, moves: &[&str]) -> G::State {
+    moves.iter().fold(game.initial(), |s, m| {
+        let mv = game.parse_move(&s, m).unwrap();
+        game.apply(&s, mv)
+    })
+}
+
+#[test]
+fn a_ugi_session_plays_legal_checkers_moves_in_the_time_asked() {
+    let lines = session(
+        &["checkers", "--player", "mcts:time=1s"],
+        "ugi\nisready\nuginewgame\nposition startpos moves 11-15 22-18\nquery p1turn\n\
+         go movetime 300\nposition startpos moves 11-15 22-18 15x22\nquery p1turn\n\
+         go nodes 500\nquit\n",
+    );
+    assert_eq!(
+        lines[0],
+        format!("id name cubesearch {}", env!("CARGO_PKG_VERSION"))
+    );
+    assert!(lines.contains(&"option name player type string default mcts:time=1s".into()));
+    let ugiok = lines.iter().position(|l| l == "ugiok").expect("ugiok");
+    assert_eq!(lines[ugiok + 1], "readyok");
+    let turns: Vec<&String> = lines.iter().filter(|l| l.starts_with("response")).collect();
+    assert_eq!(turns, ["response true", "response false"]);
+    let best = best_moves(&lines);
+    assert_eq!(best.len(), 2, "{lines:?}");
+    // Each answer is a legal move of the position it was asked in.
+    let game = Checkers::default();
+    let first = after(&game, &["11-15", "22-18"]);
+    assert!(game.parse_move(&first, best[0]).is_ok(), "{}", best[0]);
+    let second = after(&game, &["11-15", "22-18", "15x22"]);
+    assert!(game.parse_move(&second, best[1]).is_ok(), "{}", best[1]);
+    // The info lines: time spent (300 ms asked, with a wide margin for a loaded machine), and
+    // the playouts of the search (500 asked: at most a leaf batch more).
+    let infos: Vec<Vec<&str>> = lines
+        .iter()
+        .filter(|l| l.starts_with("info time"))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(infos.len(), 2, "{lines:?}");
+    let field = |info: &[&str], name: &str| -> u64 {
+        let at = info.iter().position(|w| *w == name).unwrap();
+        info[at + 1].parse().unwrap()
+    };
+    let ms = field(&infos[0], "time");
+    assert!((250..5000).contains(&ms), "go movetime 300 took {ms} ms");
+    let playouts = field(&infos[1], "playouts");
+    assert!((500..1000).contains(&playouts), "go nodes 500: {playouts}");
+    assert!(field(&infos[1], "nodes") > 0);
+}
+
+#[test]
+fn bad_input_gets_an_error_line_and_the_engine_keeps_its_state() {
+    let lines = session(
+        &["reversi", "--player", "alphabeta:depth=2"],
+        "bogus command\nposition startpos moves d3 z9\nposition fen not-a-board\n\
+         go depth x\nsetoption name player value mcts:c=oops\nsetoption name colour value red\n\
+         query nothing\nisready\nposition startpos moves d3\ngo depth 3\nquery gameover\n\
+         query result\nquit\n",
+    );
+    let errors: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info string error: "))
+        .collect();
+    assert_eq!(errors.len(), 7, "{lines:?}");
+    assert!(errors[0].contains("unknown command 'bogus'"));
+    assert!(errors[1].contains("z9"));
+    assert!(errors.iter().all(|e| !e.contains('\u{1b}')));
+    assert!(lines.contains(&"readyok".into()));
+    // The bad lines changed nothing: the move answers the position after d3.
+    let best = best_moves(&lines);
+    assert_eq!(best.len(), 1, "{lines:?}");
+    let state = after(&Reversi, &["d3"]);
+    assert!(Reversi.parse_move(&state, best[0]).is_ok(), "{}", best[0]);
+    let responses: Vec<&String> = lines.iter().filter(|l| l.starts_with("response")).collect();
+    assert_eq!(responses, ["response false", "response none"]);
+}
+
+#[test]
+fn a_finished_game_is_answered_and_infinite_waits_for_stop() {
+    // White takes Black's last piece: the game is over and the second player won.
+    let lines = session(
+        &["checkers", "--player", "random"],
+        "position fen W:W18,19:B14 moves 18x9\nquery gameover\nquery result\nquery p1turn\n\
+         go\nposition fen W:W18,19:B14\ngo infinite\nisready\nstop\nquit\n",
+    );
+    let responses: Vec<&String> = lines.iter().filter(|l| l.starts_with("response")).collect();
+    assert_eq!(
+        responses,
+        ["response true", "response p2win", "response true"]
+    );
+    let best = best_moves(&lines);
+    assert_eq!(best, ["0000", "18x9"], "{lines:?}");
+    // After `go infinite`, readyok comes before the answer, which waits for stop.
+    let ready = lines.iter().position(|l| l == "readyok").unwrap();
+    let last = lines
+        .iter()
+        .rposition(|l| l.starts_with("bestmove"))
+        .unwrap();
+    assert!(ready < last, "{lines:?}");
+    // The engine refuses a human player and a one-player game before reading anything.
+    let human = cubesearch_typed(&["engine", "nim", "--player", "human"], b"");
+    assert_eq!(human.status.code(), Some(2));
+    let stochastic = cubesearch_typed(&["engine", "2048"], b"");
+    assert_eq!(stochastic.status.code(), Some(2));
+}
