@@ -138,3 +138,44 @@ fn a_finished_game_is_answered_and_infinite_waits_for_stop() {
     let stochastic = cubesearch_typed(&["engine", "2048"], b"");
     assert_eq!(stochastic.status.code(), Some(2));
 }
+
+#[test]
+fn a_match_is_played_against_an_engine_through_ugi() {
+    let engine = format!(
+        "ugi:cmd={} engine checkers --player random --backend cpu",
+        env!("CARGO_BIN_EXE_cubesearch")
+    );
+    let out = common::cubesearch(&[
+        "match",
+        "checkers",
+        "--p1",
+        "random",
+        "--p2",
+        &engine,
+        "--games",
+        "6",
+        "--json",
+        "--backend",
+        "cpu",
+    ]);
+    let json = common::json_of(&out);
+    assert_eq!(json["games"], 6, "{json}");
+    let counted = ["wins", "losses", "draws"]
+        .iter()
+        .map(|k| json[*k].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(counted, 6, "{json}");
+    // An engine that cannot start, an empty command and a bad time are refused in one line.
+    for (spec, says) in [
+        ("ugi:cmd=false", "the engine ended"),
+        ("ugi:", "give the engine's command line"),
+        ("ugi:time=fast,cmd=x", "bad duration 'fast'"),
+    ] {
+        common::assert_bad_input(
+            &common::cubesearch(&[
+                "match", "checkers", "--p1", "random", "--p2", spec, "--games", "2",
+            ]),
+            says,
+        );
+    }
+}

@@ -57,7 +57,9 @@ Players (--p1, --p2): `cubesearch play --help`. Positions and moves: docs/RULES.
 const PLAYERS: &str = "Player: human (you type moves; checkers 11-15 or 15x24, Reversi d3 \
 or pass, Nim HEAP:COUNT like 2:3), random, flat:k=N[,time=T][,exec=cpu|gpu] (flat Monte \
 Carlo), mcts:time=T|playouts=N[,c=X][,leaf=N][,batch=N][,trees=N][,exec=cpu|gpu], \
-alphabeta:depth=D|time=T[,exec=cpu|gpu][,strategy=S] (S as in `solve --strategy`); Reversi \
+alphabeta:depth=D|time=T[,exec=cpu|gpu][,strategy=S] (S as in `solve --strategy`), \
+ugi:[time=T,cmd=]COMMAND (another program speaking UGI, such as `cubesearch engine GAME`, \
+asked each move by `position fen` and `go [movetime]`); Reversi \
 adds the seed's easy and medium (each [:exec=cpu|gpu]). 2584/2048: human (you slide with \
 left/right/up/down, their first letters, w/a/s/d or an arrow key, then Enter; --position \
 BOARD starts from a board of 16 tile values), random, td:weights=FILE \

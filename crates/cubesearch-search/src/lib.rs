@@ -15,6 +15,7 @@ pub mod effort;
 pub mod executor;
 pub mod expectimax;
 pub mod expectimax_gpu;
+pub mod external;
 pub mod gpu;
 pub mod mcts;
 pub mod minimax;

@@ -5,6 +5,7 @@
 //! `cubesearch::player` plays a game between two specs.
 
 use crate::alphabeta_player::AlphaBetaPlayer;
+use crate::external::UgiPlayer;
 use crate::mcts::{first_best, flat_scores, Budget, Mcts, MctsConfig, SearchStats};
 use crate::spec::{Exec, PlayerSpec, SpecText};
 use crate::Executor;
@@ -256,6 +257,7 @@ impl<G: NamedPlayers> PlayerSpec<G> {
                 }
             },
             PlayerSpec::Named(named) => G::named_player(named, backend, seed),
+            PlayerSpec::Ugi(ugi) => Ok(Box::new(UgiPlayer::start(ugi)?)),
         }
     }
 }

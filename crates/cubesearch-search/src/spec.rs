@@ -8,6 +8,7 @@
 
 use crate::alphabeta_player::Limit;
 use crate::expectimax_gpu::ExpectimaxMethod;
+use crate::external::UgiSpec;
 use crate::mcts::Budget;
 use crate::minimax::Strategy;
 use crate::player::NamedPlayers;
@@ -220,6 +221,8 @@ pub enum PlayerSpec<G: NamedPlayers> {
     AlphaBeta(AlphaBetaSpec),
     /// One of the game's own players ([`NamedPlayers`]).
     Named(G::Named),
+    /// `ugi:COMMAND` or `ugi:time=T,cmd=COMMAND`: another program speaking UGI.
+    Ugi(UgiSpec),
 }
 
 /// The deepest `alphabeta:depth=D` a player takes: deeper fixed-depth searches of these games
@@ -280,6 +283,7 @@ impl<G: NamedPlayers> Clone for PlayerSpec<G> {
             PlayerSpec::Mcts(s) => PlayerSpec::Mcts(s.clone()),
             PlayerSpec::AlphaBeta(s) => PlayerSpec::AlphaBeta(s.clone()),
             PlayerSpec::Named(s) => PlayerSpec::Named(s.clone()),
+            PlayerSpec::Ugi(s) => PlayerSpec::Ugi(s.clone()),
         }
     }
 }
@@ -293,6 +297,7 @@ impl<G: NamedPlayers> fmt::Debug for PlayerSpec<G> {
             PlayerSpec::Mcts(s) => f.debug_tuple("Mcts").field(s).finish(),
             PlayerSpec::AlphaBeta(s) => f.debug_tuple("AlphaBeta").field(s).finish(),
             PlayerSpec::Named(s) => f.debug_tuple("Named").field(s).finish(),
+            PlayerSpec::Ugi(s) => f.debug_tuple("Ugi").field(s).finish(),
         }
     }
 }
@@ -303,6 +308,10 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
     /// Reads a spec; the game's own players ([`NamedPlayers`]) come first. An unknown name is
     /// an error listing every player the game has.
     fn from_str(text: &str) -> Result<Self> {
+        // An engine's command line is taken verbatim: it may hold any character.
+        if let Some(rest) = text.trim().strip_prefix("ugi:") {
+            return parse_ugi(text.trim(), rest).map(PlayerSpec::Ugi);
+        }
         let spec = SpecText::new(text);
         if let Some(named) = G::parse_named(&spec) {
             return named.map(PlayerSpec::Named);
@@ -390,11 +399,40 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                     format!("{}, ", G::NAMED)
                 };
                 Err(Error::parse(format!(
-                    "unknown player '{text}': human, random, {own}flat:k=N[,time=T], mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu, or alphabeta:depth=D|time=T,exec=cpu|gpu,strategy=S"
+                    "unknown player '{text}': human, random, {own}flat:k=N[,time=T], mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu,, alphabeta:depth=D|time=T,exec=cpu|gpu,strategy=S, or ugi:[time=T,cmd=]COMMAND"
                 )))
             }
         }
     }
+}
+
+/// `ugi:COMMAND` or `ugi:time=T,cmd=COMMAND` (`rest`: what follows `ugi:`).
+fn parse_ugi(text: &str, rest: &str) -> Result<UgiSpec> {
+    let (options, command) = match rest.find("cmd=") {
+        Some(i) => (&rest[..i], &rest[i + 4..]),
+        None => ("", rest),
+    };
+    let mut time = None;
+    for part in options.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.split_once('=') {
+            Some(("time", value)) => time = Some(parse_duration(value)?),
+            _ => {
+                return Err(Error::parse(format!(
+                    "bad player '{text}': ugi takes time=T before cmd=COMMAND, got '{part}'"
+                )))
+            }
+        }
+    }
+    if command.trim().is_empty() {
+        return Err(Error::parse(format!(
+            "bad player '{text}': give the engine's command line, ugi:COMMAND or ugi:time=T,cmd=COMMAND"
+        )));
+    }
+    Ok(UgiSpec {
+        command: command.trim().to_string(),
+        time,
+        text: text.to_string(),
+    })
 }
 
 /// Deepest expectimax a stochastic game's player may ask for: 4 layers of a 4-action game

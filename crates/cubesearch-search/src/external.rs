@@ -1,0 +1,127 @@
+//! Another program as a player: an engine that speaks UGI (`cubesearch engine`, or any engine
+//! of UCI's family for the game), started once and asked for each move.
+//!
+//! Each move is asked statelessly, `position fen <position>` then `go [movetime ms]`, so the
+//! engine needs no history; the position is the game's own notation (checkers' FEN does not
+//! carry the count of quiet plies toward the draw rule, so a far-off draw may be seen later by
+//! the engine than by the match).
+
+use crate::player::Player;
+use cubesearch_core::{Error, Game, Result};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+/// `ugi:[time=T,]cmd=COMMAND LINE`: the engine's command line (run by `sh -c`), and the time a
+/// move it is given (`go movetime`); without `time`, plain `go` (the engine's own limits).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UgiSpec {
+    /// The command line that starts the engine.
+    pub command: String,
+    /// Time a move, sent as `go movetime`.
+    pub time: Option<Duration>,
+    /// The spec as written.
+    pub text: String,
+}
+
+/// A running UGI engine.
+pub struct UgiPlayer {
+    spec: UgiSpec,
+    child: Child,
+    to: ChildStdin,
+    from: BufReader<ChildStdout>,
+}
+
+impl UgiPlayer {
+    /// Starts the engine and waits for its `ugiok` and `readyok`.
+    pub fn start(spec: &UgiSpec) -> Result<Self> {
+        let failed = |why: String| Error::Unsupported(format!("{}: {why}", spec.text));
+        let mut child = Command::new("sh")
+            .args(["-c", &spec.command])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| failed(format!("cannot start the engine: {e}")))?;
+        let to = child.stdin.take().expect("a piped stdin");
+        let from = BufReader::new(child.stdout.take().expect("a piped stdout"));
+        let mut player = UgiPlayer {
+            spec: spec.clone(),
+            child,
+            to,
+            from,
+        };
+        player.send("ugi")?;
+        player.wait_for("ugiok")?;
+        player.send("uginewgame")?;
+        player.send("isready")?;
+        player.wait_for("readyok")?;
+        Ok(player)
+    }
+
+    fn failed(&self, why: impl std::fmt::Display) -> Error {
+        Error::Unsupported(format!("{}: {why}", self.spec.text))
+    }
+
+    fn send(&mut self, line: &str) -> Result<()> {
+        writeln!(self.to, "{line}")
+            .and_then(|_| self.to.flush())
+            .map_err(|e| self.failed(format!("the engine ended (it stopped reading: {e})")))
+    }
+
+    /// The engine's next line (an error at its end).
+    fn line(&mut self) -> Result<String> {
+        let mut line = String::new();
+        match self.from.read_line(&mut line) {
+            Ok(0) => Err(self.failed("the engine ended")),
+            Ok(_) => Ok(line.trim_end().to_string()),
+            Err(e) => Err(self.failed(format!("reading the engine: {e}"))),
+        }
+    }
+
+    /// Reads lines until `wanted`; an `info string error` on the way is the engine's refusal.
+    fn wait_for(&mut self, wanted: &str) -> Result<String> {
+        loop {
+            let line = self.line()?;
+            if let Some(error) = line.strip_prefix("info string error: ") {
+                return Err(self.failed(format!("the engine says: {error}")));
+            }
+            if line == wanted || line.starts_with(&format!("{wanted} ")) {
+                return Ok(line);
+            }
+        }
+    }
+}
+
+impl<G: Game> Player<G> for UgiPlayer {
+    fn name(&self) -> String {
+        self.spec.text.clone()
+    }
+
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
+        self.send(&format!("position fen {}", game.format_position(state)))?;
+        match self.spec.time {
+            Some(t) => self.send(&format!("go movetime {}", t.as_millis().max(1)))?,
+            None => self.send("go")?,
+        }
+        let answer = self.wait_for("bestmove")?;
+        let text = answer.split_whitespace().nth(1).unwrap_or_default();
+        game.parse_move(state, text)
+            .map_err(|e| self.failed(format!("answered '{text}': {e}")))
+    }
+}
+
+impl Drop for UgiPlayer {
+    fn drop(&mut self) {
+        let _ = writeln!(self.to, "quit").and_then(|_| self.to.flush());
+        // An engine that ignores `quit` is not left behind.
+        for _ in 0..50 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
