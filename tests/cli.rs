@@ -629,3 +629,54 @@ fn work_that_cannot_end_is_refused_up_front_unless_forced() {
     forced.wait().ok();
     assert!(still_running, "perft --force ended at once");
 }
+
+/// `match --results FILE` appends each game as it ends and resumes a stopped match; the file
+/// must hold the same match; the summary gives an Elo difference with its interval.
+#[test]
+fn a_match_appends_its_results_and_resumes_from_them() {
+    let dir = std::env::temp_dir().join(format!("cubesearch-results-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("r.jsonl");
+    let file = file.to_str().unwrap();
+    let args = |games: &'static str, p1: &'static str| {
+        [
+            "match",
+            "nim",
+            "--p1",
+            p1,
+            "--p2",
+            "random",
+            "--games",
+            games,
+            "--results",
+            file,
+            "--json",
+            "--backend",
+            "cpu",
+        ]
+    };
+    let first = json_of(&cubesearch(&args("4", "mcts:playouts=200")));
+    assert_eq!(first["games"], 4);
+    assert_eq!(std::fs::read_to_string(file).unwrap().lines().count(), 5);
+    // Killed mid-write: a cut line is dropped and the match goes on from game 4.
+    let mut text = std::fs::read_to_string(file).unwrap();
+    text.push_str("{\"index\":4,\"re");
+    std::fs::write(file, &text).unwrap();
+    let second = json_of(&cubesearch(&args("6", "mcts:playouts=200")));
+    assert_eq!(second["games"], 6);
+    let counted: u64 = ["wins", "losses", "draws"]
+        .iter()
+        .map(|k| second[*k].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, 6, "{second}");
+    let lines: Vec<String> = std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(lines.len(), 7);
+    assert!(lines[5].starts_with("{\"index\":4,"), "{}", lines[5]);
+    // Another match in the same file is refused.
+    assert_bad_input(&cubesearch(&args("6", "random")), "holds another match");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -166,6 +166,10 @@ pub enum Command {
         /// Start position of every game in the game's notation, or `start` (the default).
         #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,
+        /// Append each game's result here (a JSON line) as it ends; a match run again with the
+        /// same file, game and players resumes after the games it holds.
+        #[arg(long)]
+        results: Option<String>,
         #[command(flatten)]
         rules: RuleFlags,
     },

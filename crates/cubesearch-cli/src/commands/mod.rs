@@ -116,6 +116,7 @@ pub fn run(cli: Cli) -> Result<()> {
             p2,
             games,
             position,
+            results,
             rules,
         } => registry::visit(
             &game,
@@ -126,6 +127,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 p2: &p2,
                 games,
                 position: position.as_deref(),
+                results: results.as_deref(),
             }),
         ),
         Command::Engine {
