@@ -45,7 +45,8 @@ fn a_ugi_session_plays_legal_checkers_moves_in_the_time_asked() {
         &["checkers", "--player", "mcts:time=1s"],
         "ugi\nisready\nuginewgame\nposition startpos moves 11-15 22-18\nquery p1turn\n\
          go movetime 300\nposition startpos moves 11-15 22-18 15x22\nquery p1turn\n\
-         go nodes 500\nquit\n",
+         go nodes 500\nsetoption name playouts value 300\nposition startpos\ngo\n\
+         setoption name c value nope\nquit\n",
     );
     assert_eq!(
         lines[0],
@@ -57,7 +58,7 @@ fn a_ugi_session_plays_legal_checkers_moves_in_the_time_asked() {
     let turns: Vec<&String> = lines.iter().filter(|l| l.starts_with("response")).collect();
     assert_eq!(turns, ["response true", "response false"]);
     let best = best_moves(&lines);
-    assert_eq!(best.len(), 2, "{lines:?}");
+    assert_eq!(best.len(), 3, "{lines:?}");
     // Each answer is a legal move of the position it was asked in.
     let game = Checkers::default();
     let first = after(&game, &["11-15", "22-18"]);
@@ -71,7 +72,7 @@ fn a_ugi_session_plays_legal_checkers_moves_in_the_time_asked() {
         .filter(|l| l.starts_with("info time"))
         .map(|l| l.split_whitespace().collect())
         .collect();
-    assert_eq!(infos.len(), 2, "{lines:?}");
+    assert_eq!(infos.len(), 3, "{lines:?}");
     let field = |info: &[&str], name: &str| -> u64 {
         let at = info.iter().position(|w| *w == name).unwrap();
         info[at + 1].parse().unwrap()
@@ -81,6 +82,14 @@ fn a_ugi_session_plays_legal_checkers_moves_in_the_time_asked() {
     let playouts = field(&infos[1], "playouts");
     assert!((500..1000).contains(&playouts), "go nodes 500: {playouts}");
     assert!(field(&infos[1], "nodes") > 0);
+    // One parameter of the spec set by name: mcts:time=1s,playouts=300 plays 300 playouts;
+    // a bad value is an error line and the player stays.
+    let playouts = field(&infos[2], "playouts");
+    assert!((300..800).contains(&playouts), "playouts=300: {playouts}");
+    assert!(
+        lines.last().unwrap().starts_with("info string error: "),
+        "{lines:?}"
+    );
 }
 
 #[test]

@@ -14,6 +14,7 @@
 //!                                        → info …, bestmove <move> (0000: the game is over)
 //! stop                                   (after go infinite: answers bestmove)
 //! setoption name player value <spec>     (any `play` spec: mcts:time=1s,exec=gpu, …)
+//! setoption name <key> value <v>         (one parameter of the spec: time, playouts, c, depth…)
 //! query gameover|p1turn|result           → response true|false|p1win|p2win|draw|none
 //! quit
 //! ```
@@ -310,16 +311,15 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
                 ))
             }
         };
-        match name.to_ascii_lowercase().as_str() {
-            "player" => {
-                self.player = build(&value, self.common)?;
-                self.spec_text = value;
-                Ok(())
-            }
-            _ => Err(Error::parse(format!(
-                "setoption: unknown option '{name}' (options: player)"
-            ))),
-        }
+        // `player` replaces the spec; any other name sets that parameter of it
+        // (`setoption name time value 500ms` on mcts:time=1s gives mcts:time=500ms).
+        let spec = match name.to_ascii_lowercase().as_str() {
+            "player" => value,
+            key => with_option(&self.spec_text, key, &value),
+        };
+        self.player = build(&spec, self.common)?;
+        self.spec_text = spec;
+        Ok(())
     }
 
     fn query(&mut self, args: &[&str]) -> Result<()> {
@@ -341,5 +341,36 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
         };
         self.say(&format!("response {answer}"));
         Ok(())
+    }
+}
+
+/// `spec` with `key=value`: replaced where the spec has `key`, added otherwise.
+fn with_option(spec: &str, key: &str, value: &str) -> String {
+    let (name, body) = spec.split_once(':').unwrap_or((spec, ""));
+    let mut pairs: Vec<&str> = body
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && p.split_once('=').is_none_or(|(k, _)| k.trim() != key))
+        .collect();
+    let set = format!("{key}={value}");
+    pairs.push(&set);
+    format!("{name}:{}", pairs.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_option;
+
+    #[test]
+    fn an_option_replaces_or_joins_the_specs_parameters() {
+        assert_eq!(
+            with_option("mcts:time=1s,c=2", "time", "500ms"),
+            "mcts:c=2,time=500ms"
+        );
+        assert_eq!(
+            with_option("mcts:time=1s", "exec", "gpu"),
+            "mcts:time=1s,exec=gpu"
+        );
+        assert_eq!(with_option("random", "k", "3"), "random:k=3");
     }
 }
