@@ -15,14 +15,49 @@ use std::sync::OnceLock;
 /// Cases per property: enough to reach the odd corners, little enough for CI's two cores.
 const CASES: u32 = 256;
 
-/// Reads `text` as a position of `game`; what it accepts must write back to a text that reads
+/// Reads `text` with `parse`; what it accepts must write back (`format`) to a text that reads
 /// back to the same position.
-fn position_round_trip<G: Game>(game: &G, text: &str) -> std::result::Result<(), TestCaseError> {
-    if let Ok(state) = game.parse_position(text) {
-        let written = game.format_position(&state);
-        let again = game.parse_position(&written);
+fn round_trip<S>(
+    text: &str,
+    parse: impl Fn(&str) -> cubesearch::Result<S>,
+    format: impl Fn(&S) -> String,
+) -> std::result::Result<(), TestCaseError> {
+    if let Ok(state) = parse(text) {
+        let written = format(&state);
+        let again = parse(&written);
         prop_assert!(again.is_ok(), "{text:?} → {written:?} does not read back");
-        prop_assert_eq!(game.format_position(&again.unwrap()), written);
+        prop_assert_eq!(format(&again.unwrap()), written);
+    }
+    Ok(())
+}
+
+/// [`round_trip`] for a position of a two-player game.
+fn position_round_trip<G: Game>(game: &G, text: &str) -> std::result::Result<(), TestCaseError> {
+    round_trip(
+        text,
+        |t| game.parse_position(t),
+        |s| game.format_position(s),
+    )
+}
+
+/// [`round_trip`] for a board of a tile game, and of a start drawn for it mutated.
+fn tile_round_trip<G: StochasticGame>(
+    game: &G,
+    text: &str,
+    at: usize,
+    edit: u8,
+    c: char,
+) -> std::result::Result<(), TestCaseError> {
+    let start = game.initial(&mut cubesearch::rng::XorShift32::for_worker(3, 0));
+    for text in [
+        text.to_string(),
+        mutate(&game.format_position(&start), at, edit, c),
+    ] {
+        round_trip(
+            &text,
+            |t| game.parse_position(t),
+            |s| game.format_position(s),
+        )?;
     }
     Ok(())
 }
@@ -118,10 +153,9 @@ proptest! {
 
     #[test]
     fn tile_game_positions(text in "[0-9, ]{0,80}", at: usize, edit: u8, c in "[0-9, ]") {
-        for game in [&Game2584::new() as &dyn TileBoards, &Game2048::new()] {
-            game.round_trip(&text)?;
-            game.round_trip(&mutate(&game.a_board(), at, edit, c.chars().next().unwrap()))?;
-        }
+        let c = c.chars().next().unwrap();
+        tile_round_trip(&Game2584::new(), &text, at, edit, c)?;
+        tile_round_trip(&Game2048::new(), &text, at, edit, c)?;
     }
 
     #[test]
@@ -167,29 +201,6 @@ proptest! {
         prop_assert!(NTupleNetwork::from_bytes::<Game2048>(&bytes[..cut], path, None).is_err());
         // Another game's tiles: refused.
         prop_assert!(NTupleNetwork::from_bytes::<Game2584>(bytes, path, None).is_err());
-    }
-}
-
-/// The two tile games behind one object, for their position tests.
-trait TileBoards {
-    fn round_trip(&self, text: &str) -> std::result::Result<(), TestCaseError>;
-    fn a_board(&self) -> String;
-}
-
-impl<G: StochasticGame> TileBoards for G {
-    fn round_trip(&self, text: &str) -> std::result::Result<(), TestCaseError> {
-        if let Ok(state) = self.parse_position(text) {
-            let written = self.format_position(&state);
-            let again = self.parse_position(&written);
-            prop_assert!(again.is_ok(), "{text:?} → {written:?} does not read back");
-            prop_assert_eq!(self.format_position(&again.unwrap()), written);
-        }
-        Ok(())
-    }
-
-    fn a_board(&self) -> String {
-        let mut rng = cubesearch::rng::XorShift32::for_worker(3, 0);
-        self.format_position(&self.initial(&mut rng))
     }
 }
 

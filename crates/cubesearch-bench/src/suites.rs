@@ -480,8 +480,19 @@ pub(crate) fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
     // a rate over all of them would promise nothing: the bar says what the current target has
     // left, from its own last run, and how many targets follow.
     let runs_each = (args.warmup + args.reps) as u64;
-    let rows_each = |exec: &Executor| if exec.is_cpu() { 1 } else { args.storage.len() } as u64;
-    let total: u64 = targets.iter().map(|t| rows_each(&t.2) * runs_each).sum();
+    // A row per weight storage on a GPU, each labelled with it when --storage is given (the
+    // CPU trainer's weights are f32: one row).
+    let storages = |exec: &Executor| {
+        if exec.is_cpu() {
+            &[WeightStorage::F32][..]
+        } else {
+            &args.storage[..]
+        }
+    };
+    let total: u64 = targets
+        .iter()
+        .map(|t| storages(&t.2).len() as u64 * runs_each)
+        .sum();
     let bar = common.progress(total, suite.name);
     if let Ok(style) =
         ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} runs {elapsed_precise}")
@@ -491,14 +502,7 @@ pub(crate) fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
     let mut rows = Vec::new();
     let count = targets.len();
     for (i, (label, device, mut exec)) in targets.into_iter().enumerate() {
-        // A row per weight storage on a GPU, each labelled with it when --storage is given
-        // (the CPU trainer's weights are f32: one row).
-        let storages = if exec.is_cpu() {
-            &[WeightStorage::F32][..]
-        } else {
-            &args.storage[..]
-        };
-        for &storage in storages {
+        for &storage in storages(&exec) {
             let label = match default_storage {
                 true => label.clone(),
                 false => format!("{label} {storage}"),

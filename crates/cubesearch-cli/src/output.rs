@@ -1,9 +1,10 @@
 //! Printing: text for people, one JSON object on the last line for programs, and progress bars
 //! only on a terminal.
 
+use cubesearch_core::{Error, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
-use std::io::IsTerminal;
+use std::io::{BufRead, IsTerminal, Write};
 
 /// Prints `json` as the last line when `--json` is on, else `text`.
 pub fn emit(json_mode: bool, text: impl FnOnce() -> String, json: Value) {
@@ -33,5 +34,25 @@ pub fn progress(json_mode: bool, len: u64, what: &str) -> ProgressBar {
 pub fn announce(json_mode: bool, device: &cubesearch_core::ResolvedBackend) {
     if !json_mode {
         eprintln!("backend: {device}");
+    }
+}
+
+/// What a person types after `prompt`: one line of stdin; an error once input has ended.
+pub fn ask(prompt: &str) -> Result<String> {
+    print!("{prompt}");
+    std::io::stdout().flush().ok();
+    let mut line = String::new();
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(0) => Err(Error::parse("input ended before the game did")),
+        Ok(_) => Ok(line),
+        Err(e) => Err(stdin_error(e)),
+    }
+}
+
+/// A failed read of stdin.
+pub fn stdin_error(source: std::io::Error) -> Error {
+    Error::Io {
+        path: "stdin".into(),
+        source,
     }
 }

@@ -26,6 +26,7 @@
 
 use crate::args::Common;
 use crate::one_line;
+use crate::output::stdin_error;
 use cubesearch_core::{Error, Game, Outcome, Result};
 use cubesearch_games::registry::TwoPlayerGame;
 use cubesearch_search::player::{MoveLimits, Player};
@@ -40,6 +41,19 @@ struct Line<G: Game> {
     first_to_move: bool,
     moves: Vec<G::Move>,
     now: G::State,
+}
+
+impl<G: Game> Line<G> {
+    /// The game's start, no moves yet.
+    fn at_start(game: &G) -> Self {
+        let start = game.initial();
+        Line {
+            start,
+            first_to_move: true,
+            moves: Vec::new(),
+            now: start,
+        }
+    }
 }
 
 /// The engine's state between commands.
@@ -61,19 +75,12 @@ pub struct EngineCommand<'a> {
 impl super::TwoPlayerCommand for EngineCommand<'_> {
     const WHAT: &'static str = "engine";
     fn run<G: TwoPlayerGame>(self, game: G) -> Result<()> {
-        let player = build(self.player, self.common)?;
-        let start = game.initial();
         let mut engine = Engine {
             game: &game,
             common: self.common,
             spec_text: self.player.to_string(),
-            player,
-            line: Line {
-                start,
-                first_to_move: true,
-                moves: Vec::new(),
-                now: start,
-            },
+            player: build(self.player, self.common)?,
+            line: Line::at_start(&game),
             out: std::io::stdout(),
         };
         engine.serve(std::io::stdin().lock())
@@ -106,10 +113,7 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
     fn serve(&mut self, input: impl BufRead) -> Result<()> {
         let mut lines = input.lines();
         while let Some(line) = lines.next() {
-            let line = line.map_err(|e| Error::Io {
-                path: "stdin".into(),
-                source: e,
-            })?;
+            let line = line.map_err(stdin_error)?;
             let words: Vec<&str> = line.split_whitespace().collect();
             let Some((&command, args)) = words.split_first() else {
                 continue;
@@ -147,13 +151,7 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
 
     fn new_game(&mut self) -> Result<()> {
         self.player = build(&self.spec_text, self.common)?;
-        let start = self.game.initial();
-        self.line = Line {
-            start,
-            first_to_move: true,
-            moves: Vec::new(),
-            now: start,
-        };
+        self.line = Line::at_start(self.game);
         Ok(())
     }
 
@@ -223,9 +221,7 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
     ) -> Result<bool> {
         let limits = self.limits(args)?;
         let infinite = args.contains(&"infinite");
-        if limits != MoveLimits::default() {
-            self.player.set_limits(&limits);
-        }
+        self.player.set_limits(&limits);
         let state = self.line.now;
         let best = if self.game.outcome(&state) == Outcome::Ongoing {
             let started = Instant::now();
@@ -248,10 +244,7 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
         if infinite {
             // UCI's rule: no bestmove before `stop`; meanwhile keep answering.
             for line in lines.by_ref() {
-                let line = line.map_err(|e| Error::Io {
-                    path: "stdin".into(),
-                    source: e,
-                })?;
+                let line = line.map_err(stdin_error)?;
                 match line.trim() {
                     "stop" => break,
                     "isready" => self.say("readyok"),

@@ -33,9 +33,10 @@ pub(crate) fn typed_position<G: Game>(game: &G, text: Option<&str>) -> Result<G:
 }
 
 /// Refuses `work` to `depth` plies below `state` (`what` names it: `perft checkers depth 30`)
-/// when its estimate is past a day on the executor (`cpu`). The tree is estimated no deeper
-/// than the game can last.
+/// when its estimate is past a day on the executor (`cpu`), unless `--force`. The tree is
+/// estimated no deeper than the game can last.
 pub(crate) fn refuse_endless<G: TwoPlayerGame>(
+    common: &Common,
     game: &G,
     state: &G::State,
     depth: u32,
@@ -43,6 +44,9 @@ pub(crate) fn refuse_endless<G: TwoPlayerGame>(
     cpu: bool,
     what: &str,
 ) -> Result<()> {
+    if common.force {
+        return Ok(());
+    }
     let plies = game
         .plies_left_at_most(state)
         .map_or(depth, |left| left.min(depth));

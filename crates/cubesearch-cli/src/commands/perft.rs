@@ -34,12 +34,18 @@ fn run<G: TwoPlayerGame>(
 ) -> Result<()> {
     let root = super::typed_position(game, position)?;
     let (mut exec, device) = Executor::new(common.backend)?;
-    if !common.force {
-        let what = format!("perft {} depth {depth}", G::NAME);
-        super::refuse_endless(game, &root, depth, Work::Perft, exec.is_cpu(), &what)?;
-    }
+    let what = format!("perft {} depth {depth}", G::NAME);
+    super::refuse_endless(
+        common,
+        game,
+        &root,
+        depth,
+        Work::Perft,
+        exec.is_cpu(),
+        &what,
+    )?;
     announce(common.json, &device);
-    let bar = progress(common.json, 0, &format!("perft {} depth {depth}", G::NAME));
+    let bar = progress(common.json, 0, &what);
     let start = Instant::now();
     let result = perft_divide(&mut exec, game, &root, depth, |done, total| {
         bar.set_length(total as u64);

@@ -2,7 +2,7 @@
 
 use super::TwoPlayerCommand;
 use crate::args::Common;
-use crate::output::{emit, progress};
+use crate::output::{ask, emit, progress};
 use cubesearch_core::io::{check_writable, write_atomically};
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
@@ -11,7 +11,7 @@ use cubesearch_search::effort::Work;
 use cubesearch_search::player::{play_game, NamedPlayers, Player};
 use cubesearch_search::spec::{Exec, PlayerSpec};
 use serde_json::json;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
@@ -25,20 +25,10 @@ impl<G: Game> Player<G> for Human {
     fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
         let moves = game.moves(state);
         let listed: Vec<String> = moves.iter().map(|&m| game.format_move(state, m)).collect();
-        let stdin = std::io::stdin();
         loop {
             println!("{}", game.display(state));
             println!("legal moves: {}", listed.join(" "));
-            print!("your move> ");
-            std::io::stdout().flush().ok();
-            let mut line = String::new();
-            if stdin.lock().read_line(&mut line).map_err(|e| Error::Io {
-                path: "stdin".into(),
-                source: e,
-            })? == 0
-            {
-                return Err(Error::parse("input ended before the game did"));
-            }
+            let line = ask("your move> ")?;
             match game.parse_move(state, line.trim()) {
                 Ok(mv) => return Ok(mv),
                 Err(e) => println!("{}; try again", crate::one_line(&e.to_string())),
@@ -68,11 +58,11 @@ fn refuse_endless_players<G: TwoPlayerGame>(
     common: &Common,
 ) -> Result<()> {
     for spec in specs {
-        if let (PlayerSpec::AlphaBeta(ab), false) = (spec, common.force) {
+        if let PlayerSpec::AlphaBeta(ab) = spec {
             if let Limit::Depth(depth) = ab.limit {
                 let cpu = ab.exec == Exec::Cpu;
                 let what = format!("{} in {} (each move)", ab.text, G::NAME);
-                super::refuse_endless(game, first, depth, Work::Search, cpu, &what)?;
+                super::refuse_endless(common, game, first, depth, Work::Search, cpu, &what)?;
             }
         }
     }

@@ -10,7 +10,7 @@
 
 use crate::args::Common;
 use crate::one_line;
-use crate::output::{announce, emit, progress};
+use crate::output::{announce, ask, emit, progress};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::OnePlayerGame;
@@ -20,7 +20,6 @@ use cubesearch_search::expectimax::play_games;
 use cubesearch_search::spec::StochasticPlayerSpec;
 use cubesearch_search::Executor;
 use serde_json::json;
-use std::io::{BufRead, Write};
 use std::time::Instant;
 
 pub fn run<G: OnePlayerGame>(
@@ -126,7 +125,6 @@ fn play_by_hand<G: OnePlayerGame>(
     games: u32,
 ) -> Result<PlayStats> {
     let began = Instant::now();
-    let stdin = std::io::stdin();
     let mut episodes = Vec::new();
     let mut legal = Vec::new();
     for g in 0..games {
@@ -146,16 +144,9 @@ fn play_by_hand<G: OnePlayerGame>(
             }
             let names: Vec<String> = legal.iter().map(|l| game.format_action(l.0)).collect();
             let names = names.join(" ");
-            print!("your move ({names}; or w/a/s/d, an arrow key, then Enter)> ");
-            std::io::stdout().flush().ok();
-            let mut line = String::new();
-            let read = stdin.lock().read_line(&mut line).map_err(|e| Error::Io {
-                path: "stdin".into(),
-                source: e,
-            })?;
-            if read == 0 {
-                return Err(Error::parse("input ended before the game did"));
-            }
+            let line = ask(&format!(
+                "your move ({names}; or w/a/s/d, an arrow key, then Enter)> "
+            ))?;
             match game.parse_action(&line) {
                 Err(e) => println!("{}; try again", one_line(&e.to_string())),
                 Ok(action) => match legal.iter().find(|l| l.0 == action) {

@@ -42,10 +42,16 @@ fn run<G: TwoPlayerGame>(
     let state = super::typed_position(game, Some(position))?;
     let depth = depth.unwrap_or(G::SOLVE_DEPTH);
     let (mut exec, device) = Executor::new(common.backend)?;
-    if !common.force {
-        let what = format!("solve {} depth {depth}", G::NAME);
-        super::refuse_endless(game, &state, depth, Work::Search, exec.is_cpu(), &what)?;
-    }
+    let what = format!("solve {} depth {depth}", G::NAME);
+    super::refuse_endless(
+        common,
+        game,
+        &state,
+        depth,
+        Work::Search,
+        exec.is_cpu(),
+        &what,
+    )?;
     announce(common.json, &device);
     let strategy = strategy.unwrap_or(if exec.is_cpu() {
         Strategy::CpuSplit
