@@ -188,3 +188,37 @@ fn a_match_is_played_against_an_engine_through_ugi() {
         );
     }
 }
+
+#[test]
+fn a_match_is_played_against_a_checkerboard_library() {
+    let spec = format!(
+        "checkerboard:time=20ms,lib={}",
+        common::checkerboard_library().display()
+    );
+    // The library reads its player from the environment the match passes on.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+        .args(["match", "checkers", "--p1", "random", "--p2", &spec])
+        .args(["--games", "2", "--json", "--backend", "cpu"])
+        .env("CUBESEARCH_PLAYER", "mcts:playouts=100,exec=cpu")
+        .env("CUBESEARCH_BACKEND", "cpu")
+        .output()
+        .expect("the binary runs");
+    let json = common::json_of(&out);
+    assert_eq!(json["games"], 2, "{json}");
+    assert!(
+        json["p2"].as_str().unwrap().starts_with("cubesearch ("),
+        "{json}"
+    );
+    for (spec, says) in [
+        ("checkerboard:lib=/no/such/engine.so", "cannot load"),
+        ("checkerboard:", "give the engine library"),
+        ("checkerboard:time=soon,lib=x.so", "bad duration 'soon'"),
+    ] {
+        common::assert_bad_input(
+            &common::cubesearch(&[
+                "match", "checkers", "--p1", "random", "--p2", spec, "--games", "2",
+            ]),
+            says,
+        );
+    }
+}

@@ -10,6 +10,7 @@
 //! twin.
 
 pub mod board;
+pub mod cbapi;
 #[allow(missing_docs)] // `#[cube]` and `CubeType` generate items that carry no docs
 pub mod device;
 pub mod display;
@@ -21,10 +22,12 @@ pub use board::{CheckersState, Rules, Side};
 pub use movegen::CheckersMove;
 
 use crate::registry::{GameOptions, TwoPlayerGame};
+use cubesearch_core::backend::Backend;
 use cubesearch_core::game::{illegal_move, play_random_from_list};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
-use cubesearch_search::player::{NamedPlayers, NoNamed};
+use cubesearch_search::player::{NamedPlayers, Player};
+use cubesearch_search::spec::SpecText;
 
 /// The standard start, Black to move.
 pub const START_FEN: &str = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12";
@@ -274,8 +277,24 @@ impl Game for Checkers {
 }
 
 /// Checkers has no players of its own.
+/// Checkers' own player: an engine library loaded through the CheckerBoard API.
 impl NamedPlayers for Checkers {
-    type Named = NoNamed;
+    type Named = cbapi::CheckerBoardSpec;
+    const NAMED: &'static str = "checkerboard:[time=T,]lib=PATH";
+
+    fn parse_named(spec: &SpecText) -> Option<Result<cbapi::CheckerBoardSpec>> {
+        let text = spec.text().trim();
+        let rest = text.strip_prefix("checkerboard:")?;
+        Some(cbapi::CheckerBoardSpec::parse(text, rest))
+    }
+
+    fn named_player(
+        spec: &cbapi::CheckerBoardSpec,
+        _backend: Backend,
+        _seed: u32,
+    ) -> Result<Box<dyn Player<Self>>> {
+        Ok(Box::new(cbapi::CheckerBoardPlayer::load(spec)?))
+    }
 }
 
 /// Checkers on the command line: `--rules american|longest` (default `american`, the rules of

@@ -1,0 +1,402 @@
+//! The CheckerBoard engine API (protocol version 2, game type 21: English/American checkers):
+//! its C types, its board converted to and from [`CheckersState`], and a player that loads an
+//! engine library through it (`checkerboard:[time=T,]lib=PATH`). The engine side, cubesearch as
+//! such a library, is the `cubesearch-checkerboard` crate.
+//!
+//! CheckerBoard passes `int board[8][8]` as `board[x][y]`, x the column and y the row, Black's
+//! men starting on rows 0–2. It is [`board`](super::board)'s diagram turned half a turn: the
+//! square at (x, y) there is (7 − x, 7 − y) here. Standard numbers are the same on both.
+//!
+//! ```text
+//!          x=0  x=1  x=2  x=3  x=4  x=5  x=6  x=7
+//!   y=7     .   32    .   31    .   30    .   29      White's men start on rows 5–7
+//!   y=6    28    .   27    .   26    .   25    .
+//!   …
+//!   y=1     .    8    .    7    .    6    .    5
+//!   y=0     4    .    3    .    2    .    1    .      Black's men start on rows 0–2
+//! ```
+//!
+//! A square holds EMPTY (0), or a colour (WHITE 1, BLACK 2) with MAN (4) or KING (8); the light
+//! squares hold FREE (16) (hosts also pass 0 there).
+
+use super::board::{coords_of_number, index_of, on_board, Side, GEOMETRY, ROW_1, ROW_8};
+use super::movegen::CheckersMove;
+use super::{Checkers, CheckersState};
+use cubesearch_core::{Error, Game, Result};
+use std::ffi::{c_char, c_int, CStr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// An empty dark square.
+pub const EMPTY: c_int = 0;
+/// White (moves second).
+pub const WHITE: c_int = 1;
+/// Black (moves first).
+pub const BLACK: c_int = 2;
+/// A man (with a colour).
+pub const MAN: c_int = 4;
+/// A king (with a colour).
+pub const KING: c_int = 8;
+/// A light square, where no piece may stand.
+pub const FREE: c_int = 16;
+
+/// `getmove`'s verdict: a draw.
+pub const DRAW: c_int = 0;
+/// `getmove`'s verdict: the side that moved wins.
+pub const WIN: c_int = 1;
+/// `getmove`'s verdict: the side that moved loses.
+pub const LOSS: c_int = 2;
+/// `getmove`'s verdict: not known.
+pub const UNKNOWN: c_int = 3;
+
+/// The protocol version this module speaks.
+pub const PROTOCOL_VERSION: c_int = 2;
+/// CheckerBoard's number for English/American checkers.
+pub const GAME_TYPE: c_int = 21;
+
+/// `board[x][y]`.
+pub type CbBoard = [[c_int; 8]; 8];
+
+/// A square, as CheckerBoard's coordinates.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Coor {
+    /// Column 0..8.
+    pub x: c_int,
+    /// Row 0..8.
+    pub y: c_int,
+}
+
+/// `struct CBmove`: a move as the host applies and shows it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CbMove {
+    /// Pieces captured (0 for a plain move).
+    pub ismove: c_int,
+    /// The piece on `to` after the move (a crowned man is a king).
+    pub newpiece: c_int,
+    /// The piece that stood on `from`.
+    pub oldpiece: c_int,
+    /// Where the piece starts.
+    pub from: Coor,
+    /// Where it ends.
+    pub to: Coor,
+    /// The squares it stands on, `from` first and `to` last (one step: both).
+    pub path: [Coor; 12],
+    /// The captured pieces' squares, in the order taken.
+    pub del: [Coor; 12],
+    /// The captured pieces.
+    pub delpiece: [c_int; 12],
+}
+
+/// `getmove(board, color, maxtime, str[1024], &playnow, info, moreinfo, &move)`.
+pub type GetMove = unsafe extern "system" fn(
+    *mut CbBoard,
+    c_int,
+    f64,
+    *mut c_char,
+    *mut c_int,
+    c_int,
+    c_int,
+    *mut CbMove,
+) -> c_int;
+/// `enginecommand(command[256], reply[1024])`.
+pub type EngineCommand = unsafe extern "system" fn(*const c_char, *mut c_char) -> c_int;
+/// `islegal(board, color, from, to, &move)`.
+pub type IsLegal =
+    unsafe extern "system" fn(*mut CbBoard, c_int, c_int, c_int, *mut CbMove) -> c_int;
+
+/// CheckerBoard's coordinates of the square at bit index `index`.
+pub fn coor(index: u8) -> Coor {
+    let (x, y) = coords_of_number(GEOMETRY.number[index as usize]);
+    Coor { x: 7 - x, y: 7 - y }
+}
+
+/// The colour code of `side`.
+pub fn color(side: Side) -> c_int {
+    match side {
+        Side::Black => BLACK,
+        Side::White => WHITE,
+    }
+}
+
+/// The value of the square at bit index `index`: EMPTY, or colour | MAN or KING.
+pub fn piece(state: &CheckersState, index: u8) -> c_int {
+    let bit = 1u32 << index;
+    let colour = if state.black & bit != 0 {
+        BLACK
+    } else if state.white & bit != 0 {
+        WHITE
+    } else {
+        return EMPTY;
+    };
+    colour | if state.kings & bit != 0 { KING } else { MAN }
+}
+
+/// The position CheckerBoard's `board` shows, `color` to move, no quiet plies yet; a board no
+/// game can hold (a piece on a light square, a man on its crowning row, an unknown value) is an
+/// error naming the square.
+pub fn read_board(game: &Checkers, board: &CbBoard, color: c_int) -> Result<CheckersState> {
+    let side = match color {
+        BLACK => Side::Black,
+        WHITE => Side::White,
+        other => return Err(Error::parse(format!("color {other}: BLACK is 2, WHITE 1"))),
+    };
+    let (mut white, mut black, mut kings) = (0u32, 0u32, 0u32);
+    for (x, column) in board.iter().enumerate() {
+        for (y, &value) in column.iter().enumerate() {
+            let (ours_x, ours_y) = (7 - x as i32, 7 - y as i32);
+            if !on_board(ours_x, ours_y) {
+                if value != EMPTY && value != FREE {
+                    return Err(Error::parse(format!(
+                        "board[{x}][{y}] is a light square but holds {value}"
+                    )));
+                }
+                continue;
+            }
+            let index = index_of(ours_x, ours_y);
+            let bit = 1u32 << index;
+            let square = GEOMETRY.number[index as usize];
+            match value {
+                EMPTY => {}
+                v if v == BLACK | MAN && bit & ROW_1 == 0 => black |= bit,
+                v if v == WHITE | MAN && bit & ROW_8 == 0 => white |= bit,
+                v if v == BLACK | KING => (black, kings) = (black | bit, kings | bit),
+                v if v == WHITE | KING => (white, kings) = (white | bit, kings | bit),
+                v if v & MAN != 0 => {
+                    return Err(Error::parse(format!(
+                        "square {square} holds a man on the row that crowns it"
+                    )))
+                }
+                v => {
+                    return Err(Error::parse(format!(
+                        "square {square} holds {v}: a piece is BLACK (2) or WHITE (1) with MAN (4) or KING (8)"
+                    )))
+                }
+            }
+        }
+    }
+    Ok(game.position(white, black, kings, side))
+}
+
+/// `state`'s pieces written into `board` (light squares FREE).
+pub fn write_board(state: &CheckersState, board: &mut CbBoard) {
+    for (x, column) in board.iter_mut().enumerate() {
+        for (y, value) in column.iter_mut().enumerate() {
+            let (ours_x, ours_y) = (7 - x as i32, 7 - y as i32);
+            *value = if on_board(ours_x, ours_y) {
+                piece(state, index_of(ours_x, ours_y))
+            } else {
+                FREE
+            };
+        }
+    }
+}
+
+/// `mv`, played from `before`, as CheckerBoard's move.
+pub fn cb_move(game: &Checkers, before: &CheckersState, mv: &CheckersMove) -> CbMove {
+    let after = game.apply(before, *mv);
+    let squares = mv.squares();
+    let mut out = CbMove {
+        ismove: c_int::from(mv.jumps),
+        newpiece: piece(&after, mv.to),
+        oldpiece: piece(before, mv.from),
+        from: coor(mv.from),
+        to: coor(mv.to),
+        ..CbMove::default()
+    };
+    for (slot, &square) in out.path.iter_mut().zip(&squares) {
+        *slot = coor(square);
+    }
+    if mv.jumps > 0 {
+        // Each jump passes over the neighbour of the square it leaves, in its direction.
+        for (k, pair) in squares.windows(2).take(12).enumerate() {
+            let over = GEOMETRY.neighbour[pair[0] as usize][mv.direction(k as u32)];
+            out.del[k] = coor(over);
+            out.delpiece[k] = piece(before, over);
+        }
+    }
+    out
+}
+
+/// Whether two positions hold the same pieces and side to move (quiet plies aside).
+pub fn same_board(a: &CheckersState, b: &CheckersState) -> bool {
+    (a.white, a.black, a.kings, a.side()) == (b.white, b.black, b.kings, b.side())
+}
+
+/// The legal move from `before` that leads to `after`'s pieces, if one does.
+pub fn move_to(
+    game: &Checkers,
+    before: &CheckersState,
+    after: &CheckersState,
+) -> Option<CheckersMove> {
+    game.moves(before)
+        .into_iter()
+        .find(|&m| same_board(&game.apply(before, m), after))
+}
+
+/// The legal move from square `from` to square `to` (standard numbers), if there is one.
+pub fn move_between(
+    game: &Checkers,
+    state: &CheckersState,
+    from: c_int,
+    to: c_int,
+) -> Option<CheckersMove> {
+    let number = |index: u8| c_int::from(GEOMETRY.number[index as usize]);
+    game.moves(state)
+        .into_iter()
+        .find(|m| number(m.from) == from && number(m.to) == to)
+}
+
+/// `checkerboard:[time=T,]lib=PATH` or `checkerboard:PATH`: an engine library and the time it
+/// gets a move (default 1 s).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckerBoardSpec {
+    /// The shared library (`.so`, `.dll`, `.dylib`).
+    pub library: PathBuf,
+    /// `maxtime` passed to `getmove`.
+    pub time: Duration,
+    /// The spec as written.
+    pub text: String,
+}
+
+impl CheckerBoardSpec {
+    /// Reads what follows `checkerboard:` (`text` is the whole spec).
+    pub fn parse(text: &str, rest: &str) -> Result<Self> {
+        let (options, library) = match rest.find("lib=") {
+            Some(i) => (&rest[..i], &rest[i + 4..]),
+            None => ("", rest),
+        };
+        let mut time = Duration::from_secs(1);
+        for part in options.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part.split_once('=') {
+                Some(("time", value)) => time = cubesearch_search::spec::parse_duration(value)?,
+                _ => return Err(Error::parse(format!(
+                    "bad player '{text}': checkerboard takes time=T before lib=PATH, got '{part}'"
+                ))),
+            }
+        }
+        if library.trim().is_empty() {
+            return Err(Error::parse(format!(
+                "bad player '{text}': give the engine library, checkerboard:PATH or checkerboard:time=T,lib=PATH"
+            )));
+        }
+        Ok(Self {
+            library: PathBuf::from(library.trim()),
+            time,
+            text: text.to_string(),
+        })
+    }
+}
+
+/// An engine library loaded through the CheckerBoard API, asked for each move by `getmove`;
+/// every board it returns must be one legal move on.
+pub struct CheckerBoardPlayer {
+    spec: CheckerBoardSpec,
+    name: String,
+    getmove: GetMove,
+    fresh: bool,
+    // Last: the functions above point into it.
+    _library: libloading::Library,
+}
+
+impl CheckerBoardPlayer {
+    /// Loads the library and checks that it speaks protocol 2 for game type 21.
+    pub fn load(spec: &CheckerBoardSpec) -> Result<Self> {
+        let failed = |why: String| Error::Unsupported(format!("{}: {why}", spec.text));
+        // SAFETY: loading runs the library's initialisers; the user named it as an engine.
+        let library = unsafe { libloading::Library::new(&spec.library) }
+            .map_err(|e| failed(format!("cannot load {}: {e}", spec.library.display())))?;
+        // SAFETY: the API fixes these functions' signatures.
+        let (getmove, command) = unsafe {
+            let getmove = library.get::<GetMove>(b"getmove\0");
+            let command = library.get::<EngineCommand>(b"enginecommand\0");
+            match (getmove, command) {
+                (Ok(g), Ok(c)) => (*g, *c),
+                _ => {
+                    return Err(failed(
+                        "not a CheckerBoard engine (it lacks getmove or enginecommand)".into(),
+                    ))
+                }
+            }
+        };
+        let ask = |question: &str| -> String {
+            let question = format!("{question}\0");
+            let mut reply = [0 as c_char; 1024];
+            // SAFETY: a NUL-terminated command and a 1024-byte reply, as the API fixes.
+            unsafe { command(question.as_ptr().cast(), reply.as_mut_ptr()) };
+            reply[1023] = 0;
+            // SAFETY: NUL-terminated just above at the latest.
+            unsafe { CStr::from_ptr(reply.as_ptr()) }
+                .to_string_lossy()
+                .trim()
+                .to_string()
+        };
+        let (version, kind) = (ask("get protocolversion"), ask("get gametype"));
+        if version != PROTOCOL_VERSION.to_string() || kind != GAME_TYPE.to_string() {
+            return Err(failed(format!(
+                "speaks protocol '{version}' for game type '{kind}'; cubesearch needs {PROTOCOL_VERSION} and {GAME_TYPE} (English/American checkers)"
+            )));
+        }
+        let name = match ask("name") {
+            n if n.is_empty() => spec.text.clone(),
+            n => format!("{n} ({})", spec.text),
+        };
+        Ok(Self {
+            spec: spec.clone(),
+            name,
+            getmove,
+            fresh: true,
+            _library: library,
+        })
+    }
+}
+
+impl cubesearch_search::player::Player<Checkers> for CheckerBoardPlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn choose(&mut self, game: &Checkers, state: &CheckersState) -> Result<CheckersMove> {
+        let mut board = [[0; 8]; 8];
+        write_board(state, &mut board);
+        let mut text = [0 as c_char; 1024];
+        let mut playnow: c_int = 0;
+        let mut mv = CbMove::default();
+        // Bit 0 on the first move: whatever the engine remembers is from another game.
+        let info = c_int::from(std::mem::take(&mut self.fresh));
+        // SAFETY: every pointer is to a live local of the size the API fixes.
+        unsafe {
+            (self.getmove)(
+                &mut board,
+                color(state.side()),
+                self.spec.time.as_secs_f64(),
+                text.as_mut_ptr(),
+                &mut playnow,
+                info,
+                0,
+                &mut mv,
+            )
+        };
+        text[1023] = 0;
+        // SAFETY: NUL-terminated just above at the latest.
+        let said = unsafe { CStr::from_ptr(text.as_ptr()) }
+            .to_string_lossy()
+            .into_owned();
+        let failed = |why: String| Error::Unsupported(format!("{}: {why}", self.spec.text));
+        let after = read_board(game, &board, BLACK + WHITE - color(state.side()))
+            .map_err(|e| failed(format!("returned a bad board: {e} ({said})")))?;
+        move_to(game, state, &after).ok_or_else(|| {
+            failed(format!(
+                "returned a board no legal move reaches from {} ({said})",
+                game.format_position(state)
+            ))
+        })
+    }
+
+    fn set_limits(&mut self, limits: &cubesearch_search::player::MoveLimits) {
+        if let Some(time) = limits.time {
+            self.spec.time = time;
+        }
+    }
+}
