@@ -2,6 +2,8 @@
 
 mod common;
 use common::{cubesearch, json_of};
+use cubesearch::games::Reversi;
+use cubesearch::Game;
 
 /// W/L/D of p1 in a CPU match.
 fn record(p1: &str, p2: &str, games: u32, seed: u32) -> (u64, u64, u64) {
@@ -100,4 +102,51 @@ fn an_unknown_reversi_player_is_bad_input() {
         "match", "nim", "--p1", "easy", "--p2", "random", "--games", "2",
     ]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `play --pdn` writes Othello games as GGF, one a line, that read back to the same games.
+#[test]
+fn games_are_saved_as_ggf_and_read_back() {
+    use cubesearch::games::registry::TwoPlayerGame;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.ggf");
+    let out = common::cubesearch(&[
+        "play",
+        "reversi",
+        "--backend",
+        "cpu",
+        "--p1",
+        "random",
+        "--p2",
+        "easy",
+        "--games",
+        "2",
+        "--json",
+        "--pdn",
+        path.to_str().unwrap(),
+    ]);
+    let json = common::json_of(&out);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let games: Vec<&str> = text.lines().collect();
+    assert_eq!(games.len(), 2, "{text}");
+    for (ggf, played) in games.iter().zip(json["games"].as_array().unwrap()) {
+        assert!(
+            ggf.contains("PB[random]") && ggf.contains("PW[easy"),
+            "{ggf}"
+        );
+        let (start, moves) = Reversi.read_record(ggf).unwrap();
+        assert_eq!(start, Reversi.initial());
+        let texts: Vec<String> = played["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect();
+        let mut state = start;
+        for (mv, text) in moves.iter().zip(&texts) {
+            assert_eq!(&Reversi.format_move(&state, *mv), text);
+            state = Reversi.apply(&state, *mv);
+        }
+        assert_eq!(moves.len(), texts.len());
+    }
 }

@@ -222,3 +222,72 @@ fn a_match_is_played_against_a_checkerboard_library() {
         );
     }
 }
+
+/// An NBoard session as the NBoard GUI drives one: the handshake, a game set as GGF, `go`
+/// answered with a legal move that is not played, `move` and `hint`, `ping`/`pong`, and bad
+/// input answered with `status error: …` while the game stays as it was.
+#[test]
+fn an_nboard_session_answers_legal_moves_in_ggf() {
+    let start = "BO[8 ---------------------------O*------*O--------------------------- *]";
+    let script = format!(
+        "nboard 2\nset depth 4\nset contempt 0\nset game (;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TY[8]{start}B[F5//1.2]W[F6];)\n\
+         ping 1\ngo\nmove E6/0.5/1.0\nhint 1\nmove Z9\nmove A1\nset game (;GM[Othello]B[A1];)\nbogus\nnboard 7\n\
+         learn\nping 2\ngo\nquit\n"
+    );
+    let lines = session(
+        &[
+            "reversi",
+            "--protocol",
+            "nboard",
+            "--player",
+            "mcts:playouts=300",
+        ],
+        &script,
+    );
+    let at = |prefix: &str| {
+        lines
+            .iter()
+            .position(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no '{prefix}' in {lines:?}"))
+    };
+    assert_eq!(lines[0], "set myname cubesearch");
+    assert!(at("pong 1") < at("==="));
+    let game = Reversi;
+    let answers: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("=== "))
+        .collect();
+    assert_eq!(answers.len(), 2, "{lines:?}");
+    // `go` answers a move of the side to move after F5 F6, and does not play it: the second
+    // `go`, after E6 (and the bad lines, which change nothing), is White's.
+    let black = after(&game, &["f5", "f6"]);
+    let white = after(&game, &["f5", "f6", "e6"]);
+    for (answer, state) in answers.iter().zip([black, white]) {
+        let (mv, rest) = answer.split_once('/').expect("move/eval/time");
+        assert!(game.parse_move(&state, mv).is_ok(), "{answer}");
+        let (eval, seconds) = rest.split_once('/').unwrap();
+        assert!(
+            eval.parse::<f64>().is_ok() && seconds.parse::<f64>().is_ok(),
+            "{answer}"
+        );
+    }
+    let hint = &lines[at("search ")];
+    let words: Vec<&str> = hint.split_whitespace().collect();
+    assert!(game.parse_move(&white, words[1]).is_ok(), "{hint}");
+    assert!(words[2].parse::<f64>().is_ok() && words[3] == "0", "{hint}");
+    let errors = lines
+        .iter()
+        .filter(|l| l.starts_with("status error: "))
+        .count();
+    assert_eq!(
+        errors, 5,
+        "Z9, A1, the illegal game, bogus, nboard 7: {lines:?}"
+    );
+    assert!(at("learned") < at("pong 2"));
+}
+
+#[test]
+fn nboard_is_refused_for_games_not_written_in_ggf() {
+    let out = cubesearch_typed(&["engine", "checkers", "--protocol", "nboard"], b"");
+    common::assert_bad_input(&out, "NBoard speaks GGF");
+}

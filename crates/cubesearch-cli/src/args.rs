@@ -128,7 +128,7 @@ pub enum Command {
         position: Option<String>,
         #[command(flatten)]
         rules: RuleFlags,
-        /// Write every game played to this file in the game's record format (checkers: PDN).
+        /// Write every game played to this file in the game's record format (checkers: PDN; Reversi: GGF, a game a line).
         #[arg(long)]
         pdn: Option<String>,
     },
@@ -142,8 +142,8 @@ pub enum Command {
         /// The engine's player: any program spec of `play` (see below).
         #[arg(long, default_value = "mcts:time=1s")]
         player: String,
-        /// The protocol spoken.
-        #[arg(long, default_value = "ugi", value_parser = ["ugi"])]
+        /// The protocol spoken: UGI (every two-player game) or NBoard (Othello).
+        #[arg(long, default_value = "ugi", value_parser = ["ugi", "nboard"])]
         protocol: String,
         #[command(flatten)]
         rules: RuleFlags,

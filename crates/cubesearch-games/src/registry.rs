@@ -211,6 +211,22 @@ pub trait TwoPlayerGame: NamedPlayers + Sized {
     fn first_mover_to_move(&self, _state: &Self::State) -> Option<bool> {
         None
     }
+
+    /// A whole game in [`RECORD_FORMAT`](Self::RECORD_FORMAT) read back, as
+    /// [`Game::game_record`] writes it and other programs send it (NBoard's `set game`): where
+    /// it starts and its moves, each checked legal. By default the game has no reader.
+    fn read_record(&self, _text: &str) -> Result<(Self::State, Vec<Self::Move>)> {
+        Err(cubesearch_core::Error::Unsupported(format!(
+            "{} has no game record reader",
+            Self::NAME
+        )))
+    }
+
+    /// A move as the record format and its protocols write it (GGF: `F5`, `PA`); by default
+    /// the game's notation.
+    fn record_move(&self, state: &Self::State, mv: Self::Move) -> String {
+        self.format_move(state, mv)
+    }
 }
 
 /// A game's exact solver: the value of a position under perfect play and a best move, on one

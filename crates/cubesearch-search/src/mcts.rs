@@ -88,6 +88,17 @@ pub struct SearchStats {
     /// Time this thread spent waiting for the executor: the part of the device time the tree
     /// work did not hide.
     pub wait_seconds: f64,
+    /// The chosen move's win rate for the side to move (draws half), over its visits.
+    pub win_rate: Option<f64>,
+}
+
+/// A win rate as centipawns, the scale engine protocols report scores on: the Elo difference
+/// it implies, 400 · log10(p / (1 − p)), within ±10,000 (a sure win or loss).
+pub fn centipawns(win_rate: f64) -> i32 {
+    let p = win_rate.clamp(1e-9, 1.0 - 1e-9);
+    (400.0 * (p / (1.0 - p)).log10())
+        .round()
+        .clamp(-10_000.0, 10_000.0) as i32
 }
 
 #[derive(Debug)]
@@ -237,7 +248,13 @@ impl<G: Game> Mcts<G> {
         result?;
         stats.nodes = self.trees.iter().map(|t| t.nodes.len()).sum();
         stats.seconds = start.elapsed().as_secs_f64();
-        Ok((self.best_move(), stats))
+        let best = self.best_move();
+        stats.win_rate = self
+            .root_moves()
+            .into_iter()
+            .find(|&(mv, _, _)| Some(mv) == best)
+            .map(|(_, _, rate)| rate);
+        Ok((best, stats))
     }
 
     /// Rounds of selection, simulation on `exec` (on its own thread, overlapping the next

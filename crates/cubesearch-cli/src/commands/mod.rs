@@ -137,7 +137,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Engine {
             game,
             player,
-            protocol: _,
+            protocol,
             rules,
         } => registry::visit(
             &game,
@@ -145,6 +145,7 @@ pub fn run(cli: Cli) -> Result<()> {
             TwoPlayerOnly(engine::EngineCommand {
                 common,
                 player: &player,
+                protocol: &protocol,
             }),
         ),
         Command::Bench(args) => bench(common, &args),

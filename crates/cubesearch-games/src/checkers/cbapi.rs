@@ -271,9 +271,11 @@ impl CheckerBoardSpec {
         for part in options.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             match part.split_once('=') {
                 Some(("time", value)) => time = cubesearch_search::spec::parse_duration(value)?,
-                _ => return Err(Error::parse(format!(
+                _ => {
+                    return Err(Error::parse(format!(
                     "bad player '{text}': checkerboard takes time=T before lib=PATH, got '{part}'"
-                ))),
+                )))
+                }
             }
         }
         if library.trim().is_empty() {

@@ -241,7 +241,7 @@ impl Game for Checkers {
         };
         let tags = pdn::PdnTags {
             event: "cubesearch play".into(),
-            date: pdn::today(),
+            date: cubesearch_core::io::today(),
             black: black.into(),
             white: white.into(),
         };
@@ -306,6 +306,20 @@ impl TwoPlayerGame for Checkers {
 
     fn first_mover_to_move(&self, state: &CheckersState) -> Option<bool> {
         Some(state.side() == self.initial().side())
+    }
+
+    /// One PDN game: its `[FEN]` start (the standard one without) and its moves.
+    fn read_record(&self, text: &str) -> Result<(CheckersState, Vec<CheckersMove>)> {
+        let fen = text
+            .lines()
+            .find_map(|line| line.trim().strip_prefix("[FEN \""))
+            .map(|rest| rest.trim_end().trim_end_matches("\"]"));
+        let start = match fen {
+            Some(fen) => self.parse_position(fen)?,
+            None => self.initial(),
+        };
+        let moves = pdn::replay(self, &start, &pdn::pdn_move_texts(text))?;
+        Ok((start, moves))
     }
 
     fn from_options(options: &GameOptions) -> Result<Self> {

@@ -124,30 +124,6 @@ pub fn game_to_pdn(
     out
 }
 
-/// Today's date (UTC) as PDN writes it, `YYYY.MM.DD`.
-pub fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    format!("{y:04}.{m:02}.{d:02}")
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
 /// The move texts of a PDN game's movetext (tags, move numbers, comments in braces and the result
 /// left out), in order: enough to replay a game this module wrote.
 pub fn pdn_move_texts(pdn: &str) -> Vec<String> {
@@ -301,12 +277,5 @@ mod tests {
         let pdn = game.game_record(&start, &[], -1, ["p1", "p2"]).unwrap();
         assert!(pdn.contains("[Black \"p2\"]\n[White \"p1\"]"), "{pdn}");
         assert!(pdn.contains("[Result \"1-0\"]"), "{pdn}");
-    }
-
-    #[test]
-    fn dates_are_civil() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(19_783), (2024, 3, 1));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
     }
 }

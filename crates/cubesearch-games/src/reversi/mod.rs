@@ -4,7 +4,9 @@
 //!
 //! * [`board`]: the position and its bit layout;
 //! * [`movegen`]: move generation and flips over two bitboards;
-//! * [`notation`]: position and move text, and the board drawn for a person;
+//! * [`notation`]: position and move text, and the board drawn for a person; [`ggf`]: whole
+//!   games as GGF (saved by `play --pdn`, read by the NBoard protocol); [`ggf`]: whole
+//!   games as GGF;
 //! * [`players`]: the seed's easy and medium move choices;
 //! * [`eval`]: the static evaluation alpha-beta scores leaves with;
 //! * [`endgame`]: the exact endgame solver;
@@ -24,6 +26,7 @@ pub mod board;
 pub mod device;
 pub mod endgame;
 pub mod eval;
+pub mod ggf;
 pub mod movegen;
 pub mod notation;
 pub mod players;
@@ -171,9 +174,26 @@ impl Game for Reversi {
         }
     }
 
+    /// GGF, Black and White named from `players` by who moves first in `start`.
+    fn game_record(
+        &self,
+        start: &Board,
+        moves: &[ReversiMove],
+        _result: i32,
+        players: [&str; 2],
+    ) -> Option<String> {
+        let players = match start.to_move {
+            Colour::Black => players,
+            Colour::White => [players[1], players[0]],
+        };
+        let date = cubesearch_core::io::today();
+        Some(ggf::game_to_ggf(start, moves, players, &date))
+    }
+
     fn parse_move(&self, state: &Board, text: &str) -> Result<ReversiMove> {
         let wanted = text.trim().to_ascii_lowercase();
-        let mv = if wanted == "pass" {
+        // `pa` is GGF's and NBoard's pass.
+        let mv = if wanted == "pass" || wanted == "pa" {
             ReversiMove::Pass
         } else if let Some(square) = parse_square(&wanted) {
             ReversiMove::Place(square)
@@ -192,8 +212,19 @@ impl Game for Reversi {
     }
 }
 
-/// Reversi on the command line: solved exactly without `--depth` or `--strategy`.
+/// Reversi on the command line: solved exactly without `--depth` or `--strategy`, games
+/// written and read as GGF.
 impl TwoPlayerGame for Reversi {
+    const RECORD_FORMAT: Option<&'static str> = Some("GGF");
+
+    fn read_record(&self, text: &str) -> Result<(Board, Vec<ReversiMove>)> {
+        ggf::parse_game(text)
+    }
+
+    fn record_move(&self, _state: &Board, mv: ReversiMove) -> String {
+        ggf::move_text(mv)
+    }
+
     fn first_mover_to_move(&self, state: &Board) -> Option<bool> {
         Some(state.to_move == Board::start().to_move)
     }

@@ -1,7 +1,3 @@
-//! `cubesearch engine <game>`: one process that keeps its player (backend, compiled kernels,
-//! MCTS tree) between moves and talks UGI on stdin/stdout, so tournament managers and GUIs that
-//! speak UCI's family of line protocols can use it.
-//!
 //! UGI (the Universal Game Interface, UCI generalised: the cutegames `ugi.md` definition), in
 //! the game's own notation:
 //!
@@ -24,36 +20,33 @@
 //! in the command loop: a `stop` or `isready` sent during a timed search is answered when it
 //! ends, at most the move's time later.
 
+use super::{build, say, with_option, Line};
 use crate::args::Common;
 use crate::one_line;
 use crate::output::stdin_error;
-use cubesearch_core::{Error, Game, Outcome, Result};
+use cubesearch_core::{Error, Outcome, Result};
 use cubesearch_games::registry::TwoPlayerGame;
+use cubesearch_search::mcts::centipawns;
 use cubesearch_search::player::{MoveLimits, Player};
-use cubesearch_search::spec::PlayerSpec;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::time::{Duration, Instant};
 
-/// A game position as `position` set it: where it started, the moves since, and where they led.
-struct Line<G: Game> {
-    start: G::State,
-    /// Whether the first player was to move at `start`.
-    first_to_move: bool,
-    moves: Vec<G::Move>,
-    now: G::State,
-}
-
-impl<G: Game> Line<G> {
-    /// The game's start, no moves yet.
-    fn at_start(game: &G) -> Self {
-        let start = game.initial();
-        Line {
-            start,
-            first_to_move: true,
-            moves: Vec::new(),
-            now: start,
-        }
+/// Serves UGI on `input` until `quit` or its end.
+pub(super) fn serve<G: TwoPlayerGame>(
+    game: &G,
+    common: &Common,
+    spec: &str,
+    player: Box<dyn Player<G>>,
+    input: impl BufRead,
+) -> Result<()> {
+    Engine {
+        game,
+        common,
+        spec_text: spec.to_string(),
+        player,
+        line: Line::at_start(game),
     }
+    .serve(input)
 }
 
 /// The engine's state between commands.
@@ -63,50 +56,15 @@ struct Engine<'a, G: TwoPlayerGame> {
     spec_text: String,
     player: Box<dyn Player<G>>,
     line: Line<G>,
-    out: std::io::Stdout,
-}
-
-/// `engine`, for two-player games.
-pub struct EngineCommand<'a> {
-    pub common: &'a Common,
-    pub player: &'a str,
-}
-
-impl super::TwoPlayerCommand for EngineCommand<'_> {
-    const WHAT: &'static str = "engine";
-    fn run<G: TwoPlayerGame>(self, game: G) -> Result<()> {
-        let mut engine = Engine {
-            game: &game,
-            common: self.common,
-            spec_text: self.player.to_string(),
-            player: build(self.player, self.common)?,
-            line: Line::at_start(&game),
-            out: std::io::stdout(),
-        };
-        engine.serve(std::io::stdin().lock())
-    }
-}
-
-/// The player a spec names (`human` is refused: the engine's opponent is at the other end).
-fn build<G: TwoPlayerGame>(spec: &str, common: &Common) -> Result<Box<dyn Player<G>>> {
-    let spec: PlayerSpec<G> = spec.parse()?;
-    if matches!(spec, PlayerSpec::Human) {
-        return Err(Error::parse(
-            "engine: the player is a program (human is the other side of the protocol)",
-        ));
-    }
-    spec.build(common.backend, common.seed)
 }
 
 impl<G: TwoPlayerGame> Engine<'_, G> {
     fn say(&mut self, line: &str) {
-        // A host that closed our stdout has gone: nothing left to tell.
-        let _ = writeln!(self.out, "{line}");
-        let _ = self.out.flush();
+        say(line);
     }
 
     fn error(&mut self, e: &Error) {
-        self.say(&format!("info string error: {}", one_line(&e.to_string())));
+        say(&format!("info string error: {}", one_line(&e.to_string())));
     }
 
     /// Reads commands until `quit` or the end of input.
@@ -188,20 +146,13 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
             played.push(mv);
             now = self.game.apply(&now, mv);
         }
-        let extends = start == self.line.start && played.starts_with(&self.line.moves);
-        if extends {
-            let mut state = self.line.now;
-            for &mv in &played[self.line.moves.len()..] {
-                self.player.observe(self.game, &state, mv);
-                state = self.game.apply(&state, mv);
-            }
-        }
-        self.line = Line {
+        self.line.follow(
+            self.game,
+            self.player.as_mut(),
             start,
             first_to_move,
-            moves: played,
-            now,
-        };
+            played,
+        );
         Ok(())
     }
 
@@ -227,17 +178,21 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
             let started = Instant::now();
             let mv = self.player.choose(self.game, &state)?;
             let ms = started.elapsed().as_millis();
+            let text = self.game.format_move(&state, mv);
             let info = match self.player.last_search() {
                 Some(s) => format!(
-                    "info time {ms} nodes {} playouts {} nps {:.0}",
+                    "info time {ms} nodes {} playouts {} nps {:.0}{} pv {text}",
                     s.nodes,
                     s.playouts,
-                    s.playouts as f64 / s.seconds.max(1e-9)
+                    s.playouts as f64 / s.seconds.max(1e-9),
+                    s.win_rate
+                        .map(|p| format!(" score cp {}", centipawns(p)))
+                        .unwrap_or_default()
                 ),
-                None => format!("info time {ms}"),
+                None => format!("info time {ms} pv {text}"),
             };
             self.say(&info);
-            self.game.format_move(&state, mv)
+            text
         } else {
             "0000".to_string()
         };
@@ -334,36 +289,5 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
         };
         self.say(&format!("response {answer}"));
         Ok(())
-    }
-}
-
-/// `spec` with `key=value`: replaced where the spec has `key`, added otherwise.
-fn with_option(spec: &str, key: &str, value: &str) -> String {
-    let (name, body) = spec.split_once(':').unwrap_or((spec, ""));
-    let mut pairs: Vec<&str> = body
-        .split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty() && p.split_once('=').is_none_or(|(k, _)| k.trim() != key))
-        .collect();
-    let set = format!("{key}={value}");
-    pairs.push(&set);
-    format!("{name}:{}", pairs.join(","))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::with_option;
-
-    #[test]
-    fn an_option_replaces_or_joins_the_specs_parameters() {
-        assert_eq!(
-            with_option("mcts:time=1s,c=2", "time", "500ms"),
-            "mcts:c=2,time=500ms"
-        );
-        assert_eq!(
-            with_option("mcts:time=1s", "exec", "gpu"),
-            "mcts:time=1s,exec=gpu"
-        );
-        assert_eq!(with_option("random", "k", "3"), "random:k=3");
     }
 }

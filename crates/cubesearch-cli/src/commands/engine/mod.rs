@@ -1,0 +1,133 @@
+//! `cubesearch engine <game>`: one process that keeps its player (backend, compiled kernels,
+//! MCTS tree) between moves and talks an engine protocol on stdin/stdout, so GUIs, tournament
+//! managers and other engines can use it: UGI ([`ugi`], every two-player game) or NBoard
+//! ([`nboard`], games whose record format is GGF: Othello).
+
+mod nboard;
+mod ugi;
+
+use crate::args::Common;
+use cubesearch_core::{Error, Game, Result};
+use cubesearch_games::registry::TwoPlayerGame;
+use cubesearch_search::player::Player;
+use cubesearch_search::spec::PlayerSpec;
+use std::io::Write;
+
+/// `engine`, for two-player games.
+pub struct EngineCommand<'a> {
+    pub common: &'a Common,
+    pub player: &'a str,
+    /// `ugi` or `nboard`.
+    pub protocol: &'a str,
+}
+
+impl super::TwoPlayerCommand for EngineCommand<'_> {
+    const WHAT: &'static str = "engine";
+    fn run<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+        let player = build(self.player, self.common)?;
+        let input = std::io::stdin().lock();
+        match self.protocol {
+            "nboard" => nboard::serve(&game, player, input),
+            _ => ugi::serve(&game, self.common, self.player, player, input),
+        }
+    }
+}
+
+/// The player a spec names (`human` is refused: the engine's opponent is at the other end).
+fn build<G: TwoPlayerGame>(spec: &str, common: &Common) -> Result<Box<dyn Player<G>>> {
+    let spec: PlayerSpec<G> = spec.parse()?;
+    if matches!(spec, PlayerSpec::Human) {
+        return Err(Error::parse(
+            "engine: the player is a program (human is the other side of the protocol)",
+        ));
+    }
+    spec.build(common.backend, common.seed)
+}
+
+/// Writes one line to the host at once. A host that closed our stdout has gone: nothing left
+/// to tell it.
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// A game as the host set it: where it started, the moves since, and where they led.
+struct Line<G: Game> {
+    start: G::State,
+    /// Whether the first player was to move at `start`.
+    first_to_move: bool,
+    moves: Vec<G::Move>,
+    now: G::State,
+}
+
+impl<G: Game> Line<G> {
+    /// The game's start, no moves yet.
+    fn at_start(game: &G) -> Self {
+        let start = game.initial();
+        Line {
+            start,
+            first_to_move: true,
+            moves: Vec::new(),
+            now: start,
+        }
+    }
+
+    /// The line from `start` through `moves` (each legal, checked by the caller), replacing
+    /// this one. When it extends this one the player is told the new moves one by one, so an
+    /// MCTS keeps its tree.
+    fn follow(
+        &mut self,
+        game: &G,
+        player: &mut dyn Player<G>,
+        start: G::State,
+        first_to_move: bool,
+        moves: Vec<G::Move>,
+    ) {
+        if start == self.start && moves.starts_with(&self.moves) {
+            let mut state = self.now;
+            for &mv in &moves[self.moves.len()..] {
+                player.observe(game, &state, mv);
+                state = game.apply(&state, mv);
+            }
+        }
+        let now = moves.iter().fold(start, |s, &m| game.apply(&s, m));
+        *self = Line {
+            start,
+            first_to_move,
+            moves,
+            now,
+        };
+    }
+}
+
+/// `spec` with `key=value`: replaced where the spec has `key`, added otherwise.
+fn with_option(spec: &str, key: &str, value: &str) -> String {
+    let (name, body) = spec.split_once(':').unwrap_or((spec, ""));
+    let mut pairs: Vec<&str> = body
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && p.split_once('=').is_none_or(|(k, _)| k.trim() != key))
+        .collect();
+    let set = format!("{key}={value}");
+    pairs.push(&set);
+    format!("{name}:{}", pairs.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_option;
+
+    #[test]
+    fn an_option_replaces_or_joins_the_specs_parameters() {
+        assert_eq!(
+            with_option("mcts:time=1s,c=2", "time", "500ms"),
+            "mcts:c=2,time=500ms"
+        );
+        assert_eq!(
+            with_option("mcts:time=1s", "exec", "gpu"),
+            "mcts:time=1s,exec=gpu"
+        );
+        assert_eq!(with_option("random", "k", "3"), "random:k=3");
+    }
+}

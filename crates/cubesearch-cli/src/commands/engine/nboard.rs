@@ -1,0 +1,166 @@
+//! The NBoard protocol (the NBoard Othello GUI, and engines such as Edax and NTest that speak
+//! it), for games whose record format is GGF, with moves as GGF writes them (`F5`, `PA`):
+//!
+//! ```text
+//! nboard 1|2              → set myname cubesearch
+//! set depth N             (alpha-beta's depth; an MCTS keeps its own budget)
+//! set game <GGF>          (the game so far: its start and moves)
+//! set contempt N          (accepted; no effect)
+//! move F5[/eval/time]     (a move played; NBoard 1.1's bare `F5` too)
+//! go                      → status …, nodestats …, === F5/<eval>/<seconds>, status
+//! hint N                  → status …, search F5 <eval> 0 <depth> <text>, status
+//! ping N                  → pong N
+//! learn                   → learned (nothing is learned)
+//! quit
+//! ```
+//!
+//! `eval` is for the side to move. NBoard reads discs; an MCTS reports its win rate on the
+//! engines' usual scale, centipawns ([`centipawns`]) over 100; a player that reports none
+//! leaves it out. `go` does not
+//! play its move: NBoard sends it back with `move`. An illegal move, a bad game or an unknown
+//! command is answered by `status error: …` and changes nothing.
+
+use super::{say, Line};
+use crate::one_line;
+use crate::output::stdin_error;
+use cubesearch_core::{Error, Outcome, Result};
+use cubesearch_games::registry::TwoPlayerGame;
+use cubesearch_search::mcts::centipawns;
+use cubesearch_search::player::{MoveLimits, Player};
+use std::io::BufRead;
+use std::time::Instant;
+
+/// Serves NBoard on `input` until `quit` or its end; games without GGF records are refused.
+pub(super) fn serve<G: TwoPlayerGame>(
+    game: &G,
+    mut player: Box<dyn Player<G>>,
+    input: impl BufRead,
+) -> Result<()> {
+    if G::RECORD_FORMAT != Some("GGF") {
+        return Err(Error::Unsupported(format!(
+            "--protocol nboard: NBoard speaks GGF, which {} is not written in (use ugi)",
+            G::NAME
+        )));
+    }
+    let mut line = Line::at_start(game);
+    let mut depth = None;
+    for text in input.lines() {
+        let text = text.map_err(stdin_error)?;
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let done = match words.as_slice() {
+            [] => Ok(false),
+            ["quit"] => Ok(true),
+            ["nboard", "1" | "2"] => {
+                say("set myname cubesearch");
+                Ok(false)
+            }
+            ["nboard", other] => Err(Error::parse(format!(
+                "nboard {other}: protocol versions 1 and 2 are spoken"
+            ))),
+            ["set", "depth", n] => match n.parse::<u32>() {
+                Ok(n @ 1..=60) => {
+                    depth = Some(n);
+                    Ok(false)
+                }
+                _ => Err(Error::parse(format!("set depth {n}: a depth is 1 to 60"))),
+            },
+            ["set", "contempt", _] => Ok(false),
+            ["set", "game", ..] => {
+                let ggf = text.trim_start()["set".len()..].trim_start()["game".len()..].trim();
+                game.read_record(ggf).map(|(start, moves)| {
+                    let first = game.first_mover_to_move(&start).unwrap_or(true);
+                    line.follow(game, player.as_mut(), start, first, moves);
+                    false
+                })
+            }
+            ["move", mv] => play(game, player.as_mut(), &mut line, mv).map(|_| false),
+            // NBoard 1.1 sends a bare move.
+            [mv] if mv.len() == 2 && !matches!(*mv, "go") => {
+                play(game, player.as_mut(), &mut line, mv).map(|_| false)
+            }
+            ["go"] => search(game, player.as_mut(), &line, depth).map(|answer| {
+                let (mv, eval, seconds) = answer;
+                say(&format!("=== {mv}/{eval}/{seconds:.2}"));
+                say("status");
+                false
+            }),
+            ["hint", n] if n.parse::<u32>().is_ok() => search(game, player.as_mut(), &line, depth)
+                .map(|(mv, eval, _)| {
+                    let searched = if player.last_search().is_some() {
+                        0
+                    } else {
+                        depth.unwrap_or(0)
+                    };
+                    let eval = if eval.is_empty() { "0".into() } else { eval };
+                    say(&format!(
+                        "search {mv} {eval} 0 {searched} {}",
+                        player.name()
+                    ));
+                    say("status");
+                    false
+                }),
+            ["ping", n] => {
+                say(&format!("pong {n}"));
+                Ok(false)
+            }
+            ["learn"] => {
+                say("learned");
+                Ok(false)
+            }
+            _ => Err(Error::parse(format!("unknown command '{}'", text.trim()))),
+        };
+        match done {
+            Ok(true) => break,
+            Ok(false) => {}
+            Err(e) => say(&format!("status error: {}", one_line(&e.to_string()))),
+        }
+    }
+    Ok(())
+}
+
+/// `move F5[/eval/time]`: the move played on the current line.
+fn play<G: TwoPlayerGame>(
+    game: &G,
+    player: &mut dyn Player<G>,
+    line: &mut Line<G>,
+    text: &str,
+) -> Result<()> {
+    if game.outcome(&line.now) != Outcome::Ongoing {
+        return Err(Error::parse(format!("move {text}: the game is over")));
+    }
+    let mv = game.parse_move(&line.now, text.split('/').next().unwrap_or_default())?;
+    let mut moves = line.moves.clone();
+    moves.push(mv);
+    line.follow(game, player, line.start, line.first_to_move, moves);
+    Ok(())
+}
+
+/// The player's move in the current position, as GGF writes it, its eval (empty when the
+/// player reports none) and the seconds it took.
+fn search<G: TwoPlayerGame>(
+    game: &G,
+    player: &mut dyn Player<G>,
+    line: &Line<G>,
+    depth: Option<u32>,
+) -> Result<(String, String, f64)> {
+    let state = line.now;
+    if game.outcome(&state) != Outcome::Ongoing {
+        return Err(Error::parse("the game is over: no move to search"));
+    }
+    say("status cubesearch is thinking");
+    player.set_limits(&MoveLimits {
+        depth,
+        ..MoveLimits::default()
+    });
+    let started = Instant::now();
+    let mv = player.choose(game, &state)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let mut eval = String::new();
+    if let Some(stats) = player.last_search() {
+        say(&format!("nodestats {} {seconds:.2}", stats.playouts));
+        if let Some(p) = stats.win_rate {
+            eval = format!("{:.2}", f64::from(centipawns(p)) / 100.0);
+        }
+    }
+    Ok((game.record_move(&state, mv), eval, seconds))
+}
