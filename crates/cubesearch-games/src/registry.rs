@@ -156,20 +156,17 @@ pub fn names(kind: Kind) -> Vec<&'static str> {
         .collect()
 }
 
-/// Which games write their records (`play --pdn`), as a clause: `only checkers is written as
-/// PDN`.
+/// Which games write their records (`play --pdn`), as a clause: `only checkers (PDN) and
+/// reversi (GGF) write game records`.
 pub fn record_formats() -> String {
     let written: Vec<String> = GAMES
         .iter()
-        .filter_map(|g| {
-            g.record_format
-                .map(|f| format!("{} is written as {f}", g.name))
-        })
+        .filter_map(|g| g.record_format.map(|f| format!("{} ({f})", g.name)))
         .collect();
     match written.split_last() {
-        None => "no game is written in a record format".to_string(),
-        Some((last, [])) => format!("only {last}"),
-        Some((last, rest)) => format!("only {} and {last}", rest.join(", ")),
+        None => "no game writes game records".to_string(),
+        Some((last, [])) => format!("only {last} writes game records"),
+        Some((last, rest)) => format!("only {} and {last} write game records", rest.join(", ")),
     }
 }
 
@@ -323,6 +320,9 @@ mod tests {
             err.contains("nim has no draw limit to set; got --draw-plies 40"),
             "{err}"
         );
-        assert_eq!(record_formats(), "only checkers is written as PDN");
+        assert_eq!(
+            record_formats(),
+            "only checkers (PDN) and reversi (GGF) write game records"
+        );
     }
 }
