@@ -223,6 +223,46 @@ fn a_match_is_played_against_a_checkerboard_library() {
     }
 }
 
+#[test]
+fn a_match_is_played_against_an_nboard_engine() {
+    let engine = format!(
+        "nboard:depth=2,cmd={} engine reversi --protocol nboard --player alphabeta:depth=2 --backend cpu",
+        env!("CARGO_BIN_EXE_cubesearch")
+    );
+    let out = common::cubesearch(&[
+        "match",
+        "reversi",
+        "--p1",
+        "random",
+        "--p2",
+        &engine,
+        "--games",
+        "2",
+        "--json",
+        "--backend",
+        "cpu",
+    ]);
+    let json = common::json_of(&out);
+    assert_eq!(json["games"], 2, "{json}");
+    // Alpha-beta at 2 plies beats a random player at Othello nearly always.
+    assert!(json["losses"].as_u64().unwrap() >= 1, "{json}");
+    for (spec, says) in [
+        ("nboard:cmd=false", "the engine ended"),
+        // An engine that refuses what it is told says so, and the match stops with its words.
+        (
+            "nboard:depth=2,cmd=read x; echo 'status error: no such thing'; cat > /dev/null",
+            "the engine says: no such thing",
+        ),
+    ] {
+        common::assert_bad_input(
+            &common::cubesearch(&[
+                "match", "reversi", "--p1", "random", "--p2", spec, "--games", "2",
+            ]),
+            says,
+        );
+    }
+}
+
 /// An NBoard session as the NBoard GUI drives one: the handshake, a game set as GGF, `go`
 /// answered with a legal move that is not played, `move` and `hint`, `ping`/`pong`, and bad
 /// input answered with `status error: …` while the game stays as it was.

@@ -2,7 +2,9 @@
 //! players on Nim and Reversi, and Reversi's own players).
 
 use cubesearch::alphabeta_player::Limit;
+use cubesearch::games::reversi::nboard::NBoardSpec;
 use cubesearch::games::reversi::seed_player::{Level, SeedSpec};
+use cubesearch::games::reversi::ReversiPlayer;
 use cubesearch::games::{Nim, Reversi};
 use cubesearch::mcts::Budget;
 use cubesearch::minimax::Strategy;
@@ -60,11 +62,26 @@ fn options_are_read_into_typed_values_and_the_text_is_kept() {
     assert!(matches!(" human ".parse(), Ok(PlayerSpec::<Nim>::Human)));
     assert!(matches!(
         "medium:exec=gpu".parse(),
-        Ok(PlayerSpec::<Reversi>::Named(SeedSpec {
-            level: Level::Medium,
-            exec: Exec::Gpu
-        }))
+        Ok(PlayerSpec::<Reversi>::Named(ReversiPlayer::Seed(
+            SeedSpec {
+                level: Level::Medium,
+                exec: Exec::Gpu
+            }
+        )))
     ));
+    // An outside engine's command line is taken whole after `cmd=`, commas and `=` included.
+    let text = "nboard:depth=4,cmd=edax -n 2 --x=a,b";
+    let Ok(PlayerSpec::<Reversi>::Named(ReversiPlayer::NBoard(nboard))) = text.parse() else {
+        panic!("{text}");
+    };
+    assert_eq!(
+        nboard,
+        NBoardSpec {
+            command: "edax -n 2 --x=a,b".into(),
+            depth: Some(4),
+            text: text.into()
+        }
+    );
 }
 
 #[test]
@@ -96,6 +113,25 @@ fn errors_name_the_spec_and_the_valid_choices() {
     assert!(refused::<Reversi>("easy:level=2").contains("easy takes exec"));
     assert!(refused::<Reversi>("hard").contains("easy, medium"));
     assert!(!refused::<Nim>("easy").contains("medium"));
+    for (text, says) in [
+        (
+            "nboard:",
+            "give the engine's command line: nboard:CMD or nboard:depth=…,cmd=CMD",
+        ),
+        ("nboard:depth=0,cmd=x", "depth goes from 1 to 60, got 0"),
+        (
+            "nboard:time=1s,cmd=x",
+            "unknown option 'time': nboard takes depth",
+        ),
+        (
+            "ugi:depth=3,cmd=x",
+            "unknown option 'depth': ugi takes time",
+        ),
+        ("ugi:time=1s,time=2s,cmd=x", "time is given twice"),
+    ] {
+        let err = refused::<Reversi>(text);
+        assert!(err.contains(says), "{text}: {err}");
+    }
 }
 
 /// Every number is range-checked with an error that names the range; a key comes once.

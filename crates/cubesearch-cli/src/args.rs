@@ -59,8 +59,10 @@ or pass, Nim HEAP:COUNT like 2:3), random, flat:k=N[,time=T][,exec=cpu|gpu] (fla
 Carlo), mcts:time=T|playouts=N[,c=X][,leaf=N][,batch=N][,trees=N][,exec=cpu|gpu], \
 alphabeta:depth=D|time=T[,exec=cpu|gpu][,strategy=S] (S as in `solve --strategy`), \
 ugi:[time=T,cmd=]COMMAND (another program speaking UGI, such as `cubesearch engine GAME`, \
-asked each move by `position fen` and `go [movetime]`); Reversi \
-adds the seed's easy and medium (each [:exec=cpu|gpu]). 2584/2048: human (you slide with \
+asked each move by `position fen` and `go [movetime]`); checkers adds \
+checkerboard:[time=T,]lib=PATH (an engine library of the CheckerBoard API); Reversi adds the \
+seed's easy and medium (each [:exec=cpu|gpu]) and nboard:[depth=D,]cmd=COMMAND (an engine \
+speaking NBoard, such as Edax or `cubesearch engine reversi --protocol nboard`). 2584/2048: human (you slide with \
 left/right/up/down, their first letters, w/a/s/d or an arrow key, then Enter; --position \
 BOARD starts from a board of 16 tile values), random, td:weights=FILE \
 (greedy on a trained network) or expectimax:layers=L,weights=FILE[,method=naive|multilevel]\

@@ -24,53 +24,50 @@ pub struct UgiSpec {
     pub text: String,
 }
 
-/// A running UGI engine.
-pub struct UgiPlayer {
-    spec: UgiSpec,
+/// A program started by `sh -c` and spoken to a line at a time over its stdin and stdout
+/// (its stderr is dropped); `quit` is sent when it is dropped, and it is killed if it lingers.
+pub struct EngineProcess {
+    /// Names the engine in errors: the player's spec.
+    name: String,
     child: Child,
     to: ChildStdin,
     from: BufReader<ChildStdout>,
 }
 
-impl UgiPlayer {
-    /// Starts the engine and waits for its `ugiok` and `readyok`.
-    pub fn start(spec: &UgiSpec) -> Result<Self> {
-        let failed = |why: String| Error::Unsupported(format!("{}: {why}", spec.text));
+impl EngineProcess {
+    /// Starts `command`; `name` (the player's spec) heads its errors.
+    pub fn start(name: &str, command: &str) -> Result<Self> {
         let mut child = Command::new("sh")
-            .args(["-c", &spec.command])
+            .args(["-c", command])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| failed(format!("cannot start the engine: {e}")))?;
+            .map_err(|e| Error::Unsupported(format!("{name}: cannot start the engine: {e}")))?;
         let to = child.stdin.take().expect("a piped stdin");
         let from = BufReader::new(child.stdout.take().expect("a piped stdout"));
-        let mut player = UgiPlayer {
-            spec: spec.clone(),
+        Ok(Self {
+            name: name.to_string(),
             child,
             to,
             from,
-        };
-        player.send("ugi")?;
-        player.wait_for("ugiok")?;
-        player.send("uginewgame")?;
-        player.send("isready")?;
-        player.wait_for("readyok")?;
-        Ok(player)
+        })
     }
 
-    fn failed(&self, why: impl std::fmt::Display) -> Error {
-        Error::Unsupported(format!("{}: {why}", self.spec.text))
+    /// An error about this engine: `<spec>: <why>`.
+    pub fn failed(&self, why: impl std::fmt::Display) -> Error {
+        Error::Unsupported(format!("{}: {why}", self.name))
     }
 
-    fn send(&mut self, line: &str) -> Result<()> {
+    /// Sends one line.
+    pub fn send(&mut self, line: &str) -> Result<()> {
         writeln!(self.to, "{line}")
             .and_then(|_| self.to.flush())
             .map_err(|e| self.failed(format!("the engine ended (it stopped reading: {e})")))
     }
 
-    /// The engine's next line (an error at its end).
-    fn line(&mut self) -> Result<String> {
+    /// The engine's next line, its line ending trimmed (an error at its end).
+    pub fn line(&mut self) -> Result<String> {
         let mut line = String::new();
         match self.from.read_line(&mut line) {
             Ok(0) => Err(self.failed("the engine ended")),
@@ -78,13 +75,50 @@ impl UgiPlayer {
             Err(e) => Err(self.failed(format!("reading the engine: {e}"))),
         }
     }
+}
+
+impl Drop for EngineProcess {
+    fn drop(&mut self) {
+        let _ = writeln!(self.to, "quit").and_then(|_| self.to.flush());
+        // An engine that ignores `quit` is not left behind.
+        for _ in 0..50 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A running UGI engine.
+pub struct UgiPlayer {
+    spec: UgiSpec,
+    engine: EngineProcess,
+}
+
+impl UgiPlayer {
+    /// Starts the engine and waits for its `ugiok` and `readyok`.
+    pub fn start(spec: &UgiSpec) -> Result<Self> {
+        let mut player = UgiPlayer {
+            spec: spec.clone(),
+            engine: EngineProcess::start(&spec.text, &spec.command)?,
+        };
+        player.engine.send("ugi")?;
+        player.wait_for("ugiok")?;
+        player.engine.send("uginewgame")?;
+        player.engine.send("isready")?;
+        player.wait_for("readyok")?;
+        Ok(player)
+    }
 
     /// Reads lines until `wanted`; an `info string error` on the way is the engine's refusal.
     fn wait_for(&mut self, wanted: &str) -> Result<String> {
         loop {
-            let line = self.line()?;
+            let line = self.engine.line()?;
             if let Some(error) = line.strip_prefix("info string error: ") {
-                return Err(self.failed(format!("the engine says: {error}")));
+                return Err(self.engine.failed(format!("the engine says: {error}")));
             }
             if line == wanted || line.starts_with(&format!("{wanted} ")) {
                 return Ok(line);
@@ -99,29 +133,17 @@ impl<G: Game> Player<G> for UgiPlayer {
     }
 
     fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
-        self.send(&format!("position fen {}", game.format_position(state)))?;
+        self.engine
+            .send(&format!("position fen {}", game.format_position(state)))?;
         match self.spec.time {
-            Some(t) => self.send(&format!("go movetime {}", t.as_millis().max(1)))?,
-            None => self.send("go")?,
+            Some(t) => self
+                .engine
+                .send(&format!("go movetime {}", t.as_millis().max(1)))?,
+            None => self.engine.send("go")?,
         }
         let answer = self.wait_for("bestmove")?;
         let text = answer.split_whitespace().nth(1).unwrap_or_default();
         game.parse_move(state, text)
-            .map_err(|e| self.failed(format!("answered '{text}': {e}")))
-    }
-}
-
-impl Drop for UgiPlayer {
-    fn drop(&mut self) {
-        let _ = writeln!(self.to, "quit").and_then(|_| self.to.flush());
-        // An engine that ignores `quit` is not left behind.
-        for _ in 0..50 {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+            .map_err(|e| self.engine.failed(format!("answered '{text}': {e}")))
     }
 }

@@ -53,9 +53,42 @@ impl<'a> SpecText<'a> {
     /// The options after the `:` in order, trimmed; an error unless each is `key=value` with
     /// `key` one of `allowed`, given once.
     pub fn options(&self, allowed: &[&str]) -> Result<Vec<(&'a str, &'a str)>> {
+        self.options_in(self.body, allowed)
+    }
+
+    /// An outside program's spec, `name:key=value,…,last=VALUE`: the options before `last=`
+    /// as [`options`](Self::options) reads them, and everything after it verbatim (a command
+    /// line or a path, which may hold commas and `=`). Without `last=` the whole of what
+    /// follows the `:` is that value; an empty one is an error asking for `what`.
+    pub fn options_then(
+        &self,
+        last: &str,
+        allowed: &[&str],
+        what: &str,
+    ) -> Result<(Vec<(&'a str, &'a str)>, &'a str)> {
+        let marker = format!("{last}=");
+        let (options, value) = match self.body.find(&marker) {
+            Some(i) => (&self.body[..i], &self.body[i + marker.len()..]),
+            None => ("", self.body),
+        };
+        if value.trim().is_empty() {
+            return Err(self.error(format!(
+                "give {what}: {name}:{upper} or {name}:{},{last}={upper}",
+                allowed
+                    .iter()
+                    .map(|k| format!("{k}=…"))
+                    .collect::<Vec<_>>()
+                    .join(","),
+                name = self.name,
+                upper = last.to_uppercase(),
+            )));
+        }
+        Ok((self.options_in(options, allowed)?, value.trim()))
+    }
+
+    fn options_in(&self, body: &'a str, allowed: &[&str]) -> Result<Vec<(&'a str, &'a str)>> {
         let mut seen: Vec<&str> = Vec::new();
-        self.body
-            .split(',')
+        body.split(',')
             .filter(|pair| !pair.trim().is_empty())
             .map(|pair| {
                 let (key, value) = pair
@@ -309,8 +342,8 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
     /// an error listing every player the game has.
     fn from_str(text: &str) -> Result<Self> {
         // An engine's command line is taken verbatim: it may hold any character.
-        if let Some(rest) = text.trim().strip_prefix("ugi:") {
-            return parse_ugi(text.trim(), rest).map(PlayerSpec::Ugi);
+        if text.trim().starts_with("ugi:") {
+            return parse_ugi(text.trim()).map(PlayerSpec::Ugi);
         }
         let spec = SpecText::new(text);
         if let Some(named) = G::parse_named(&spec) {
@@ -406,30 +439,16 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
     }
 }
 
-/// `ugi:COMMAND` or `ugi:time=T,cmd=COMMAND` (`rest`: what follows `ugi:`).
-fn parse_ugi(text: &str, rest: &str) -> Result<UgiSpec> {
-    let (options, command) = match rest.find("cmd=") {
-        Some(i) => (&rest[..i], &rest[i + 4..]),
-        None => ("", rest),
-    };
+/// `ugi:COMMAND` or `ugi:time=T,cmd=COMMAND`.
+fn parse_ugi(text: &str) -> Result<UgiSpec> {
+    let spec = SpecText::new(text);
+    let (options, command) = spec.options_then("cmd", &["time"], "the engine's command line")?;
     let mut time = None;
-    for part in options.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        match part.split_once('=') {
-            Some(("time", value)) => time = Some(parse_duration(value)?),
-            _ => {
-                return Err(Error::parse(format!(
-                    "bad player '{text}': ugi takes time=T before cmd=COMMAND, got '{part}'"
-                )))
-            }
-        }
-    }
-    if command.trim().is_empty() {
-        return Err(Error::parse(format!(
-            "bad player '{text}': give the engine's command line, ugi:COMMAND or ugi:time=T,cmd=COMMAND"
-        )));
+    for (_, value) in options {
+        time = Some(spec.duration(value)?);
     }
     Ok(UgiSpec {
-        command: command.trim().to_string(),
+        command: command.to_string(),
         time,
         text: text.to_string(),
     })

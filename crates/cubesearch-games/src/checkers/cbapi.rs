@@ -23,6 +23,7 @@ use super::board::{coords_of_number, index_of, on_board, Side, GEOMETRY, ROW_1, 
 use super::movegen::CheckersMove;
 use super::{Checkers, CheckersState};
 use cubesearch_core::{Error, Game, Result};
+use cubesearch_search::spec::SpecText;
 use std::ffi::{c_char, c_int, CStr};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -261,30 +262,16 @@ pub struct CheckerBoardSpec {
 }
 
 impl CheckerBoardSpec {
-    /// Reads what follows `checkerboard:` (`text` is the whole spec).
-    pub fn parse(text: &str, rest: &str) -> Result<Self> {
-        let (options, library) = match rest.find("lib=") {
-            Some(i) => (&rest[..i], &rest[i + 4..]),
-            None => ("", rest),
-        };
+    /// Reads `checkerboard:[time=T,]lib=PATH` (or `checkerboard:PATH`).
+    pub fn parse(text: &str) -> Result<Self> {
+        let spec = SpecText::new(text);
+        let (options, library) = spec.options_then("lib", &["time"], "the engine library")?;
         let mut time = Duration::from_secs(1);
-        for part in options.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            match part.split_once('=') {
-                Some(("time", value)) => time = cubesearch_search::spec::parse_duration(value)?,
-                _ => {
-                    return Err(Error::parse(format!(
-                    "bad player '{text}': checkerboard takes time=T before lib=PATH, got '{part}'"
-                )))
-                }
-            }
-        }
-        if library.trim().is_empty() {
-            return Err(Error::parse(format!(
-                "bad player '{text}': give the engine library, checkerboard:PATH or checkerboard:time=T,lib=PATH"
-            )));
+        for (_, value) in options {
+            time = spec.duration(value)?;
         }
         Ok(Self {
-            library: PathBuf::from(library.trim()),
+            library: PathBuf::from(library),
             time,
             text: text.to_string(),
         })

@@ -283,9 +283,7 @@ impl NamedPlayers for Checkers {
     const NAMED: &'static str = "checkerboard:[time=T,]lib=PATH";
 
     fn parse_named(spec: &SpecText) -> Option<Result<cbapi::CheckerBoardSpec>> {
-        let text = spec.text().trim();
-        let rest = text.strip_prefix("checkerboard:")?;
-        Some(cbapi::CheckerBoardSpec::parse(text, rest))
+        (spec.name() == "checkerboard").then(|| cbapi::CheckerBoardSpec::parse(spec.text().trim()))
     }
 
     fn named_player(

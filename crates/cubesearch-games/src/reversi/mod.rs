@@ -5,9 +5,9 @@
 //! * [`board`]: the position and its bit layout;
 //! * [`movegen`]: move generation and flips over two bitboards;
 //! * [`notation`]: position and move text, and the board drawn for a person; [`ggf`]: whole
-//!   games as GGF (saved by `play --pdn`, read by the NBoard protocol); [`ggf`]: whole
-//!   games as GGF;
-//! * [`players`]: the seed's easy and medium move choices;
+//!   games as GGF (saved by `play --pdn`, read by the NBoard protocol);
+//! * [`players`]: the seed's easy and medium move choices; [`nboard`]: an NBoard engine as a
+//!   player (`nboard:cmd=…`);
 //! * [`eval`]: the static evaluation alpha-beta scores leaves with;
 //! * [`endgame`]: the exact endgame solver;
 //! * [`device`]: the device twin (`DeviceReversi`), the seed's players scored on the device, the
@@ -28,6 +28,7 @@ pub mod endgame;
 pub mod eval;
 pub mod ggf;
 pub mod movegen;
+pub mod nboard;
 pub mod notation;
 pub mod players;
 pub mod seed_player;
@@ -36,8 +37,11 @@ pub mod words;
 pub use board::{Board, Colour, Square};
 
 use crate::registry::{Exact, ExactSolver, GameOptions, TwoPlayerGame};
+use cubesearch_core::backend::Backend;
 use cubesearch_core::game::illegal_move;
 use cubesearch_core::{Error, Game, Outcome, Result};
+use cubesearch_search::player::{NamedPlayers, Player};
+use cubesearch_search::spec::SpecText;
 use movegen::{legal_moves, place};
 use notation::{display_board, format_board, parse_board, parse_square, square_name};
 
@@ -214,6 +218,39 @@ impl Game for Reversi {
 
 /// Reversi on the command line: solved exactly without `--depth` or `--strategy`, games
 /// written and read as GGF.
+/// Reversi's own players: the seed's, and NBoard engines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReversiPlayer {
+    /// `easy` or `medium`, `[:exec=cpu|gpu]`.
+    Seed(seed_player::SeedSpec),
+    /// `nboard:[depth=D,]cmd=COMMAND`.
+    NBoard(nboard::NBoardSpec),
+}
+
+impl NamedPlayers for Reversi {
+    type Named = ReversiPlayer;
+    const NAMED: &'static str =
+        "easy, medium (each with exec=cpu|gpu), nboard:[depth=D,]cmd=COMMAND";
+
+    fn parse_named(spec: &SpecText) -> Option<Result<ReversiPlayer>> {
+        if spec.name() == "nboard" {
+            return Some(nboard::NBoardSpec::parse(spec.text().trim()).map(ReversiPlayer::NBoard));
+        }
+        seed_player::SeedSpec::parse(spec).map(|seed| seed.map(ReversiPlayer::Seed))
+    }
+
+    fn named_player(
+        spec: &ReversiPlayer,
+        backend: Backend,
+        seed: u32,
+    ) -> Result<Box<dyn Player<Self>>> {
+        match spec {
+            ReversiPlayer::Seed(s) => s.build(backend, seed),
+            ReversiPlayer::NBoard(s) => Ok(Box::new(nboard::NBoardPlayer::start(s)?)),
+        }
+    }
+}
+
 impl TwoPlayerGame for Reversi {
     const RECORD_FORMAT: Option<&'static str> = Some("GGF");
 

@@ -10,7 +10,7 @@ use cubecl::prelude::{ComputeClient, Runtime};
 use cubesearch_core::backend::Backend;
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Result};
-use cubesearch_search::player::{NamedPlayers, Player};
+use cubesearch_search::player::Player;
 use cubesearch_search::spec::{Exec, SpecText};
 use cubesearch_search::{DeviceTask, Executor};
 
@@ -153,11 +153,9 @@ pub struct SeedSpec {
     pub exec: Exec,
 }
 
-impl NamedPlayers for Reversi {
-    type Named = SeedSpec;
-    const NAMED: &'static str = "easy, medium (each with exec=cpu|gpu)";
-
-    fn parse_named(spec: &SpecText) -> Option<Result<SeedSpec>> {
+impl SeedSpec {
+    /// Reads `easy`/`medium[:exec=cpu|gpu]`, if `spec` names one of them.
+    pub fn parse(spec: &SpecText) -> Option<Result<SeedSpec>> {
         let level = match spec.name() {
             "easy" => Level::Easy,
             "medium" => Level::Medium,
@@ -172,12 +170,13 @@ impl NamedPlayers for Reversi {
         }))
     }
 
-    fn named_player(spec: &SeedSpec, backend: Backend, seed: u32) -> Result<Box<dyn Player<Self>>> {
-        Ok(match spec.exec {
-            Exec::Cpu => Box::new(SeedReversiPlayer::new(spec.level, seed)),
+    /// The player this spec names; `backend` is where `exec=gpu` runs.
+    pub fn build(&self, backend: Backend, seed: u32) -> Result<Box<dyn Player<Reversi>>> {
+        Ok(match self.exec {
+            Exec::Cpu => Box::new(SeedReversiPlayer::new(self.level, seed)),
             Exec::Gpu => {
                 let (exec, label) = Exec::Gpu.executor(backend)?;
-                Box::new(SeedReversiPlayer::on_device(spec.level, seed, exec, label))
+                Box::new(SeedReversiPlayer::on_device(self.level, seed, exec, label))
             }
         })
     }

@@ -1,0 +1,130 @@
+//! `nboard:[depth=D,]cmd=COMMAND`: an Othello engine that speaks NBoard (Edax, NTest, or
+//! `cubesearch engine reversi --protocol nboard`) as a player of `play` and `match`.
+//!
+//! ```text
+//! → nboard 2, set depth D             (at start; the depth only when given)
+//! → set game (;GM[Othello]…BO[8 … *];) the position to move from, as a GGF game with no moves
+//! → ping N                            ← … pong N   (whatever the engine said before is past)
+//! → go                                ← … === F5[/eval/time]
+//! ```
+//!
+//! Each move is asked statelessly from its position, so the engine needs no history, and an
+//! answer is checked against the legal moves before it is played.
+
+use super::ggf::{game_to_ggf, parse_move};
+use super::{Board, Reversi, ReversiMove};
+use cubesearch_core::{Error, Game, Result};
+use cubesearch_search::external::EngineProcess;
+use cubesearch_search::player::Player;
+use cubesearch_search::spec::SpecText;
+
+/// NBoard's deepest search (its `set depth` goes to 60, the empty squares of a game).
+const MAX_DEPTH: u32 = 60;
+
+/// The spec of an NBoard engine player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NBoardSpec {
+    /// The command line that starts the engine (run by `sh -c`).
+    pub command: String,
+    /// `set depth`, sent once (default: the engine's own).
+    pub depth: Option<u32>,
+    /// The spec as written.
+    pub text: String,
+}
+
+impl NBoardSpec {
+    /// Reads `nboard:[depth=D,]cmd=COMMAND` (or `nboard:COMMAND`).
+    pub fn parse(text: &str) -> Result<Self> {
+        let spec = SpecText::new(text);
+        let (options, command) =
+            spec.options_then("cmd", &["depth"], "the engine's command line")?;
+        let mut depth = None;
+        for (key, value) in options {
+            depth = Some(spec.number_in(key, value, 1, MAX_DEPTH)?);
+        }
+        Ok(Self {
+            command: command.to_string(),
+            depth,
+            text: text.to_string(),
+        })
+    }
+}
+
+/// A running NBoard engine.
+pub struct NBoardPlayer {
+    text: String,
+    engine: EngineProcess,
+    /// The last `ping` sent: its `pong` marks where the engine's answers to now begin.
+    pings: u32,
+}
+
+impl NBoardPlayer {
+    /// Starts the engine, says `nboard 2` (and `set depth`) and waits until it answers a ping.
+    pub fn start(spec: &NBoardSpec) -> Result<Self> {
+        let mut player = Self {
+            text: spec.text.clone(),
+            engine: EngineProcess::start(&spec.text, &spec.command)?,
+            pings: 0,
+        };
+        player.engine.send("nboard 2")?;
+        if let Some(depth) = spec.depth {
+            player.engine.send(&format!("set depth {depth}"))?;
+        }
+        player.sync()?;
+        Ok(player)
+    }
+
+    /// `ping N`, then the engine's lines up to `pong N`; a `status error` on the way is its
+    /// refusal of what came before.
+    fn sync(&mut self) -> Result<()> {
+        self.pings += 1;
+        let pong = format!("pong {}", self.pings);
+        self.engine.send(&format!("ping {}", self.pings))?;
+        loop {
+            let line = self.engine.line()?;
+            if let Some(error) = line.strip_prefix("status error") {
+                return Err(self.engine.failed(format!(
+                    "the engine says: {}",
+                    error.trim_start_matches(':').trim()
+                )));
+            }
+            if line.trim() == pong {
+                return Ok(());
+            }
+        }
+    }
+}
+
+impl Player<Reversi> for NBoardPlayer {
+    fn name(&self) -> String {
+        self.text.clone()
+    }
+
+    fn choose(&mut self, game: &Reversi, state: &Board) -> Result<ReversiMove> {
+        let position = game_to_ggf(state, &[], ["black", "white"], "");
+        self.engine.send(&format!("set game {position}"))?;
+        self.sync()?;
+        self.engine.send("go")?;
+        let answer = loop {
+            let line = self.engine.line()?;
+            if let Some(answer) = line.strip_prefix("=== ") {
+                break answer.trim().to_string();
+            }
+            if let Some(error) = line.strip_prefix("status error") {
+                return Err(self.engine.failed(format!(
+                    "the engine says: {}",
+                    error.trim_start_matches(':').trim()
+                )));
+            }
+        };
+        let mv = parse_move(&answer).map_err(|e| self.engine.failed(e))?;
+        if !game.moves(state).contains(&mv) {
+            return Err(Error::Unsupported(format!(
+                "{}: answered '{answer}', which is not a legal move in {}",
+                self.text,
+                game.format_position(state)
+            )));
+        }
+        Ok(mv)
+    }
+}
