@@ -3,7 +3,7 @@
 mod common;
 use common::{cubesearch, json_of};
 use cubesearch::games::Reversi;
-use cubesearch::Game;
+use cubesearch::{Game, Outcome};
 
 /// W/L/D of p1 in a CPU match.
 fn record(p1: &str, p2: &str, games: u32, seed: u32) -> (u64, u64, u64) {
@@ -149,4 +149,80 @@ fn games_are_saved_as_ggf_and_read_back() {
         }
         assert_eq!(moves.len(), texts.len());
     }
+}
+
+/// `match --openings` plays each opening twice, colours swapped; `--pdn` holds every game, the
+/// opening's moves first, and keeps the earlier games when a stopped match resumes.
+#[test]
+fn a_match_plays_each_opening_twice_and_saves_every_game_across_a_resume() {
+    use cubesearch::games::registry::TwoPlayerGame;
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (openings, ggf, results) = (file("xot.txt"), file("games.ggf"), file("r.jsonl"));
+    // An XOT-style line (moves run together) and a spaced one.
+    std::fs::write(&openings, "# two openings\nf5d6c3d3c4f4c5b3\nf5 f6 e6\n").unwrap();
+    let run = |games: Option<&str>| {
+        let mut args = vec![
+            "match",
+            "reversi",
+            "--p1",
+            "random",
+            "--p2",
+            "easy",
+            "--backend",
+            "cpu",
+            "--json",
+            "--openings",
+            &openings,
+            "--pdn",
+            &ggf,
+            "--results",
+            &results,
+        ];
+        args.extend(games.map(|n| ["--games", n]).into_iter().flatten());
+        common::json_of(&common::cubesearch(&args))
+    };
+    assert_eq!(run(Some("3"))["games"], 3);
+    assert_eq!(std::fs::read_to_string(&ggf).unwrap().lines().count(), 3);
+    // Resumed without --games: each opening twice makes 4 games; the first 3 stay in the file.
+    let json = run(None);
+    assert_eq!((&json["games"], &json["openings"]), (&4.into(), &2.into()));
+    let text = std::fs::read_to_string(&ggf).unwrap();
+    let games: Vec<&str> = text.lines().collect();
+    assert_eq!(games.len(), 4, "{text}");
+    let lines = [
+        vec!["f5", "d6", "c3", "d3", "c4", "f4", "c5", "b3"],
+        vec!["f5", "f6", "e6"],
+    ];
+    for (g, record) in games.iter().enumerate() {
+        let (start, moves) = Reversi.read_record(record).unwrap();
+        assert_eq!(start, Reversi.initial());
+        let opening = &lines[g / 2];
+        let mut state = start;
+        for (i, &mv) in moves.iter().enumerate() {
+            if i < opening.len() {
+                assert_eq!(Reversi.format_move(&state, mv), opening[i], "game {g}");
+            }
+            state = Reversi.apply(&state, mv);
+        }
+        assert_ne!(
+            Reversi.outcome(&state),
+            Outcome::Ongoing,
+            "game {g}: {record}"
+        );
+        // p1 (random) moves first after the opening in even games: Black after an even one.
+        let p1_black = (g % 2 == 0) == (opening.len() % 2 == 0);
+        assert_eq!(
+            record.contains("PB[random]"),
+            p1_black,
+            "game {g}: {record}"
+        );
+    }
+    // A bad opening is refused before anything is played, naming its line.
+    std::fs::write(&openings, "f5\nf5 a1\n").unwrap();
+    let bad = ["match", "reversi", "--p1", "random", "--p2", "easy"];
+    let with_openings = [&bad[..], &["--openings", &openings]].concat();
+    common::assert_bad_input(&common::cubesearch(&with_openings), "line 2: ");
+    // A match needs a count of games, or openings to count them.
+    common::assert_bad_input(&common::cubesearch(&bad), "give --games N");
 }

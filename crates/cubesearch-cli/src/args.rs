@@ -162,16 +162,25 @@ pub enum Command {
         /// The second player: a spec, see below.
         #[arg(long)]
         p2: String,
-        /// Games to play (at least 1).
+        /// Games to play (at least 1; with --openings, by default each opening twice).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-        games: u32,
+        games: Option<u32>,
         /// Start position of every game in the game's notation, or `start` (the default).
         #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,
-        /// Append each game's result here (a JSON line) as it ends; a match run again with the
-        /// same file, game and players resumes after the games it holds.
+        /// Openings, a line each: moves from the start (`11-15 23-19`, PDN's `1.` numbers read
+        /// past, or run together as XOT lists write them: `f5d6c3d3`), or `fen POSITION`; `#`
+        /// starts a comment. Games 2k and 2k+1 play opening k, colours swapped.
+        #[arg(long)]
+        openings: Option<String>,
+        /// Append each game's result and moves here (a JSON line) as it ends; a match run again
+        /// with the same file, game, players, position and openings resumes after its games.
         #[arg(long)]
         results: Option<String>,
+        /// Write every game to this file in the game's record format (checkers: PDN; Reversi:
+        /// GGF), rewritten whole after each game; a resumed match writes its earlier games too.
+        #[arg(long)]
+        pdn: Option<String>,
         #[command(flatten)]
         rules: RuleFlags,
     },

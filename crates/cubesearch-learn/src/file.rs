@@ -36,12 +36,7 @@ pub struct WeightsMeta {
 
 /// The `checksum` metadata of tensors whose bytes are `tables`, in order.
 fn checksum<'a>(tables: impl IntoIterator<Item = &'a [u8]>) -> String {
-    // FNV-1a, 64 bits: a few lines, and any flipped byte changes it.
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in tables.into_iter().flatten() {
-        hash = (hash ^ *byte as u64).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("fnv1a64:{hash:016x}")
+    cubesearch_core::io::digest(tables)
 }
 
 fn data_error(path: &Path, why: impl Into<String>) -> Error {

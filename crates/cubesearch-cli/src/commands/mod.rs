@@ -7,6 +7,8 @@ mod apply_stochastic;
 mod boards;
 mod engine;
 mod info;
+mod matches;
+mod openings;
 mod perft;
 mod play;
 mod play_stochastic;
@@ -121,17 +123,21 @@ pub fn run(cli: Cli) -> Result<()> {
             games,
             position,
             results,
+            pdn,
+            openings,
             rules,
         } => registry::visit(
             &game,
             &rules.options(),
-            TwoPlayerOnly(play::Match {
+            TwoPlayerOnly(matches::Match {
                 common,
                 p1: &p1,
                 p2: &p2,
                 games,
                 position: position.as_deref(),
                 results: results.as_deref(),
+                pdn: pdn.as_deref(),
+                openings: openings.as_deref(),
             }),
         ),
         Command::Engine {
