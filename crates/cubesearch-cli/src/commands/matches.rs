@@ -44,7 +44,7 @@ impl TwoPlayerCommand for Match<'_> {
 /// Game `g` of a match: the opening it plays (k for games 2k and 2k + 1, round again when
 /// there are more games) and whether p1 moves first once the opening is played.
 fn pairing(g: usize, openings: usize) -> (usize, bool) {
-    ((g / 2) % openings, g % 2 == 0)
+    ((g / 2) % openings, g.is_multiple_of(2))
 }
 
 /// A game of the match, as the results file keeps it.
