@@ -12,7 +12,7 @@
 //! * [`endgame`]: the exact endgame solver;
 //! * [`device`]: the device twin (`DeviceReversi`), the seed's players scored on the device, the
 //!   board-layout measurement and the children/score kernels the tests use;
-//! * [`seed_player`]: the seed's players as [`Player`](cubesearch_search::player::Player)s
+//! * [`seed_player`]: the seed's players as [`Player`]s
 //!   (`easy`, `medium`, on the CPU or with `exec=gpu`), Reversi's own player specs;
 //! * [`batch`]: the seed's Table 3 games in lockstep; [`words`]: the u64 vs 2 × u32 board timing.
 //!
