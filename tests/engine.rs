@@ -331,3 +331,76 @@ fn nboard_is_refused_for_games_not_written_in_ggf() {
     let out = cubesearch_typed(&["engine", "checkers", "--protocol", "nboard"], b"");
     common::assert_bad_input(&out, "NBoard speaks GGF");
 }
+
+/// 2048 through UGI: the engine is the player, the host sends each board; `go` answers a
+/// legal slide (0000 when none moves the board), a network player's value in its info line;
+/// `setoption` swaps players and parameters; a `position … moves …` (which cannot say which
+/// tile came) and a person as the player are refused with an error line.
+#[test]
+fn a_2048_engine_answers_slides_for_the_boards_it_is_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let weights = dir.path().join("w.safetensors");
+    let weights = weights.to_str().unwrap();
+    common::json_of(&common::cubesearch(&[
+        "train",
+        "2048",
+        "--games",
+        "20",
+        "--out",
+        weights,
+        "--json",
+        "--backend",
+        "cpu",
+    ]));
+    // Two slides move this board (right and down); none moves the second.
+    let (open, stuck) = (
+        "2,4,2,4,4,2,4,2,2,4,2,4,4,2,4,0",
+        "2,4,2,4,4,2,4,2,2,4,2,4,4,2,4,2",
+    );
+    let script = format!(
+        "ugi\nisready\nposition fen {open}\ngo\n\
+         setoption name player value expectimax:layers=1,weights={weights}\ngo\n\
+         setoption name layers value 2\ngo depth 3\n\
+         position fen {stuck}\ngo\nquery gameover\nquery result\n\
+         position fen {open} moves right\nsetoption name player value human\n\
+         position startpos\nquery gameover\nquery p1turn\ngo movetime 10\nquit\n"
+    );
+    let player = format!("td:weights={weights}");
+    let lines = session(&["2048", "--player", &player], &script);
+    let moves = best_moves(&lines);
+    assert_eq!(moves.len(), 5, "{lines:#?}");
+    for m in &moves[..3] {
+        assert!(["right", "down"].contains(m), "{lines:#?}");
+    }
+    assert_eq!(moves[3], "0000");
+    assert!(
+        ["left", "right", "up", "down"].contains(&moves[4]),
+        "{lines:#?}"
+    );
+    let responses: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("response "))
+        .collect();
+    assert_eq!(responses, ["true", "p2win", "false", "true"], "{lines:#?}");
+    // The network players give their value (the last `go` is the expectimax's still: the
+    // person was refused).
+    let scored = lines
+        .iter()
+        .filter(|l| l.starts_with("info time") && l.contains(" score "));
+    assert_eq!(scored.count(), 4, "{lines:#?}");
+    let errors: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info string error: "))
+        .collect();
+    assert_eq!(errors.len(), 2, "{lines:#?}");
+    assert!(errors[0].contains("position fen"), "{}", errors[0]);
+    assert!(errors[1].contains("human"), "{}", errors[1]);
+    // 2584 too, with a random player from a drawn start.
+    let lines = session(
+        &["2584", "--player", "random"],
+        "position startpos\ngo\nquit\n",
+    );
+    assert_eq!(best_moves(&lines).len(), 1, "{lines:#?}");
+    // Without a player a one-player engine asks for a network.
+    common::assert_bad_input(&common::cubesearch(&["engine", "2048"]), "give --player");
+}

@@ -135,16 +135,18 @@ pub enum Command {
         pdn: Option<String>,
     },
     /// Run as an engine other programs drive over stdin/stdout (UGI: ugi, isready,
-    /// uginewgame, position, go, stop, setoption, query, quit), keeping the player's backend,
-    /// kernels and search tree between moves.
+    /// uginewgame, position, go, stop, setoption, query, quit; NBoard for Othello), keeping
+    /// the player's backend, kernels and search tree between moves. 2584/2048: the engine is
+    /// the player, sent each board (position fen) and answering its slide.
     #[command(after_help = PLAYERS)]
     Engine {
         #[arg(value_parser = game_names())]
         game: String,
-        /// The engine's player: any program spec of `play` (see below).
-        #[arg(long, default_value = "mcts:time=1s")]
-        player: String,
-        /// The protocol spoken: UGI (every two-player game) or NBoard (Othello).
+        /// The engine's player: any program spec of `play` (see below; default mcts:time=1s,
+        /// and for 2584/2048 a network player: td:weights=FILE or expectimax:…).
+        #[arg(long)]
+        player: Option<String>,
+        /// The protocol spoken: UGI (every game) or NBoard (Othello).
         #[arg(long, default_value = "ugi", value_parser = ["ugi", "nboard"])]
         protocol: String,
         #[command(flatten)]

@@ -26,7 +26,8 @@ use std::time::{Duration, Instant};
 
 /// Deepest search a time budget may reach (a guard, far beyond what any budget allows).
 const MAX_DEPTH: u32 = 64;
-/// Positions the CPU player's transposition table holds before it is cleared.
+/// Positions the CPU player's transposition table holds before it is cleared (it is kept
+/// between moves).
 const TABLE: usize = 1 << 18;
 
 /// How deep to search.
@@ -47,6 +48,8 @@ pub struct AlphaBetaPlayer<G: Game> {
     spec: String,
     /// Depth of the last move's search.
     pub last_depth: u32,
+    /// Nodes the last move's search visited (CPU searches).
+    pub last_nodes: u64,
 }
 
 impl<G: GpuGame> AlphaBetaPlayer<G> {
@@ -58,6 +61,7 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
             table: TranspositionTable::new(TABLE),
             spec: spec.to_string(),
             last_depth: 0,
+            last_nodes: 0,
         }
     }
 
@@ -69,6 +73,7 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
             table: TranspositionTable::new(0),
             spec: spec.to_string(),
             last_depth: 0,
+            last_nodes: 0,
         }
     }
 
@@ -125,7 +130,9 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
                 Limit::Depth(d) => (d, None),
                 Limit::Time(t) => (MAX_DEPTH, Some(Instant::now() + t)),
             };
-            self.table.clear();
+            // The table is kept from move to move: its entries are value bounds of positions
+            // by the depth searched below them, true whatever the root (an engine's next
+            // search starts two plies down the last one's tree).
             let mut options = SearchOptions {
                 order: Some(order_by_score::<G>),
                 table: Some(&mut self.table),
@@ -133,6 +140,7 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
             };
             let found = solve_iterative(game, state, depth, deadline, &mut options);
             self.last_depth = found.depth;
+            self.last_nodes = options.nodes;
             found.solution.best
         };
         best.ok_or_else(|| Error::Unsupported("no legal move: the game is over".into()))

@@ -148,11 +148,11 @@ pub fn run(cli: Cli) -> Result<()> {
         } => registry::visit(
             &game,
             &rules.options(),
-            TwoPlayerOnly(engine::EngineCommand {
+            engine::EngineCommand {
                 common,
-                player: &player,
+                player: player.as_deref(),
                 protocol: &protocol,
-            }),
+            },
         ),
         Command::Bench(args) => bench(common, &args),
         Command::Solve {

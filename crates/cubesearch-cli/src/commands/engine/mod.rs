@@ -1,35 +1,55 @@
 //! `cubesearch engine <game>`: one process that keeps its player (backend, compiled kernels,
 //! MCTS tree) between moves and talks an engine protocol on stdin/stdout, so GUIs, tournament
-//! managers and other engines can use it: UGI ([`ugi`], every two-player game) or NBoard
-//! ([`nboard`], games whose record format is GGF: Othello).
+//! managers and other engines can use it: UGI ([`ugi`], every two-player game; [`one_player`],
+//! 2584 and 2048) or NBoard ([`nboard`], games whose record format is GGF: Othello).
 
 mod nboard;
+mod one_player;
 mod ugi;
 
 use crate::args::Common;
 use cubesearch_core::{Error, Game, Result};
-use cubesearch_games::registry::TwoPlayerGame;
+use cubesearch_games::registry::{GameVisitor, OnePlayerGame, TwoPlayerGame};
 use cubesearch_search::player::Player;
 use cubesearch_search::spec::PlayerSpec;
 use std::io::Write;
 
-/// `engine`, for two-player games.
+/// `engine`, for every game.
 pub struct EngineCommand<'a> {
     pub common: &'a Common,
-    pub player: &'a str,
+    /// The player's spec (default: two-player games `mcts:time=1s`; one-player games have none).
+    pub player: Option<&'a str>,
     /// `ugi` or `nboard`.
     pub protocol: &'a str,
 }
 
-impl super::TwoPlayerCommand for EngineCommand<'_> {
-    const WHAT: &'static str = "engine";
-    fn run<G: TwoPlayerGame>(self, game: G) -> Result<()> {
-        let player = build(self.player, self.common)?;
+impl GameVisitor for EngineCommand<'_> {
+    type Output = ();
+    fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+        let spec = self.player.unwrap_or("mcts:time=1s");
+        let player = build(spec, self.common)?;
         let input = std::io::stdin().lock();
         match self.protocol {
             "nboard" => nboard::serve(&game, player, input),
-            _ => ugi::serve(&game, self.common, self.player, player, input),
+            _ => ugi::serve(&game, self.common, spec, player, input),
         }
+    }
+    fn one_player<G: OnePlayerGame>(self, game: G) -> Result<()> {
+        if self.protocol != "ugi" {
+            return Err(Error::Unsupported(format!(
+                "--protocol {}: {} speaks UGI only",
+                self.protocol,
+                G::NAME
+            )));
+        }
+        let spec = self.player.ok_or_else(|| {
+            Error::parse(format!(
+                "engine {}: give --player td:weights=FILE or expectimax:layers=L,weights=FILE (a network `train {}` wrote), or random",
+                G::NAME,
+                G::NAME
+            ))
+        })?;
+        one_player::serve(&game, self.common, spec, std::io::stdin().lock())
     }
 }
 

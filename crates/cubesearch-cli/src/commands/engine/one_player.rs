@@ -1,0 +1,204 @@
+//! UGI for one-player games with chance (2584, 2048): the engine is the player, the host owns
+//! the board and its random tiles.
+//!
+//! ```text
+//! ugi                             → id name …, id author …, option …, ugiok
+//! isready                         → readyok
+//! uginewgame                      (a start drawn afresh; a network stays loaded)
+//! position fen <16 tile values>   (the board after the last random tile, as --position takes it)
+//! position startpos               (a start drawn from --seed)
+//! go [any limits]                 → info time … score …, bestmove left|right|up|down
+//!                                   (0000: no slide moves the board)
+//! setoption name player value <spec>   (random, td:weights=FILE, expectimax:layers=L,weights=FILE)
+//! setoption name <key> value <v>  (one parameter of the spec: layers, weights, method, tt)
+//! query gameover|p1turn|result    → response true|false, true, none|p1win|p2win
+//! quit
+//! ```
+//!
+//! `go` plays nothing: the host slides the board, adds its tile and sends the new board, so
+//! `position … moves …` is refused (a slide alone does not say which tile came next). `query
+//! result` is `p1win` once the board holds the tile the game is named after (2048, 2584),
+//! `p2win` when the game ends without it. Bad input gets one `info string error: …` line and
+//! the engine keeps its last good state.
+
+use super::{say, with_option};
+use crate::args::Common;
+use crate::one_line;
+use crate::output::stdin_error;
+use cubesearch_core::exec::ExpectimaxEval;
+use cubesearch_core::rng::XorShift32;
+use cubesearch_core::{Error, Result};
+use cubesearch_games::registry::OnePlayerGame;
+use cubesearch_learn::td::greedy;
+use cubesearch_learn::NTupleNetwork;
+use cubesearch_search::spec::StochasticPlayerSpec;
+use cubesearch_search::Executor;
+use std::io::BufRead;
+use std::time::Instant;
+
+/// The player: how a move is chosen.
+enum Chooser {
+    Random(XorShift32),
+    /// Greedy on a network.
+    Td(NTupleNetwork),
+    /// The best action of an expectimax with the network at its leaves, on `--backend`.
+    Expectimax {
+        net: NTupleNetwork,
+        exec: Executor,
+        layers: u32,
+    },
+}
+
+impl Chooser {
+    /// The player `spec` names (a person is refused: the host is the other end).
+    fn build<G: OnePlayerGame>(spec: &str, common: &Common) -> Result<Self> {
+        Ok(match spec.parse::<StochasticPlayerSpec>()? {
+            StochasticPlayerSpec::Human => {
+                return Err(Error::parse(
+                    "engine: the player is a program (human is the other side of the protocol)",
+                ))
+            }
+            StochasticPlayerSpec::Random => Chooser::Random(XorShift32::for_worker(common.seed, 0)),
+            StochasticPlayerSpec::Td { weights } => {
+                Chooser::Td(NTupleNetwork::load::<G>(&weights, None)?.0)
+            }
+            StochasticPlayerSpec::Expectimax(spec) => {
+                let net = NTupleNetwork::load::<G>(&spec.weights, None)?.0;
+                let (mut exec, _) = Executor::new(common.backend)?;
+                exec.set_expectimax_method(spec.method);
+                exec.set_expectimax_transposition(spec.transposition);
+                Chooser::Expectimax {
+                    net,
+                    exec,
+                    layers: spec.layers,
+                }
+            }
+        })
+    }
+
+    /// The action to play in `state` and, where the player has one, its value (the reward to
+    /// come as the network or the search sees it); `None` when no slide moves the board.
+    fn choose<G: OnePlayerGame>(
+        &mut self,
+        game: &G,
+        state: &G::State,
+    ) -> Result<Option<(G::Action, Option<f32>)>> {
+        Ok(match self {
+            Chooser::Random(rng) => {
+                let mut legal = Vec::new();
+                game.legal_actions(state, &mut legal);
+                (!legal.is_empty()).then(|| (legal[rng.below(legal.len() as u32) as usize].0, None))
+            }
+            Chooser::Td(net) => greedy(game, net, *state)
+                .map(|(a, after, reward)| (a, Some(reward as f32 + net.value(game, after)))),
+            Chooser::Expectimax { net, exec, layers } => {
+                let found = exec.evaluate(game, &*net, std::slice::from_ref(state), *layers)?;
+                found
+                    .first()
+                    .and_then(|r| r.best.map(|b| (G::ACTIONS[b as usize], Some(r.value))))
+            }
+        })
+    }
+}
+
+/// Serves UGI for a one-player game on `input` until `quit` or its end.
+pub(super) fn serve<G: OnePlayerGame>(
+    game: &G,
+    common: &Common,
+    spec: &str,
+    input: impl BufRead,
+) -> Result<()> {
+    let mut chooser = Chooser::build::<G>(spec, common)?;
+    let mut spec = spec.to_string();
+    let mut rng = XorShift32::for_worker(common.seed, 1);
+    let mut board = game.initial(&mut rng);
+    for line in input.lines() {
+        let line = line.map_err(stdin_error)?;
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let done = match words.as_slice() {
+            [] => Ok(false),
+            ["quit"] => Ok(true),
+            ["ugi"] => {
+                say(&format!("id name cubesearch {}", env!("CARGO_PKG_VERSION")));
+                say("id author the cubesearch developers");
+                say(&format!("option name player type string default {spec}"));
+                say("ugiok");
+                Ok(false)
+            }
+            ["isready"] => {
+                say("readyok");
+                Ok(false)
+            }
+            ["uginewgame"] | ["position", "startpos"] => {
+                board = game.initial(&mut rng);
+                Ok(false)
+            }
+            ["position", "fen", cells @ ..] if !cells.contains(&"moves") => game
+                .parse_position(&cells.join(" "))
+                .map(|b| {
+                    board = b;
+                    false
+                }),
+            ["position", ..] => Err(Error::parse(format!(
+                "position: send the {} board after its random tile, position fen <16 tiles> (a slide alone does not say which tile came next)",
+                G::NAME
+            ))),
+            ["go", ..] => {
+                let started = Instant::now();
+                chooser.choose(game, &board).map(|chosen| {
+                    let ms = started.elapsed().as_millis();
+                    let best = match chosen {
+                        Some((action, value)) => {
+                            let text = game.format_action(action);
+                            let score = value.map(|v| format!(" score {v:.0}")).unwrap_or_default();
+                            say(&format!("info time {ms}{score} pv {text}"));
+                            text
+                        }
+                        None => "0000".into(),
+                    };
+                    say(&format!("bestmove {best}"));
+                    false
+                })
+            }
+            ["stop"] => Ok(false),
+            ["setoption", "name", name, "value", value @ ..] => {
+                let wanted = match name.to_ascii_lowercase().as_str() {
+                    "player" => value.join(" "),
+                    key => with_option(&spec, key, &value.join(" ")),
+                };
+                Chooser::build::<G>(&wanted, common).map(|built| {
+                    chooser = built;
+                    spec = wanted;
+                    false
+                })
+            }
+            ["query", what] => {
+                let over = game.is_over(&board);
+                let answer = match *what {
+                    "gameover" => Some(over.to_string()),
+                    "p1turn" => Some("true".into()),
+                    "result" if !over => Some("none".into()),
+                    "result" => {
+                        // 2048 and 2584 are named after the tile that wins them.
+                        let goal: u32 = G::NAME.parse().unwrap_or(u32::MAX);
+                        Some(if game.progress(&board) >= goal { "p1win" } else { "p2win" }.into())
+                    }
+                    _ => None,
+                };
+                answer
+                    .map(|a| {
+                        say(&format!("response {a}"));
+                        false
+                    })
+                    .ok_or_else(|| Error::parse("query: expected gameover, p1turn or result"))
+            }
+            _ => Err(Error::parse(format!("unknown command '{}'", line.trim()))),
+        };
+        match done {
+            Ok(true) => break,
+            Ok(false) => {}
+            Err(e) => say(&format!("info string error: {}", one_line(&e.to_string()))),
+        }
+    }
+    Ok(())
+}
