@@ -404,3 +404,56 @@ fn a_2048_engine_answers_slides_for_the_boards_it_is_sent() {
     // Without a player a one-player engine asks for a network.
     common::assert_bad_input(&common::cubesearch(&["engine", "2048"]), "give --player");
 }
+
+/// `go infinite` searches until `stop`, past the player's own budget (50 playouts here), an
+/// `info` line a slice, answering `isready` meanwhile: no `bestmove` comes before `stop`.
+#[test]
+fn an_infinite_search_goes_on_until_stop() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let mut engine = Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+        .args([
+            "engine",
+            "checkers",
+            "--player",
+            "mcts:playouts=50",
+            "--backend",
+            "cpu",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut to = engine.stdin.take().unwrap();
+    writeln!(to, "position startpos\ngo infinite").unwrap();
+    // Two slices' info lines, then the host's isready and stop.
+    let mut from = BufReader::new(engine.stdout.take().unwrap()).lines();
+    let mut lines: Vec<String> = Vec::new();
+    while lines.iter().filter(|l| l.starts_with("info time")).count() < 2 {
+        lines.push(from.next().expect("an info line").unwrap());
+    }
+    writeln!(to, "isready\nstop\nquit").unwrap();
+    lines.extend(from.map(Result::unwrap));
+    assert!(engine.wait().unwrap().success());
+    let infos: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info time"))
+        .collect();
+    assert!(infos.len() >= 2, "{lines:#?}");
+    let playouts = |line: &str| -> u64 {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words.iter().position(|&w| w == "playouts").unwrap();
+        words[at + 1].parse().unwrap()
+    };
+    assert!(playouts(infos[infos.len() - 1]) > 50, "{lines:#?}");
+    let ready = lines.iter().position(|l| l == "readyok").unwrap();
+    let best = lines
+        .iter()
+        .position(|l| l.starts_with("bestmove"))
+        .unwrap();
+    assert!(ready < best && best == lines.len() - 1, "{lines:#?}");
+    let mv = lines[best].strip_prefix("bestmove ").unwrap();
+    let game = Checkers::default();
+    assert!(game.parse_move(&game.initial(), mv).is_ok(), "{mv}");
+}

@@ -28,10 +28,12 @@ impl GameVisitor for EngineCommand<'_> {
     fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
         let spec = self.player.unwrap_or("mcts:time=1s");
         let player = build(spec, self.common)?;
-        let input = std::io::stdin().lock();
         match self.protocol {
-            "nboard" => nboard::serve(&game, player, input),
-            _ => ugi::serve(&game, self.common, spec, player, input),
+            "nboard" => nboard::serve(&game, player, std::io::stdin().lock()),
+            _ => {
+                let input = std::io::BufReader::new(std::io::stdin());
+                ugi::serve(&game, self.common, spec, player, input)
+            }
         }
     }
     fn one_player<G: OnePlayerGame>(self, game: G) -> Result<()> {

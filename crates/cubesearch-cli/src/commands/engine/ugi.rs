@@ -16,9 +16,11 @@
 //! ```
 //!
 //! Bad input (an unknown command, an illegal move, a malformed position or spec) is answered
-//! with one `info string error: …` line and the engine keeps its last good state. Searches run
-//! in the command loop: a `stop` or `isready` sent during a timed search is answered when it
-//! ends, at most the move's time later.
+//! with one `info string error: …` line and the engine keeps its last good state. Commands are
+//! read on their own thread. `go infinite` searches in slices (0.1 s, doubling to 1 s), each
+//! going on from the last (an MCTS keeps its tree, alpha-beta its table), with an `info` line
+//! after each, until `stop`; between slices `isready` is answered. A `stop` or `isready` sent
+//! during a timed search is answered when it ends, at most the move's time later.
 
 use super::{build, say, with_option, Line};
 use crate::args::Common;
@@ -29,7 +31,11 @@ use cubesearch_games::registry::TwoPlayerGame;
 use cubesearch_search::mcts::centipawns;
 use cubesearch_search::player::{MoveLimits, Player};
 use std::io::BufRead;
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
+
+/// The host's lines, as the reading thread passes them on.
+type Lines = Receiver<std::io::Result<String>>;
 
 /// Serves UGI on `input` until `quit` or its end.
 pub(super) fn serve<G: TwoPlayerGame>(
@@ -37,7 +43,7 @@ pub(super) fn serve<G: TwoPlayerGame>(
     common: &Common,
     spec: &str,
     player: Box<dyn Player<G>>,
-    input: impl BufRead,
+    input: impl BufRead + Send + 'static,
 ) -> Result<()> {
     Engine {
         game,
@@ -68,9 +74,17 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
     }
 
     /// Reads commands until `quit` or the end of input.
-    fn serve(&mut self, input: impl BufRead) -> Result<()> {
-        let mut lines = input.lines();
-        while let Some(line) = lines.next() {
+    fn serve(&mut self, input: impl BufRead + Send + 'static) -> Result<()> {
+        // Lines arrive on their own thread, so a search can look for `stop` between slices.
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in input.lines() {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        while let Ok(line) = lines.recv() {
             let line = line.map_err(stdin_error)?;
             let words: Vec<&str> = line.split_whitespace().collect();
             let Some((&command, args)) = words.split_first() else {
@@ -91,7 +105,7 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
                 }
                 "uginewgame" => self.new_game().map(|_| false),
                 "position" => self.position(args).map(|_| false),
-                "go" => self.go(args, &mut lines),
+                "go" => self.go(args, &lines),
                 "stop" => Ok(false), // no search runs between commands
                 "setoption" => self.set_option(args).map(|_| false),
                 "query" => self.query(args).map(|_| false),
@@ -165,53 +179,89 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
 
     /// `go …`: the limits, a search, its `info` line and `bestmove`. After `go infinite` the
     /// answer waits for `stop` (or `quit`, which ends the engine: `Ok(true)`).
-    fn go(
-        &mut self,
-        args: &[&str],
-        lines: &mut impl Iterator<Item = std::io::Result<String>>,
-    ) -> Result<bool> {
+    fn go(&mut self, args: &[&str], lines: &Lines) -> Result<bool> {
         let limits = self.limits(args)?;
         let infinite = args.contains(&"infinite");
-        self.player.set_limits(&limits);
         let state = self.line.now;
-        let best = if self.game.outcome(&state) == Outcome::Ongoing {
-            let started = Instant::now();
-            let mv = self.player.choose(self.game, &state)?;
-            let ms = started.elapsed().as_millis();
-            let text = self.game.format_move(&state, mv);
-            let info = match self.player.last_search() {
-                Some(s) => format!(
-                    "info time {ms} nodes {} playouts {} nps {:.0}{} pv {text}",
-                    s.nodes,
-                    s.playouts,
-                    s.playouts as f64 / s.seconds.max(1e-9),
-                    s.win_rate
-                        .map(|p| format!(" score cp {}", centipawns(p)))
-                        .unwrap_or_default()
-                ),
-                None => format!("info time {ms} pv {text}"),
-            };
-            self.say(&info);
-            text
-        } else {
+        let ongoing = self.game.outcome(&state) == Outcome::Ongoing;
+        let best = if !ongoing {
+            // UCI's rule: no bestmove before `stop`, even with nothing to search.
+            if infinite && self.between_slices(lines, None)? == Some(true) {
+                return Ok(true);
+            }
             "0000".to_string()
-        };
-        if infinite {
-            // UCI's rule: no bestmove before `stop`; meanwhile keep answering.
-            for line in lines.by_ref() {
-                let line = line.map_err(stdin_error)?;
-                match line.trim() {
-                    "stop" => break,
-                    "isready" => self.say("readyok"),
-                    "quit" => return Ok(true),
-                    other => self.error(&Error::parse(format!(
-                        "'{other}' while searching: only stop, isready or quit"
-                    ))),
+        } else if !infinite {
+            self.player.set_limits(&limits);
+            self.search(&state)?
+        } else {
+            let mut slice = Duration::from_millis(100);
+            loop {
+                self.player.set_limits(&MoveLimits {
+                    time: Some(slice),
+                    ..limits
+                });
+                let started = Instant::now();
+                let best = self.search(&state)?;
+                // A player that ignores time (random) waits out the slice for the host.
+                let rest = slice.saturating_sub(started.elapsed());
+                match self.between_slices(lines, Some(rest))? {
+                    Some(true) => return Ok(true),
+                    Some(false) => break best,
+                    None => slice = (slice * 2).min(Duration::from_secs(1)),
                 }
             }
-        }
+        };
         self.say(&format!("bestmove {best}"));
         Ok(false)
+    }
+
+    /// One search of `state` with the player's limits: its `info` line, and its move's text.
+    fn search(&mut self, state: &G::State) -> Result<String> {
+        let started = Instant::now();
+        let mv = self.player.choose(self.game, state)?;
+        let ms = started.elapsed().as_millis();
+        let text = self.game.format_move(state, mv);
+        let info = match self.player.last_search() {
+            Some(s) => format!(
+                "info time {ms} nodes {} playouts {} nps {:.0}{} pv {text}",
+                s.nodes,
+                s.playouts,
+                s.playouts as f64 / s.seconds.max(1e-9),
+                s.win_rate
+                    .map(|p| format!(" score cp {}", centipawns(p)))
+                    .unwrap_or_default()
+            ),
+            None => format!("info time {ms} pv {text}"),
+        };
+        self.say(&info);
+        Ok(text)
+    }
+
+    /// The host's lines during an infinite search, waiting up to `wait` for the first (`None`:
+    /// until one comes), then those already sent: `isready` is answered, `stop` (or the end of
+    /// input) gives `Some(false)`, `quit` `Some(true)`, and `None` means search on.
+    fn between_slices(&mut self, lines: &Lines, wait: Option<Duration>) -> Result<Option<bool>> {
+        let mut wait = wait;
+        loop {
+            let line = match wait {
+                None => lines.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                Some(w) => lines.recv_timeout(w),
+            };
+            wait = Some(Duration::ZERO);
+            let line = match line {
+                Ok(line) => line.map_err(stdin_error)?,
+                Err(RecvTimeoutError::Timeout) => return Ok(None),
+                Err(RecvTimeoutError::Disconnected) => return Ok(Some(false)),
+            };
+            match line.trim() {
+                "stop" => return Ok(Some(false)),
+                "quit" => return Ok(Some(true)),
+                "isready" => self.say("readyok"),
+                other => self.error(&Error::parse(format!(
+                    "'{other}' while searching: only stop, isready or quit"
+                ))),
+            }
+        }
     }
 
     /// The limits `go`'s arguments set: a clock gives the side to move a 30th of its time
