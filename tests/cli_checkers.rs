@@ -1,7 +1,8 @@
 //! The command line for checkers: the board printed by `play`, and games written as PDN.
 
+use cubesearch_core::game::read_moves;
 use cubesearch_core::Game;
-use cubesearch_games::checkers::pdn::{pdn_move_texts, replay};
+use cubesearch_games::checkers::pdn::pdn_move_texts;
 use cubesearch_games::checkers::{Checkers, Rules};
 
 mod common;
@@ -74,7 +75,7 @@ fn play_writes_every_game_as_pdn() {
             .collect();
         assert_eq!(moves, expected, "{text}");
         let start = game.initial();
-        let played = replay(&game, &start, &moves).unwrap();
+        let played = read_moves(&game, &start, &moves).unwrap();
         let mut end = start;
         for m in played {
             end = game.apply(&end, m);

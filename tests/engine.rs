@@ -193,7 +193,7 @@ fn a_match_is_played_against_an_engine_through_ugi() {
 fn a_match_is_played_against_a_checkerboard_library() {
     let spec = format!(
         "checkerboard:time=20ms,lib={}",
-        common::checkerboard_library().display()
+        cubesearch_checkerboard::built_library().display()
     );
     // The library reads its player from the environment the match passes on.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_cubesearch"))

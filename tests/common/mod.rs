@@ -64,19 +64,3 @@ pub fn assert_bad_input(out: &Output, mentions: &str) {
         lines[0]
     );
 }
-
-/// The CheckerBoard engine library (`cubesearch-checkerboard`) cargo built beside the tests.
-pub fn checkerboard_library() -> std::path::PathBuf {
-    let exe = std::env::current_exe().expect("the test's path");
-    let name = format!(
-        "{}cubesearch_checkerboard{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    );
-    exe.ancestors()
-        .skip(1)
-        .take(2)
-        .map(|dir| dir.join(&name))
-        .find(|path| path.exists())
-        .unwrap_or_else(|| panic!("{name} is built beside {}", exe.display()))
-}

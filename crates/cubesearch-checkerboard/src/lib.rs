@@ -417,3 +417,22 @@ pub unsafe extern "system" fn islegal(
         None => 0,
     }
 }
+
+/// Where cargo built this library for the workspace's tests and examples: beside the running
+/// binary or one folder up (`target/<profile>/deps/` or `target/<profile>/`). Hosts' tests load
+/// it from there.
+#[doc(hidden)]
+pub fn built_library() -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("the running binary's path");
+    let name = format!(
+        "{}cubesearch_checkerboard{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    );
+    exe.ancestors()
+        .skip(1)
+        .take(2)
+        .map(|dir| dir.join(&name))
+        .find(|path| path.exists())
+        .unwrap_or_else(|| panic!("{name} is built beside {}", exe.display()))
+}

@@ -13,23 +13,6 @@ use cubesearch_games::checkers::{Checkers, Rules, Side};
 use cubesearch_search::player::{play_game, Player, RandomPlayer};
 use cubesearch_search::spec::PlayerSpec;
 use std::ffi::{c_char, c_int, CStr};
-use std::path::PathBuf;
-
-/// The engine library cargo built beside this test.
-fn library_path() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's path");
-    let name = format!(
-        "{}cubesearch_checkerboard{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    );
-    exe.ancestors()
-        .skip(1)
-        .take(2)
-        .map(|dir| dir.join(&name))
-        .find(|path| path.exists())
-        .unwrap_or_else(|| panic!("{name} is built beside {}", exe.display()))
-}
 
 struct Api {
     getmove: GetMove,
@@ -42,7 +25,8 @@ impl Api {
     fn load() -> Api {
         // SAFETY: our own library; the API fixes the signatures.
         unsafe {
-            let library = libloading::Library::new(library_path()).expect("the library loads");
+            let library = libloading::Library::new(cubesearch_checkerboard::built_library())
+                .expect("the library loads");
             let getmove = *library.get::<GetMove>(b"getmove\0").unwrap();
             let command = *library.get::<EngineCommand>(b"enginecommand\0").unwrap();
             let islegal = *library.get::<IsLegal>(b"islegal\0").unwrap();
@@ -194,10 +178,12 @@ fn a_host_plays_whole_games_through_getmove() {
 fn match_loads_the_library_as_a_player() {
     let _api = Api::load();
     let game = game();
-    let spec: PlayerSpec<Checkers> =
-        format!("checkerboard:time=20ms,lib={}", library_path().display())
-            .parse()
-            .unwrap();
+    let spec: PlayerSpec<Checkers> = format!(
+        "checkerboard:time=20ms,lib={}",
+        cubesearch_checkerboard::built_library().display()
+    )
+    .parse()
+    .unwrap();
     let mut engine = spec
         .build(Backend::Cpu, 7)
         .expect("the library loads as a player");

@@ -202,6 +202,38 @@ pub fn play_random_from_list<G: Game + ?Sized>(
     game.apply(state, scratch[rng.below(scratch.len() as u32) as usize])
 }
 
+/// `moves` played one after another from `start`, each written in the game's notation where
+/// it is played.
+pub fn write_moves<G: Game + ?Sized>(game: &G, start: &G::State, moves: &[G::Move]) -> Vec<String> {
+    let mut state = *start;
+    moves
+        .iter()
+        .map(|&mv| {
+            let text = game.format_move(&state, mv);
+            state = game.apply(&state, mv);
+            text
+        })
+        .collect()
+}
+
+/// Moves in the game's notation read one after another from `start` ([`write_moves`]
+/// reversed), each checked legal where it is played.
+pub fn read_moves<G: Game + ?Sized>(
+    game: &G,
+    start: &G::State,
+    texts: &[impl AsRef<str>],
+) -> Result<Vec<G::Move>> {
+    let mut state = *start;
+    texts
+        .iter()
+        .map(|text| {
+            let mv = game.parse_move(&state, text.as_ref())?;
+            state = game.apply(&state, mv);
+            Ok(mv)
+        })
+        .collect()
+}
+
 /// The error for a well-formed but illegal move, listing what is legal.
 pub fn illegal_move<G: Game + ?Sized>(
     game: &G,

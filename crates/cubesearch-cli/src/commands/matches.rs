@@ -2,11 +2,12 @@
 //! position or from a file of openings; a results file to resume from, the games saved in the
 //! game's record format, and the first player's score with its Elo difference.
 
-use super::openings::{self, move_texts, replay, Opening};
+use super::openings::{self, Opening};
 use super::play::{check_records_file, player, refuse_endless_players, write_records};
 use super::TwoPlayerCommand;
 use crate::args::Common;
 use crate::output::{emit, progress};
+use cubesearch_core::game::{read_moves, write_moves};
 use cubesearch_core::io::check_writable;
 use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::TwoPlayerGame;
@@ -142,7 +143,7 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
                         results.unwrap_or_default()
                     ))
                 })
-                .and_then(|texts| replay(game, start, texts))?;
+                .and_then(|texts| read_moves(game, &start, texts))?;
             records.push(record(g, &moves, played.for_p1));
         }
     }
@@ -172,7 +173,7 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
         moves.extend(&played.moves);
         if let (Some(file), Some(path)) = (&mut log, results) {
             let line = json!({ "index": g, "result": for_p1, "plies": played.moves.len(),
-                               "opening": k, "moves": move_texts(game, opening.start, &moves) });
+                               "opening": k, "moves": write_moves(game, &opening.start, &moves) });
             writeln!(file, "{line}")
                 .and_then(|_| file.sync_data())
                 .map_err(|e| Error::Io {

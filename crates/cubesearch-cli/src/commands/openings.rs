@@ -117,35 +117,10 @@ fn first_move<G: Game>(game: &G, state: &G::State, text: &str) -> Result<(G::Mov
         .ok_or(whole)
 }
 
-/// `moves` from `start` as the game writes them.
-pub fn move_texts<G: Game>(game: &G, start: G::State, moves: &[G::Move]) -> Vec<String> {
-    let mut state = start;
-    moves
-        .iter()
-        .map(|&mv| {
-            let text = game.format_move(&state, mv);
-            state = game.apply(&state, mv);
-            text
-        })
-        .collect()
-}
-
-/// Moves written by [`move_texts`] read back from `start`.
-pub fn replay<G: Game>(game: &G, start: G::State, texts: &[String]) -> Result<Vec<G::Move>> {
-    let mut state = start;
-    texts
-        .iter()
-        .map(|text| {
-            let mv = game.parse_move(&state, text)?;
-            state = game.apply(&state, mv);
-            Ok(mv)
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cubesearch_core::game::write_moves;
     use cubesearch_games::{Checkers, Reversi};
 
     fn file(name: &str, text: &str) -> std::path::PathBuf {
@@ -157,7 +132,7 @@ mod tests {
     }
 
     fn texts<G: Game>(game: &G, opening: &Opening<G>) -> Vec<String> {
-        move_texts(game, opening.start, &opening.moves)
+        write_moves(game, &opening.start, &opening.moves)
     }
 
     #[test]

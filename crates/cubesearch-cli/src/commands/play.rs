@@ -1,9 +1,9 @@
 //! `cubesearch play`: games between players given as specs, shown move by move; the players
 //! `match` builds too.
 
-use super::openings::move_texts;
 use crate::args::Common;
 use crate::output::ask;
+use cubesearch_core::game::write_moves;
 use cubesearch_core::io::{check_writable, write_atomically};
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
@@ -181,7 +181,7 @@ fn play<G: TwoPlayerGame>(game: &G, args: &Play) -> Result<()> {
                 record.moves.len()
             );
         }
-        let moves = move_texts(game, first, &record.moves);
+        let moves = write_moves(game, &first, &record.moves);
         results.push(
             json!({ "result": record.result, "moves": moves, "final": game.format_position(&end) }),
         );

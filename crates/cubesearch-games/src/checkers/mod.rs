@@ -23,7 +23,7 @@ pub use movegen::CheckersMove;
 
 use crate::registry::{GameOptions, TwoPlayerGame};
 use cubesearch_core::backend::Backend;
-use cubesearch_core::game::{illegal_move, play_random_from_list};
+use cubesearch_core::game::{illegal_move, play_random_from_list, read_moves};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
 use cubesearch_search::player::{NamedPlayers, Player};
@@ -276,7 +276,6 @@ impl Game for Checkers {
     }
 }
 
-/// Checkers has no players of its own.
 /// Checkers' own player: an engine library loaded through the CheckerBoard API.
 impl NamedPlayers for Checkers {
     type Named = cbapi::CheckerBoardSpec;
@@ -316,7 +315,7 @@ impl TwoPlayerGame for Checkers {
             Some(fen) => self.parse_position(fen)?,
             None => self.initial(),
         };
-        let moves = pdn::replay(self, &start, &pdn::pdn_move_texts(text))?;
+        let moves = read_moves(self, &start, &pdn::pdn_move_texts(text))?;
         Ok((start, moves))
     }
 

@@ -6,7 +6,6 @@
 use super::board::{CheckersState, Rules, Side};
 use super::notation::{format_fen, format_move};
 use super::{CheckersMove, START_FEN};
-use cubesearch_core::Game;
 
 /// The tags of one game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,25 +150,11 @@ pub fn pdn_move_texts(pdn: &str) -> Vec<String> {
     out
 }
 
-/// Replays PDN move texts from `start` with the game's own move reader.
-pub fn replay<G: Game<State = CheckersState, Move = CheckersMove>>(
-    game: &G,
-    start: &CheckersState,
-    texts: &[String],
-) -> cubesearch_core::Result<Vec<CheckersMove>> {
-    let mut state = *start;
-    let mut moves = Vec::with_capacity(texts.len());
-    for t in texts {
-        let mv = game.parse_move(&state, t)?;
-        state = game.apply(&state, mv);
-        moves.push(mv);
-    }
-    Ok(moves)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cubesearch_core::game::read_moves;
+    use cubesearch_core::Game;
 
     use crate::checkers::{Checkers, Rules};
 
@@ -186,11 +171,11 @@ mod tests {
     fn round_trip(game: &Checkers, start: &str, texts: &[&str], result: PdnResult) -> String {
         let start = game.parse_position(start).unwrap();
         let owned: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
-        let moves = replay(game, &start, &owned).unwrap();
+        let moves = read_moves(game, &start, &owned).unwrap();
         let pdn = game_to_pdn(&start, &moves, &tags(), result);
         let read = pdn_move_texts(&pdn);
         assert_eq!(read, owned, "{pdn}");
-        assert_eq!(replay(game, &start, &read).unwrap(), moves);
+        assert_eq!(read_moves(game, &start, &read).unwrap(), moves);
         pdn
     }
 
@@ -251,7 +236,7 @@ mod tests {
             texts.push(game.format_move(&s, mv));
             s = game.apply(&s, mv);
         }
-        let moves = replay(&game, &start, &texts).unwrap();
+        let moves = read_moves(&game, &start, &texts).unwrap();
         let pdn = game_to_pdn(&start, &moves, &tags(), PdnResult::BlackWins);
         assert!(pdn.lines().all(|l| l.len() <= 79), "{pdn}");
         assert!(pdn.lines().count() > 9, "{pdn}");

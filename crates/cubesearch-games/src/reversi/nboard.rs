@@ -74,6 +74,17 @@ impl NBoardPlayer {
         Ok(player)
     }
 
+    /// A `status error: …` line is the engine's refusal of what it was last told.
+    fn refused(&self, line: &str) -> Result<()> {
+        match line.strip_prefix("status error") {
+            Some(error) => Err(self.engine.failed(format!(
+                "the engine says: {}",
+                error.trim_start_matches(':').trim()
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// `ping N`, then the engine's lines up to `pong N`; a `status error` on the way is its
     /// refusal of what came before.
     fn sync(&mut self) -> Result<()> {
@@ -82,12 +93,7 @@ impl NBoardPlayer {
         self.engine.send(&format!("ping {}", self.pings))?;
         loop {
             let line = self.engine.line()?;
-            if let Some(error) = line.strip_prefix("status error") {
-                return Err(self.engine.failed(format!(
-                    "the engine says: {}",
-                    error.trim_start_matches(':').trim()
-                )));
-            }
+            self.refused(&line)?;
             if line.trim() == pong {
                 return Ok(());
             }
@@ -110,12 +116,7 @@ impl Player<Reversi> for NBoardPlayer {
             if let Some(answer) = line.strip_prefix("=== ") {
                 break answer.trim().to_string();
             }
-            if let Some(error) = line.strip_prefix("status error") {
-                return Err(self.engine.failed(format!(
-                    "the engine says: {}",
-                    error.trim_start_matches(':').trim()
-                )));
-            }
+            self.refused(&line)?;
         };
         let mv = parse_move(&answer).map_err(|e| self.engine.failed(e))?;
         if !game.moves(state).contains(&mv) {

@@ -8,6 +8,7 @@ mod one_player;
 mod ugi;
 
 use crate::args::Common;
+use crate::one_line;
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{GameVisitor, OnePlayerGame, TwoPlayerGame};
 use cubesearch_search::player::Player;
@@ -59,11 +60,27 @@ impl GameVisitor for EngineCommand<'_> {
 fn build<G: TwoPlayerGame>(spec: &str, common: &Common) -> Result<Box<dyn Player<G>>> {
     let spec: PlayerSpec<G> = spec.parse()?;
     if matches!(spec, PlayerSpec::Human) {
-        return Err(Error::parse(
-            "engine: the player is a program (human is the other side of the protocol)",
-        ));
+        return Err(human_refused());
     }
     spec.build(common.backend, common.seed)
+}
+
+/// The error a `human` engine player gets.
+fn human_refused() -> Error {
+    Error::parse("engine: the player is a program (human is the other side of the protocol)")
+}
+
+/// UGI's answer to `ugi`: who the engine is, its one option (the player's spec), `ugiok`.
+fn introduce(spec: &str) {
+    say(&format!("id name cubesearch {}", env!("CARGO_PKG_VERSION")));
+    say("id author the cubesearch developers");
+    say(&format!("option name player type string default {spec}"));
+    say("ugiok");
+}
+
+/// UGI's line for bad input: `info string error: …`.
+fn say_error(e: &Error) {
+    say(&format!("info string error: {}", one_line(&e.to_string())));
 }
 
 /// Writes one line to the host at once. A host that closed our stdout has gone: nothing left

@@ -21,9 +21,8 @@
 //! `p2win` when the game ends without it. Bad input gets one `info string error: …` line and
 //! the engine keeps its last good state.
 
-use super::{say, with_option};
+use super::{human_refused, introduce, say, say_error, with_option};
 use crate::args::Common;
-use crate::one_line;
 use crate::output::stdin_error;
 use cubesearch_core::exec::ExpectimaxEval;
 use cubesearch_core::rng::XorShift32;
@@ -53,11 +52,7 @@ impl Chooser {
     /// The player `spec` names (a person is refused: the host is the other end).
     fn build<G: OnePlayerGame>(spec: &str, common: &Common) -> Result<Self> {
         Ok(match spec.parse::<StochasticPlayerSpec>()? {
-            StochasticPlayerSpec::Human => {
-                return Err(Error::parse(
-                    "engine: the player is a program (human is the other side of the protocol)",
-                ))
-            }
+            StochasticPlayerSpec::Human => return Err(human_refused()),
             StochasticPlayerSpec::Random => Chooser::Random(XorShift32::for_worker(common.seed, 0)),
             StochasticPlayerSpec::Td { weights } => {
                 Chooser::Td(NTupleNetwork::load::<G>(&weights, None)?.0)
@@ -119,10 +114,7 @@ pub(super) fn serve<G: OnePlayerGame>(
             [] => Ok(false),
             ["quit"] => Ok(true),
             ["ugi"] => {
-                say(&format!("id name cubesearch {}", env!("CARGO_PKG_VERSION")));
-                say("id author the cubesearch developers");
-                say(&format!("option name player type string default {spec}"));
-                say("ugiok");
+                introduce(&spec);
                 Ok(false)
             }
             ["isready"] => {
@@ -197,7 +189,7 @@ pub(super) fn serve<G: OnePlayerGame>(
         match done {
             Ok(true) => break,
             Ok(false) => {}
-            Err(e) => say(&format!("info string error: {}", one_line(&e.to_string()))),
+            Err(e) => say_error(&e),
         }
     }
     Ok(())

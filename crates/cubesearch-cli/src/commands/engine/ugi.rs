@@ -22,9 +22,8 @@
 //! after each, until `stop`; between slices `isready` is answered. A `stop` or `isready` sent
 //! during a timed search is answered when it ends, at most the move's time later.
 
-use super::{build, say, with_option, Line};
+use super::{build, introduce, say, say_error, with_option, Line};
 use crate::args::Common;
-use crate::one_line;
 use crate::output::stdin_error;
 use cubesearch_core::{Error, Outcome, Result};
 use cubesearch_games::registry::TwoPlayerGame;
@@ -65,14 +64,6 @@ struct Engine<'a, G: TwoPlayerGame> {
 }
 
 impl<G: TwoPlayerGame> Engine<'_, G> {
-    fn say(&mut self, line: &str) {
-        say(line);
-    }
-
-    fn error(&mut self, e: &Error) {
-        say(&format!("info string error: {}", one_line(&e.to_string())));
-    }
-
     /// Reads commands until `quit` or the end of input.
     fn serve(&mut self, input: impl BufRead + Send + 'static) -> Result<()> {
         // Lines arrive on their own thread, so a search can look for `stop` between slices.
@@ -92,15 +83,11 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
             };
             let done = match command {
                 "ugi" => {
-                    self.say(&format!("id name cubesearch {}", env!("CARGO_PKG_VERSION")));
-                    self.say("id author the cubesearch developers");
-                    let spec = self.spec_text.clone();
-                    self.say(&format!("option name player type string default {spec}"));
-                    self.say("ugiok");
+                    introduce(&self.spec_text);
                     Ok(false)
                 }
                 "isready" => {
-                    self.say("readyok");
+                    say("readyok");
                     Ok(false)
                 }
                 "uginewgame" => self.new_game().map(|_| false),
@@ -115,7 +102,7 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
             match done {
                 Ok(true) => break,
                 Ok(false) => {}
-                Err(e) => self.error(&e),
+                Err(e) => say_error(&e),
             }
         }
         Ok(())
@@ -211,7 +198,7 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
                 }
             }
         };
-        self.say(&format!("bestmove {best}"));
+        say(&format!("bestmove {best}"));
         Ok(false)
     }
 
@@ -233,7 +220,7 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
             ),
             None => format!("info time {ms} pv {text}"),
         };
-        self.say(&info);
+        say(&info);
         Ok(text)
     }
 
@@ -256,8 +243,8 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
             match line.trim() {
                 "stop" => return Ok(Some(false)),
                 "quit" => return Ok(Some(true)),
-                "isready" => self.say("readyok"),
-                other => self.error(&Error::parse(format!(
+                "isready" => say("readyok"),
+                other => say_error(&Error::parse(format!(
                     "'{other}' while searching: only stop, isready or quit"
                 ))),
             }
@@ -337,7 +324,7 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
             }
             _ => return Err(Error::parse("query: expected gameover, p1turn or result")),
         };
-        self.say(&format!("response {answer}"));
+        say(&format!("response {answer}"));
         Ok(())
     }
 }
