@@ -281,7 +281,7 @@ fn multi_gpu_agents_meet_while_their_games_run() {
 /// device must give what the CPU's per-step update gives.
 #[test]
 fn the_per_step_update_kernel_equals_the_cpu_update() {
-    use cubesearch::kernels::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     use cubesearch_games::fib::Board;
@@ -319,6 +319,7 @@ fn the_per_step_update_kernel_equals_the_cpu_update() {
         cap: 1,
         averaged: false,
         storage: WeightStorage::F32,
+        lanes: LaneExchange::Cube,
     };
     let mut device = DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     device.learn_steps(&words, 2, step).unwrap();
@@ -387,7 +388,7 @@ fn cpu_capped_training(
 /// re-implementation update for update.
 #[test]
 fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
-    use cubesearch::kernels::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
@@ -403,6 +404,7 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
         cap: 16,
         averaged: false,
         storage: WeightStorage::F32,
+        lanes: LaneExchange::Cube,
     };
     let mut device =
         DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
@@ -433,7 +435,7 @@ fn cpu_averaged_game(
     use cubesearch::rng::XorShift32;
     use cubesearch::StochasticGame;
     let game = Sliding::<Fib>::new();
-    let fresh = || NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
+    let fresh = || NTupleNetwork::for_game::<Game2584>(net.shapes()).unwrap();
     let (pending, hits, mut reads) = (fresh(), fresh(), fresh());
     for t in 0..net.shapes().len() {
         reads.set_table(t, net.table(t).into_iter().map(read));
@@ -491,31 +493,63 @@ fn averaged_updates_equal_the_cpu_re_implementation(
 fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
-    for seed in [33, 34] {
-        let mut cpu_net = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
-        let step = 0.1 / cpu_net.lookups() as f32;
-        let cpu_scores = vec![cpu_averaged_game(&mut cpu_net, 0, seed, step, |w| w)];
-        let gpu_net = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
-        // 400 moves in one launch: a zero-weight game is far shorter, and stays inside
-        // lavapipe's loop budget.
-        let shape = TdShape {
-            units: 1,
-            max_moves: 400,
-            cap: 1024,
-            averaged: true,
-            storage: WeightStorage::F32,
-        };
-        let mut device =
-            DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
-        let games = device.play_batch(0, 1, seed, step).unwrap();
-        assert!(games[0].moves < 400, "{games:?}");
-        assert_eq!(cpu_scores, vec![games[0].score as u64]);
-        let mut gpu_net = gpu_net;
-        for (t, table) in device.read_tables().unwrap().into_iter().enumerate() {
-            gpu_net.set_table(t, table.into_iter());
+    // The seed's 24 lookups (a game's lanes 24..31 idle), and 48 (two rounds of the lanes).
+    let wider: Vec<Vec<u8>> = [
+        [0, 1, 2, 3],
+        [4, 5, 6, 7],
+        [0, 4, 8, 12],
+        [1, 5, 9, 13],
+        [0, 1, 4, 5],
+        [5, 6, 9, 10],
+    ]
+    .iter()
+    .map(|s| s.to_vec())
+    .collect();
+    for shapes in [seed_shapes(), wider] {
+        for lanes in lane_exchanges(gpu.client()) {
+            for seed in [33, 34] {
+                let mut cpu_net = NTupleNetwork::for_game::<Game2584>(&shapes).unwrap();
+                let step = 0.1 / cpu_net.lookups() as f32;
+                let cpu_scores = vec![cpu_averaged_game(&mut cpu_net, 0, seed, step, |w| w)];
+                let gpu_net = NTupleNetwork::for_game::<Game2584>(&shapes).unwrap();
+                // 400 moves in one launch: a zero-weight game is far shorter, and stays inside
+                // lavapipe's loop budget.
+                let shape = TdShape {
+                    units: 1,
+                    max_moves: 400,
+                    cap: 1024,
+                    averaged: true,
+                    storage: WeightStorage::F32,
+                    lanes,
+                };
+                let mut device =
+                    DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape)
+                        .unwrap();
+                let games = device.play_batch(0, 1, seed, step).unwrap();
+                assert!(games[0].moves < 400, "{games:?}");
+                assert_eq!(cpu_scores, vec![games[0].score as u64], "{lanes:?}");
+                let mut gpu_net = gpu_net;
+                for (t, table) in device.read_tables().unwrap().into_iter().enumerate() {
+                    gpu_net.set_table(t, table.into_iter());
+                }
+                let what = format!("2584, {} lookups, averaged, {lanes:?}", cpu_net.lookups());
+                assert_same_weights(&what, &cpu_net, &gpu_net);
+            }
         }
-        assert_same_weights("2584, averaged", &cpu_net, &gpu_net);
     }
+}
+
+/// The ways a game's lanes can pool their reads on `client`'s device: through the cube
+/// everywhere, and through planes where it has planes of the lanes' number.
+fn lane_exchanges<R: cubecl::Runtime>(
+    client: &cubecl::prelude::ComputeClient<R>,
+) -> Vec<cubesearch::kernels::td::LaneExchange> {
+    use cubesearch::kernels::td::LaneExchange;
+    let mut all = vec![LaneExchange::Cube];
+    if cubesearch::kernels::launch::planes_fit(client) {
+        all.push(LaneExchange::Plane);
+    }
+    all
 }
 
 /// A weight as an f16 copy holds it (round to nearest, ties to even).
@@ -544,7 +578,7 @@ fn worst_gap(want: &NTupleNetwork, got: &[Vec<f32>]) -> f32 {
 /// that the first launch's apply kernel rewrote — and must not equal the one reading f32.
 #[test]
 fn f16_storage_reads_the_weights_rounded_to_f16() {
-    use cubesearch::kernels::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
     use cubesearch::rng::XorShift32;
     use cubesearch::td::td_net;
     use cubesearch::Executor;
@@ -577,6 +611,7 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
         cap: 1024,
         averaged: true,
         storage: WeightStorage::F16,
+        lanes: LaneExchange::Cube,
     };
     let mut device =
         DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&start), shape).unwrap();
@@ -618,12 +653,57 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
     }
 }
 
+/// A game's lanes pool through planes only in averaged launches (an immediate update's lanes
+/// must see each other's adds, which takes a cube barrier) and only on planes of their number:
+/// both refused up front, on every device (lavapipe has no plane ops at all).
+#[rstest]
+fn plane_lanes_need_averaged_updates_on_fitting_planes(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    use cubesearch::Executor;
+    match executor(backend) {
+        None => {}
+        Some(Executor::Wgpu(gpu)) => plane_lanes_refused(&gpu),
+        #[cfg(feature = "cuda")]
+        Some(Executor::Cuda(gpu)) => plane_lanes_refused(&gpu),
+        Some(_) => panic!("a GPU executor"),
+    }
+}
+
+fn plane_lanes_refused<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
+    use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
+    use cubesearch::td::td_net;
+    use cubesearch::Error;
+    let net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
+    let fits = cubesearch::kernels::launch::planes_fit(gpu.client());
+    for averaged in [false, true] {
+        let shape = TdShape {
+            units: 16,
+            max_moves: 32,
+            cap: 512,
+            averaged,
+            storage: WeightStorage::F32,
+            lanes: LaneExchange::Plane,
+        };
+        let made = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape);
+        if averaged && fits {
+            assert!(made.is_ok(), "{:?}", made.err());
+        } else {
+            assert!(
+                matches!(&made, Err(Error::Unsupported(why)) if why.contains("planes")),
+                "averaged {averaged}: {:?}",
+                made.err()
+            );
+        }
+    }
+}
+
 /// f16 storage is for averaged launches only: an immediate launch reads the weights it is
 /// changing (atomics), so there is no read-only copy to store in f16. The CPU trainer's weights
 /// are f32 only.
 #[test]
 fn f16_storage_needs_averaged_updates() {
-    use cubesearch::kernels::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::{Error, Executor};
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
@@ -636,6 +716,7 @@ fn f16_storage_needs_averaged_updates() {
         cap: 512,
         averaged: false,
         storage: WeightStorage::F16,
+        lanes: LaneExchange::Cube,
     };
     let made = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape);
     assert!(
@@ -698,7 +779,7 @@ fn averaged_training_with_many_units_learns(
 /// batch, and both carry on normally once the deadline is lifted.
 #[test]
 fn a_deadline_stops_gpu_training_between_launches() {
-    use cubesearch::kernels::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
@@ -712,6 +793,7 @@ fn a_deadline_stops_gpu_training_between_launches() {
         cap: 512,
         averaged: false,
         storage: WeightStorage::F32,
+        lanes: LaneExchange::Cube,
     };
     let mut device = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     let now = Some(std::time::Instant::now());

@@ -75,6 +75,18 @@ pub fn units_per_cube<R: Runtime>(client: &ComputeClient<R>) -> u32 {
         .clamp(32, 256)
 }
 
+/// The plane size that the plane-shuffle kernels are written for.
+pub const PLANE: u32 = 32;
+
+/// Whether the device offers plane ops on planes of exactly [`PLANE`] units (CUDA, NVIDIA's
+/// Vulkan; not lavapipe, which has no plane ops through wgpu).
+pub fn planes_fit<R: Runtime>(client: &ComputeClient<R>) -> bool {
+    let props = client.properties();
+    props.features.plane.contains(cubecl::features::Plane::Ops)
+        && props.hardware.plane_size_min == PLANE
+        && props.hardware.plane_size_max == PLANE
+}
+
 /// A grid of at least `units` units in cubes of `units_per_cube`, spread over two dimensions when
 /// one is not enough (wgpu allows 65535 cubes per dimension). Kernels index with `ABSOLUTE_POS`
 /// and ignore units past the end.

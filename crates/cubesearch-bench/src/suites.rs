@@ -302,13 +302,14 @@ struct TdSteps<'a> {
 impl cubesearch_search::DeviceTask for TdSteps<'_> {
     type Output = ();
     fn run<R: cubecl::Runtime>(self, client: &cubecl::prelude::ComputeClient<R>) -> Result<()> {
-        use cubesearch_kernels::td::{DeviceTd, TdShape};
+        use cubesearch_kernels::td::{DeviceTd, LaneExchange, TdShape};
         let shape = TdShape {
             units: 1,
             max_moves: 1,
             cap: 1,
             averaged: false,
             storage: WeightStorage::F32,
+            lanes: LaneExchange::Cube,
         };
         let mut device = DeviceTd::<R, cubesearch_games::fib::Game2584>::new(
             client,

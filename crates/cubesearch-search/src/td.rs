@@ -128,6 +128,7 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
                     net.lookups() as u32,
                     G::STATE_WORDS,
                     self.loop_budget,
+                    cubesearch_kernels::launch::planes_fit(&self.client),
                 )
             };
             self.device = Some(DeviceTd::new(&self.client, &td_net(net), shape)?);
@@ -148,7 +149,7 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
     /// Games played at once.
     pub(crate) fn units(&self) -> usize {
         self.shape().map_or_else(
-            || TdShape::for_device(self.units, 24, G::STATE_WORDS, self.loop_budget).units,
+            || TdShape::for_device(self.units, 24, G::STATE_WORDS, self.loop_budget, false).units,
             |s| s.units,
         ) as usize
     }

@@ -14,7 +14,7 @@ use cubesearch_core::{AfterstateValue, Backend, Result, RootValue, StochasticGam
 use cubesearch_kernels::expectimax::launch::ExpectimaxMethod;
 use cubesearch_kernels::rng;
 use cubesearch_kernels::stochastic::{Acted, DeviceStochasticGame, GpuStochasticGame};
-use cubesearch_kernels::td::{DeviceTd, TdShape, WeightStorage};
+use cubesearch_kernels::td::{DeviceTd, LaneExchange, TdShape, WeightStorage};
 use cubesearch_learn::{default_shapes, pack_views, NTupleNetwork, TupleGame};
 use cubesearch_search::expectimax::search;
 use cubesearch_search::td::td_net;
@@ -384,6 +384,7 @@ fn td_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
         cap: 64,
         averaged: false,
         storage: WeightStorage::F32,
+        lanes: LaneExchange::Cube,
     };
     let mut device = DeviceTd::<_, Chute>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
     let games = device.play_batch(0, 40, 12, step).unwrap();

@@ -6,7 +6,7 @@ use super::multilevel::{actions_kernel, layer_kernel, leaf_blocks_kernel};
 use super::naive::naive_kernel;
 use super::reduce::{reduce_kernel, root_fold_kernel, root_kernel, root_words, FOLD_PLANE};
 use super::TreeShape;
-use crate::launch::{cube_count, grid, read, upload};
+use crate::launch::{cube_count, grid, planes_fit, read, upload};
 use crate::ntuple::{check_lookups, NetLayout};
 use crate::stochastic::{outcome_weights, GpuStochasticGame};
 use cubecl::prelude::*;
@@ -156,7 +156,7 @@ fn blocks<R: Runtime>(
 pub struct SearchShape {
     /// How the tree is generated.
     pub method: ExpectimaxMethod,
-    /// Fold blocks with plane ops (only where [`plane_ops_fit`] says the device has them; used
+    /// Fold blocks with plane ops (only where [`planes_fit`] says the device has them; used
     /// for the games whose blocks fit them, [`TreeShape::plane_fold_fits`]).
     pub plane_ops: bool,
     /// Most words one buffer of a chunk of roots holds ([`MAX_ENTRIES`] unless a test wants
@@ -169,18 +169,10 @@ impl SearchShape {
     pub fn on<R: Runtime>(client: &ComputeClient<R>, method: ExpectimaxMethod) -> Self {
         Self {
             method,
-            plane_ops: plane_ops_fit(client),
+            plane_ops: planes_fit(client),
             max_entries: MAX_ENTRIES,
         }
     }
-}
-
-/// Whether the device offers plane ops on planes of exactly 32 units, the fold's shape.
-pub fn plane_ops_fit<R: Runtime>(client: &ComputeClient<R>) -> bool {
-    let props = client.properties();
-    props.features.plane.contains(cubecl::features::Plane::Ops)
-        && props.hardware.plane_size_min == FOLD_PLANE
-        && props.hardware.plane_size_max == FOLD_PLANE
 }
 
 /// Device buffers that searches reuse from call to call: once they fit, a search allocates
@@ -301,7 +293,7 @@ pub fn launch_expectimax<R: Runtime, G: GpuStochasticGame>(
             tree.block()
         )));
     }
-    if shape.plane_ops && !plane_ops_fit(client) {
+    if shape.plane_ops && !planes_fit(client) {
         return Err(Error::Unsupported(format!(
             "this device has no plane ops on {FOLD_PLANE}-unit planes"
         )));

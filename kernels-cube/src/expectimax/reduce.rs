@@ -24,7 +24,7 @@ use crate::stochastic::DeviceStochasticGame;
 use cubecl::prelude::*;
 
 /// The plane size the plane-shuffle max is written for.
-pub const FOLD_PLANE: u32 = 32;
+pub const FOLD_PLANE: u32 = crate::launch::PLANE;
 
 impl TreeShape {
     /// Whether an outcome's action max can use plane shuffles on [`FOLD_PLANE`]-unit planes:

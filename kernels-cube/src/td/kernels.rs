@@ -37,40 +37,6 @@ pub fn value<G: DeviceStochasticGame>(
     sums.total()
 }
 
-/// V(state) read from the training weights: plain loads from `frozen` when a launch averages
-/// its updates (the weights do not change until the apply kernel runs), else atomic loads from
-/// `live`, which the launch's own updates change. CUDA compiles an atomic load to an atomic
-/// add of zero, a round trip to L2 for each weight a move reads. `frozen` holds the weights as
-/// `F` ([`super::WeightStorage`]); the sum is f32 whatever they are stored as, in [`value()`]'s
-/// order.
-#[cube]
-#[allow(clippy::too_many_arguments)]
-fn training_value<G: DeviceStochasticGame, F: Float>(
-    state: &G::State,
-    frozen: &Array<F>,
-    live: &Array<Atomic<f32>>,
-    lut: &Array<u32>,
-    lookups: u32,
-    #[comptime] len: u32,
-    #[comptime] bits: u32,
-    #[comptime] averaged: bool,
-) -> f32 {
-    if averaged {
-        let mut sums = partial_sums();
-        for q in 0..lookups / 4u32 {
-            let l = 4u32 * q;
-            let w0 = f32::cast_from(frozen[lookup_index::<G>(state, lut, l, len, bits)]);
-            let w1 = f32::cast_from(frozen[lookup_index::<G>(state, lut, l + 1u32, len, bits)]);
-            let w2 = f32::cast_from(frozen[lookup_index::<G>(state, lut, l + 2u32, len, bits)]);
-            let w3 = f32::cast_from(frozen[lookup_index::<G>(state, lut, l + 3u32, len, bits)]);
-            sums.add(w0, w1, w2, w3);
-        }
-        sums.total()
-    } else {
-        value::<G>(state, live, lut, lookups, len, bits)
-    }
-}
-
 /// `x` unchanged, as a value no compiler can fuse into a later add: CUDA (and other GPU
 /// compilers) contract `a·b + c` into one fused multiply-add, rounded once where the CPU rounds
 /// the product and the sum each. `zero` must be 0 but unknown to the compiler (derived from a
@@ -96,32 +62,163 @@ pub fn update<G: DeviceStochasticGame>(
     }
 }
 
-/// Adds `delta` to the pending change of every weight V(state) reads, and counts the hit
-/// (the averaged update, see [`super::TdShape::averaged`]).
+/// Units that play one game together ([`td_play_kernel`](fn@td_play_kernel)): lane `k` of a game reads
+/// lookups `k, k + LANES, …` of every V, so a move's reads go out at once and the units
+/// of a warp never wait on another game's control flow.
+pub const LANES: u32 = crate::launch::PLANE;
+
+/// How the [`LANES`] lanes of one game pool the weights they read into V.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LaneExchange {
+    /// Plane shuffles, on a device whose planes are exactly [`LANES`] units (CUDA, NVIDIA's
+    /// Vulkan): a cube holds several games, one a plane. Averaged updates only: the lanes of
+    /// an immediate update must see each other's atomic adds, which needs a barrier.
+    Plane,
+    /// Shared memory and cube barriers, on every device: a cube is one game.
+    Cube,
+}
+
+impl LaneExchange {
+    /// Units a cube: eight games a cube with planes, one without.
+    pub fn units_per_cube(self) -> u32 {
+        match self {
+            LaneExchange::Plane => 8 * LANES,
+            LaneExchange::Cube => LANES,
+        }
+    }
+}
+
+/// V(state) read by the [`LANES`] lanes of one game and pooled so that every lane gets
+/// [`value()`]'s bits: partial sum `k` adds lookups `k, k + 4, …` in order (each lane of a
+/// plane keeps the sum of its lane number mod 4, gathered by shuffles; with a cube every lane
+/// adds all of them from shared memory), then `(s₀ + s₁) + (s₂ + s₃)`, which the two
+/// butterfly steps give in every lane (an add of the same two values in either order rounds
+/// alike). Averaged launches read `frozen` as `F` (the weights do not change until the apply
+/// kernel runs), immediate ones `live` atomically: the launch's own updates change it. Every lane of the game must call it, with the same `state`.
 #[cube]
 #[allow(clippy::too_many_arguments)]
-fn accumulate<G: DeviceStochasticGame>(
+fn lane_value<G: DeviceStochasticGame, F: Float>(
+    state: &G::State,
+    frozen: &Array<F>,
+    live: &Array<Atomic<f32>>,
+    lut: &Array<u32>,
+    lookups: u32,
+    lane: u32,
+    pool: &mut SharedMemory<f32>,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+    #[comptime] averaged: bool,
+    #[comptime] planes: bool,
+) -> f32 {
+    let mut own = 0.0f32;
+    let mut sums = partial_sums();
+    let mut first = 0u32;
+    while first < lookups {
+        let l = first + lane;
+        let mut w = 0.0f32;
+        if l < lookups {
+            let i = lookup_index::<G>(state, lut, l, len, bits);
+            if averaged {
+                w = f32::cast_from(frozen[i]);
+            } else {
+                w = live[i].load();
+            }
+        }
+        let here = lookups - first;
+        if planes {
+            #[unroll]
+            for j in 0..LANES / 4 {
+                let x = plane_shuffle(w, (lane & 3u32) + 4u32 * j);
+                if 4u32 * j < here {
+                    own += x;
+                }
+            }
+        } else {
+            sync_cube();
+            pool[lane as usize] = w;
+            sync_cube();
+            let quads = select(here < LANES, here, LANES) / 4u32;
+            for q in 0..quads {
+                let at = (4u32 * q) as usize;
+                sums.add(pool[at], pool[at + 1], pool[at + 2], pool[at + 3]);
+            }
+        }
+        first += LANES;
+    }
+    if planes {
+        let pair = own + plane_shuffle_xor(own, 1u32);
+        pair + plane_shuffle_xor(pair, 2u32)
+    } else {
+        sums.total()
+    }
+}
+
+/// `x` as lane 0 of the game has it, in every lane.
+#[cube]
+fn from_lane0(x: u32, lane: u32, slot: &mut SharedMemory<u32>, #[comptime] planes: bool) -> u32 {
+    if planes {
+        plane_broadcast(x, 0u32)
+    } else {
+        sync_cube();
+        if lane == 0u32 {
+            slot[0] = x;
+        }
+        sync_cube();
+        slot[0]
+    }
+}
+
+/// The lanes of one game add `delta` to every weight V(state) reads (immediate updates), then
+/// wait at a barrier so that a read after it sees every lane's add.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn lane_update<G: DeviceStochasticGame>(
+    state: &G::State,
+    weights: &Array<Atomic<f32>>,
+    lut: &Array<u32>,
+    delta: f32,
+    lookups: u32,
+    lane: u32,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+) {
+    let mut l = lane;
+    while l < lookups {
+        weights[lookup_index::<G>(state, lut, l, len, bits)].fetch_add(delta);
+        l += LANES;
+    }
+    sync_storage();
+}
+
+/// The lanes of one game add `delta` to the pending change of every weight V(state) reads,
+/// and count the hit (the averaged update, see [`super::TdShape::averaged`]).
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn lane_accumulate<G: DeviceStochasticGame>(
     state: &G::State,
     pending: &Array<Atomic<f32>>,
     hits: &Array<Atomic<u32>>,
     lut: &Array<u32>,
     delta: f32,
     lookups: u32,
+    lane: u32,
     #[comptime] len: u32,
     #[comptime] bits: u32,
 ) {
-    for l in 0..lookups {
+    let mut l = lane;
+    while l < lookups {
         let i = lookup_index::<G>(state, lut, l, len, bits);
         pending[i].fetch_add(delta);
         hits[i].fetch_add(1u32);
+        l += LANES;
     }
 }
 
 /// The backward TD(0) pass over `count` path entries starting at entry `first`, the last
-/// afterstate moved toward `target`. Immediate: each update goes into the weights and the
-/// next target reads them back (the CPU trainer exactly). Averaged: each update goes into
-/// `pending`/`hits`, and the next target is the value the update would have given,
-/// `v + lookups · Δ`.
+/// afterstate moved toward `target`, by the lanes of one game. Immediate: each update goes
+/// into the weights and the next target reads them back (the CPU trainer exactly). Averaged:
+/// each update goes into `pending`/`hits`, and the next target is the value the update would
+/// have given, `v + lookups · Δ`.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn learn<G: DeviceStochasticGame, F: Float>(
@@ -136,10 +233,13 @@ fn learn<G: DeviceStochasticGame, F: Float>(
     target0: f32,
     step: f32,
     lookups: u32,
+    lane: u32,
+    pool: &mut SharedMemory<f32>,
     #[comptime] len: u32,
     #[comptime] bits: u32,
     #[comptime] words: usize,
     #[comptime] averaged: bool,
+    #[comptime] planes: bool,
 ) {
     let stride = (words + 1) as u32;
     let mut target = target0;
@@ -149,16 +249,21 @@ fn learn<G: DeviceStochasticGame, F: Float>(
         let at = ((first + i) * stride) as usize;
         let after = G::load(paths, at);
         let reward = f32::cast_from(paths[at + words]);
-        let v = training_value::<G, F>(&after, frozen, weights, lut, lookups, len, bits, averaged);
+        let v = lane_value::<G, F>(
+            &after, frozen, weights, lut, lookups, lane, pool, len, bits, averaged, planes,
+        );
         let delta = step * (target - v);
         if averaged {
-            accumulate::<G>(&after, pending, hits, lut, delta, lookups, len, bits);
+            lane_accumulate::<G>(&after, pending, hits, lut, delta, lookups, lane, len, bits);
             // `lookups < 2^31`: a zero the compiler cannot see is one.
             let change = unfused(f32::cast_from(lookups) * delta, lookups >> 31u32);
             target = reward + v + change;
         } else {
-            update::<G>(&after, weights, lut, delta, lookups, len, bits);
-            target = reward + value::<G>(&after, weights, lut, lookups, len, bits);
+            lane_update::<G>(&after, weights, lut, delta, lookups, lane, len, bits);
+            target = reward
+                + lane_value::<G, F>(
+                    &after, frozen, weights, lut, lookups, lane, pool, len, bits, averaged, planes,
+                );
         }
     }
 }
@@ -253,9 +358,10 @@ pub fn td_start_kernel(units: &mut Array<u32>, unit_count: u32) {
     }
 }
 
-/// Takes the next game number, `base + counters[0]++`, if it is below `limit`: the game's
-/// generator and start position; else the unit idles (`NONE`). The host moves `base` past the
-/// numbers taken below the limit, so a number taken past it is handed out again.
+/// Takes the next game number, `base + counters[0]++` (lane 0 counts, every lane learns
+/// the number), if it is below `limit`: the game's generator and start position; else the
+/// game slot idles (`NONE`). The host moves `base` past the numbers taken below the limit, so
+/// a number taken past it is handed out again.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn take_game<G: DeviceStochasticGame>(
@@ -264,11 +370,18 @@ fn take_game<G: DeviceStochasticGame>(
     limit: u32,
     seed: u32,
     first: u32,
+    lane: u32,
+    slot: &mut SharedMemory<u32>,
     game: &mut u32,
     rng: &mut u32,
     state: &mut G::State,
+    #[comptime] planes: bool,
 ) {
-    let next = base + counters[0].fetch_add(1u32);
+    let mut ticket = 0u32;
+    if lane == 0u32 {
+        ticket = counters[0].fetch_add(1u32);
+    }
+    let next = base + from_lane0(ticket, lane, slot, planes);
     if next < limit {
         *game = next;
         *rng = rng::worker_state(seed, first + next);
@@ -279,8 +392,12 @@ fn take_game<G: DeviceStochasticGame>(
     }
 }
 
-/// Each unit plays up to `max_moves` moves, learning from each game when it ends (see the module
-/// docs) and taking the next game number below `limit` (games `first + base ..`).
+/// Each game slot (its [`LANES`] lanes together, pooling as `planes` says: see
+/// [`LaneExchange`]) plays up to `max_moves` moves, learning from each game when it ends (see
+/// the module docs) and taking the next game number below `limit` (games `first + base ..`).
+/// Every lane of a game keeps the whole game in registers and makes the same choices, since
+/// every V comes to each lane with the same bits; lane 0 alone counts and writes what the host
+/// reads, and every lane writes (and reads back) the same path words.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
@@ -309,8 +426,12 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
     #[comptime] words: usize,
     #[comptime] actions: u32,
     #[comptime] averaged: bool,
+    #[comptime] planes: bool,
 ) {
-    let u = ABSOLUTE_POS as u32;
+    let u = ABSOLUTE_POS as u32 / LANES;
+    let lane = UNIT_POS % LANES;
+    let mut pool = SharedMemory::<f32>::new(LANES as usize);
+    let mut slot = SharedMemory::<u32>::new(1usize);
     if u < unit_count {
         let at = u as usize * UNIT_WORDS;
         let stride = (words + 1) as u32;
@@ -323,7 +444,8 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
         let mut budget = max_moves;
         if game == NONE {
             take_game::<G>(
-                counters, base, limit, seed, first, &mut game, &mut rng, &mut state,
+                counters, base, limit, seed, first, lane, &mut slot, &mut game, &mut rng,
+                &mut state, planes,
             );
         }
         while budget > 0u32 && game != NONE {
@@ -337,8 +459,9 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                 let s = G::act(&mut after, a);
                 if s.legal {
                     let v = f32::cast_from(s.reward)
-                        + training_value::<G, F>(
-                            &after, frozen, weights, lut, lookups, len, bits, averaged,
+                        + lane_value::<G, F>(
+                            &after, frozen, weights, lut, lookups, lane, &mut pool, len, bits,
+                            averaged, planes,
                         );
                     if !found || v > best_v {
                         best_v = v;
@@ -348,7 +471,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                 }
             }
             // The stored path is learned when the game ends (toward 0), or when it fills the
-            // unit's `cap` entries (toward the value of the move about to be stored).
+            // game's `cap` entries (toward the value of the move about to be stored).
             if !found || plen == cap {
                 learn::<G, F>(
                     frozen,
@@ -362,10 +485,13 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                     select(found, best_v, 0.0f32),
                     step,
                     lookups,
+                    lane,
+                    &mut pool,
                     len,
                     bits,
                     words,
                     averaged,
+                    planes,
                 );
                 plen = 0u32;
             }
@@ -381,28 +507,33 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                 G::assign(&mut state, &after);
                 G::sample_chance(&mut state, &mut rng);
             } else {
-                let r = (game % slots) as usize * RESULT_WORDS;
-                results[r] = score;
-                results[r + 1] = moves;
-                results[r + 2] = G::progress(&state);
-                results[r + 3] = game + 1u32;
-                counters[1].fetch_add(1u32);
+                if lane == 0u32 {
+                    let r = (game % slots) as usize * RESULT_WORDS;
+                    results[r] = score;
+                    results[r + 1] = moves;
+                    results[r + 2] = G::progress(&state);
+                    results[r + 3] = game + 1u32;
+                    counters[1].fetch_add(1u32);
+                }
                 score = 0u32;
                 moves = 0u32;
                 take_game::<G>(
-                    counters, base, limit, seed, first, &mut game, &mut rng, &mut state,
+                    counters, base, limit, seed, first, lane, &mut slot, &mut game, &mut rng,
+                    &mut state, planes,
                 );
             }
         }
-        if budget < max_moves {
-            counters[2].fetch_add(max_moves - budget);
+        if lane == 0u32 {
+            if budget < max_moves {
+                counters[2].fetch_add(max_moves - budget);
+            }
+            G::store(&state, states, u as usize * words);
+            units[at] = game;
+            units[at + 1] = rng;
+            units[at + 2] = score;
+            units[at + 3] = moves;
+            units[at + 4] = plen;
         }
-        G::store(&state, states, u as usize * words);
-        units[at] = game;
-        units[at + 1] = rng;
-        units[at + 2] = score;
-        units[at + 3] = moves;
-        units[at + 4] = plen;
     }
 }
 
@@ -418,7 +549,7 @@ pub(crate) struct LutNet {
     pub bits: u32,
 }
 
-/// The buffers of [`td_play_kernel`], in its order.
+/// The buffers of [`td_play_kernel`](fn@td_play_kernel), in its order.
 pub(crate) struct PlayBuffers<'a> {
     pub frozen: Buffer<'a>,
     pub live: Buffer<'a>,
@@ -432,7 +563,7 @@ pub(crate) struct PlayBuffers<'a> {
     pub counters: Buffer<'a>,
 }
 
-/// The scalar arguments of [`td_play_kernel`], in its order.
+/// The scalar arguments of [`td_play_kernel`](fn@td_play_kernel), in its order.
 pub(crate) struct PlayArgs {
     pub step: f32,
     pub seed: u32,
@@ -444,6 +575,7 @@ pub(crate) struct PlayArgs {
     pub max_moves: u32,
     pub cap: u32,
     pub averaged: bool,
+    pub lanes: LaneExchange,
 }
 
 /// A buffer as a kernel argument.
@@ -470,22 +602,27 @@ pub(crate) unsafe fn launch_start<R: Runtime>(
     }
 }
 
-/// One launch of [`td_play_kernel`] over `args.units` units, reading the weights as `F`.
+/// One launch of [`td_play_kernel`](fn@td_play_kernel) over `args.units` games of [`LANES`] units each, reading
+/// the weights as `F`.
 ///
 /// # Safety
 /// The buffers are as the parent module lays them out for `args` and `net`: a unit slot and a
 /// state per unit, `cap` path entries of `STATE_WORDS + 1` words per unit, `slots` result slots,
 /// 3 counters, the lookup table of `net`, and weights (and, averaging, pending and hits) at
 /// every index the table makes; the view a launch does not use may be one element long.
+/// [`LaneExchange::Plane`] only on a device with planes of [`LANES`] units and averaged updates.
 pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + CubeElement>(
     client: &ComputeClient<R>,
     b: &PlayBuffers,
     args: &PlayArgs,
     net: LutNet,
 ) {
-    let (cubes, dim) = crate::launch::grid(client, args.units as usize);
-    // SAFETY: see the function's contract; unit u writes only its own slots, the result slot
-    // of its game, and weights at the indices of the table.
+    let per_cube = args.lanes.units_per_cube();
+    let threads = args.units as usize * LANES as usize;
+    let cubes = crate::launch::cube_count(client, threads.div_ceil(per_cube as usize));
+    let dim = CubeDim::new_1d(per_cube);
+    // SAFETY: see the function's contract; game u writes only its own slots, the result slot
+    // of its game, and weights at the indices of the table; a cube holds whole games.
     unsafe {
         td_play_kernel::launch_unchecked::<G::Device, F, R>(
             client,
@@ -516,6 +653,7 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
             G::STATE_WORDS,
             G::ACTIONS.len() as u32,
             args.averaged,
+            args.lanes == LaneExchange::Plane,
         );
     }
 }

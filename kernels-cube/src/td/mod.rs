@@ -1,7 +1,10 @@
 //! TD(0) self-play on the device (the seed's 4.5), generic over the game
-//! ([`DeviceStochasticGame`](crate::stochastic::DeviceStochasticGame)): one unit per game, the
-//! n-tuple weights in device memory as f32 updated with atomic adds, never copied back while
-//! training. [`kernels`] holds the kernels and their thin launchers, [`runtime`] the trainer
+//! ([`DeviceStochasticGame`](crate::stochastic::DeviceStochasticGame)): [`LANES`] units per
+//! game, each reading its share of every V's lookups (pooled by plane shuffles or through
+//! shared memory, [`LaneExchange`], in the CPU's summation order), the n-tuple weights in
+//! device memory as f32 updated with atomic adds, never copied back while training. (One unit
+//! a game, as the seed had it, left a GPU mostly idle: a warp ran as long as its longest
+//! game's learning pass, with one live lane; see docs/BENCHMARKS.md.) [`kernels`] holds the kernels and their thin launchers, [`runtime`] the trainer
 //! that keeps the device's games and weights between launches ([`DeviceTd`]), [`storage`] the
 //! f16 copy of the weights.
 //!
@@ -9,11 +12,11 @@
 //! (ties to the first action in canonical order), the game's `(afterstate, reward)` path
 //! kept, and when the game ends a backward pass moves the last afterstate toward 0 and each
 //! earlier one toward `r_{t+1} + V(s'_{t+1})` read after its own update, each lookup by
-//! `step · δ`. One difference: a unit keeps at most `cap` path entries; when a longer game
+//! `step · δ`. One difference: a game slot keeps at most `cap` path entries; when a longer game
 //! fills them, the stored part is learned backward at once with the target
 //! `r + V(s')` of the afterstate about to be stored (the TD(0) target at that boundary), and
 //! the path starts again. Runs whose games fit in `cap` are the CPU's update for update. With
-//! many units the updates are averaged per launch instead ([`TdShape::averaged`]).
+//! many game slots the updates are averaged per launch instead ([`TdShape::averaged`]).
 //!
 //! Device memory (all u32 unless said):
 //! ```text
@@ -26,22 +29,22 @@
 //!  lut       per lookup (in the network's order, every symmetry its own lookup):
 //!            [table offset, cell 0, .., cell len-1]; every lookup has the same length `len`
 //!            (comptime: the cell loop unrolls)
-//!  states    per unit: the position (STATE_WORDS words)
-//!  units     per unit: [game (NONE = idle), rng, score, moves, path length]
-//!  paths     per unit: cap × [afterstate (STATE_WORDS words), reward]
+//!  states    per game slot: the position (STATE_WORDS words)
+//!  units     per game slot: [game (NONE = idle), rng, score, moves, path length]
+//!  paths     per game slot: cap × [afterstate (STATE_WORDS words), reward]
 //!  results   a ring of slots, game g in slot g % slots: [score, moves, progress, g + 1]
 //!  counters  atomics, fresh each launch: [games taken, games finished, moves played]
 //! ```
-//! A launch plays at most `max_moves` moves per unit (lavapipe stops long loops, see
-//! `DeviceLimits::loop_iterations`), so games run over several launches. A unit whose game ends
+//! A launch plays at most `max_moves` moves per game slot (lavapipe stops long loops, see
+//! `DeviceLimits::loop_iterations`), so games run over several launches. A slot whose game ends
 //! (or that is idle) takes the next game number at once, up to a limit the host moves forward
-//! as it collects finished games from the ring: the units stay busy until the last games of a
+//! as it collects finished games from the ring: the slots stay busy until the last games of a
 //! run, instead of waiting at the end of every batch for its longest game.
 
 pub mod kernels;
 pub mod runtime;
 pub mod storage;
 
-pub use kernels::{NONE, UNIT_WORDS};
+pub use kernels::{LaneExchange, LANES, NONE, UNIT_WORDS};
 pub use runtime::{DeviceTd, TdGame, TdNet, TdShape, AVERAGED_FROM_UNITS};
 pub use storage::WeightStorage;

@@ -3,11 +3,11 @@
 //! (layout in the parent module).
 
 use super::kernels::{
-    launch_apply, launch_play, launch_start, launch_steps, LutNet, PlayArgs, PlayBuffers,
-    RESULT_WORDS, UNIT_WORDS,
+    launch_apply, launch_play, launch_start, launch_steps, LaneExchange, LutNet, PlayArgs,
+    PlayBuffers, LANES, RESULT_WORDS, UNIT_WORDS,
 };
 use super::storage::{upload_f16, WeightStorage};
-use crate::launch::{read, read_range, upload};
+use crate::launch::{planes_fit, read, read_range, upload};
 use crate::ntuple::{check_lookups, lut_words};
 use crate::stochastic::GpuStochasticGame;
 use cubecl::prelude::*;
@@ -46,6 +46,8 @@ pub struct TdShape {
     /// What an averaged launch reads the weights from: the f32 weights, or an f16 copy of
     /// them ([`WeightStorage`]). Immediate launches read the f32 weights only.
     pub storage: WeightStorage,
+    /// How a game's lanes pool the weights they read ([`LaneExchange`]).
+    pub lanes: LaneExchange,
 }
 
 /// From this many units on, [`TdShape::for_device`] averages the updates.
@@ -60,12 +62,15 @@ impl TdShape {
     /// lookup loop is not unrolled so that the kernel compiles quickly), a learned path entry
     /// `3·lookups`, and a launch learns at most `cap + max_moves` entries. Paths take at most
     /// 1 GiB (wgpu's largest buffer is smaller than CUDA's), an entry counted as at least 16
-    /// bytes (so every state of up to 3 words gets the same cap).
+    /// bytes (so every state of up to 3 words gets the same cap). A game's lanes pool
+    /// through planes where `planes` says the device has planes of [`LANES`] units
+    /// ([`crate::launch::planes_fit`]) and the updates are averaged, else through the cube.
     pub fn for_device(
         units: Option<u32>,
         lookups: u32,
         state_words: usize,
         loop_budget: Option<u32>,
+        planes: bool,
     ) -> Self {
         let units = units.unwrap_or(if loop_budget.is_some() { 64 } else { 65536 });
         let averaged = units >= AVERAGED_FROM_UNITS;
@@ -88,6 +93,11 @@ impl TdShape {
             cap: cap.min(cap_in_a_gib),
             averaged,
             storage: WeightStorage::F32,
+            lanes: if planes && averaged {
+                LaneExchange::Plane
+            } else {
+                LaneExchange::Cube
+            },
         }
     }
 }
@@ -150,6 +160,12 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         if shape.units == 0 || shape.max_moves == 0 || shape.cap == 0 {
             return Err(Error::Unsupported(format!(
                 "bad GPU trainer shape {shape:?}: units, moves per launch and path length must be positive"
+            )));
+        }
+        if shape.lanes == LaneExchange::Plane && !(shape.averaged && planes_fit(client)) {
+            return Err(Error::Unsupported(format!(
+                "a game's lanes pool through planes only with averaged updates (from \
+                 {AVERAGED_FROM_UNITS} units on) on a device with planes of {LANES} units"
             )));
         }
         if shape.storage == WeightStorage::F16 {
@@ -424,6 +440,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             max_moves: shape.max_moves,
             cap: shape.cap,
             averaged: shape.averaged,
+            lanes: shape.lanes,
         };
         // SAFETY: the buffers were made for this shape and network (`new`), the ring holds
         // `slots` slots and the counters 3 words; the lookup table's indices are inside the
