@@ -320,6 +320,7 @@ fn the_per_step_update_kernel_equals_the_cpu_update() {
         averaged: false,
         storage: WeightStorage::F32,
         lanes: LaneExchange::Cube,
+        steps_per_launch: 1,
     };
     let mut device = DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     device.learn_steps(&words, 2, step).unwrap();
@@ -405,6 +406,7 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
         averaged: false,
         storage: WeightStorage::F32,
         lanes: LaneExchange::Cube,
+        steps_per_launch: 1,
     };
     let mut device =
         DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
@@ -422,13 +424,15 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
 /// A CPU re-implementation of one game learned with averaged updates (`TdShape::averaged`) in
 /// one launch: game `number` is played on the starting weights, each learned entry asks
 /// `step · δ` of its lookups (the next target being `reward + v + lookups · step · δ`), and then
-/// every weight moves by the mean of what was asked of it. The launch reads each weight as
+/// every weight moves by what was asked of it divided by `⌈hits / steps⌉` (the mean for 1
+/// step a launch, `TdShape::steps_per_launch`). The launch reads each weight as
 /// `read` gives it (itself for f32 storage, its f16 rounding for f16). Returns the game's score.
 fn cpu_averaged_game(
     net: &mut NTupleNetwork,
     number: u32,
     seed: u32,
     step: f32,
+    steps: u32,
     read: fn(f32) -> f32,
 ) -> u64 {
     use cubesearch::learn::td::greedy;
@@ -464,7 +468,13 @@ fn cpu_averaged_game(
             .table(t)
             .iter()
             .zip(p.iter().zip(&h))
-            .map(|(&w, (&p, &h))| if h > 0.0 { w + p / h } else { w })
+            .map(|(&w, (&p, &h))| {
+                if h > 0.0 {
+                    w + p / (h as u32).div_ceil(steps) as f32
+                } else {
+                    w
+                }
+            })
             .collect();
         net.set_table(t, w.into_iter());
     }
@@ -506,11 +516,21 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     .map(|s| s.to_vec())
     .collect();
     for shapes in [seed_shapes(), wider] {
-        for lanes in lane_exchanges(gpu.client()) {
+        for (lanes, steps_per_launch) in lane_exchanges(gpu.client())
+            .into_iter()
+            .flat_map(|l| [(l, 1), (l, 4)])
+        {
             for seed in [33, 34] {
                 let mut cpu_net = NTupleNetwork::for_game::<Game2584>(&shapes).unwrap();
                 let step = 0.1 / cpu_net.lookups() as f32;
-                let cpu_scores = vec![cpu_averaged_game(&mut cpu_net, 0, seed, step, |w| w)];
+                let cpu_scores = vec![cpu_averaged_game(
+                    &mut cpu_net,
+                    0,
+                    seed,
+                    step,
+                    steps_per_launch,
+                    |w| w,
+                )];
                 let gpu_net = NTupleNetwork::for_game::<Game2584>(&shapes).unwrap();
                 // 400 moves in one launch: a zero-weight game is far shorter, and stays inside
                 // lavapipe's loop budget.
@@ -521,6 +541,7 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                     averaged: true,
                     storage: WeightStorage::F32,
                     lanes,
+                    steps_per_launch,
                 };
                 let mut device =
                     DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape)
@@ -532,7 +553,10 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                 for (t, table) in device.read_tables().unwrap().into_iter().enumerate() {
                     gpu_net.set_table(t, table.into_iter());
                 }
-                let what = format!("2584, {} lookups, averaged, {lanes:?}", cpu_net.lookups());
+                let what = format!(
+                    "2584, {} lookups, averaged, {lanes:?}, {steps_per_launch} steps a launch",
+                    cpu_net.lookups()
+                );
                 assert_same_weights(&what, &cpu_net, &gpu_net);
             }
         }
@@ -612,6 +636,7 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
         averaged: true,
         storage: WeightStorage::F16,
         lanes: LaneExchange::Cube,
+        steps_per_launch: 1,
     };
     let mut device =
         DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&start), shape).unwrap();
@@ -626,8 +651,8 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
     for number in 0..2 {
         let games = device.play_batch(number, 1, seed, step).unwrap();
         assert!(games[0].moves < 400, "{games:?}");
-        let want_score = cpu_averaged_game(&mut want, number, seed, step, f16_rounding);
-        let f32_score = cpu_averaged_game(&mut as_f32, number, seed, step, |w| w);
+        let want_score = cpu_averaged_game(&mut want, number, seed, step, 1, f16_rounding);
+        let f32_score = cpu_averaged_game(&mut as_f32, number, seed, step, 1, |w| w);
         let got = device.read_tables().unwrap();
         let gap = worst_gap(&want, &got);
         let f32_gap = worst_gap(&as_f32, &got);
@@ -684,6 +709,7 @@ fn plane_lanes_refused<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
             averaged,
             storage: WeightStorage::F32,
             lanes: LaneExchange::Plane,
+            steps_per_launch: 1,
         };
         let made = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape);
         if averaged && fits {
@@ -717,6 +743,7 @@ fn f16_storage_needs_averaged_updates() {
         averaged: false,
         storage: WeightStorage::F16,
         lanes: LaneExchange::Cube,
+        steps_per_launch: 1,
     };
     let made = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape);
     assert!(
@@ -794,6 +821,7 @@ fn a_deadline_stops_gpu_training_between_launches() {
         averaged: false,
         storage: WeightStorage::F32,
         lanes: LaneExchange::Cube,
+        steps_per_launch: 1,
     };
     let mut device = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     let now = Some(std::time::Instant::now());

@@ -310,6 +310,7 @@ impl cubesearch_search::DeviceTask for TdSteps<'_> {
             averaged: false,
             storage: WeightStorage::F32,
             lanes: LaneExchange::Cube,
+            steps_per_launch: 1,
         };
         let mut device = DeviceTd::<R, cubesearch_games::fib::Game2584>::new(
             client,

@@ -385,6 +385,7 @@ fn td_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
         averaged: false,
         storage: WeightStorage::F32,
         lanes: LaneExchange::Cube,
+        steps_per_launch: 1,
     };
     let mut device = DeviceTd::<_, Chute>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
     let games = device.play_batch(0, 40, 12, step).unwrap();

@@ -268,8 +268,9 @@ fn learn<G: DeviceStochasticGame, F: Float>(
     }
 }
 
-/// Applies the averaged updates of a launch: each weight moves by the mean of the changes
-/// asked of it, `pending / hits`, and both go back to zero. Unit `i` owns weight `i`. With
+/// Applies the averaged updates of a launch: each weight asked for `hits` changes moves by their
+/// sum divided by `⌈hits / steps⌉` (see [`super::TdShape::steps_per_launch`]; with `steps` 1
+/// their mean), and both go back to zero. Unit `i` owns weight `i`. With
 /// `copied`, the launches read an `F` copy of the weights ([`super::WeightStorage::F16`]), and
 /// each changed weight is written there too, saturated as
 /// [`to_f16`](super::storage::to_f16) saturates it (no weight may read as infinity).
@@ -280,6 +281,7 @@ pub fn td_apply_kernel<F: Float>(
     hits: &mut Array<Atomic<u32>>,
     copy: &mut Array<F>,
     total: u32,
+    steps: u32,
     #[comptime] copied: bool,
 ) {
     let i = ABSOLUTE_POS;
@@ -287,7 +289,8 @@ pub fn td_apply_kernel<F: Float>(
         let h = hits[i].load();
         if h > 0u32 {
             let sum = pending[i].load();
-            let change = sum / f32::cast_from(h);
+            // ⌈h / steps⌉, h ≥ 1.
+            let change = sum / f32::cast_from((h - 1u32) / steps + 1u32);
             // The add returns the weight before it; nothing else runs, so the weight after it
             // is that plus the change, rounded as the add rounded it.
             let before = weights[i].fetch_add(change);
@@ -663,6 +666,7 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
 ///
 /// # Safety
 /// `weights`, `pending` and `hits` hold `count` elements, and `copy` does too when `copied`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn launch_apply<R: Runtime, F: Float + CubeElement>(
     client: &ComputeClient<R>,
     weights: Buffer,
@@ -670,6 +674,7 @@ pub(crate) unsafe fn launch_apply<R: Runtime, F: Float + CubeElement>(
     hits: Buffer,
     copy: Buffer,
     count: u32,
+    steps: u32,
     copied: bool,
 ) {
     let (cubes, dim) = crate::launch::grid(client, count as usize);
@@ -684,6 +689,7 @@ pub(crate) unsafe fn launch_apply<R: Runtime, F: Float + CubeElement>(
             arg(hits),
             arg(copy),
             count,
+            steps,
             copied,
         );
     }

@@ -16,7 +16,9 @@
 //! fills them, the stored part is learned backward at once with the target
 //! `r + V(s')` of the afterstate about to be stored (the TD(0) target at that boundary), and
 //! the path starts again. Runs whose games fit in `cap` are the CPU's update for update. With
-//! many game slots the updates are averaged per launch instead ([`TdShape::averaged`]).
+//! many game slots the updates are averaged per launch instead ([`TdShape::averaged`]): each
+//! weight moves by the sum of what a launch asked of it, divided by `⌈hits / H⌉`, at most `H`
+//! steps a launch ([`TdShape::steps_per_launch`]).
 //!
 //! Device memory (all u32 unless said):
 //! ```text
@@ -46,5 +48,5 @@ pub mod runtime;
 pub mod storage;
 
 pub use kernels::{LaneExchange, LANES, NONE, UNIT_WORDS};
-pub use runtime::{DeviceTd, TdGame, TdNet, TdShape, AVERAGED_FROM_UNITS};
+pub use runtime::{DeviceTd, TdGame, TdNet, TdShape, AVERAGED_FROM_UNITS, STEPS_PER_LAUNCH};
 pub use storage::WeightStorage;

@@ -40,15 +40,30 @@ pub struct TdShape {
     /// when thousands of games update the same common weights at once, each from a value the
     /// others are changing (measured on an H200: 65,536 units from zero weights reached NaN).
     /// Averaged (true): a launch collects every update and its count per weight, and then
-    /// each weight moves by the mean of what was asked of it — one TD step however many
-    /// games share the weight, a full step for a weight only one game touched.
+    /// each weight moves by what was asked of it, at most [`TdShape::steps_per_launch`] TD
+    /// steps however many games share the weight.
     pub averaged: bool,
     /// What an averaged launch reads the weights from: the f32 weights, or an f16 copy of
     /// them ([`WeightStorage`]). Immediate launches read the f32 weights only.
     pub storage: WeightStorage,
     /// How a game's lanes pool the weights they read ([`LaneExchange`]).
     pub lanes: LaneExchange,
+    /// Averaged updates: the most TD steps a weight takes in one launch. A weight that `h`
+    /// lookups asked to change moves by the sum of the changes divided by
+    /// `⌈h / steps_per_launch⌉`: the sum itself while few games share it (as that many
+    /// sequential steps from the same weights would move it), about `steps_per_launch`
+    /// times their mean when many do. 1 is the plain mean, the most cautious; the common
+    /// weights of a launch of thousands of games then learn one step where the CPU trainer
+    /// takes thousands.
+    pub steps_per_launch: u32,
 }
+
+/// [`TdShape::for_device`]'s steps a launch for averaged updates
+/// ([`TdShape::steps_per_launch`]). Measured on an H100, 2048 4x6patt from zero weights,
+/// 1,000,000 games at 32,768 and 65,536 games at once: the greedy mean of the last games was
+/// 20 k and 17 k at 1 step, 47 k and 31 k at 4, 131 k and 136 k at 16, 23 k and 43 k at 64,
+/// and 256 steps diverged (docs/BENCHMARKS.md).
+pub const STEPS_PER_LAUNCH: u32 = 16;
 
 /// From this many units on, [`TdShape::for_device`] averages the updates.
 pub const AVERAGED_FROM_UNITS: u32 = 1024;
@@ -98,6 +113,7 @@ impl TdShape {
             } else {
                 LaneExchange::Cube
             },
+            steps_per_launch: STEPS_PER_LAUNCH,
         }
     }
 }
@@ -157,9 +173,11 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                 "the GPU trainer needs tuple shapes that all have the same number of cells".into(),
             ));
         };
-        if shape.units == 0 || shape.max_moves == 0 || shape.cap == 0 {
+        if shape.units == 0 || shape.max_moves == 0 || shape.cap == 0 || shape.steps_per_launch == 0
+        {
             return Err(Error::Unsupported(format!(
-                "bad GPU trainer shape {shape:?}: units, moves per launch and path length must be positive"
+                "bad GPU trainer shape {shape:?}: units, moves per launch, path length and steps \
+                 per launch must be positive"
             )));
         }
         if shape.lanes == LaneExchange::Plane && !(shape.averaged && planes_fit(client)) {
@@ -461,6 +479,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                     (&self.hits, weight_count),
                     copy,
                     weight_count as u32,
+                    shape.steps_per_launch,
                     self.half.is_some(),
                 )
             };
