@@ -421,6 +421,20 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
     assert_same_weights("2584, capped paths", &cpu_net, &gpu_net);
 }
 
+/// Runs `check`, a function generic over the runtime, on `backend`'s GPU executor (nothing
+/// where CUDA is not built into the test binary).
+macro_rules! on_gpu {
+    ($backend:expr, $check:ident) => {
+        match executor($backend) {
+            None => {}
+            Some(cubesearch::Executor::Wgpu(gpu)) => $check(&gpu),
+            #[cfg(feature = "cuda")]
+            Some(cubesearch::Executor::Cuda(gpu)) => $check(&gpu),
+            Some(_) => panic!("a GPU executor"),
+        }
+    };
+}
+
 /// A CPU re-implementation of one game learned with averaged updates (`TdShape::averaged`) in
 /// one launch: game `number` is played on the starting weights, each learned entry asks
 /// `step · δ` of its lookups (the next target being `reward + v + lookups · step · δ`), and then
@@ -490,14 +504,7 @@ fn cpu_averaged_game(
 fn averaged_updates_equal_the_cpu_re_implementation(
     #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
 ) {
-    use cubesearch::Executor;
-    match executor(backend) {
-        None => {}
-        Some(Executor::Wgpu(gpu)) => averaged_matches(&gpu),
-        #[cfg(feature = "cuda")]
-        Some(Executor::Cuda(gpu)) => averaged_matches(&gpu),
-        Some(_) => panic!("a GPU executor"),
-    }
+    on_gpu!(backend, averaged_matches);
 }
 
 fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
@@ -685,14 +692,7 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
 fn plane_lanes_need_averaged_updates_on_fitting_planes(
     #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
 ) {
-    use cubesearch::Executor;
-    match executor(backend) {
-        None => {}
-        Some(Executor::Wgpu(gpu)) => plane_lanes_refused(&gpu),
-        #[cfg(feature = "cuda")]
-        Some(Executor::Cuda(gpu)) => plane_lanes_refused(&gpu),
-        Some(_) => panic!("a GPU executor"),
-    }
+    on_gpu!(backend, plane_lanes_refused);
 }
 
 fn plane_lanes_refused<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {

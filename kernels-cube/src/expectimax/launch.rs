@@ -4,9 +4,9 @@
 
 use super::multilevel::{actions_kernel, layer_kernel, leaf_blocks_kernel};
 use super::naive::naive_kernel;
-use super::reduce::{reduce_kernel, root_fold_kernel, root_kernel, root_words, FOLD_PLANE};
+use super::reduce::{reduce_kernel, root_fold_kernel, root_kernel, root_words};
 use super::TreeShape;
-use crate::launch::{cube_count, grid, planes_fit, read, upload};
+use crate::launch::{cube_count, grid, planes_fit, read, upload, PLANE};
 use crate::ntuple::{check_lookups, NetLayout};
 use crate::stochastic::{outcome_weights, GpuStochasticGame};
 use cubecl::prelude::*;
@@ -295,7 +295,7 @@ pub fn launch_expectimax<R: Runtime, G: GpuStochasticGame>(
     }
     if shape.plane_ops && !planes_fit(client) {
         return Err(Error::Unsupported(format!(
-            "this device has no plane ops on {FOLD_PLANE}-unit planes"
+            "this device has no plane ops on {PLANE}-unit planes"
         )));
     }
     let per_root = words_per_root(shape.method, tree, layers, G::STATE_WORDS);

@@ -20,17 +20,15 @@
 //! one fused multiply-add by default, which rounds once instead of twice).
 
 use super::TreeShape;
+use crate::launch::PLANE;
 use crate::stochastic::DeviceStochasticGame;
 use cubecl::prelude::*;
 
-/// The plane size the plane-shuffle max is written for.
-pub const FOLD_PLANE: u32 = crate::launch::PLANE;
-
 impl TreeShape {
-    /// Whether an outcome's action max can use plane shuffles on [`FOLD_PLANE`]-unit planes:
+    /// Whether an outcome's action max can use plane shuffles on [`PLANE`]-unit planes:
     /// a whole number of planes, each outcome's action slots inside one.
     pub fn plane_fold_fits(self) -> bool {
-        self.block().is_multiple_of(FOLD_PLANE) && self.action_slots() <= FOLD_PLANE
+        self.block().is_multiple_of(PLANE) && self.action_slots() <= PLANE
     }
 }
 
@@ -151,7 +149,7 @@ fn mean_over_outcomes<G: DeviceStochasticGame>(
     let outcome_slots = comptime!(tree.outcome_slots());
     let with_planes = comptime!(plane_ops && tree.plane_fold_fits());
     // With plane ops each plane's total weight and deepest len, else each outcome's len.
-    let planes = comptime!(tree.block() / FOLD_PLANE);
+    let planes = comptime!(tree.block() / PLANE);
     let lens_kept = comptime!(if with_planes {
         2 * planes
     } else {
@@ -170,9 +168,9 @@ fn mean_over_outcomes<G: DeviceStochasticGame>(
     if comptime!(with_planes) {
         let total = plane_sum(w);
         let deepest = plane_max(best.len);
-        let lane = u % FOLD_PLANE;
+        let lane = u % PLANE;
         if lane == 0u32 {
-            let p = u / FOLD_PLANE;
+            let p = u / PLANE;
             lens[(2u32 * p) as usize] = total;
             lens[(2u32 * p + 1u32) as usize] = deepest;
         }

@@ -46,19 +46,25 @@ pub fn unfused(x: f32, zero: u32) -> f32 {
     f32::reinterpret(u32::reinterpret(x) ^ zero)
 }
 
-/// Adds `delta` to every weight V(state) reads.
+/// Adds `delta` to the weights of lookups `first, first + stride, …` of V(state): every weight
+/// V reads for a unit alone (`0, 1`), a lane's share for a game's lane (`lane, LANES`).
 #[cube]
+#[allow(clippy::too_many_arguments)]
 pub fn update<G: DeviceStochasticGame>(
     state: &G::State,
     weights: &Array<Atomic<f32>>,
     lut: &Array<u32>,
     delta: f32,
     lookups: u32,
+    first: u32,
+    stride: u32,
     #[comptime] len: u32,
     #[comptime] bits: u32,
 ) {
-    for l in 0..lookups {
+    let mut l = first;
+    while l < lookups {
         weights[lookup_index::<G>(state, lut, l, len, bits)].fetch_add(delta);
+        l += stride;
     }
 }
 
@@ -168,28 +174,6 @@ fn from_lane0(x: u32, lane: u32, slot: &mut SharedMemory<u32>, #[comptime] plane
     }
 }
 
-/// The lanes of one game add `delta` to every weight V(state) reads (immediate updates), then
-/// wait at a barrier so that a read after it sees every lane's add.
-#[cube]
-#[allow(clippy::too_many_arguments)]
-fn lane_update<G: DeviceStochasticGame>(
-    state: &G::State,
-    weights: &Array<Atomic<f32>>,
-    lut: &Array<u32>,
-    delta: f32,
-    lookups: u32,
-    lane: u32,
-    #[comptime] len: u32,
-    #[comptime] bits: u32,
-) {
-    let mut l = lane;
-    while l < lookups {
-        weights[lookup_index::<G>(state, lut, l, len, bits)].fetch_add(delta);
-        l += LANES;
-    }
-    sync_storage();
-}
-
 /// The lanes of one game add `delta` to the pending change of every weight V(state) reads,
 /// and count the hit (the averaged update, see [`super::TdShape::averaged`]).
 #[cube]
@@ -259,7 +243,9 @@ fn learn<G: DeviceStochasticGame, F: Float>(
             let change = unfused(f32::cast_from(lookups) * delta, lookups >> 31u32);
             target = reward + v + change;
         } else {
-            lane_update::<G>(&after, weights, lut, delta, lookups, lane, len, bits);
+            update::<G>(&after, weights, lut, delta, lookups, lane, LANES, len, bits);
+            // A read after the barrier sees every lane's add.
+            sync_storage();
             target = reward
                 + lane_value::<G, F>(
                     &after, frozen, weights, lut, lookups, lane, pool, len, bits, averaged, planes,
@@ -341,6 +327,8 @@ pub fn td_steps_kernel<G: DeviceStochasticGame>(
             lut,
             step * (target - v),
             lookups,
+            0u32,
+            1u32,
             len,
             bits,
         );
