@@ -184,6 +184,48 @@ pub use cubesearch_search::spec;
 /// ```
 pub use cubesearch_search::td;
 
+/// TD(0) over several GPUs, one rank a GPU: [`td_ranks::RankTd`] plays a rank's share of the
+/// games and meets the others through a [`collective::Collective`] (NCCL across processes with
+/// the `cuda` feature, `nccl::NcclCollective`; threads of one process with
+/// [`collective::LocalCollective`]), summing the weights' changes on the devices. Rank 0 leads;
+/// the others follow its calls:
+///
+/// ```
+/// use cubesearch::collective::LocalCollective;
+/// use cubesearch::games::fib::seed_shapes;
+/// use cubesearch::games::Game2584;
+/// use cubesearch::learn::TdEngine;
+/// use cubesearch::td_ranks::RankTd;
+/// use cubesearch::testing::executor;
+/// use cubesearch::{Backend, Executor, NTupleNetwork};
+///
+/// let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else { return Ok(()) };
+/// let net = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?;
+/// let [lead, follow]: [LocalCollective; 2] = LocalCollective::group(2).try_into().ok().unwrap();
+/// let mut leader = RankTd::new(gpu.td_engine::<Game2584>(Some(4)), lead);
+/// let mut follower = RankTd::new(gpu.td_engine::<Game2584>(Some(4)), follow);
+/// let mut games = 0;
+/// std::thread::scope(|s| {
+///     let followed = s.spawn(|| follower.follow(&net));
+///     leader.play(&Game2584::new(), &net, 0, 16, 1, 0.01, &mut |_| { games += 1; Ok(()) })?;
+///     leader.finish()?;
+///     followed.join().unwrap().map(|_| ())
+/// })?;
+/// assert_eq!(games, 16); // both ranks' games, on the leader
+/// # Ok::<(), cubesearch::Error>(())
+/// ```
+pub use cubesearch_search::td_ranks;
+
+/// How ranks sum what they learned ([`td_ranks`]).
+pub use cubesearch_search::collective;
+
+/// How the ranks of a run find each other (the environment a launcher sets).
+pub use cubesearch_search::rendezvous;
+
+/// NCCL as a [`collective::Collective`] (CUDA).
+#[cfg(feature = "cuda")]
+pub use cubesearch_search::nccl;
+
 /// Holding a game's device rules to its host rules:
 ///
 /// ```

@@ -10,6 +10,7 @@
 
 pub mod alphabeta_player;
 pub mod boards;
+pub mod collective;
 pub mod cpu;
 pub mod effort;
 pub mod executor;
@@ -19,12 +20,16 @@ pub mod external;
 pub mod gpu;
 pub mod mcts;
 pub mod minimax;
+#[cfg(feature = "cuda")]
+pub mod nccl;
 pub mod perft;
 pub mod player;
+pub mod rendezvous;
 pub mod spec;
 pub mod stochastic_rules;
 pub mod td;
 mod td_multi;
+pub mod td_ranks;
 pub mod testing;
 
 pub use cpu::CpuExecutor;

@@ -43,7 +43,7 @@ pub struct GpuTd<R: Runtime, G: GpuStochasticGame> {
     loop_budget: Option<u32>,
     storage: WeightStorage,
     pub(crate) device: Option<DeviceTd<R, G>>,
-    deadline: Option<Instant>,
+    pub(crate) deadline: Option<Instant>,
 }
 
 impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {

@@ -6,7 +6,8 @@
 //! a game, as the seed had it, left a GPU mostly idle: a warp ran as long as its longest
 //! game's learning pass, with one live lane; see docs/BENCHMARKS.md.) [`kernels`] holds the kernels and their thin launchers, [`runtime`] the trainer
 //! that keeps the device's games and weights between launches ([`DeviceTd`]), [`storage`] the
-//! f16 copy of the weights.
+//! f16 copy of the weights, and `meeting` what a trainer hands in and takes back when it
+//! meets trainers on other GPUs ([`DeviceTd::changes_since`], [`DeviceTd::take_sum`]).
 //!
 //! The rules are the CPU trainer's (`cubesearch_learn::td`): greedy on `reward + V(afterstate)`
 //! (ties to the first action in canonical order), the game's `(afterstate, reward)` path
@@ -44,6 +45,7 @@
 //! run, instead of waiting at the end of every batch for its longest game.
 
 pub mod kernels;
+mod meeting;
 pub mod runtime;
 pub mod storage;
 

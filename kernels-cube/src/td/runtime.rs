@@ -143,18 +143,18 @@ struct Window<'a> {
 /// A TD(0) trainer of game `G` on one device: the weights and every unit's game live in device
 /// memory.
 pub struct DeviceTd<R: Runtime, G: GpuStochasticGame> {
-    client: ComputeClient<R>,
+    pub(super) client: ComputeClient<R>,
     shape: TdShape,
     sizes: Vec<usize>,
     net: LutNet,
-    weights: cubecl::server::Handle,
+    pub(super) weights: cubecl::server::Handle,
     /// [`WeightStorage::F16`]: the f16 copy of the weights that averaged launches read.
-    half: Option<cubecl::server::Handle>,
+    pub(super) half: Option<cubecl::server::Handle>,
     /// Averaged updates: the changes asked of each weight in a launch, and their count.
     pending: cubecl::server::Handle,
     hits: cubecl::server::Handle,
     /// One f32 standing in for the weight view a launch does not use (plain or atomic).
-    placeholder: cubecl::server::Handle,
+    pub(super) placeholder: cubecl::server::Handle,
     lut: cubecl::server::Handle,
     lut_len: usize,
     states: cubecl::server::Handle,
@@ -242,8 +242,13 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         self.shape
     }
 
+    /// The device's client.
+    pub fn client(&self) -> &ComputeClient<R> {
+        &self.client
+    }
+
     /// Weights in all tables.
-    fn weight_count(&self) -> usize {
+    pub fn weight_count(&self) -> usize {
         self.sizes.iter().sum()
     }
 

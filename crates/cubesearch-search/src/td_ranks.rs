@@ -1,0 +1,348 @@
+//! TD(0) as one rank of several, one GPU each (one process a GPU under a launcher, or one
+//! thread a rank in tests): every rank plays its slice of each call's games on its own device,
+//! with its own copy of the weights, and the ranks meet through a [`Collective`]. At a meeting
+//! each rank hands in its changes since the last one, `w − base`, and every rank takes
+//! `base + Σ changes`: the **sum**, as the in-process multi-GPU trainer does, so every game's
+//! updates count as fully as on one GPU (a mean would divide each rank's learning by the
+//! world size). The weights never leave the devices.
+//!
+//! Rank 0 leads: its [`TdEngine`] is what `train_on` drives (progress, curve, checkpoints,
+//! resuming), and it opens each call by sending its games, seed, step and time left to the
+//! others, which [`RankTd::follow`] until the leader [`RankTd::finish`]es. Every rank's first
+//! meeting gives all of them rank 0's weights, so a run resumes from rank 0's file at any world
+//! size.
+//!
+//! Ranks meet every few launches, games in flight, as many launches as the ranks measured to
+//! take [`MERGE_EVERY`] (every rank computes the same number from the same sums). A rank whose
+//! slice has ended keeps meeting until no rank is playing, so the last meeting holds every
+//! change. The other ranks' finished games reach the leader at meetings, and `train_on` counts
+//! every game of the run.
+
+use crate::collective::Collective;
+use crate::td::{episode, GpuTd, MERGE_EVERY};
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+use cubesearch_core::{Error, Result};
+use cubesearch_kernels::td::{DeviceTd, TdGame};
+use cubesearch_kernels::GpuStochasticGame;
+use cubesearch_learn::{Episode, NTupleNetwork, TdEngine, TupleGame};
+use std::cell::RefCell;
+use std::time::{Duration, Instant};
+
+/// Launches before the first meeting, before any rate is known.
+const FIRST_LAUNCHES: u64 = 8;
+
+/// A call the leader sends: `[what, first game, games, seed, step's bits, ms left + 1 (0: no
+/// deadline)]`.
+const CALL_WORDS: usize = 6;
+const PLAY: u64 = 1;
+const STOP: u64 = 2;
+
+/// One rank's TD(0) engine (see the module docs).
+pub struct RankTd<R: Runtime, G: GpuStochasticGame, C: Collective<R>> {
+    agent: GpuTd<R, G>,
+    collective: C,
+    /// The weights every rank held at the last meeting (after the first).
+    base: Option<Handle>,
+    /// Launches between meetings: fixed, or measured toward [`MERGE_EVERY`].
+    fixed_launches: Option<u64>,
+    launches: u64,
+    meetings: u64,
+}
+
+impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
+    /// Rank `collective.rank()` training with `agent` on its device.
+    pub fn new(agent: GpuTd<R, G>, collective: C) -> Self {
+        Self {
+            agent,
+            collective,
+            base: None,
+            fixed_launches: None,
+            launches: FIRST_LAUNCHES,
+            meetings: 0,
+        }
+    }
+
+    /// Meets every `launches` launches of each rank instead of every [`MERGE_EVERY`]
+    /// (`u64::MAX`: only when every slice has ended). Every rank must be given the same.
+    pub fn meeting_every(self, launches: u64) -> Self {
+        Self {
+            fixed_launches: Some(launches.max(1)),
+            launches: launches.max(1),
+            ..self
+        }
+    }
+
+    /// This rank.
+    pub fn rank(&self) -> usize {
+        self.collective.rank()
+    }
+
+    /// Meetings held so far, the first (rank 0's weights to everyone) included.
+    pub fn meetings(&self) -> u64 {
+        self.meetings
+    }
+
+    /// A follower's loop: plays its slice of every call the leader sends until the leader
+    /// [`finish`](RankTd::finish)es; `net` gives the network's shape (the weights come from
+    /// rank 0). Returns the games this rank played.
+    pub fn follow(&mut self, net: &NTupleNetwork) -> Result<u64> {
+        if self.rank() == 0 {
+            return Err(Error::Unsupported(
+                "rank 0 leads: it does not follow".into(),
+            ));
+        }
+        let mut played = 0u64;
+        loop {
+            let mut call = [0u64; CALL_WORDS];
+            self.collective.sum_u64(&mut call)?;
+            match call[0] {
+                PLAY => self.play_call(net, &call, &mut |_| {
+                    played += 1;
+                    Ok(())
+                })?,
+                STOP => return Ok(played),
+                other => {
+                    return Err(Error::Unsupported(format!(
+                        "rank {}: an unknown call {other} from the leader",
+                        self.rank()
+                    )))
+                }
+            }
+        }
+    }
+
+    /// The leader's last call: the followers return from [`RankTd::follow`].
+    pub fn finish(&mut self) -> Result<()> {
+        if self.rank() != 0 {
+            return Ok(());
+        }
+        let mut call = [0u64; CALL_WORDS];
+        call[0] = STOP;
+        self.collective.sum_u64(&mut call)
+    }
+
+    /// Plays this rank's slice of a call, meeting the others as it goes and after it ends;
+    /// `on_game` gets every rank's games on the leader, this rank's on a follower.
+    fn play_call(
+        &mut self,
+        net: &NTupleNetwork,
+        call: &[u64; CALL_WORDS],
+        on_game: &mut dyn FnMut(TdGame) -> Result<()>,
+    ) -> Result<()> {
+        let [_, first, games, seed, step, left] = *call;
+        let (seed, step) = (seed as u32, f32::from_bits(step as u32));
+        self.agent.deadline = (left > 0).then(|| Instant::now() + Duration::from_millis(left - 1));
+        let (rank, world) = (self.rank() as u64, self.collective.world() as u64);
+        let slice = games.div_ceil(world);
+        let (lo, hi) = ((rank * slice).min(games), ((rank + 1) * slice).min(games));
+        let leader = rank == 0;
+        if self.base.is_none() {
+            self.base = Some(first_meeting(
+                self.agent.device(net)?,
+                &mut self.collective,
+            )?);
+            self.meetings += 1;
+        }
+        let base = self.base.as_ref().expect("met above");
+        // The leader's own games go straight to `on_game`, after the others' games it got at
+        // the last meeting; a follower keeps its games for the next meeting.
+        let others: RefCell<Vec<TdGame>> = RefCell::new(Vec::new());
+        let mine: RefCell<Vec<TdGame>> = RefCell::new(Vec::new());
+        let on_game = RefCell::new(on_game);
+        let hand_over = |own: Option<TdGame>| -> Result<()> {
+            let mut on_game = on_game.borrow_mut();
+            for g in others.borrow_mut().drain(..) {
+                on_game(g)?;
+            }
+            match own {
+                Some(g) if leader => on_game(g),
+                Some(g) => {
+                    on_game(g)?;
+                    mine.borrow_mut().push(g);
+                    Ok(())
+                }
+                None => Ok(()),
+            }
+        };
+        let (collective, fixed) = (&mut self.collective, self.fixed_launches);
+        let (mut launches, mut since, mut due) = (0u64, Instant::now(), self.launches);
+        let mut meetings = 0u64;
+        let mut meet = |device: &mut DeviceTd<R, G>, playing: bool, launches: u64, took| {
+            let mut met = meeting(device, collective, base, playing, launches, took, &mine)?;
+            others.borrow_mut().append(&mut met.games);
+            meetings += 1;
+            Ok::<_, Error>(met)
+        };
+        self.agent.play_pausing(
+            net,
+            first + lo,
+            hi - lo,
+            seed,
+            step,
+            &mut |g| hand_over(Some(g)),
+            &mut |device| {
+                launches += 1;
+                if launches >= due {
+                    let met = meet(device, true, launches, since.elapsed())?;
+                    due = fixed.unwrap_or(met.next);
+                    (launches, since) = (0, Instant::now());
+                }
+                Ok(())
+            },
+        )?;
+        // This slice has ended: meet until no rank is playing.
+        let device = self.agent.device(net)?;
+        loop {
+            let met = meet(device, false, 0, Duration::ZERO)?;
+            if fixed.is_none() && met.next > 0 {
+                due = met.next;
+            }
+            if met.playing == 0 {
+                break;
+            }
+        }
+        hand_over(None)?;
+        self.launches = due;
+        self.meetings += meetings;
+        Ok(())
+    }
+}
+
+/// Gives every rank rank 0's weights: rank 0 hands in its weights, the others zeros, and the
+/// sum is everyone's weights and base.
+fn first_meeting<R: Runtime, G: GpuStochasticGame, C: Collective<R>>(
+    device: &mut DeviceTd<R, G>,
+    collective: &mut C,
+) -> Result<Handle> {
+    let base = device.zero_weights();
+    let mine = if collective.rank() == 0 {
+        device.changes_since(&base)
+    } else {
+        device.zero_weights()
+    };
+    let sum = collective.sum_f32(device.client(), mine, device.weight_count())?;
+    device.take_sum(&base, &sum);
+    Ok(base)
+}
+
+/// What a meeting told a rank.
+struct Met {
+    /// Ranks still playing their slices.
+    playing: u64,
+    /// Launches to the next meeting (0: no rank launched since the last).
+    next: u64,
+    /// The other ranks' finished games (the leader's only).
+    games: Vec<TdGame>,
+}
+
+/// One meeting: a control sum (who plays on, launches and time since the last meeting, the
+/// finished games each follower brings), the followers' games gathered to every rank (a sum in
+/// which each rank fills its own stretch), then the weights' changes summed on the devices.
+fn meeting<R: Runtime, G: GpuStochasticGame, C: Collective<R>>(
+    device: &mut DeviceTd<R, G>,
+    collective: &mut C,
+    base: &Handle,
+    playing: bool,
+    launches: u64,
+    took: Duration,
+    mine: &RefCell<Vec<TdGame>>,
+) -> Result<Met> {
+    let (rank, world) = (collective.rank(), collective.world());
+    let mine = std::mem::take(&mut *mine.borrow_mut());
+    let mut control = vec![0u64; 3 + world];
+    control[0] = playing as u64;
+    control[1] = launches;
+    control[2] = took.as_micros() as u64;
+    control[3 + rank] = mine.len() as u64;
+    collective.sum_u64(&mut control)?;
+    let counts = &control[3..];
+    let total: u64 = counts.iter().sum();
+    let mut games = Vec::new();
+    if total > 0 {
+        let at = counts[..rank].iter().sum::<u64>() as usize;
+        let mut words = vec![0u64; 3 * total as usize];
+        for (slot, g) in words[3 * at..].chunks_exact_mut(3).zip(&mine) {
+            slot.copy_from_slice(&[g.score as u64, g.moves as u64, g.progress as u64]);
+        }
+        collective.sum_u64(&mut words)?;
+        if rank == 0 {
+            games = words
+                .chunks_exact(3)
+                .map(|w| TdGame {
+                    score: w[0] as u32,
+                    moves: w[1] as u32,
+                    progress: w[2] as u32,
+                })
+                .collect();
+        }
+    }
+    let changes = device.changes_since(base);
+    let sum = collective.sum_f32(device.client(), changes, device.weight_count())?;
+    device.take_sum(base, &sum);
+    // As many launches as took MERGE_EVERY on average since the last meeting.
+    let next = match (control[1], control[2]) {
+        (0, _) => 0,
+        (n, 0) => n,
+        (n, micros) => {
+            let every = MERGE_EVERY.as_micros() as u64;
+            (every.saturating_mul(n) / micros).clamp(1, 1 << 20)
+        }
+    };
+    Ok(Met {
+        playing: control[0],
+        next,
+        games,
+    })
+}
+
+/// The leader's engine: `train_on` drives it as it drives any engine. Only rank 0 may `play`.
+impl<R: Runtime, G: GpuStochasticGame + TupleGame, C: Collective<R>> TdEngine<G>
+    for RankTd<R, G, C>
+{
+    fn play(
+        &mut self,
+        _game: &G,
+        net: &NTupleNetwork,
+        first: u64,
+        games: u64,
+        seed: u32,
+        step: f32,
+        on_game: &mut dyn FnMut(Episode) -> Result<()>,
+    ) -> Result<()> {
+        net.check_game::<G>()?;
+        if self.rank() != 0 {
+            return Err(Error::Unsupported(
+                "only rank 0 plays calls; the other ranks follow it".into(),
+            ));
+        }
+        let left = self.agent.deadline.map_or(0, |d| {
+            d.saturating_duration_since(Instant::now()).as_millis() as u64 + 1
+        });
+        let call = [PLAY, first, games, seed as u64, step.to_bits() as u64, left];
+        let mut sent = call;
+        self.collective.sum_u64(&mut sent)?;
+        self.play_call(net, &call, &mut |g| on_game(episode(g)))
+    }
+
+    fn sync(&mut self, net: &mut NTupleNetwork) -> Result<()> {
+        // Every rank holds the same weights after every call.
+        self.agent.sync(net)
+    }
+
+    fn parallelism(&self) -> usize {
+        self.agent.parallelism() * self.collective.world()
+    }
+
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.agent.set_deadline(deadline);
+    }
+
+    fn games_between_clock_checks(&self) -> u64 {
+        self.parallelism() as u64 * 1024
+    }
+
+    fn occupancy(&self) -> Option<f64> {
+        self.agent.occupancy()
+    }
+}

@@ -1,0 +1,275 @@
+//! TD(0) over ranks (issue #24), with the CPU stand-in for NCCL: two ranks are two threads on
+//! one device, summing through host memory behind the same `Collective` trait NCCL implements.
+//! The meeting logic is all here: the leader's calls, slices, meetings with games in flight,
+//! the followers' games reaching the leader, the sum of every rank's changes, and `train_on`
+//! with checkpoints and resuming at another world size. `nccl` (CUDA) runs the real thing.
+
+use cubesearch::collective::LocalCollective;
+use cubesearch::games::fib::seed_shapes;
+use cubesearch::learn::{train_on, NTupleNetwork, TdEngine, TrainConfig};
+use cubesearch::td::GpuTd;
+use cubesearch::td_ranks::RankTd;
+use cubesearch::testing::executor;
+use cubesearch::{Backend, Executor, GpuExecutor, Result};
+use cubesearch_games::fib::{Pow2, Sliding};
+use cubesearch_games::Game2048;
+
+type Wgpu = cubecl::wgpu::WgpuRuntime;
+type Rank = RankTd<Wgpu, Sliding<Pow2>, LocalCollective>;
+
+fn wgpu() -> GpuExecutor<Wgpu> {
+    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
+        panic!("the wgpu executor")
+    };
+    gpu
+}
+
+fn zero_net() -> NTupleNetwork {
+    NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap()
+}
+
+/// `world` ranks on one device, one unit each, with the device's loop budget or `budget`.
+fn ranks(gpu: &GpuExecutor<Wgpu>, world: usize, budget: Option<u32>) -> Vec<Rank> {
+    let budget = budget.or(gpu.limits().loop_iterations);
+    LocalCollective::group(world)
+        .into_iter()
+        .map(|c| RankTd::new(GpuTd::new(gpu.client(), Some(1), budget), c))
+        .collect()
+}
+
+/// Runs `lead` on rank 0 while the others follow; returns what `lead` returned and each
+/// follower's games.
+fn with_followers<T: Send>(
+    ranks: &mut [Rank],
+    net: &NTupleNetwork,
+    lead: impl FnOnce(&mut Rank) -> Result<T> + Send,
+) -> (T, Vec<u64>) {
+    let (leader, followers) = ranks.split_first_mut().unwrap();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = followers
+            .iter_mut()
+            .map(|f| s.spawn(move || f.follow(net)))
+            .collect();
+        let out = lead(leader).unwrap();
+        leader.finish().unwrap();
+        let played = handles
+            .into_iter()
+            .map(|h| h.join().unwrap().unwrap())
+            .collect();
+        (out, played)
+    })
+}
+
+/// Plays games `first..first + games` on the leader, returning the scores it was handed.
+fn play(
+    leader: &mut Rank,
+    net: &NTupleNetwork,
+    first: u64,
+    games: u64,
+    step: f32,
+) -> Result<Vec<u64>> {
+    let mut scores = Vec::new();
+    leader.play(&Game2048::new(), net, first, games, 9, step, &mut |e| {
+        scores.push(e.score);
+        Ok(())
+    })?;
+    Ok(scores)
+}
+
+/// What one engine learns alone from zero on games `first..first + games`, and their scores.
+fn alone(gpu: &GpuExecutor<Wgpu>, first: u64, games: u64, step: f32) -> (NTupleNetwork, Vec<u64>) {
+    let mut net = zero_net();
+    let mut engine =
+        GpuTd::<Wgpu, Sliding<Pow2>>::new(gpu.client(), Some(1), gpu.limits().loop_iterations);
+    let mut scores = Vec::new();
+    engine
+        .play(&Game2048::new(), &net, first, games, 9, step, &mut |e| {
+            scores.push(e.score);
+            Ok(())
+        })
+        .unwrap();
+    engine.sync(&mut net).unwrap();
+    (net, scores)
+}
+
+fn weights(rank: &mut Rank) -> NTupleNetwork {
+    let mut net = zero_net();
+    rank.sync(&mut net).unwrap();
+    net
+}
+
+/// Ranks meeting only when their slices end hold `w₀ + ((w_a − w₀) + (w_b − w₀))` bit for bit,
+/// where `w_a` and `w_b` are what each learned alone on its half of the games (one unit each,
+/// so each run is deterministic), and the leader was handed every game of both.
+#[test]
+fn ranks_sum_every_ranks_changes() {
+    let gpu = wgpu();
+    let net = zero_net();
+    let step = 0.1 / net.lookups() as f32;
+    let mut ranks: Vec<Rank> = ranks(&gpu, 2, None)
+        .into_iter()
+        .map(|r| r.meeting_every(u64::MAX))
+        .collect();
+    let (mut scores, played) =
+        with_followers(&mut ranks, &net, |leader| play(leader, &net, 0, 16, step));
+    assert_eq!(played, [8], "the follower plays its half");
+    let (a, sa) = alone(&gpu, 0, 8, step);
+    let (b, sb) = alone(&gpu, 8, 8, step);
+    let mut want = [sa, sb].concat();
+    want.sort_unstable();
+    scores.sort_unstable();
+    assert_eq!(scores, want, "every game of both ranks, on the leader");
+    // The first meeting (rank 0's weights to all) and the one when both slices ended.
+    assert_eq!(ranks[0].meetings(), 2);
+    let (lead, follow) = (weights(&mut ranks[0]), weights(&mut ranks[1]));
+    let mut overlap = 0;
+    for t in 0..3 {
+        let (l, f, a, b) = (lead.table(t), follow.table(t), a.table(t), b.table(t));
+        for i in 0..l.len() {
+            let want = 0.0 + ((a[i] - 0.0) + (b[i] - 0.0));
+            assert_eq!(
+                l[i].to_bits(),
+                want.to_bits(),
+                "table {t} weight {i}: {} vs {} + {}",
+                l[i],
+                a[i],
+                b[i]
+            );
+            assert_eq!(
+                f[i].to_bits(),
+                l[i].to_bits(),
+                "table {t} weight {i} differs between ranks"
+            );
+            overlap += (a[i] != 0.0 && b[i] != 0.0) as usize;
+        }
+    }
+    assert!(
+        overlap > 10,
+        "the ranks' changes overlap in {overlap} weights"
+    );
+}
+
+/// Ranks meeting after every launch (one unit, a few moves a launch): they meet while their
+/// games run, the leader gets every game, both end with the same weights, and those are the
+/// sum of every change: with no learning (step 0) the next games score on each rank as on one
+/// engine started from them.
+#[test]
+fn ranks_meet_while_their_games_run() {
+    let gpu = wgpu();
+    let net = zero_net();
+    let step = 0.1 / net.lookups() as f32;
+    let mut ranks: Vec<Rank> = ranks(&gpu, 2, Some(2_000))
+        .into_iter()
+        .map(|r| r.meeting_every(1))
+        .collect();
+    let (games, _) = with_followers(&mut ranks, &net, |leader| {
+        let n = play(leader, &net, 0, 8, step)?.len();
+        Ok(n)
+    });
+    assert_eq!(games, 8);
+    assert!(ranks[0].meetings() > 3, "{} meetings", ranks[0].meetings());
+    let learned = weights(&mut ranks[0]);
+    assert_eq!(learned.table(0), weights(&mut ranks[1]).table(0));
+    assert!((0..3).any(|t| learned.table(t).iter().any(|&w| w != 0.0)));
+    let mut one = GpuTd::<Wgpu, Sliding<Pow2>>::new(gpu.client(), Some(1), Some(2_000));
+    let reference: Vec<u64> = (100..102)
+        .map(|g| {
+            let mut score = 0;
+            one.play(&Game2048::new(), &learned, g, 1, 9, 0.0, &mut |e| {
+                score = e.score;
+                Ok(())
+            })
+            .unwrap();
+            score
+        })
+        .collect();
+    // The ranks keep their weights between runs; rank 0 plays game 100, rank 1 game 101.
+    let (mut got, _) = with_followers(&mut ranks, &learned, |leader| {
+        play(leader, &learned, 100, 2, 0.0)
+    });
+    got.sort_unstable();
+    let mut want = reference;
+    want.sort_unstable();
+    assert_eq!(got, want);
+}
+
+/// The first meeting gives every rank rank 0's weights, whatever the others started from.
+#[test]
+fn every_rank_starts_from_rank_zeros_weights() {
+    let gpu = wgpu();
+    let (trained, _) = alone(&gpu, 0, 4, 0.01);
+    let mut ranks = ranks(&gpu, 2, None);
+    let (leader, follower) = ranks.split_at_mut(1);
+    std::thread::scope(|s| {
+        // The follower is handed zero weights, the leader trained ones.
+        let f = s.spawn(|| follower[0].follow(&zero_net()));
+        play(&mut leader[0], &trained, 0, 0, 0.0).unwrap();
+        leader[0].finish().unwrap();
+        f.join().unwrap().unwrap();
+    });
+    for rank in ranks.iter_mut() {
+        let got = weights(rank);
+        for t in 0..3 {
+            assert_eq!(got.table(t), trained.table(t));
+        }
+    }
+}
+
+/// A rank that leaves (an error, a panic) breaks its group: the others' calls fail instead of
+/// waiting for it forever.
+#[test]
+fn a_rank_that_leaves_stops_the_others() {
+    let gpu = wgpu();
+    let mut pair = ranks(&gpu, 2, None);
+    let follower = pair.pop().unwrap();
+    let leader = pair.pop().unwrap();
+    let followed = std::thread::scope(|s| {
+        let mut follower = follower;
+        let f = s.spawn(move || follower.follow(&zero_net()));
+        drop(leader);
+        f.join().unwrap()
+    });
+    assert!(followed.is_err());
+    // A follower cannot lead, and the leader cannot follow.
+    let mut ranks = ranks(&gpu, 2, None);
+    assert!(ranks[0].follow(&zero_net()).is_err());
+    assert!(play(&mut ranks[1], &zero_net(), 0, 1, 0.0).is_err());
+}
+
+/// `train_on` drives the leader as any engine: every game counted, a checkpoint saved by the
+/// leader, and the file resumed by a run of another world size.
+#[test]
+fn training_over_ranks_saves_and_resumes_at_any_world_size() {
+    let gpu = wgpu();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ranks.cstd");
+    let cfg = TrainConfig {
+        games: 24,
+        seed: 3,
+        shapes: Some(seed_shapes()),
+        checkpoint_every: 8,
+        out: Some(out.clone()),
+        ..TrainConfig::default()
+    };
+    let net = zero_net();
+    let mut two = ranks(&gpu, 2, None);
+    let ((trained, report), _) = with_followers(&mut two, &net, |leader| {
+        train_on(&Game2048::new(), &cfg, leader, |_| {})
+    });
+    assert_eq!((report.games, report.total_games), (24, 24));
+    let (saved, meta) = NTupleNetwork::load::<Game2048>(&out, None).unwrap();
+    assert_eq!(meta.games, 24);
+    assert_eq!(saved.table(1), trained.table(1));
+    // One rank resumes it.
+    let mut one = ranks(&gpu, 1, None);
+    let cfg = TrainConfig {
+        games: 8,
+        checkpoint_every: 0,
+        resume: Some(out.clone()),
+        ..cfg
+    };
+    let ((_, report), _) = with_followers(&mut one, &net, |leader| {
+        train_on(&Game2048::new(), &cfg, leader, |_| {})
+    });
+    assert_eq!((report.games, report.total_games), (8, 32));
+}
