@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_bad_input, cubesearch, cubesearch_typed, json_of};
+use common::{assert_bad_input, cubesearch, cubesearch_typed, cubesearch_with, json_of};
 
 #[test]
 fn info_lists_every_backend_and_finds_wgpu() {
@@ -173,6 +173,50 @@ fn bad_input_exits_2_with_one_line() {
         &cubesearch(&["solve", "nim", "--position", "1,2", "--strategy", "v3"]),
         "unknown strategy 'v3': cpu, cpu-split, v1, v2, v4, split or frontier",
     );
+}
+
+/// A rank (the variables a launcher sets) and the launcher refuse what they cannot run before
+/// any work: another command than `train`, a half-set environment, a rank past the world, a
+/// backend other than CUDA, several GPUs in one rank.
+#[test]
+fn ranks_and_their_launcher_refuse_what_cannot_run() {
+    let train = ["train", "2048", "--games", "4", "--out", "w"];
+    assert_bad_input(
+        &cubesearch(&["launch", "--gpus", "2", "--", "info"]),
+        "launch starts ranks of `train`",
+    );
+    #[cfg(not(feature = "cuda"))]
+    assert_bad_input(
+        &cubesearch(&[["launch", "--gpus", "2", "--"].as_slice(), &train].concat()),
+        "this build has no cuda feature",
+    );
+    let rank = |rank: &'static str| {
+        vec![
+            ("WORLD_SIZE", "2"),
+            ("RANK", rank),
+            ("LOCAL_RANK", "0"),
+            ("MASTER_ADDR", "127.0.0.1"),
+            ("MASTER_PORT", "1"),
+        ]
+    };
+    assert_bad_input(
+        &cubesearch_with(&train, &rank("0")[..3]),
+        "MASTER_ADDR and MASTER_PORT, or RENDEZVOUS_FILE",
+    );
+    assert_bad_input(
+        &cubesearch_with(&train, &rank("2")),
+        "ranks run from 0 to WORLD_SIZE - 1",
+    );
+    for r in ["0", "1"] {
+        assert_bad_input(
+            &cubesearch_with(&[&train[..], &["--backend", "cpu"]].concat(), &rank(r)),
+            "ranks train through NCCL on CUDA GPUs",
+        );
+        assert_bad_input(
+            &cubesearch_with(&[&train[..], &["--gpus", "2"]].concat(), &rank(r)),
+            "--gpus 2 under a launcher",
+        );
+    }
 }
 
 #[test]

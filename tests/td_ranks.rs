@@ -62,7 +62,7 @@ fn with_followers<T: Send>(
 
 /// Plays games `first..first + games` on the leader, returning the scores it was handed.
 fn play(
-    leader: &mut Rank,
+    leader: &mut dyn TdEngine<Game2048>,
     net: &NTupleNetwork,
     first: u64,
     games: u64,
@@ -272,4 +272,98 @@ fn training_over_ranks_saves_and_resumes_at_any_world_size() {
         train_on(&Game2048::new(), &cfg, leader, |_| {})
     });
     assert_eq!((report.games, report.total_games), (8, 32));
+}
+
+/// NCCL itself, on a CUDA host: a world of one rank takes the path of many (the first meeting,
+/// meetings with games in flight, the last). Meeting only when its slice ends, from zero
+/// weights, it learns exactly what one engine learns alone (`0 + (w − 0) = w`); meeting after
+/// every launch, it still gets every game and learns.
+#[cfg(feature = "cuda")]
+#[test]
+fn nccl_with_one_rank_learns_as_one_engine() {
+    use cubecl::cuda::CudaRuntime;
+    use cubesearch::rendezvous::{Ranks, Rendezvous};
+    use cubesearch::td::WeightStorage;
+    use cubesearch::td_ranks::cuda_rank;
+    let Some(Executor::Cuda(gpu)) = executor(Backend::Cuda) else {
+        return;
+    };
+    let ranks = Ranks {
+        rank: 0,
+        world: 1,
+        local_rank: 0,
+        rendezvous: Rendezvous::File(Default::default()),
+    };
+    let net = zero_net();
+    let step = 0.1 / net.lookups() as f32;
+    let mut rank = cuda_rank::<Game2048>(&ranks, Some(1), WeightStorage::F32)
+        .unwrap()
+        .meeting_every(u64::MAX);
+    let scores = play(&mut rank, &net, 0, 8, step).unwrap();
+    rank.finish().unwrap();
+    let mut alone = GpuTd::<CudaRuntime, Game2048>::new(gpu.client(), Some(1), None);
+    let mut want = Vec::new();
+    alone
+        .play(&Game2048::new(), &net, 0, 8, 9, step, &mut |e| {
+            want.push(e.score);
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(scores, want);
+    let (mut got, mut one) = (zero_net(), zero_net());
+    rank.sync(&mut got).unwrap();
+    alone.sync(&mut one).unwrap();
+    for t in 0..3 {
+        assert_eq!(got.table(t), one.table(t), "table {t}");
+    }
+    // Many units, meeting after every launch.
+    let mut rank = cuda_rank::<Game2048>(&ranks, Some(4096), WeightStorage::F32)
+        .unwrap()
+        .meeting_every(1);
+    let games = play(&mut rank, &net, 0, 8192, step).unwrap().len();
+    assert_eq!(games, 8192);
+    assert!(rank.meetings() > 3, "{} meetings", rank.meetings());
+    let mut learned = zero_net();
+    rank.sync(&mut learned).unwrap();
+    assert!((0..3).any(|t| learned.table(t).iter().any(|&w| w != 0.0)));
+}
+
+/// `launch` on a CUDA host: one rank a GPU trains, counts every game and saves (here one
+/// rank, or two where the host has two GPUs).
+#[cfg(feature = "cuda")]
+#[test]
+fn launch_trains_over_nccl() {
+    let found = cubesearch::backend::cuda_device_count();
+    if found == 0 {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("w.safetensors");
+    let gpus = found.min(2).to_string();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+        .args([
+            "launch",
+            "--gpus",
+            &gpus,
+            "--",
+            "train",
+            "2048",
+            "--backend",
+            "cuda",
+        ])
+        .args(["--games", "20000", "--units", "2048", "--json", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(json["games"], 20000);
+    assert_eq!(json["ranks"].as_u64(), Some(gpus.parse().unwrap()));
+    let (_, meta) = NTupleNetwork::load::<Game2048>(&out, None).unwrap();
+    assert_eq!(meta.games, 20000);
 }

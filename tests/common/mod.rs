@@ -12,6 +12,15 @@ pub fn cubesearch(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// Runs the `cubesearch` binary with `args` and the variables `vars` set.
+pub fn cubesearch_with(args: &[&str], vars: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+        .args(args)
+        .envs(vars.iter().copied())
+        .output()
+        .expect("the binary runs")
+}
+
 /// Runs the `cubesearch` binary with `args`, `input` typed on its stdin.
 pub fn cubesearch_typed(args: &[&str], input: &[u8]) -> Output {
     use std::io::Write;

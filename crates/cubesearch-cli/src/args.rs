@@ -228,6 +228,24 @@ pub enum Command {
         #[command(flatten)]
         args: TrainArgs,
     },
+    /// Start `train` as one process a CUDA GPU of this host, the ranks summing what they learn
+    /// through NCCL on the GPUs (the environment torchrun sets: a run over several hosts starts
+    /// each host's ranks with torchrun, or with RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and
+    /// MASTER_PORT set by hand). Rank 0 prints and saves.
+    #[command(
+        after_help = "Example:\n  cubesearch launch --gpus 8 -- train 2048 --backend cuda --time 5m --out w.safetensors"
+    )]
+    Launch {
+        /// Ranks to start, one a GPU.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        gpus: u32,
+        /// MASTER_PORT for the ranks (rank 0 listens on the port after it); default: a free one.
+        #[arg(long)]
+        port: Option<u16>,
+        /// The command every rank runs: `train GAME …`, after `--`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        command: Vec<String>,
+    },
     /// Time a benchmark suite on every available backend.
     Bench(cubesearch_bench::BenchArgs),
     /// 2584/2048: write the seed's starter, normal and late-game benchmark boards, taken from

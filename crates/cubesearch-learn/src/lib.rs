@@ -27,8 +27,8 @@ pub use network::{default_shapes, parse_shapes, shapes_for, NTupleNetwork};
 pub use play::{play, play_random, stats, PlayStats, Reach};
 pub use td::Episode;
 pub use train::{
-    curve_csv, train, train_on, train_scores, CpuEngine, CurvePoint, TdEngine, TrainConfig,
-    TrainProgress, TrainReport,
+    curve_csv, starting_network, train, train_on, train_scores, CpuEngine, CurvePoint, TdEngine,
+    TrainConfig, TrainProgress, TrainReport,
 };
 
 use cubesearch_core::{Result, TdUpdate};

@@ -211,6 +211,12 @@ pub trait TdEngine<G: TupleGame> {
     fn occupancy(&self) -> Option<f64> {
         None
     }
+
+    /// Ends the engine's last run: an engine leading others (`cubesearch::td_ranks`) lets
+    /// them go. Nothing to do for the others.
+    fn finish(&mut self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// TD(0) on CPU threads, learning on a copy of the weights each or on one table without locks
@@ -262,6 +268,21 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
     }
 }
 
+/// The network a run of `cfg` starts from, and the games it had learned from: the file it
+/// resumes, or fresh weights of its shapes.
+pub fn starting_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwork, u64)> {
+    Ok(match &cfg.resume {
+        Some(path) => {
+            let (net, meta) = NTupleNetwork::load::<G>(path, cfg.shapes.as_deref())?;
+            (net, meta.games)
+        }
+        None => (
+            NTupleNetwork::for_game::<G>(cfg.shapes.as_deref().unwrap_or(&default_shapes::<G>()))?,
+            0,
+        ),
+    })
+}
+
 /// [`train`] on any engine: the same progress reports, learning curve, checkpoints and
 /// resuming whatever plays the games. Checkpoints split the run into chunks, after each of
 /// which the engine's weights are synced to the host and saved.
@@ -277,16 +298,7 @@ pub fn train_on<G: TupleGame>(
             cfg.alpha
         )));
     }
-    let (mut net, prior) = match &cfg.resume {
-        Some(path) => {
-            let (net, meta) = NTupleNetwork::load::<G>(path, cfg.shapes.as_deref())?;
-            (net, meta.games)
-        }
-        None => (
-            NTupleNetwork::for_game::<G>(cfg.shapes.as_deref().unwrap_or(&default_shapes::<G>()))?,
-            0,
-        ),
-    };
+    let (mut net, prior) = starting_network::<G>(cfg)?;
     let step = cfg.alpha / net.lookups() as f32;
     let threads = engine.parallelism();
     // About 100 curve points: a window of games, or of time in a time-limited run.

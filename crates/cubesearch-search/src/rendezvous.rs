@@ -1,8 +1,9 @@
 //! How the ranks of a run find each other, read from the environment a launcher sets (the names
 //! PyTorch's `torchrun` uses): `RANK`, `WORLD_SIZE`, `LOCAL_RANK` (the GPU on this host), and
-//! either `MASTER_ADDR` + `MASTER_PORT` (rank 0 listens there) or `RENDEZVOUS_FILE` (a path
-//! every rank can read, which must not exist before the run). Rank 0 makes the run's NCCL id
-//! and hands it to the others; nothing else passes between them outside NCCL.
+//! either `MASTER_ADDR` + `MASTER_PORT` or `RENDEZVOUS_FILE` (a path every rank can read,
+//! which must not exist before the run). Rank 0 makes the run's NCCL id and hands it to the
+//! others; nothing else passes between them outside NCCL. Rank 0 listens on `MASTER_PORT + 1`:
+//! under `torchrun` its own store holds `MASTER_PORT` on the first host.
 
 use cubesearch_core::{Error, Result};
 use std::io::{Read, Write};
@@ -19,7 +20,7 @@ pub const PATIENCE: Duration = Duration::from_secs(300);
 /// Where rank 0 hands out the id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Rendezvous {
-    /// Rank 0 listens on this port (all addresses); the others connect to `host:port`.
+    /// Rank 0 listens on `port` (`MASTER_PORT + 1`, all addresses); the others connect to `host:port`.
     Tcp {
         /// Rank 0's host, as the others reach it.
         host: String,
@@ -312,7 +313,7 @@ mod tests {
             tcp.rendezvous,
             Rendezvous::Tcp {
                 host: "10.0.0.1".into(),
-                port: 29500
+                port: 29501
             }
         );
         for bad in [

@@ -345,4 +345,36 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame, C: Collective<R>> TdEngine<G>
     fn occupancy(&self) -> Option<f64> {
         self.agent.occupancy()
     }
+
+    fn finish(&mut self) -> Result<()> {
+        RankTd::finish(self)
+    }
+}
+
+/// This process's rank of the run `ranks` describes, on its CUDA device (`ranks.local_rank`),
+/// playing `units` games at once (default per `TdShape::for_device`), its averaged launches
+/// reading the weights as `storage`.
+#[cfg(feature = "cuda")]
+pub fn cuda_rank<G: GpuStochasticGame>(
+    ranks: &crate::rendezvous::Ranks,
+    units: Option<u32>,
+    storage: crate::td::WeightStorage,
+) -> Result<RankTd<cubecl::cuda::CudaRuntime, G, crate::nccl::NcclCollective>> {
+    use cubecl::cuda::{CudaDevice, CudaRuntime};
+    let found = cubesearch_core::backend::cuda_device_count();
+    if ranks.local_rank >= found {
+        return Err(Error::Unsupported(format!(
+            "LOCAL_RANK={}: this host has {found} CUDA device(s)",
+            ranks.local_rank
+        )));
+    }
+    let client = cubesearch_core::backend::start_client::<CudaRuntime>(
+        &CudaDevice::new(ranks.local_rank),
+        "cuda",
+    )?;
+    let agent = GpuTd::new(&client, units, None).with_storage(storage);
+    Ok(RankTd::new(
+        agent,
+        crate::nccl::NcclCollective::start(ranks)?,
+    ))
 }

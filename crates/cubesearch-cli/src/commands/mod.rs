@@ -7,6 +7,7 @@ mod apply_stochastic;
 mod boards;
 mod engine;
 mod info;
+mod launch;
 mod matches;
 mod openings;
 mod perft;
@@ -62,6 +63,11 @@ pub fn run(cli: Cli) -> Result<()> {
     let no_options = GameOptions::default();
     match cli.command {
         Command::Info => info::run(common),
+        Command::Launch {
+            gpus,
+            port,
+            command,
+        } => launch::run(common, gpus, port, &command),
         Command::Perft {
             game,
             depth,

@@ -1,6 +1,10 @@
 //! `cubesearch train <game>` for one-player stochastic games (2584, 2048): TD(0) self-play on
 //! the CPU, one GPU or several CUDA GPUs, saving an n-tuple network.
 //!
+//! Under a launcher (`cubesearch launch`, `torchrun`: `WORLD_SIZE` and the rest set, see
+//! `cubesearch_search::rendezvous`) each process is one rank on one CUDA GPU: rank 0 runs the
+//! training as below, and the other ranks follow it silently (`cubesearch_search::td_ranks`).
+//!
 //! `--backend auto` trains on a real GPU when there is one (CUDA, or wgpu on a hardware
 //! adapter) and otherwise on the CPU, as `auto` does everywhere: a software rasteriser
 //! (lavapipe) is slower than the CPU trainer, so it is used only when asked for by name.
@@ -14,6 +18,7 @@ use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::runner::thread_count;
 use cubesearch_learn::{curve_csv, shapes_for, train_on, CpuEngine, TdEngine, TrainConfig};
+use cubesearch_search::rendezvous::Ranks;
 use cubesearch_search::spec::parse_duration;
 use cubesearch_search::td::WeightStorage;
 use cubesearch_search::Executor;
@@ -64,6 +69,94 @@ fn engine<G: OnePlayerGame>(
     ))
 }
 
+/// What every rank checks first: one GPU a rank, on CUDA.
+fn rank_checks(common: &Common, args: &TrainArgs, ranks: &Ranks) -> Result<ResolvedBackend> {
+    if args.gpus != 1 {
+        return Err(Error::parse(format!(
+            "--gpus {} under a launcher: each rank trains on one GPU (start more ranks)",
+            args.gpus
+        )));
+    }
+    if args.units == Some(0) {
+        return Err(Error::parse("--units must be at least 1"));
+    }
+    match resolve(common.backend)? {
+        #[cfg(feature = "cuda")]
+        resolved @ ResolvedBackend::Cuda { .. } => Ok(resolved),
+        other => Err(Error::parse(format!(
+            "WORLD_SIZE={}: ranks train through NCCL on CUDA GPUs, not on {}; use --backend cuda \
+             (a build with the cuda feature)",
+            ranks.world,
+            other.backend().name()
+        ))),
+    }
+}
+
+/// This process's rank of a run of several (`ranks`): NCCL on CUDA device `LOCAL_RANK`.
+#[cfg(feature = "cuda")]
+fn rank_engine<G: OnePlayerGame>(
+    common: &Common,
+    args: &TrainArgs,
+    ranks: &Ranks,
+) -> Result<(Engine<G>, ResolvedBackend)> {
+    let resolved = rank_checks(common, args, ranks)?;
+    let rank = cubesearch_search::td_ranks::cuda_rank::<G>(ranks, args.units, args.storage)?;
+    Ok((Box::new(rank), resolved))
+}
+
+/// A rank other than 0: follows rank 0's calls, writing nothing and printing nothing.
+#[cfg(feature = "cuda")]
+fn follow<G: OnePlayerGame>(common: &Common, args: &TrainArgs, ranks: &Ranks) -> Result<()> {
+    rank_checks(common, args, ranks)?;
+    let (_, cfg) = config::<G>(common, args)?;
+    let (net, _) = cubesearch_learn::starting_network::<G>(&cfg)?;
+    let mut rank = cubesearch_search::td_ranks::cuda_rank::<G>(ranks, args.units, args.storage)?;
+    rank.follow(&net).map(|_| ())
+}
+
+/// Without CUDA no rank can run: [`rank_checks`] says why.
+#[cfg(not(feature = "cuda"))]
+fn rank_engine<G: OnePlayerGame>(
+    common: &Common,
+    args: &TrainArgs,
+    ranks: &Ranks,
+) -> Result<(Engine<G>, ResolvedBackend)> {
+    let resolved = rank_checks(common, args, ranks)?;
+    Err(Error::parse(format!(
+        "ranks need CUDA, and {} was chosen",
+        resolved.backend().name()
+    )))
+}
+
+#[cfg(not(feature = "cuda"))]
+fn follow<G: OnePlayerGame>(common: &Common, args: &TrainArgs, ranks: &Ranks) -> Result<()> {
+    rank_engine::<G>(common, args, ranks).map(|_| ())
+}
+
+/// The run's configuration, and its time limit.
+fn config<G: OnePlayerGame>(
+    common: &Common,
+    args: &TrainArgs,
+) -> Result<(Option<std::time::Duration>, TrainConfig)> {
+    let time_limit = args.time.as_deref().map(parse_duration).transpose()?;
+    Ok((
+        time_limit,
+        TrainConfig {
+            games: args.games.unwrap_or(u64::MAX),
+            time_limit,
+            threads: args.threads,
+            sharing: args.sharing,
+            alpha: args.alpha,
+            seed: common.seed,
+            shapes: args.shapes.as_deref().map(shapes_for::<G>).transpose()?,
+            checkpoint_every: args.checkpoint_every,
+            out: Some(PathBuf::from(&args.out)),
+            resume: args.resume.as_ref().map(PathBuf::from),
+            ..TrainConfig::default()
+        },
+    ))
+}
+
 /// `train`, for one-player stochastic games.
 pub struct Train<'a> {
     pub common: &'a Common,
@@ -78,26 +171,21 @@ impl OnePlayerCommand for Train<'_> {
 }
 
 fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<()> {
+    let ranks = Ranks::from_env()?;
+    if let Some(ranks) = ranks.as_ref().filter(|r| r.rank > 0) {
+        return follow::<G>(common, args, ranks);
+    }
     // Outputs first: a run that cannot save its work does not start.
     check_writable(std::path::Path::new(&args.out))?;
     if let Some(curve) = &args.curve {
         check_writable(std::path::Path::new(curve))?;
     }
-    let time_limit = args.time.as_deref().map(parse_duration).transpose()?;
-    let cfg = TrainConfig {
-        games: args.games.unwrap_or(u64::MAX),
-        time_limit,
-        threads: args.threads,
-        sharing: args.sharing,
-        alpha: args.alpha,
-        seed: common.seed,
-        shapes: args.shapes.as_deref().map(shapes_for::<G>).transpose()?,
-        checkpoint_every: args.checkpoint_every,
-        out: Some(PathBuf::from(&args.out)),
-        resume: args.resume.as_ref().map(PathBuf::from),
-        ..TrainConfig::default()
+    let (time_limit, cfg) = config::<G>(common, args)?;
+    let (mut engine, device) = match &ranks {
+        Some(ranks) => rank_engine::<G>(common, args, ranks)?,
+        None => engine::<G>(common, args)?,
     };
-    let (mut engine, device) = engine::<G>(common, args)?;
+    let world = ranks.as_ref().map_or(1, |r| r.world);
     // A time-limited run's bar counts seconds, any other games.
     let bar = match time_limit {
         Some(limit) => progress(
@@ -119,6 +207,7 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
             p.moves_per_sec
         ));
     })?;
+    engine.finish()?;
     bar.finish_and_clear();
     if let Some(path) = &args.curve {
         cubesearch_core::io::write_atomically(
@@ -139,6 +228,10 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
     emit(
         common.json,
         || {
+            let on = match world {
+                1 => device.to_string(),
+                k => format!("{k} ranks of {device}"),
+            };
             format!(
                 "{} games ({} in all) in {:.1} s: mean score {:.0} (last 1000: {:.0}), best {}, {:.0} moves/s on {} ({} games at once); weights in {}",
                 report.games,
@@ -148,7 +241,7 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
                 report.recent_mean_score,
                 report.max_score,
                 report.moves_per_sec,
-                device,
+                on,
                 report.threads,
                 args.out
             )
@@ -167,7 +260,8 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
             "threads": report.threads,
             "backend": device.backend().name(),
             "device": device.device_name(),
-            "gpus": args.gpus,
+            "gpus": args.gpus * world,
+            "ranks": world,
             "storage": args.storage.name(),
             "out": args.out,
         }),
