@@ -142,7 +142,7 @@ fn gpu_training_improves_greedy_play(#[values(Backend::Wgpu, Backend::Cuda)] bac
     );
 }
 
-/// Two agents on one device stand in for two GPUs: meeting only when their streams end, both
+/// Two ranks on one device stand in for two GPUs (`--gpus 2`): meeting only when their streams end, both
 /// hold `w₀ + (w_a − w₀) + (w_b − w₀)`, where `w_a` and `w_b` are what each agent learned alone
 /// from `w₀` on its half of the games (one unit each, so each agent's run is deterministic).
 #[test]
@@ -158,7 +158,7 @@ fn multi_gpu_agents_sum_every_agents_changes() {
     let step = 0.1 / base.lookups() as f32;
     // One unit an agent, 8 games each.
     let mut multi =
-        MultiGpuTd::<_, Sliding<Pow2>>::new(&clients, Some(1), budget).merging_every(None);
+        MultiGpuTd::<_, Sliding<Pow2>>::new(&clients, Some(1), budget).meeting_every(u64::MAX);
     let mut merged = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let mut scores = Vec::new();
     multi
@@ -188,7 +188,8 @@ fn multi_gpu_agents_sum_every_agents_changes() {
     want.sort_unstable();
     scores.sort_unstable();
     assert_eq!(scores, want, "every game, as each agent played it");
-    assert_eq!(multi.meetings(), 0);
+    // The first meeting (rank 0's weights to all) and the last.
+    assert_eq!(multi.meetings(), 2);
     let mut changed = 0;
     for t in 0..3 {
         let (m, a, b) = (merged.table(t), a.table(t), b.table(t));
@@ -224,8 +225,8 @@ fn multi_gpu_agents_meet_while_their_games_run() {
     let clients = [gpu.client().clone(), gpu.client().clone()];
     let net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let step = 0.1 / net.lookups() as f32;
-    let mut multi = MultiGpuTd::<_, Sliding<Pow2>>::new(&clients, Some(1), Some(2_000))
-        .merging_every(Some(std::time::Duration::ZERO));
+    let mut multi =
+        MultiGpuTd::<_, Sliding<Pow2>>::new(&clients, Some(1), Some(2_000)).meeting_every(1);
     let mut games = 0;
     multi
         .play(&Game2048::new(), &net, 0, 8, 5, step, &mut |_| {
@@ -234,7 +235,7 @@ fn multi_gpu_agents_meet_while_their_games_run() {
         })
         .unwrap();
     assert_eq!(games, 8);
-    assert!(multi.meetings() > 0, "no meeting while the games ran");
+    assert!(multi.meetings() > 3, "no meeting while the games ran");
     let mut learned = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     multi.sync(&mut learned).unwrap();
     assert!((0..3).any(|t| learned.table(t).iter().any(|&w| w != 0.0)));

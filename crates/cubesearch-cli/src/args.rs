@@ -343,8 +343,9 @@ pub struct TrainArgs {
     /// from 1024 on, each launch averages its updates per weight (see `TdShape::averaged`).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub units: Option<u32>,
-    /// CUDA: train on this many GPUs, one agent each, their changes summed every 2 s while their
-    /// games run.
+    /// CUDA: train on this many GPUs in this process, a rank each, their changes summed through
+    /// host memory every ~2 s while their games run (NCCL on the GPUs, one process a GPU:
+    /// `cubesearch launch`).
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
     /// GPU backends with averaged updates (--units ≥ 1024): read the weights from an f32 or

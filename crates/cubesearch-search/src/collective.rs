@@ -22,6 +22,9 @@ pub trait Collective<R: Runtime>: Send {
     /// Sums the `len` f32 of `values`, a buffer on `client`'s device, over every rank; returns
     /// the buffer holding the sums (`values` itself, or a new one).
     fn sum_f32(&mut self, client: &ComputeClient<R>, values: Handle, len: usize) -> Result<Handle>;
+    /// Called after this rank failed: the other ranks' calls should fail rather than wait for
+    /// it (where the collective can tell them; NCCL ranks are stopped by their launcher).
+    fn abandon(&mut self) {}
 }
 
 /// What one round of a [`LocalCollective`] sums.
@@ -138,11 +141,18 @@ impl LocalCollective {
     }
 }
 
-impl Drop for LocalCollective {
-    fn drop(&mut self) {
+impl LocalCollective {
+    /// Breaks the group: every call of every rank fails from now on.
+    fn break_group(&self) {
         let mut round = self.shared.round.lock().unwrap_or_else(|e| e.into_inner());
         round.broken = true;
         self.shared.completed.notify_all();
+    }
+}
+
+impl Drop for LocalCollective {
+    fn drop(&mut self) {
+        self.break_group();
     }
 }
 
@@ -172,5 +182,9 @@ impl<R: Runtime> Collective<R> for LocalCollective {
             Values::F32(sum) => Ok(client.create_from_slice(f32::as_bytes(sum))),
             Values::U64(_) => Err(left("ranks made different calls")),
         }
+    }
+
+    fn abandon(&mut self) {
+        self.break_group();
     }
 }

@@ -13,7 +13,8 @@ use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, TdEngine, TupleGame};
 use std::time::Instant;
 
-pub use crate::td_multi::{MultiGpuTd, MERGE_EVERY};
+pub use crate::td_multi::MultiGpuTd;
+pub use crate::td_ranks::MERGE_EVERY;
 pub use cubesearch_kernels::td::WeightStorage;
 
 /// The device form of `net`: its bits a cell, its tables, and its lookups in the order V sums

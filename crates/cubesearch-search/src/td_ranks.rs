@@ -19,7 +19,7 @@
 //! every game of the run.
 
 use crate::collective::Collective;
-use crate::td::{episode, GpuTd, MERGE_EVERY};
+use crate::td::{episode, GpuTd, WeightStorage};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 use cubesearch_core::{Error, Result};
@@ -28,6 +28,10 @@ use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::{Episode, NTupleNetwork, TdEngine, TupleGame};
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
+
+/// How often ranks meet: every launch is a few milliseconds on an H200, and a meeting sums the
+/// weights' changes (256 MB for 2048's 4x6patt network).
+pub const MERGE_EVERY: Duration = Duration::from_secs(2);
 
 /// Launches before the first meeting, before any rate is known.
 const FIRST_LAUNCHES: u64 = 8;
@@ -71,6 +75,20 @@ impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
             launches: launches.max(1),
             ..self
         }
+    }
+
+    /// The rank storing the weights its launches read as `storage` ([`GpuTd::with_storage`]).
+    pub fn with_storage(self, storage: WeightStorage) -> Self {
+        Self {
+            agent: self.agent.with_storage(storage),
+            ..self
+        }
+    }
+
+    /// Leaves the group after a failure, so that the other ranks stop rather than wait for
+    /// this one ([`Collective::abandon`]).
+    pub fn abandon(&mut self) {
+        self.collective.abandon();
     }
 
     /// This rank.
@@ -119,7 +137,11 @@ impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
         }
         let mut call = [0u64; CALL_WORDS];
         call[0] = STOP;
-        self.collective.sum_u64(&mut call)
+        let sent = self.collective.sum_u64(&mut call);
+        if sent.is_err() {
+            self.abandon();
+        }
+        sent
     }
 
     /// Plays this rank's slice of a call, meeting the others as it goes and after it ends;
@@ -321,8 +343,14 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame, C: Collective<R>> TdEngine<G>
         });
         let call = [PLAY, first, games, seed as u64, step.to_bits() as u64, left];
         let mut sent = call;
-        self.collective.sum_u64(&mut sent)?;
-        self.play_call(net, &call, &mut |g| on_game(episode(g)))
+        let played = self
+            .collective
+            .sum_u64(&mut sent)
+            .and_then(|_| self.play_call(net, &call, &mut |g| on_game(episode(g))));
+        if played.is_err() {
+            self.abandon();
+        }
+        played
     }
 
     fn sync(&mut self, net: &mut NTupleNetwork) -> Result<()> {
@@ -358,7 +386,7 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame, C: Collective<R>> TdEngine<G>
 pub fn cuda_rank<G: GpuStochasticGame>(
     ranks: &crate::rendezvous::Ranks,
     units: Option<u32>,
-    storage: crate::td::WeightStorage,
+    storage: WeightStorage,
 ) -> Result<RankTd<cubecl::cuda::CudaRuntime, G, crate::nccl::NcclCollective>> {
     use cubecl::cuda::{CudaDevice, CudaRuntime};
     let found = cubesearch_core::backend::cuda_device_count();
