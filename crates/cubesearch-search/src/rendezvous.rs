@@ -90,9 +90,16 @@ impl Ranks {
                 (_, _, Some(file)) if !file.is_empty() => Rendezvous::File(PathBuf::from(file)),
                 (Some(host), Some(port), _) => Rendezvous::Tcp {
                     host,
-                    port: port.trim().parse().map_err(|_| {
-                        Error::parse(format!("MASTER_PORT={port}: expected a port number"))
-                    })?,
+                    port: port
+                        .trim()
+                        .parse::<u16>()
+                        .ok()
+                        .and_then(|p| p.checked_add(1))
+                        .ok_or_else(|| {
+                            Error::parse(format!(
+                                "MASTER_PORT={port}: expected a port number below 65535"
+                            ))
+                        })?,
                 },
                 _ if world == 1 => Rendezvous::File(PathBuf::new()),
                 _ => return Err(Error::parse(
