@@ -171,9 +171,7 @@ impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
         // the last meeting; a follower keeps its games for the next meeting.
         let others: RefCell<Vec<TdGame>> = RefCell::new(Vec::new());
         let mine: RefCell<Vec<TdGame>> = RefCell::new(Vec::new());
-        let on_game = RefCell::new(on_game);
-        let hand_over = |own: Option<TdGame>| -> Result<()> {
-            let mut on_game = on_game.borrow_mut();
+        let mut hand_over = |own: Option<TdGame>| -> Result<()> {
             for g in others.borrow_mut().drain(..) {
                 on_game(g)?;
             }
@@ -367,7 +365,7 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame, C: Collective<R>> TdEngine<G>
     }
 
     fn games_between_clock_checks(&self) -> u64 {
-        self.parallelism() as u64 * 1024
+        self.agent.games_between_clock_checks() * self.collective.world() as u64
     }
 
     fn occupancy(&self) -> Option<f64> {
@@ -379,6 +377,10 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame, C: Collective<R>> TdEngine<G>
     }
 }
 
+/// A rank on a CUDA device, meeting the others through NCCL.
+#[cfg(feature = "cuda")]
+pub type CudaRank<G> = RankTd<cubecl::cuda::CudaRuntime, G, crate::nccl::NcclCollective>;
+
 /// This process's rank of the run `ranks` describes, on its CUDA device (`ranks.local_rank`),
 /// playing `units` games at once (default per `TdShape::for_device`), its averaged launches
 /// reading the weights as `storage`.
@@ -387,7 +389,7 @@ pub fn cuda_rank<G: GpuStochasticGame>(
     ranks: &crate::rendezvous::Ranks,
     units: Option<u32>,
     storage: WeightStorage,
-) -> Result<RankTd<cubecl::cuda::CudaRuntime, G, crate::nccl::NcclCollective>> {
+) -> Result<CudaRank<G>> {
     use cubecl::cuda::{CudaDevice, CudaRuntime};
     let found = cubesearch_core::backend::cuda_device_count();
     if ranks.local_rank >= found {

@@ -69,16 +69,26 @@ fn engine<G: OnePlayerGame>(
     ))
 }
 
-/// What every rank checks first: one GPU a rank, on CUDA.
-fn rank_checks(common: &Common, args: &TrainArgs, ranks: &Ranks) -> Result<ResolvedBackend> {
+/// This process's rank of a run of several (`ranks`): one GPU a rank, NCCL on CUDA device
+/// `LOCAL_RANK`. Refused on any other backend, and without the cuda feature.
+#[cfg(feature = "cuda")]
+fn rank<G: OnePlayerGame>(
+    common: &Common,
+    args: &TrainArgs,
+    ranks: &Ranks,
+) -> Result<(cubesearch_search::td_ranks::CudaRank<G>, ResolvedBackend)> {
+    let resolved = rank_backend(common, args, ranks)?;
+    let rank = cubesearch_search::td_ranks::cuda_rank::<G>(ranks, args.units, args.storage)?;
+    Ok((rank, resolved))
+}
+
+/// The backend a rank trains on: CUDA, one GPU a rank.
+fn rank_backend(common: &Common, args: &TrainArgs, ranks: &Ranks) -> Result<ResolvedBackend> {
     if args.gpus != 1 {
         return Err(Error::parse(format!(
             "--gpus {} under a launcher: each rank trains on one GPU (start more ranks)",
             args.gpus
         )));
-    }
-    if args.units == Some(0) {
-        return Err(Error::parse("--units must be at least 1"));
     }
     match resolve(common.backend)? {
         #[cfg(feature = "cuda")]
@@ -92,44 +102,34 @@ fn rank_checks(common: &Common, args: &TrainArgs, ranks: &Ranks) -> Result<Resol
     }
 }
 
-/// This process's rank of a run of several (`ranks`): NCCL on CUDA device `LOCAL_RANK`.
-#[cfg(feature = "cuda")]
+/// Rank 0's engine.
 fn rank_engine<G: OnePlayerGame>(
     common: &Common,
     args: &TrainArgs,
     ranks: &Ranks,
 ) -> Result<(Engine<G>, ResolvedBackend)> {
-    let resolved = rank_checks(common, args, ranks)?;
-    let rank = cubesearch_search::td_ranks::cuda_rank::<G>(ranks, args.units, args.storage)?;
-    Ok((Box::new(rank), resolved))
+    #[cfg(feature = "cuda")]
+    return rank::<G>(common, args, ranks)
+        .map(|(r, resolved)| (Box::new(r) as Engine<G>, resolved));
+    #[cfg(not(feature = "cuda"))]
+    return rank_backend(common, args, ranks).and_then(|resolved| {
+        Err(Error::parse(format!(
+            "ranks need CUDA, and {} was chosen",
+            resolved.backend().name()
+        )))
+    });
 }
 
 /// A rank other than 0: follows rank 0's calls, writing nothing and printing nothing.
-#[cfg(feature = "cuda")]
 fn follow<G: OnePlayerGame>(common: &Common, args: &TrainArgs, ranks: &Ranks) -> Result<()> {
-    rank_checks(common, args, ranks)?;
-    let (_, cfg) = config::<G>(common, args)?;
-    let (net, _) = cubesearch_learn::starting_network::<G>(&cfg)?;
-    let mut rank = cubesearch_search::td_ranks::cuda_rank::<G>(ranks, args.units, args.storage)?;
-    rank.follow(&net).map(|_| ())
-}
-
-/// Without CUDA no rank can run: [`rank_checks`] says why.
-#[cfg(not(feature = "cuda"))]
-fn rank_engine<G: OnePlayerGame>(
-    common: &Common,
-    args: &TrainArgs,
-    ranks: &Ranks,
-) -> Result<(Engine<G>, ResolvedBackend)> {
-    let resolved = rank_checks(common, args, ranks)?;
-    Err(Error::parse(format!(
-        "ranks need CUDA, and {} was chosen",
-        resolved.backend().name()
-    )))
-}
-
-#[cfg(not(feature = "cuda"))]
-fn follow<G: OnePlayerGame>(common: &Common, args: &TrainArgs, ranks: &Ranks) -> Result<()> {
+    #[cfg(feature = "cuda")]
+    {
+        let (mut rank, _) = rank::<G>(common, args, ranks)?;
+        let (_, cfg) = config::<G>(common, args)?;
+        let (net, _) = cubesearch_learn::starting_network::<G>(&cfg)?;
+        rank.follow(&net).map(|_| ())
+    }
+    #[cfg(not(feature = "cuda"))]
     rank_engine::<G>(common, args, ranks).map(|_| ())
 }
 
