@@ -538,6 +538,34 @@ fn endless_or_empty_flag_values_are_refused_up_front() {
         ),
         (&["bench", "nim-playouts", "--reps", "0"], "--reps"),
         (&["bench", "td-train", "--units", "0"], "--units"),
+        (
+            &[
+                "train",
+                "2048",
+                "--games",
+                "5",
+                "--optimistic",
+                "inf",
+                "--out",
+                "x",
+            ],
+            "--optimistic",
+        ),
+        (
+            &[
+                "train",
+                "2048",
+                "--games",
+                "5",
+                "--optimistic",
+                "320000",
+                "--resume",
+                "x",
+                "--out",
+                "y",
+            ],
+            "--optimistic",
+        ),
     ] {
         assert_bad_input(&cubesearch(args), flag);
     }

@@ -4,7 +4,8 @@ use cubesearch_games::fib::{seed_shapes, Board, BoardOf, Dir, Fib, Pow2, Sliding
 use cubesearch_games::{Game2048, Game2584};
 use cubesearch_learn::runner::{Sharing, ROUND_MOVES};
 use cubesearch_learn::{
-    curve_csv, parse_shapes, play, play_random, train, CpuTd, NTupleNetwork, TrainConfig,
+    curve_csv, parse_shapes, play, play_random, starting_network, train, CpuTd, NTupleNetwork,
+    TrainConfig,
 };
 use rstest::rstest;
 
@@ -565,6 +566,62 @@ fn checkpoints_and_resume() {
         train(&game, &unwritable, |_| {}),
         Err(Error::Io { .. })
     ));
+}
+
+#[test]
+fn an_optimistic_start_values_every_board_at_v_and_learning_moves_it() {
+    let game = Game2048::new();
+    let cfg = TrainConfig {
+        games: 20,
+        shapes: Some(seed_shapes()),
+        optimistic: Some(320_000.0),
+        ..TrainConfig::default()
+    };
+    let (net, games) = starting_network::<Game2048>(&cfg).unwrap();
+    assert_eq!(games, 0);
+    // 24 lookups: each weight is V / 24, and any board sums back to V.
+    let per_weight = 320_000.0 / net.lookups() as f32;
+    for t in 0..net.shapes().len() {
+        assert!(net.table(t).iter().all(|&w| w == per_weight));
+    }
+    let mut rng = XorShift32::for_worker(9, 0);
+    for _ in 0..100 {
+        let v = net.value(&game, random_board::<Pow2>(&mut rng));
+        assert!((v - 320_000.0).abs() < 1.0, "V = {v}");
+    }
+
+    // Training moves the weights the games reached and leaves the others where they started.
+    let (trained, _) = train(&game, &cfg, |_| {}).unwrap();
+    let table = trained.table(0);
+    assert!(table.iter().any(|&w| w != per_weight));
+    assert!(table.iter().any(|&w| w == per_weight));
+
+    // It is a start for a new network only, and a number.
+    let dir = temp();
+    let out = dir.path().join("w.safetensors");
+    train(
+        &game,
+        &TrainConfig {
+            out: Some(out.clone()),
+            optimistic: None,
+            ..cfg.clone()
+        },
+        |_| {},
+    )
+    .unwrap();
+    let resumed = TrainConfig {
+        resume: Some(out),
+        ..cfg.clone()
+    };
+    assert!(matches!(
+        train(&game, &resumed, |_| {}),
+        Err(Error::Parse(_))
+    ));
+    let nan = TrainConfig {
+        optimistic: Some(f32::NAN),
+        ..cfg
+    };
+    assert!(matches!(train(&game, &nan, |_| {}), Err(Error::Parse(_))));
 }
 
 #[test]

@@ -83,6 +83,14 @@ fn parse_storage(text: &str) -> Result<WeightStorage, String> {
         .map_err(|e: cubesearch_core::Error| e.to_string())
 }
 
+/// A finite number.
+fn parse_finite(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("expected a finite number, got '{text}'")),
+    }
+}
+
 /// The games cubesearch knows: every name in the games' registry.
 fn game_names() -> PossibleValuesParser {
     PossibleValuesParser::new(cubesearch_games::registry::NAMES)
@@ -326,6 +334,10 @@ pub struct TrainArgs {
     /// TD learning rate (the step on V).
     #[arg(long, default_value_t = 0.1)]
     pub alpha: f32,
+    /// Start a new network with every state valued at V, not 0 (optimistic initialisation,
+    /// which makes the player try what it has not seen: 320000 for 2048's 4x6patt).
+    #[arg(long, value_name = "V", conflicts_with = "resume", value_parser = parse_finite)]
+    pub optimistic: Option<f32>,
     /// Tuple shapes: `seed` (three 4-tuples), `6tuple`, or cells like `0,1,2,3;4,5,6,7`.
     #[arg(long)]
     pub shapes: Option<String>,

@@ -494,6 +494,13 @@ impl NTupleNetwork {
         }
     }
 
+    /// Sets every weight to `value`.
+    pub fn fill(&mut self, value: f32) {
+        for w in self.weights.iter_mut() {
+            *w.get_mut() = value.to_bits();
+        }
+    }
+
     /// Fails unless the network was made for game `G`.
     pub fn check_game<G: TupleGame>(&self) -> Result<()> {
         if self.game != G::NAME || self.bits != G::CELL_BITS || self.cells != G::CELLS {

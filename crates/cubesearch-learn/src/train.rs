@@ -43,6 +43,12 @@ pub struct TrainConfig {
     /// `games` then being an upper bound. The engine is told the deadline
     /// ([`TdEngine::set_deadline`]); CPU threads finish the games in flight.
     pub time_limit: Option<Duration>,
+    /// Start a new network with every state's value at this instead of 0 (optimistic
+    /// initialisation: each weight is `V / lookups`). States the games have not reached keep
+    /// looking better than those they have, so the greedy player keeps trying new ones (Guei,
+    /// Chen and Wu, "Optimistic Temporal Difference Learning for 2048", IEEE ToG 2022, start
+    /// 2048's 4x6patt at 320,000). A resumed run takes the file's weights and refuses it.
+    pub optimistic: Option<f32>,
 }
 
 impl Default for TrainConfig {
@@ -60,6 +66,7 @@ impl Default for TrainConfig {
             curve_every: 0,
             progress_interval: Duration::from_millis(250),
             time_limit: None,
+            optimistic: None,
         }
     }
 }
@@ -269,18 +276,30 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
 }
 
 /// The network a run of `cfg` starts from, and the games it had learned from: the file it
-/// resumes, or fresh weights of its shapes.
+/// resumes, or fresh weights of its shapes (zero, or its optimistic start).
 pub fn starting_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwork, u64)> {
-    Ok(match &cfg.resume {
-        Some(path) => {
+    match (&cfg.resume, cfg.optimistic) {
+        (Some(_), Some(_)) => Err(Error::parse(
+            "an optimistic start is for a new network; a resumed run continues from its file's weights",
+        )),
+        (Some(path), None) => {
             let (net, meta) = NTupleNetwork::load::<G>(path, cfg.shapes.as_deref())?;
-            (net, meta.games)
+            Ok((net, meta.games))
         }
-        None => (
-            NTupleNetwork::for_game::<G>(cfg.shapes.as_deref().unwrap_or(&default_shapes::<G>()))?,
-            0,
-        ),
-    })
+        (None, start) => {
+            let shapes = cfg.shapes.clone().unwrap_or_else(default_shapes::<G>);
+            let mut net = NTupleNetwork::for_game::<G>(&shapes)?;
+            if let Some(value) = start {
+                if !value.is_finite() {
+                    return Err(Error::parse(format!(
+                        "the optimistic start must be a finite value, got {value}"
+                    )));
+                }
+                net.fill(value / net.lookups() as f32);
+            }
+            Ok((net, 0))
+        }
+    }
 }
 
 /// [`train`] on any engine: the same progress reports, learning curve, checkpoints and

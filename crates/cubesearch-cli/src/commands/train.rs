@@ -152,6 +152,7 @@ fn config<G: OnePlayerGame>(
             checkpoint_every: args.checkpoint_every,
             out: Some(PathBuf::from(&args.out)),
             resume: args.resume.as_ref().map(PathBuf::from),
+            optimistic: args.optimistic,
             ..TrainConfig::default()
         },
     ))
