@@ -566,6 +566,34 @@ fn endless_or_empty_flag_values_are_refused_up_front() {
             ],
             "--optimistic",
         ),
+        (
+            &[
+                "train",
+                "2048",
+                "--games",
+                "5",
+                "--td-order",
+                "sideways",
+                "--out",
+                "x",
+            ],
+            "--td-order",
+        ),
+        (
+            &[
+                "train",
+                "2048",
+                "--games",
+                "5",
+                "--td-order",
+                "forward",
+                "--backend",
+                "wgpu",
+                "--out",
+                "x",
+            ],
+            "--td-order",
+        ),
     ] {
         assert_bad_input(&cubesearch(args), flag);
     }

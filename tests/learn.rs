@@ -5,7 +5,7 @@ use cubesearch_games::{Game2048, Game2584};
 use cubesearch_learn::runner::{Sharing, ROUND_MOVES};
 use cubesearch_learn::{
     curve_csv, parse_shapes, play, play_random, starting_network, train, CpuTd, NTupleNetwork,
-    TrainConfig,
+    TdOrder, TrainConfig,
 };
 use rstest::rstest;
 
@@ -107,16 +107,18 @@ fn reference_learn<R: TileRule>(net: &NTupleNetwork, path: &[(BoardOf<R>, u32)],
 
 /// The trainer as first written, on the reference path: game `g` from
 /// `XorShift32::for_worker(seed, g)`, greedy on `value_cells` (ties to the first of left,
-/// right, up, down), then [`reference_learn`]. Returns the scores.
+/// right, up, down), then [`reference_learn`]; or, `forward`, each afterstate moved toward the
+/// next move's value once that move is chosen and the last toward 0. Returns the scores.
 fn reference_train<R: TileRule>(
     net: &NTupleNetwork,
     games: u32,
     alpha: f32,
     seed: u32,
+    forward: bool,
 ) -> Vec<u64> {
     let game = Sliding::<R>::new();
     let step = alpha / net.lookups() as f32;
-    let mut path = Vec::new();
+    let mut path: Vec<(BoardOf<R>, u32)> = Vec::new();
     (0..games)
         .map(|g| {
             let mut rng = XorShift32::for_worker(seed, g);
@@ -133,14 +135,25 @@ fn reference_train<R: TileRule>(
                         }
                     }
                 }
-                let Some((_, after, reward)) = best else {
+                let Some((value, after, reward)) = best else {
                     break;
                 };
+                if let (true, Some(&(last, _))) = (forward, path.last()) {
+                    let cells = last.cells(R::BITS);
+                    net.update_cells(&cells, step * (value - net.value_cells(&cells)));
+                }
                 score += reward as u64;
                 path.push((after, reward));
                 s = game.sample_chance(&after, &mut rng);
             }
-            reference_learn::<R>(net, &path, step);
+            match (forward, path.last()) {
+                (true, Some(&(last, _))) => {
+                    let cells = last.cells(R::BITS);
+                    net.update_cells(&cells, step * (0.0 - net.value_cells(&cells)));
+                }
+                (true, None) => {}
+                (false, _) => reference_learn::<R>(net, &path, step),
+            }
             score
         })
         .collect()
@@ -155,7 +168,10 @@ fn check_training<R: TileRule>(shapes: &[Vec<u8>], games: u32) {
     let scores = CpuTd { threads: 1 }
         .train(&game, &mut fast, games, 0.1, 21)
         .unwrap();
-    assert_eq!(scores, reference_train::<R>(&reference, games, 0.1, 21));
+    assert_eq!(
+        scores,
+        reference_train::<R>(&reference, games, 0.1, 21, false)
+    );
     for t in 0..shapes.len() {
         let bits = |net: &NTupleNetwork| -> Vec<u32> {
             net.table(t).iter().map(|w| w.to_bits()).collect()
@@ -171,6 +187,41 @@ fn the_fast_trainer_learns_exactly_what_the_reference_learns() {
     check_training::<Pow2>(&seed_shapes(), 150);
     check_training::<Fib>(&odd_shapes(), 60);
     check_training::<Pow2>(&odd_shapes(), 60);
+}
+
+/// Learning forward, one thread plays the same games and learns bit for bit the same weights
+/// as the reference trainer does forward, and not those it learns backward.
+fn check_forward_training<R: TileRule>(shapes: &[Vec<u8>], games: u32) {
+    let game = Sliding::<R>::new();
+    let cfg = TrainConfig {
+        games: games as u64,
+        alpha: 0.1,
+        seed: 21,
+        shapes: Some(shapes.to_vec()),
+        order: TdOrder::Forward,
+        ..TrainConfig::default()
+    };
+    let (fast, report) = train(&game, &cfg, |_| {}).unwrap();
+    let forward = NTupleNetwork::for_game::<Sliding<R>>(shapes).unwrap();
+    let scores = reference_train::<R>(&forward, games, 0.1, 21, true);
+    let mean = scores.iter().sum::<u64>() as f64 / games as f64;
+    assert_eq!(report.mean_score, mean, "{}", R::NAME);
+    let backward = NTupleNetwork::for_game::<Sliding<R>>(shapes).unwrap();
+    reference_train::<R>(&backward, games, 0.1, 21, false);
+    let bits = |net: &NTupleNetwork, t: usize| -> Vec<u32> {
+        net.table(t).iter().map(|w| w.to_bits()).collect()
+    };
+    for t in 0..shapes.len() {
+        assert!(bits(&fast, t) == bits(&forward, t), "{} table {t}", R::NAME);
+    }
+    assert!(bits(&fast, 0) != bits(&backward, 0));
+}
+
+#[test]
+fn the_forward_trainer_learns_exactly_what_the_forward_reference_learns() {
+    check_forward_training::<Fib>(&seed_shapes(), 150);
+    check_forward_training::<Pow2>(&seed_shapes(), 150);
+    check_forward_training::<Pow2>(&odd_shapes(), 60);
 }
 
 #[test]

@@ -331,6 +331,11 @@ pub struct TrainArgs {
     /// ~0.1 s; reproducible) or `table` (one table without locks, the seed's 4.3).
     #[arg(long, default_value = "copies")]
     pub sharing: cubesearch_learn::runner::Sharing,
+    /// When the CPU trainer's games learn: `backward` (at each game's end, last move first:
+    /// the seed's order, and the GPU trainers') or `forward` (each afterstate once the next
+    /// move is chosen, while its weights are still in the cache: TDL2048+'s order).
+    #[arg(long, default_value = "backward")]
+    pub td_order: cubesearch_learn::TdOrder,
     /// TD learning rate (the step on V).
     #[arg(long, default_value_t = 0.1)]
     pub alpha: f32,

@@ -3,7 +3,8 @@
 //! The game (2584 or 2048) is the weights file's. Each rep loads the weights afresh and trains
 //! `games` games (default 1024, as `cubesearch bench td-train` does) on `threads` threads
 //! (default 1), the threads sharing the weights as `SHARING` (`copies`, the default, or
-//! `table`) says; prints each rep's moves/s and the median.
+//! `table`) says, learning in the order `TD_ORDER` (`backward`, the default, or `forward`) says;
+//! prints each rep's moves/s and the median.
 
 use cubesearch_games::{Game2048, Game2584};
 use cubesearch_learn::{CpuEngine, NTupleNetwork, TdEngine, TupleGame};
@@ -38,6 +39,10 @@ fn time<G: TupleGame>(
     let mut engine = CpuEngine {
         threads,
         sharing: match std::env::var("SHARING") {
+            Ok(s) => s.parse()?,
+            Err(_) => Default::default(),
+        },
+        order: match std::env::var("TD_ORDER") {
             Ok(s) => s.parse()?,
             Err(_) => Default::default(),
         },

@@ -25,7 +25,7 @@ pub use file::WeightsMeta;
 pub use game::{pack_views, square_symmetries, TupleGame, ViewWords};
 pub use network::{default_shapes, parse_shapes, shapes_for, NTupleNetwork};
 pub use play::{play, play_random, stats, PlayStats, Reach};
-pub use td::Episode;
+pub use td::{Episode, TdOrder};
 pub use train::{
     curve_csv, starting_network, train, train_on, train_scores, CpuEngine, CurvePoint, TdEngine,
     TrainConfig, TrainProgress, TrainReport,
@@ -53,6 +53,7 @@ impl<G: TupleGame> TdUpdate<G, NTupleNetwork> for CpuTd {
         let mut engine = CpuEngine {
             threads: runner::thread_count(self.threads),
             sharing: runner::Sharing::default(),
+            order: TdOrder::default(),
         };
         train_scores(&mut engine, game, value, games, alpha, seed)
     }

@@ -20,7 +20,7 @@
 
 use crate::game::TupleGame;
 use crate::network::NTupleNetwork;
-use crate::td::{play_episode, random_episode, Episode, Trajectory};
+use crate::td::{play_episode, random_episode, Episode, TdOrder, Trajectory};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::Result;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -43,6 +43,8 @@ pub struct Learning {
     pub step: f32,
     /// How several threads share the weights (see the module docs).
     pub sharing: Sharing,
+    /// When a game's afterstates learn.
+    pub order: TdOrder,
 }
 
 /// How several learning threads share the weights (see the module docs).
@@ -103,9 +105,13 @@ pub fn run_games<G: TupleGame>(
     let play = |g: u64, path: &mut Trajectory<G>| {
         let mut rng = XorShift32::for_worker(seed, g as u32);
         match policy {
-            Policy::Greedy(net, learning) => {
-                play_episode(game, net, &mut rng, learning.map(|l| l.step), path)
-            }
+            Policy::Greedy(net, learning) => play_episode(
+                game,
+                net,
+                &mut rng,
+                learning.map(|l| (l.step, l.order)),
+                path,
+            ),
             Policy::Random => random_episode(game, &mut rng),
         }
     };
@@ -114,7 +120,7 @@ pub fn run_games<G: TupleGame>(
         let copy_bytes = threads * net.weight_count() * std::mem::size_of::<f32>();
         if threads > 1 && learning.sharing == Sharing::Copies && copy_bytes <= MAX_COPY_BYTES {
             let games = first..first + games;
-            return run_on_copies(game, net, learning.step, games, seed, threads, on_game);
+            return run_on_copies(game, net, learning, games, seed, threads, on_game);
         }
     }
     if threads <= 1 {
@@ -151,7 +157,7 @@ pub fn run_games<G: TupleGame>(
 fn run_on_copies<G: TupleGame>(
     game: &G,
     net: &NTupleNetwork,
-    step: f32,
+    learning: Learning,
     games: std::ops::Range<u64>,
     seed: u32,
     threads: usize,
@@ -177,7 +183,8 @@ fn run_on_copies<G: TupleGame>(
                     let mut moves = 0u64;
                     while moves < ROUND_MOVES && g < games.end && !stop.load(Ordering::Relaxed) {
                         let mut rng = XorShift32::for_worker(seed, g as u32);
-                        let episode = play_episode(game, copy, &mut rng, Some(step), &mut path);
+                        let learn = Some((learning.step, learning.order));
+                        let episode = play_episode(game, copy, &mut rng, learn, &mut path);
                         changed[t].mark(path.indices());
                         moves += episode.moves as u64;
                         if tx.send(episode).is_err() {

@@ -8,11 +8,41 @@
 //! `s'_t` toward `r_{t+1} + V(s'_{t+1})`, where `r_{t+1}` is the reward of the next move and
 //! `V(s'_{t+1})` is read after its own update. Each of the network's lookups moves by
 //! `alpha / lookups · δ`, so `alpha` is the step on V itself.
+//!
+//! The CPU trainer can also learn *forward* ([`TdOrder::Forward`], Szubert and Jaśkowski's
+//! order and TDL2048+'s default): once move `t + 1` is chosen, `s'_t` moves toward
+//! `r_{t+1} + V(s'_{t+1})` as valued when choosing it, and the last afterstate toward 0 when the
+//! game ends. Its weights are then still in the cache, where the backward pass, at the end of
+//! a game of thousands of moves, finds them in memory again (docs/BENCHMARKS.md).
 
 use crate::game::TupleGame;
 use crate::network::{NTupleNetwork, WeightReads};
 use cubesearch_core::rng::XorShift32;
 use multiversion::multiversion;
+
+/// When a game's afterstates learn (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TdOrder {
+    /// At the game's end, last afterstate first (the seed's order, and every GPU trainer's).
+    #[default]
+    Backward,
+    /// Each one as soon as the next move is chosen.
+    Forward,
+}
+
+impl std::str::FromStr for TdOrder {
+    type Err = cubesearch_core::Error;
+
+    fn from_str(s: &str) -> cubesearch_core::Result<Self> {
+        match s {
+            "backward" => Ok(TdOrder::Backward),
+            "forward" => Ok(TdOrder::Forward),
+            other => Err(cubesearch_core::Error::parse(format!(
+                "unknown TD order '{other}': backward or forward"
+            ))),
+        }
+    }
+}
 
 /// What one game came to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -76,8 +106,9 @@ impl<G: TupleGame> Trajectory<G> {
     }
 }
 
-/// [`greedy`] on the afterstates' weight indices: the chosen action's number (its place in
-/// `ACTIONS`), the afterstate and the reward. The candidates are made and valued four at a
+/// [`greedy`] on the afterstates' weight indices: the chosen action's value
+/// (`reward + V(afterstate)`), its number (its place in `ACTIONS`), the afterstate and the
+/// reward. The candidates are made and valued four at a
 /// time (vector instructions making their indices, their weight loads overlapping), their
 /// indices going to `path.candidates` as [`NTupleNetwork::indices_of`] lays out each four (an
 /// illegal move's are the state's, valued and ignored).
@@ -88,7 +119,7 @@ fn greedy_indexed<G: TupleGame>(
     s: G::State,
     path: &mut Trajectory<G>,
     reads: WeightReads,
-) -> Option<(usize, G::State, u32)> {
+) -> Option<(f32, usize, G::State, u32)> {
     let actions = G::ACTIONS.len();
     let per_four = 4 * net.lookups();
     let mut afters = [None; 4];
@@ -116,7 +147,7 @@ fn greedy_indexed<G: TupleGame>(
             best_of_four(game, net, s, &afters, first, candidates, reads, &mut best);
         }
     }
-    best.map(|(_, k, after, reward)| (k, after, reward))
+    best
 }
 
 /// Values four candidate afterstates (of actions `first..first + 4`; `None` where illegal or
@@ -148,8 +179,8 @@ fn best_of_four<G: TupleGame>(
     }
 }
 
-/// Plays one game greedily with `net` from a start drawn by `rng`; when `step` is given (the
-/// change per weight per unit of TD error, `alpha / lookups`), learns from it afterwards.
+/// Plays one game greedily with `net` from a start drawn by `rng`; when `learn` is given (the
+/// change per weight per unit of TD error, `alpha / lookups`, and the order), learns from it.
 ///
 /// Compiled twice: for any x86-64 and for one with AVX2 and BMI2, picked at run time (the
 /// symmetric views and indices of four states at once fill 256-bit registers, and the weights
@@ -160,7 +191,7 @@ pub fn play_episode<G: TupleGame>(
     game: &G,
     net: &NTupleNetwork,
     rng: &mut XorShift32,
-    step: Option<f32>,
+    learn: Option<(f32, TdOrder)>,
     path: &mut Trajectory<G>,
 ) -> Episode {
     // SAFETY: AVX2 is there when this clone runs.
@@ -171,9 +202,14 @@ pub fn play_episode<G: TupleGame>(
     path.rewards.clear();
     path.candidates
         .resize(G::ACTIONS.len().div_ceil(4) * 4 * lookups, 0);
+    let forward = learn.filter(|&(_, order)| order == TdOrder::Forward);
     let mut s = game.initial(rng);
     let mut score = 0u64;
-    while let Some((k, after, reward)) = greedy_indexed(game, net, s, path, reads) {
+    while let Some((value, k, after, reward)) = greedy_indexed(game, net, s, path, reads) {
+        if let Some((step, _)) = forward {
+            // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
+            unsafe { learn_last(net, &path.indices, value, step, reads) };
+        }
         score += reward as u64;
         let four = &path.candidates[k / 4 * 4 * lookups..][..4 * lookups];
         path.indices
@@ -186,11 +222,42 @@ pub fn play_episode<G: TupleGame>(
         moves: path.rewards.len() as u32,
         progress: game.progress(&s),
     };
-    if let Some(step) = step {
+    match learn {
+        // The last afterstate: nothing follows it.
         // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
-        unsafe { learn_indexed(net, &path.indices, &path.rewards, step, reads) };
+        Some((step, TdOrder::Forward)) => unsafe {
+            learn_last(net, &path.indices, 0.0, step, reads)
+        },
+        // SAFETY: as above.
+        Some((step, TdOrder::Backward)) => unsafe {
+            learn_indexed(net, &path.indices, &path.rewards, step, reads)
+        },
+        None => {}
     }
     episode
+}
+
+/// One forward TD(0) step: the last afterstate of `indices` (a block of the network's lookups
+/// at its end; none at a game's start) moves toward `target`.
+///
+/// # Safety
+/// As [`learn_indexed`].
+#[inline(always)]
+unsafe fn learn_last(
+    net: &NTupleNetwork,
+    indices: &[u32],
+    target: f32,
+    step: f32,
+    reads: WeightReads,
+) {
+    if let Some(at) = indices.len().checked_sub(net.lookups()) {
+        let block = &indices[at..];
+        // SAFETY: the caller's promise.
+        unsafe {
+            let v = net.value_at_unchecked(block, reads);
+            net.update_at_unchecked(block, step * (target - v));
+        }
+    }
 }
 
 /// The backward TD(0) pass over one game's `(afterstate, reward)` path (see the module docs).

@@ -5,7 +5,7 @@
 use crate::game::TupleGame;
 use crate::network::{default_shapes, NTupleNetwork};
 use crate::runner::{run_games, thread_count, Learning, Policy, Sharing};
-use crate::td::Episode;
+use crate::td::{Episode, TdOrder};
 use cubesearch_core::{Error, Result};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -21,6 +21,8 @@ pub struct TrainConfig {
     pub threads: usize,
     /// How several CPU threads share the weights ([`Sharing`]).
     pub sharing: Sharing,
+    /// When a CPU trainer's games learn ([`TdOrder`]; GPU trainers learn backward).
+    pub order: TdOrder,
     /// The TD step on V: each of the network's lookups moves by `alpha / lookups · δ`.
     pub alpha: f32,
     /// The run seed: game `g` draws from `XorShift32::for_worker(seed, g)`, `g` counting the
@@ -57,6 +59,7 @@ impl Default for TrainConfig {
             games: 1000,
             threads: 1,
             sharing: Sharing::default(),
+            order: TdOrder::default(),
             alpha: 0.1,
             seed: 1,
             shapes: None,
@@ -151,6 +154,7 @@ pub fn train<G: TupleGame>(
     let mut engine = CpuEngine {
         threads: thread_count(cfg.threads),
         sharing: cfg.sharing,
+        order: cfg.order,
     };
     train_on(game, cfg, &mut engine, progress)
 }
@@ -234,6 +238,8 @@ pub struct CpuEngine {
     pub threads: usize,
     /// How the threads share the weights.
     pub sharing: Sharing,
+    /// When the games learn.
+    pub order: TdOrder,
 }
 
 impl<G: TupleGame> TdEngine<G> for CpuEngine {
@@ -254,6 +260,7 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
                 Some(Learning {
                     step,
                     sharing: self.sharing,
+                    order: self.order,
                 }),
             ),
             first,

@@ -225,6 +225,7 @@ impl CpuExecutor {
         Box::new(CpuEngine {
             threads: self.threads(),
             sharing: Default::default(),
+            order: Default::default(),
         })
     }
 }

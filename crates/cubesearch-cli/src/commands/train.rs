@@ -17,7 +17,9 @@ use cubesearch_core::io::check_writable;
 use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::runner::thread_count;
-use cubesearch_learn::{curve_csv, shapes_for, train_on, CpuEngine, TdEngine, TrainConfig};
+use cubesearch_learn::{
+    curve_csv, shapes_for, train_on, CpuEngine, TdEngine, TdOrder, TrainConfig,
+};
 use cubesearch_search::rendezvous::Ranks;
 use cubesearch_search::spec::parse_duration;
 use cubesearch_search::td::WeightStorage;
@@ -58,9 +60,16 @@ fn engine<G: OnePlayerGame>(
             Box::new(CpuEngine {
                 threads,
                 sharing: args.sharing,
+                order: args.td_order,
             }),
             ResolvedBackend::Cpu { threads },
         ));
+    }
+    if args.td_order != TdOrder::Backward {
+        return Err(Error::parse(format!(
+            "--td-order forward is the CPU trainer's; {} learns backward, at each game's end",
+            resolved.backend().name()
+        )));
     }
     let exec = Executor::on(&resolved)?;
     Ok((
@@ -146,6 +155,7 @@ fn config<G: OnePlayerGame>(
             time_limit,
             threads: args.threads,
             sharing: args.sharing,
+            order: args.td_order,
             alpha: args.alpha,
             seed: common.seed,
             shapes: args.shapes.as_deref().map(shapes_for::<G>).transpose()?,
