@@ -65,17 +65,23 @@ fn engine<G: OnePlayerGame>(
             ResolvedBackend::Cpu { threads },
         ));
     }
-    if args.td_order != TdOrder::Backward {
-        return Err(Error::parse(format!(
-            "--td-order forward is the CPU trainer's; {} learns backward, at each game's end",
-            resolved.backend().name()
-        )));
-    }
+    backward_only(args, &resolved)?;
     let exec = Executor::on(&resolved)?;
     Ok((
         exec.td_engine_on_gpus::<G>(args.gpus, args.units, args.storage)?,
         resolved,
     ))
+}
+
+/// GPU trainers learn at each game's end: `--td-order forward` is refused there.
+fn backward_only(args: &TrainArgs, resolved: &ResolvedBackend) -> Result<()> {
+    if args.td_order == TdOrder::Backward {
+        return Ok(());
+    }
+    Err(Error::parse(format!(
+        "--td-order forward is the CPU trainer's; {} learns backward, at each game's end",
+        resolved.backend().name()
+    )))
 }
 
 /// This process's rank of a run of several (`ranks`): one GPU a rank, NCCL on CUDA device
@@ -101,7 +107,7 @@ fn rank_backend(common: &Common, args: &TrainArgs, ranks: &Ranks) -> Result<Reso
     }
     match resolve(common.backend)? {
         #[cfg(feature = "cuda")]
-        resolved @ ResolvedBackend::Cuda { .. } => Ok(resolved),
+        resolved @ ResolvedBackend::Cuda { .. } => backward_only(args, &resolved).map(|_| resolved),
         other => Err(Error::parse(format!(
             "WORLD_SIZE={}: ranks train through NCCL on CUDA GPUs, not on {}; use --backend cuda \
              (a build with the cuda feature)",
