@@ -10,10 +10,10 @@
 //! `alpha / lookups · δ`, so `alpha` is the step on V itself.
 //!
 //! The CPU trainer can also learn *forward* ([`TdOrder::Forward`], Szubert and Jaśkowski's
-//! order and TDL2048+'s default): once move `t + 1` is chosen, `s'_t` moves toward
-//! `r_{t+1} + V(s'_{t+1})` as valued when choosing it, and the last afterstate toward 0 when the
-//! game ends. Its weights are then still in the cache, where the backward pass, at the end of
-//! a game of thousands of moves, finds them in memory again (docs/BENCHMARKS.md).
+//! order): once move `t + 1` is chosen, `s'_t` moves toward `r_{t+1} + V(s'_{t+1})` as valued
+//! when choosing it, and the last afterstate toward 0 when the game ends. Its weights are then
+//! still in the cache, where the backward pass, at the end of a game of thousands of moves,
+//! finds them in memory again (docs/BENCHMARKS.md).
 
 use crate::game::TupleGame;
 use crate::network::{NTupleNetwork, WeightReads};
@@ -108,10 +108,10 @@ impl<G: TupleGame> Trajectory<G> {
 
 /// [`greedy`] on the afterstates' weight indices: the chosen action's value
 /// (`reward + V(afterstate)`), its number (its place in `ACTIONS`), the afterstate and the
-/// reward. The candidates are made and valued four at a
-/// time (vector instructions making their indices, their weight loads overlapping), their
-/// indices going to `path.candidates` as [`NTupleNetwork::indices_of`] lays out each four (an
-/// illegal move's are the state's, valued and ignored).
+/// reward. The candidates are made and valued four at a time (vector instructions making their
+/// indices, their weight loads overlapping), their indices going to `path.candidates` as
+/// [`NTupleNetwork::indices_of`] lays out each four (an illegal move's are the state's, valued
+/// and ignored).
 #[inline(always)]
 fn greedy_indexed<G: TupleGame>(
     game: &G,
