@@ -46,10 +46,10 @@ pub struct TrainConfig {
     /// ([`TdEngine::set_deadline`]); CPU threads finish the games in flight.
     pub time_limit: Option<Duration>,
     /// Start a new network with every state's value at this instead of 0 (optimistic
-    /// initialisation: each weight is this value over the lookups). States the games have not reached keep
-    /// looking better than those they have, so the greedy player keeps trying new ones (Guei,
-    /// Chen and Wu, IEEE Trans. Games 2022). A resumed run takes the file's weights and refuses
-    /// it.
+    /// initialisation: each weight is this value over the lookups). States the games have not
+    /// reached keep looking better than those they have, so the greedy player keeps trying new
+    /// ones (Guei, Chen and Wu, IEEE Trans. Games 2022). A resumed run takes the file's weights
+    /// and refuses it.
     pub optimistic: Option<f32>,
 }
 

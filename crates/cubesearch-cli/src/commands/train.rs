@@ -107,7 +107,10 @@ fn rank_backend(common: &Common, args: &TrainArgs, ranks: &Ranks) -> Result<Reso
     }
     match resolve(common.backend)? {
         #[cfg(feature = "cuda")]
-        resolved @ ResolvedBackend::Cuda { .. } => backward_only(args, &resolved).map(|_| resolved),
+        resolved @ ResolvedBackend::Cuda { .. } => {
+            backward_only(args, &resolved)?;
+            Ok(resolved)
+        }
         other => Err(Error::parse(format!(
             "WORLD_SIZE={}: ranks train through NCCL on CUDA GPUs, not on {}; use --backend cuda \
              (a build with the cuda feature)",
