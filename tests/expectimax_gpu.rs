@@ -22,7 +22,12 @@ fn trained<R: GpuTiles>(games: u32) -> NTupleNetwork {
 }
 
 fn trained_shapes<R: GpuTiles>(shapes: &[Vec<u8>], games: u32) -> NTupleNetwork {
-    let mut net = NTupleNetwork::for_game::<Sliding<R>>(shapes).unwrap();
+    trained_staged::<R>(shapes, &[], games)
+}
+
+/// A network of `shapes` with a stage after each of `stages`, trained `games` games.
+fn trained_staged<R: GpuTiles>(shapes: &[Vec<u8>], stages: &[u32], games: u32) -> NTupleNetwork {
+    let mut net = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
     CpuTd { threads: 1 }
         .train(&Sliding::<R>::new(), &mut net, games, 0.1, 11)
         .unwrap();
@@ -75,6 +80,18 @@ fn gpu_searcher(backend: Backend) -> Option<Executor> {
 }
 
 fn compare<R: GpuTiles>(backend: Backend, text: &str, dead: &str, max_layers: u32) {
+    compare_staged::<R>(backend, text, dead, &[], max_layers);
+}
+
+/// [`compare`] with a network of three stages (a new one at 64 and at 128: the random games'
+/// boards lie in all three, the file's late boards in the last).
+fn compare_staged<R: GpuTiles>(
+    backend: Backend,
+    text: &str,
+    dead: &str,
+    stages: &[u32],
+    max_layers: u32,
+) {
     let Some(mut exec) = gpu_searcher(backend) else {
         return;
     };
@@ -93,8 +110,16 @@ fn compare<R: GpuTiles>(backend: Backend, text: &str, dead: &str, max_layers: u3
         exec.set_expectimax_plane_ops(false);
     }
     let game = Sliding::<R>::new();
-    let net = trained::<R>(300);
+    let net = trained_staged::<R>(&seed_shapes(), stages, 300);
     let all = boards::<R>(text, 16, dead);
+    let mut seen = vec![0; stages.len() + 1];
+    for b in &all {
+        seen[net.stage(&game, b)] += 1;
+    }
+    assert!(
+        seen.iter().all(|&n| n > 0),
+        "boards in each stage: {seen:?}"
+    );
     for layers in 0..=max_layers {
         // Two layers: 65536 leaf paths a root; a few roots keep the software device quick:
         // the first starter, normal and late board of the file, and the last random boards
@@ -116,7 +141,7 @@ fn compare<R: GpuTiles>(backend: Backend, text: &str, dead: &str, max_layers: u3
                 let gpu = exec.evaluate(&game, &net, roots, layers).unwrap();
                 assert_same_root_values(
                     &format!(
-                        "{} {layers} layers {}, plane ops {planes}",
+                        "{} stages {stages:?} {layers} layers {}, plane ops {planes}",
                         R::NAME,
                         method.name()
                     ),
@@ -148,6 +173,28 @@ fn wgpu_expectimax_equals_the_cpu_2048() {
         include_str!("../benches/boards-2048.txt"),
         DEAD_2048,
         2,
+    );
+}
+
+#[test]
+fn wgpu_expectimax_reads_each_stage_of_a_network_as_the_cpu() {
+    compare_staged::<Pow2>(
+        Backend::Wgpu,
+        include_str!("../benches/boards-2048.txt"),
+        DEAD_2048,
+        &[64, 128],
+        1,
+    );
+}
+
+#[test]
+fn cuda_expectimax_reads_each_stage_of_a_network_as_the_cpu() {
+    compare_staged::<Pow2>(
+        Backend::Cuda,
+        include_str!("../benches/boards-2048.txt"),
+        DEAD_2048,
+        &[64, 128],
+        3,
     );
 }
 

@@ -11,14 +11,38 @@ use rstest::rstest;
 
 /// A network with every weight set to a random value.
 fn random_network<R: TileRule>(shapes: &[Vec<u8>], seed: u32) -> NTupleNetwork {
-    let net = NTupleNetwork::for_game::<Sliding<R>>(shapes).unwrap();
+    random_staged::<R>(shapes, &[], seed)
+}
+
+/// [`random_network`] with a stage after each of `stages`.
+fn random_staged<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32], seed: u32) -> NTupleNetwork {
+    let net = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
     let mut rng = XorShift32::for_worker(seed, 0);
-    // Random boards, random updates: touches many weights of every table.
-    for _ in 0..20_000 {
+    // Random boards, random updates: touches many weights of every table of every stage.
+    for _ in 0..20_000 * (stages.len() + 1) {
         let cells: [u8; 16] = std::array::from_fn(|_| rng.below(1 << R::BITS) as u8);
-        net.update_cells(&cells, rng.below(2001) as f32 / 100.0 - 10.0);
+        let stage = rng.below(stages.len() as u32 + 1) as usize;
+        net.update_cells(&cells, stage, rng.below(2001) as f32 / 100.0 - 10.0);
     }
     net
+}
+
+/// V(b) by the network's reference reads (from the board's cells).
+fn reference_value<R: TileRule>(net: &NTupleNetwork, b: BoardOf<R>) -> f32 {
+    net.value_cells(&b.cells(R::BITS), net.stage(&Sliding::<R>::new(), &b))
+}
+
+/// Moves V(b) by `step · (target − V(b))` through the reference reads.
+fn reference_update<R: TileRule>(net: &NTupleNetwork, b: BoardOf<R>, target: f32, step: f32) {
+    let stage = net.stage(&Sliding::<R>::new(), &b);
+    let delta = step * (target - reference_value::<R>(net, b));
+    net.update_cells(&b.cells(R::BITS), stage, delta);
+}
+
+/// The stage of board cells `cells` by hand: how many of `stages` its largest tile reaches.
+fn stage_by_hand<R: TileRule>(cells: &[u8], stages: &[u32]) -> usize {
+    let largest = R::value(*cells.iter().max().unwrap());
+    stages.iter().filter(|&&t| t <= largest).count()
 }
 
 fn random_board<R: TileRule>(rng: &mut XorShift32) -> BoardOf<R> {
@@ -59,9 +83,10 @@ fn odd_shapes() -> Vec<Vec<u8>> {
 }
 
 /// The weight indices read straight from the board agree with those read from its cells, one
-/// board at a time and four at once (and so do the values).
-fn check_indices<R: TileRule>(shapes: &[Vec<u8>]) {
-    let net = random_network::<R>(shapes, 8);
+/// board at a time and four at once (and so do the values), in the stage of its largest tile.
+fn check_indices<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32]) {
+    let net = random_staged::<R>(shapes, stages, 8);
+    let mut seen = vec![0; stages.len() + 1];
     let lookups = net.lookups();
     let mut rng = XorShift32::for_worker(11, 0);
     let (mut fast, mut four, mut reference) =
@@ -74,34 +99,43 @@ fn check_indices<R: TileRule>(shapes: &[Vec<u8>]) {
         let values = net.values_at(&four);
         for (k, (b, cells)) in boards.into_iter().zip(&cells).enumerate() {
             net.indices(&Sliding::<R>::new(), b, &mut fast);
-            net.cell_indices(cells, &mut reference);
+            let stage = stage_by_hand::<R>(cells, stages);
+            assert_eq!(net.stage(&Sliding::<R>::new(), &b), stage, "{cells:?}");
+            seen[stage] += 1;
+            net.cell_indices(cells, stage, &mut reference);
             assert_eq!(fast, reference, "{} {cells:?}", R::NAME);
             let lane: Vec<u32> = four.chunks_exact(4).map(|f| f[k]).collect();
             assert_eq!(lane, reference, "{} {cells:?}, board {k} of 4", R::NAME);
-            let value = net.value_cells(cells).to_bits();
+            let value = net.value_cells(cells, stage).to_bits();
             assert_eq!(net.value(&Sliding::<R>::new(), b).to_bits(), value);
             assert_eq!(values[k].to_bits(), value);
         }
     }
+    assert!(
+        seen.iter().all(|&n| n > 0),
+        "{} stages seen {seen:?}",
+        R::NAME
+    );
 }
 
 #[test]
 fn fast_indices_match_the_cell_reference() {
-    check_indices::<Fib>(&seed_shapes());
-    check_indices::<Pow2>(&seed_shapes());
-    check_indices::<Fib>(&odd_shapes());
-    check_indices::<Pow2>(&odd_shapes());
-    check_indices::<Pow2>(&parse_shapes("4,5,6,7,8,9;0,1,2,4,5,6").unwrap());
+    check_indices::<Fib>(&seed_shapes(), &[]);
+    check_indices::<Pow2>(&seed_shapes(), &[]);
+    check_indices::<Fib>(&odd_shapes(), &[]);
+    check_indices::<Pow2>(&odd_shapes(), &[]);
+    check_indices::<Pow2>(&parse_shapes("4,5,6,7,8,9;0,1,2,4,5,6").unwrap(), &[]);
+    // Random boards' largest tiles fall on both sides of every threshold.
+    check_indices::<Pow2>(&seed_shapes(), &[16384, 32768]);
+    check_indices::<Fib>(&odd_shapes(), &[Fib::value(28)]);
 }
 
 /// The backward TD(0) pass as first written, on the reference path (weights read from cells).
 fn reference_learn<R: TileRule>(net: &NTupleNetwork, path: &[(BoardOf<R>, u32)], step: f32) {
     let mut target = 0.0f32;
     for &(after, reward) in path.iter().rev() {
-        let cells = after.cells(R::BITS);
-        let v = net.value_cells(&cells);
-        net.update_cells(&cells, step * (target - v));
-        target = reward as f32 + net.value_cells(&cells);
+        reference_update::<R>(net, after, target, step);
+        target = reward as f32 + reference_value::<R>(net, after);
     }
 }
 
@@ -129,7 +163,7 @@ fn reference_train<R: TileRule>(
                 let mut best: Option<(f32, BoardOf<R>, u32)> = None;
                 for d in Dir::ALL {
                     if let Some((after, reward)) = game.afterstate(&s, d) {
-                        let v = reward as f32 + net.value_cells(&after.cells(R::BITS));
+                        let v = reward as f32 + reference_value::<R>(net, after);
                         if best.is_none_or(|b| v > b.0) {
                             best = Some((v, after, reward));
                         }
@@ -139,18 +173,14 @@ fn reference_train<R: TileRule>(
                     break;
                 };
                 if let (true, Some(&(last, _))) = (forward, path.last()) {
-                    let cells = last.cells(R::BITS);
-                    net.update_cells(&cells, step * (value - net.value_cells(&cells)));
+                    reference_update::<R>(net, last, value, step);
                 }
                 score += reward as u64;
                 path.push((after, reward));
                 s = game.sample_chance(&after, &mut rng);
             }
             match (forward, path.last()) {
-                (true, Some(&(last, _))) => {
-                    let cells = last.cells(R::BITS);
-                    net.update_cells(&cells, step * (0.0 - net.value_cells(&cells)));
-                }
+                (true, Some(&(last, _))) => reference_update::<R>(net, last, 0.0, step),
                 (true, None) => {}
                 (false, _) => reference_learn::<R>(net, &path, step),
             }
@@ -161,10 +191,10 @@ fn reference_train<R: TileRule>(
 
 /// One thread of the optimised trainer plays the same games and learns bit for bit the same
 /// weights as the reference trainer.
-fn check_training<R: TileRule>(shapes: &[Vec<u8>], games: u32) {
+fn check_training<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32], games: u32) {
     let game = Sliding::<R>::new();
-    let mut fast = NTupleNetwork::for_game::<Sliding<R>>(shapes).unwrap();
-    let reference = NTupleNetwork::for_game::<Sliding<R>>(shapes).unwrap();
+    let mut fast = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
+    let reference = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
     let scores = CpuTd { threads: 1 }
         .train(&game, &mut fast, games, 0.1, 21)
         .unwrap();
@@ -172,56 +202,72 @@ fn check_training<R: TileRule>(shapes: &[Vec<u8>], games: u32) {
         scores,
         reference_train::<R>(&reference, games, 0.1, 21, false)
     );
-    for t in 0..shapes.len() {
+    for t in 0..fast.tables() {
         let bits = |net: &NTupleNetwork| -> Vec<u32> {
             net.table(t).iter().map(|w| w.to_bits()).collect()
         };
         assert!(bits(&fast) == bits(&reference), "{} table {t}", R::NAME);
+        // Every table of every stage learned.
+        assert!(
+            fast.table(t).iter().any(|&w| w != 0.0),
+            "{} table {t}",
+            R::NAME
+        );
     }
-    assert!(fast.table(0).iter().any(|&w| w != 0.0));
 }
 
 #[test]
 fn the_fast_trainer_learns_exactly_what_the_reference_learns() {
-    check_training::<Fib>(&seed_shapes(), 150);
-    check_training::<Pow2>(&seed_shapes(), 150);
-    check_training::<Fib>(&odd_shapes(), 60);
-    check_training::<Pow2>(&odd_shapes(), 60);
+    check_training::<Fib>(&seed_shapes(), &[], 150);
+    check_training::<Pow2>(&seed_shapes(), &[], 150);
+    check_training::<Fib>(&odd_shapes(), &[], 60);
+    check_training::<Pow2>(&odd_shapes(), &[], 60);
+    // Three stages, each reached by these early games.
+    check_training::<Pow2>(&seed_shapes(), &[64, 128], 150);
+    check_training::<Fib>(&odd_shapes(), &[Fib::value(9), Fib::value(10)], 60);
 }
 
 /// Learning forward, one thread plays the same games and learns bit for bit the same weights
 /// as the reference trainer does forward, and not those it learns backward.
-fn check_forward_training<R: TileRule>(shapes: &[Vec<u8>], games: u32) {
+fn check_forward_training<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32], games: u32) {
     let game = Sliding::<R>::new();
     let cfg = TrainConfig {
         games: games as u64,
         alpha: 0.1,
         seed: 21,
         shapes: Some(shapes.to_vec()),
+        stages: Some(stages.to_vec()),
         order: TdOrder::Forward,
         ..TrainConfig::default()
     };
     let (fast, report) = train(&game, &cfg, |_| {}).unwrap();
-    let forward = NTupleNetwork::for_game::<Sliding<R>>(shapes).unwrap();
+    assert_eq!(fast.stages(), stages);
+    let forward = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
     let scores = reference_train::<R>(&forward, games, 0.1, 21, true);
     let mean = scores.iter().sum::<u64>() as f64 / games as f64;
     assert_eq!(report.mean_score, mean, "{}", R::NAME);
-    let backward = NTupleNetwork::for_game::<Sliding<R>>(shapes).unwrap();
+    let backward = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
     reference_train::<R>(&backward, games, 0.1, 21, false);
     let bits = |net: &NTupleNetwork, t: usize| -> Vec<u32> {
         net.table(t).iter().map(|w| w.to_bits()).collect()
     };
-    for t in 0..shapes.len() {
+    for t in 0..fast.tables() {
         assert!(bits(&fast, t) == bits(&forward, t), "{} table {t}", R::NAME);
+        assert!(
+            fast.table(t).iter().any(|&w| w != 0.0),
+            "{} table {t}",
+            R::NAME
+        );
     }
     assert!(bits(&fast, 0) != bits(&backward, 0));
 }
 
 #[test]
 fn the_forward_trainer_learns_exactly_what_the_forward_reference_learns() {
-    check_forward_training::<Fib>(&seed_shapes(), 150);
-    check_forward_training::<Pow2>(&seed_shapes(), 150);
-    check_forward_training::<Pow2>(&odd_shapes(), 60);
+    check_forward_training::<Fib>(&seed_shapes(), &[], 150);
+    check_forward_training::<Pow2>(&seed_shapes(), &[], 150);
+    check_forward_training::<Pow2>(&odd_shapes(), &[], 60);
+    check_forward_training::<Pow2>(&seed_shapes(), &[64, 128], 150);
 }
 
 #[test]
@@ -294,6 +340,61 @@ fn weights_round_trip_through_a_file() {
             .games,
         1235
     );
+}
+
+#[test]
+fn a_multi_stage_network_round_trips_and_resumes_only_as_itself() {
+    let dir = temp();
+    let path = dir.path().join("w.safetensors");
+    let net = random_staged::<Pow2>(&seed_shapes(), &[16384, 32768], 5);
+    assert_eq!((net.tables(), net.weight_count()), (9, 9 * 65536));
+    net.save(&path, 7, 1.0).unwrap();
+    let (back, meta) = NTupleNetwork::load::<Game2048>(&path, None).unwrap();
+    assert_eq!(
+        (meta.stages.as_slice(), back.stages()),
+        (&[16384, 32768][..], &[16384, 32768][..])
+    );
+    for t in 0..net.tables() {
+        assert_eq!(back.table(t), net.table(t), "table {t}");
+    }
+    // Stage 2's copy of a table differs from stage 0's: each was written where it belongs.
+    assert_ne!(net.table(0), net.table(6));
+
+    // A resumed run keeps the file's stages and refuses others.
+    let cfg = TrainConfig {
+        games: 3,
+        shapes: Some(seed_shapes()),
+        resume: Some(path.clone()),
+        out: Some(path.clone()),
+        ..TrainConfig::default()
+    };
+    let (trained, _) = train(&Game2048::new(), &cfg, |_| {}).unwrap();
+    assert_eq!(trained.stages(), &[16384, 32768]);
+    for other in [vec![], vec![16384]] {
+        let wrong = TrainConfig {
+            stages: Some(other),
+            ..cfg.clone()
+        };
+        assert!(matches!(
+            train(&Game2048::new(), &wrong, |_| {}),
+            Err(Error::Parse(_))
+        ));
+    }
+    // The stages are the file's: thresholds edited in its header load as written, and stages
+    // it holds no tensors for are refused.
+    let bytes = std::fs::read(&path).unwrap();
+    let at = bytes.windows(11).position(|w| w == b"16384,32768").unwrap();
+    let edited = |text: &[u8; 11]| {
+        let mut b = bytes.clone();
+        b[at..at + 11].copy_from_slice(text);
+        NTupleNetwork::from_bytes::<Game2048>(&b, &path, None)
+    };
+    assert_eq!(edited(b"16384,32769").unwrap().0.stages(), &[16384, 32769]);
+    expect_data_error(
+        edited(b"2,3,4,5,6,7"),
+        "tensors for 3 tuple shapes in 7 stages",
+    );
+    expect_data_error(edited(b"16384,16384"), "stages");
 }
 
 fn expect_data_error(

@@ -115,7 +115,7 @@ fn weights_file() -> &'static (Vec<u8>, usize) {
         let net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
         for i in 0..64u8 {
             let cells: [u8; 16] = std::array::from_fn(|c| (c as u8 + i) % 12);
-            net.update_cells(&cells, f32::from(i) - 30.0);
+            net.update_cells(&cells, 0, f32::from(i) - 30.0);
         }
         let dir = std::env::temp_dir().join(format!("cubesearch-parsers-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

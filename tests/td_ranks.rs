@@ -13,6 +13,7 @@ use cubesearch::testing::executor;
 use cubesearch::{Backend, Executor, GpuExecutor, Result};
 use cubesearch_games::fib::{Pow2, Sliding};
 use cubesearch_games::Game2048;
+use rstest::rstest;
 
 type Wgpu = cubecl::wgpu::WgpuRuntime;
 type Rank = RankTd<Wgpu, Sliding<Pow2>, LocalCollective>;
@@ -25,7 +26,12 @@ fn wgpu() -> GpuExecutor<Wgpu> {
 }
 
 fn zero_net() -> NTupleNetwork {
-    NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap()
+    staged_net(&[])
+}
+
+/// A zero network with a stage after each of `thresholds` (the largest tile).
+fn staged_net(thresholds: &[u32]) -> NTupleNetwork {
+    NTupleNetwork::staged::<Game2048>(&seed_shapes(), thresholds).unwrap()
 }
 
 /// `world` ranks on one device, one unit each, with the device's loop budget or `budget`.
@@ -77,8 +83,14 @@ fn play(
 }
 
 /// What one engine learns alone from zero on games `first..first + games`, and their scores.
-fn alone(gpu: &GpuExecutor<Wgpu>, first: u64, games: u64, step: f32) -> (NTupleNetwork, Vec<u64>) {
-    let mut net = zero_net();
+fn alone(
+    gpu: &GpuExecutor<Wgpu>,
+    stages: &[u32],
+    first: u64,
+    games: u64,
+    step: f32,
+) -> (NTupleNetwork, Vec<u64>) {
+    let mut net = staged_net(stages);
     let mut engine =
         GpuTd::<Wgpu, Sliding<Pow2>>::new(gpu.client(), Some(1), gpu.limits().loop_iterations);
     let mut scores = Vec::new();
@@ -92,19 +104,22 @@ fn alone(gpu: &GpuExecutor<Wgpu>, first: u64, games: u64, step: f32) -> (NTupleN
     (net, scores)
 }
 
-fn weights(rank: &mut Rank) -> NTupleNetwork {
-    let mut net = zero_net();
+fn weights(rank: &mut Rank, stages: &[u32]) -> NTupleNetwork {
+    let mut net = staged_net(stages);
     rank.sync(&mut net).unwrap();
     net
 }
 
 /// Ranks meeting only when their slices end hold `w₀ + ((w_a − w₀) + (w_b − w₀))` bit for bit,
 /// where `w_a` and `w_b` are what each learned alone on its half of the games (one unit each,
-/// so each run is deterministic), and the leader was handed every game of both.
-#[test]
-fn ranks_sum_every_ranks_changes() {
+/// so each run is deterministic), and the leader was handed every game of both; a staged
+/// network's every table too.
+#[rstest]
+#[case::one_stage(&[])]
+#[case::two_stages(&[64])]
+fn ranks_sum_every_ranks_changes(#[case] stages: &[u32]) {
     let gpu = wgpu();
-    let net = zero_net();
+    let net = staged_net(stages);
     let step = 0.1 / net.lookups() as f32;
     let mut ranks: Vec<Rank> = ranks(&gpu, 2, None)
         .into_iter()
@@ -113,17 +128,19 @@ fn ranks_sum_every_ranks_changes() {
     let (mut scores, played) =
         with_followers(&mut ranks, &net, |leader| play(leader, &net, 0, 16, step));
     assert_eq!(played, [8], "the follower plays its half");
-    let (a, sa) = alone(&gpu, 0, 8, step);
-    let (b, sb) = alone(&gpu, 8, 8, step);
+    let (a, sa) = alone(&gpu, stages, 0, 8, step);
+    let (b, sb) = alone(&gpu, stages, 8, 8, step);
     let mut want = [sa, sb].concat();
     want.sort_unstable();
     scores.sort_unstable();
     assert_eq!(scores, want, "every game of both ranks, on the leader");
     // The first meeting (rank 0's weights to all) and the one when both slices ended.
     assert_eq!(ranks[0].meetings(), 2);
-    let (lead, follow) = (weights(&mut ranks[0]), weights(&mut ranks[1]));
-    let mut overlap = 0;
-    for t in 0..3 {
+    let (lead, follow) = (
+        weights(&mut ranks[0], stages),
+        weights(&mut ranks[1], stages),
+    );
+    for t in 0..net.tables() {
         let (l, f, a, b) = (lead.table(t), follow.table(t), a.table(t), b.table(t));
         for i in 0..l.len() {
             let want = 0.0 + ((a[i] - 0.0) + (b[i] - 0.0));
@@ -140,13 +157,13 @@ fn ranks_sum_every_ranks_changes() {
                 l[i].to_bits(),
                 "table {t} weight {i} differs between ranks"
             );
-            overlap += (a[i] != 0.0 && b[i] != 0.0) as usize;
         }
+        let overlap = (0..l.len()).filter(|&i| a[i] != 0.0 && b[i] != 0.0).count();
+        assert!(
+            overlap > 10,
+            "table {t}: the ranks' changes overlap in {overlap} weights"
+        );
     }
-    assert!(
-        overlap > 10,
-        "the ranks' changes overlap in {overlap} weights"
-    );
 }
 
 /// Ranks meeting after every launch (one unit, a few moves a launch): they meet while their
@@ -168,8 +185,8 @@ fn ranks_meet_while_their_games_run() {
     });
     assert_eq!(games, 8);
     assert!(ranks[0].meetings() > 3, "{} meetings", ranks[0].meetings());
-    let learned = weights(&mut ranks[0]);
-    assert_eq!(learned.table(0), weights(&mut ranks[1]).table(0));
+    let learned = weights(&mut ranks[0], &[]);
+    assert_eq!(learned.table(0), weights(&mut ranks[1], &[]).table(0));
     assert!((0..3).any(|t| learned.table(t).iter().any(|&w| w != 0.0)));
     let mut one = GpuTd::<Wgpu, Sliding<Pow2>>::new(gpu.client(), Some(1), Some(2_000));
     let reference: Vec<u64> = (100..102)
@@ -197,7 +214,7 @@ fn ranks_meet_while_their_games_run() {
 #[test]
 fn every_rank_starts_from_rank_zeros_weights() {
     let gpu = wgpu();
-    let (trained, _) = alone(&gpu, 0, 4, 0.01);
+    let (trained, _) = alone(&gpu, &[], 0, 4, 0.01);
     let mut ranks = ranks(&gpu, 2, None);
     let (leader, follower) = ranks.split_at_mut(1);
     std::thread::scope(|s| {
@@ -208,7 +225,7 @@ fn every_rank_starts_from_rank_zeros_weights() {
         f.join().unwrap().unwrap();
     });
     for rank in ranks.iter_mut() {
-        let got = weights(rank);
+        let got = weights(rank, &[]);
         for t in 0..3 {
             assert_eq!(got.table(t), trained.table(t));
         }

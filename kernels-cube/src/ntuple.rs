@@ -17,6 +17,9 @@
 //! * a runtime table ([`lut_words`], read by [`lookup_index()`]): one compiled kernel for every
 //!   network, and a lookup loop that is not unrolled, so the TD kernel (whose loop body holds
 //!   four evaluations and the learning passes) compiles quickly.
+//!
+//! A multi-stage network ([`Stages`]) keeps one copy of every table a stage, one after
+//! another; a state's lookups read its stage's copy, the offsets above plus `stage · len`.
 
 use crate::stochastic::DeviceStochasticGame;
 use cubecl::prelude::*;
@@ -61,10 +64,60 @@ impl PartialSums {
     }
 }
 
+/// The stages of a multi-stage network (Yeh et al. 2017): each stage has its own copy of
+/// the tables, stage after stage, and a state's stage is how many of `thresholds` its progress
+/// ([`DeviceStochasticGame::progress`]) reaches, so its lookups read `stage · len` weights
+/// further on than the lookup list says.
+#[derive(Clone, Debug, Default, Hash, PartialEq, Eq)]
+pub struct Stages {
+    /// The progress at which each stage after the first begins, ascending; none for a network
+    /// of one stage.
+    pub thresholds: Vec<u32>,
+    /// Weights of one stage's tables (unused with one stage).
+    pub len: u32,
+}
+
+impl Stages {
+    /// One stage: every state reads the lookups' own offsets.
+    pub fn one() -> Self {
+        Self::default()
+    }
+
+    /// How many stages.
+    pub fn count(&self) -> usize {
+        self.thresholds.len() + 1
+    }
+
+    /// Weights of the tables of every stage, where lookups read `region` weights of one
+    /// stage; `None` when the stages do not fit `weights` weights or the thresholds do not
+    /// ascend.
+    fn region(&self, weights: usize) -> Option<usize> {
+        if self.thresholds.is_empty() {
+            return Some(weights);
+        }
+        let ascending = self.thresholds.windows(2).all(|w| w[0] < w[1]);
+        let all = self.len as u64 * self.count() as u64;
+        (ascending && self.len > 0 && all <= weights as u64).then_some(self.len as usize)
+    }
+}
+
 /// Checks a lookup list against its weights: a multiple of 4 lookups, each of 1 to
-/// [`MAX_CELLS`] cells whose table (`2^(bits·cells)` weights from its offset) lies inside
-/// `weights` weights.
-pub fn check_lookups(lookups: &[(u32, Vec<u8>)], bits: u32, weights: usize) -> Result<()> {
+/// [`MAX_CELLS`] cells whose table (`2^(bits·cells)` weights from its offset) lies inside one
+/// stage's tables, and every stage inside `weights` weights.
+pub fn check_lookups(
+    lookups: &[(u32, Vec<u8>)],
+    bits: u32,
+    stages: &Stages,
+    weights: usize,
+) -> Result<()> {
+    let Some(region) = stages.region(weights) else {
+        return Err(Error::Unsupported(format!(
+            "{} stages of {} weights (thresholds {:?}) do not fit {weights} weights",
+            stages.count(),
+            stages.len,
+            stages.thresholds
+        )));
+    };
     if lookups.is_empty() || !lookups.len().is_multiple_of(4) {
         return Err(Error::Unsupported(format!(
             "a device network sums its lookups four at a time: {} lookups",
@@ -79,9 +132,9 @@ pub fn check_lookups(lookups: &[(u32, Vec<u8>)], bits: u32, weights: usize) -> R
             )));
         }
         let end = (*offset as u64).checked_add(1u64 << (bits as u64 * cells.len() as u64));
-        if bits * cells.len() as u32 >= 32 || end.is_none_or(|e| e > weights as u64) {
+        if bits * cells.len() as u32 >= 32 || end.is_none_or(|e| e > region as u64) {
             return Err(Error::Unsupported(format!(
-                "a lookup of {} cells of {bits} bits at weight {offset} does not fit {weights} weights",
+                "a lookup of {} cells of {bits} bits at weight {offset} does not fit {region} weights",
                 cells.len()
             )));
         }
@@ -90,17 +143,22 @@ pub fn check_lookups(lookups: &[(u32, Vec<u8>)], bits: u32, weights: usize) -> R
 }
 
 /// A network's lookups as compile-time data: each lookup's table offset in the weights and its
-/// cells, in the host network's order, and the bits a cell takes in an index.
+/// cells, in the host network's order, the bits a cell takes in an index, and the stages.
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 pub struct NetLayout {
     lookups: Vec<(u32, Vec<u8>)>,
     bits: u32,
+    stages: Stages,
 }
 
 impl NetLayout {
-    /// A layout of `(table offset, cells)` lookups of `bits`-bit cells.
-    pub fn new(lookups: Vec<(u32, Vec<u8>)>, bits: u32) -> Self {
-        Self { lookups, bits }
+    /// A layout of `(table offset, cells)` lookups of `bits`-bit cells, in `stages`.
+    pub fn new(lookups: Vec<(u32, Vec<u8>)>, bits: u32, stages: Stages) -> Self {
+        Self {
+            lookups,
+            bits,
+            stages,
+        }
     }
 
     /// How many lookups an evaluation sums.
@@ -130,8 +188,41 @@ pub fn layout_value<G: DeviceStochasticGame>(
     #[comptime] layout: NetLayout,
 ) -> f32 {
     let mut sums = partial_sums();
-    add_layout_quads::<G>(state, weights, &mut sums, layout, 0usize);
+    let base = fixed_stage_base::<G>(state, comptime!(layout.stages.clone()));
+    add_layout_quads::<G>(state, weights, base, &mut sums, layout, 0usize);
     sums.total()
+}
+
+/// The weight offset of `state`'s stage in `stages` (compile-time: 0 with one stage, with no
+/// code at all).
+#[cube]
+fn fixed_stage_base<G: DeviceStochasticGame>(state: &G::State, #[comptime] stages: Stages) -> u32 {
+    let mut base = 0u32;
+    if comptime!(!stages.thresholds.is_empty()) {
+        base = add_stage_steps(G::progress(state), 0u32, stages, 0usize);
+    }
+    base
+}
+
+/// `acc` plus one stage's weights for each of thresholds `k..` that `progress` reaches (a
+/// compile-time recursion, as [`add_layout_quads`]).
+#[cube]
+fn add_stage_steps(
+    progress: u32,
+    acc: u32,
+    #[comptime] stages: Stages,
+    #[comptime] k: usize,
+) -> u32 {
+    let mut base = acc;
+    if comptime!(k < stages.thresholds.len()) {
+        let step = select(
+            progress >= comptime!(stages.thresholds[k]),
+            comptime!(stages.len),
+            0u32,
+        );
+        base = add_stage_steps(progress, acc + step, stages, comptime!(k + 1));
+    }
+    base
 }
 
 /// Adds lookups `4q, 4q + 1, …` four at a time. A recursion on compile-time values, so it
@@ -140,50 +231,62 @@ pub fn layout_value<G: DeviceStochasticGame>(
 fn add_layout_quads<G: DeviceStochasticGame>(
     state: &G::State,
     weights: &Array<f32>,
+    base: u32,
     sums: &mut PartialSums,
     #[comptime] layout: NetLayout,
     #[comptime] q: usize,
 ) {
     if comptime!(4 * q < layout.len()) {
-        let w0 = layout_weight::<G>(state, weights, comptime!(layout.clone()), comptime!(4 * q));
+        let w0 = layout_weight::<G>(
+            state,
+            weights,
+            base,
+            comptime!(layout.clone()),
+            comptime!(4 * q),
+        );
         let w1 = layout_weight::<G>(
             state,
             weights,
+            base,
             comptime!(layout.clone()),
             comptime!(4 * q + 1),
         );
         let w2 = layout_weight::<G>(
             state,
             weights,
+            base,
             comptime!(layout.clone()),
             comptime!(4 * q + 2),
         );
         let w3 = layout_weight::<G>(
             state,
             weights,
+            base,
             comptime!(layout.clone()),
             comptime!(4 * q + 3),
         );
         sums.add(w0, w1, w2, w3);
-        add_layout_quads::<G>(state, weights, sums, layout, comptime!(q + 1));
+        add_layout_quads::<G>(state, weights, base, sums, layout, comptime!(q + 1));
     }
 }
 
-/// The weight lookup `l` of `layout` reads.
+/// The weight lookup `l` of `layout` reads in the stage whose tables start at weight `base`.
 #[cube]
 fn layout_weight<G: DeviceStochasticGame>(
     state: &G::State,
     weights: &Array<f32>,
+    base: u32,
     #[comptime] layout: NetLayout,
     #[comptime] l: usize,
 ) -> f32 {
-    let idx = fixed_index::<G>(
-        state,
-        0u32,
-        comptime!(layout.cells(l)),
-        comptime!(layout.bits),
-        0usize,
-    );
+    let idx = base
+        + fixed_index::<G>(
+            state,
+            0u32,
+            comptime!(layout.cells(l)),
+            comptime!(layout.bits),
+            0usize,
+        );
     weights[(idx + comptime!(layout.offset(l))) as usize]
 }
 
@@ -205,33 +308,62 @@ fn fixed_index<G: DeviceStochasticGame>(
     idx
 }
 
-/// The runtime lookup table of a lookup list whose lookups all read `len` cells: per lookup
-/// `[table offset, cell 0, .., cell len − 1]`. `None` when the lengths differ.
-pub fn lut_words(lookups: &[(u32, Vec<u8>)]) -> Option<(Vec<u32>, u32)> {
+/// The runtime lookup table of a lookup list whose lookups all read `len` cells, and its
+/// stages: per lookup `[table offset, cell 0, .., cell len − 1]`, then `[thresholds, stage
+/// length, threshold 0, ..]` ([`Stages`]). `None` when the lengths differ.
+pub fn lut_words(lookups: &[(u32, Vec<u8>)], stages: &Stages) -> Option<(Vec<u32>, u32)> {
     let len = lookups.first()?.1.len();
     if lookups.iter().any(|l| l.1.len() != len) {
         return None;
     }
-    let mut lut = Vec::with_capacity(lookups.len() * (len + 1));
+    let mut lut = Vec::with_capacity(lookups.len() * (len + 1) + 2 + stages.thresholds.len());
     for (offset, cells) in lookups {
         lut.push(*offset);
         lut.extend(cells.iter().map(|&c| c as u32));
     }
+    lut.extend([stages.thresholds.len() as u32, stages.len]);
+    lut.extend(&stages.thresholds);
     Some((lut, len as u32))
 }
 
-/// The weight index of lookup `l` of a runtime table ([`lut_words`]) of `len`-cell lookups:
-/// its offset plus its cells' values, `bits` bits each, first cell lowest.
+/// The weight offset of `state`'s stage in a runtime table ([`lut_words`]) of `lookups`
+/// lookups of `len` cells: 0 with one stage (the game's progress then not even read).
+#[cube]
+pub fn stage_base<G: DeviceStochasticGame>(
+    state: &G::State,
+    lut: &Array<u32>,
+    lookups: u32,
+    #[comptime] len: u32,
+) -> u32 {
+    let at = lookups * (len + 1u32);
+    let thresholds = lut[at as usize];
+    let mut base = 0u32;
+    if thresholds > 0u32 {
+        let progress = G::progress(state);
+        let stage_len = lut[(at + 1u32) as usize];
+        for k in 0..thresholds {
+            if progress >= lut[(at + 2u32 + k) as usize] {
+                base += stage_len;
+            }
+        }
+    }
+    base
+}
+
+/// The weight index of lookup `l` of a runtime table ([`lut_words`]) of `len`-cell lookups
+/// in the stage whose tables start at weight `stage` ([`stage_base`]): its offset plus its
+/// cells' values, `bits` bits each, first cell lowest.
 #[cube]
 pub fn lookup_index<G: DeviceStochasticGame>(
     state: &G::State,
     lut: &Array<u32>,
     l: u32,
+    stage: u32,
     #[comptime] len: u32,
     #[comptime] bits: u32,
 ) -> usize {
     let base = l * (len + 1u32);
-    let mut idx = lut[base as usize];
+    let mut idx = lut[base as usize] + stage;
     #[unroll]
     for j in 0..len {
         let c = lut[(base + 1u32 + j) as usize];

@@ -91,6 +91,21 @@ fn parse_finite(text: &str) -> Result<f32, String> {
     }
 }
 
+/// Stage thresholds of a multi-stage network (`--stages`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StageList(pub Vec<u32>);
+
+/// Progress values above 0, ascending: `16384` or `8192,16384`.
+fn parse_stage_list(text: &str) -> Result<StageList, String> {
+    let stages = cubesearch_learn::parse_stages(text).map_err(|e| e.to_string())?;
+    if stages.is_empty() || stages[0] == 0 || stages.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(format!(
+            "expected progress values above 0, ascending (like 8192,16384), got '{text}'"
+        ));
+    }
+    Ok(StageList(stages))
+}
+
 /// The games cubesearch knows: every name in the games' registry.
 fn game_names() -> PossibleValuesParser {
     PossibleValuesParser::new(cubesearch_games::registry::NAMES)
@@ -346,6 +361,11 @@ pub struct TrainArgs {
     /// Tuple shapes: `seed` (three 4-tuples), `6tuple`, or cells like `0,1,2,3;4,5,6,7`.
     #[arg(long)]
     pub shapes: Option<String>,
+    /// A multi-stage network: a new stage, with tables of its own, from each of these
+    /// progress values on (the largest tile: `16384` gives 2048's late game its own
+    /// values). A resumed file must have the same.
+    #[arg(long, value_name = "THRESHOLDS", value_parser = parse_stage_list)]
+    pub stages: Option<StageList>,
     /// Save the weights every N games (0 = only at the end).
     #[arg(long, default_value_t = 0)]
     pub checkpoint_every: u64,

@@ -1,7 +1,10 @@
 //! Weights files: safetensors, one `F32` tensor per tuple shape (`tuple0`, `tuple1`, ...), with
 //! metadata `format` (`cubesearch-ntuple/1`), `game`, `bits`, `shapes` (`0,1,2,3;4,5,6,7;...`),
 //! `games` (games trained), `mean_score` (mean of the last games trained) and `checksum`
-//! (`fnv1a64:` and 16 hex digits: FNV-1a over the tensors' bytes, `tuple0` first).
+//! (`fnv1a64:` and 16 hex digits: FNV-1a over the tensors' bytes, `tuple0` first). A
+//! multi-stage network also has `stages` (its thresholds, `16384` or `8192,16384`) and a
+//! tensor per shape and stage, stage after stage: with 4 shapes, stage 1's first is `tuple4`.
+//! A file without `stages` is a network of one stage.
 //!
 //! Saving writes a temporary file beside the target and renames it over the target, so a crash
 //! never leaves a half-written file where a good one was. Loading checks everything it relies
@@ -11,7 +14,7 @@
 //! infinite.
 
 use crate::game::TupleGame;
-use crate::network::{format_shapes, parse_shapes, NTupleNetwork};
+use crate::network::{format_shapes, format_stages, parse_shapes, parse_stages, NTupleNetwork};
 use cubesearch_core::io::write_atomically;
 use cubesearch_core::{Error, Result};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
@@ -28,6 +31,8 @@ pub struct WeightsMeta {
     pub game: String,
     /// The tuple shapes.
     pub shapes: Vec<Vec<u8>>,
+    /// The stage thresholds (empty: one stage).
+    pub stages: Vec<u32>,
     /// Games trained so far.
     pub games: u64,
     /// Mean score of the last games trained.
@@ -56,7 +61,7 @@ fn io_error(path: &Path, source: std::io::Error) -> Error {
 impl NTupleNetwork {
     /// Writes the network to `path` (safely: temporary file, then rename).
     pub fn save(&self, path: &Path, games: u64, mean_score: f64) -> Result<()> {
-        let tables: Vec<Vec<u8>> = (0..self.shapes().len())
+        let tables: Vec<Vec<u8>> = (0..self.tables())
             .map(|t| self.table(t).iter().flat_map(|w| w.to_le_bytes()).collect())
             .collect();
         let views = tables
@@ -68,6 +73,7 @@ impl NTupleNetwork {
             })
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| data_error(path, format!("cannot describe the weights: {e}")))?;
+        let stages = (!self.stages().is_empty()).then(|| ("stages", format_stages(self.stages())));
         let meta: HashMap<String, String> = [
             ("format", FORMAT.to_string()),
             ("game", self.game().to_string()),
@@ -78,6 +84,7 @@ impl NTupleNetwork {
             ("checksum", checksum(tables.iter().map(Vec::as_slice))),
         ]
         .into_iter()
+        .chain(stages)
         .map(|(k, v)| (k.to_string(), v))
         .collect();
         let bytes = safetensors::serialize(views, Some(meta))
@@ -157,18 +164,23 @@ impl NTupleNetwork {
         let mean_score: f64 = field("mean_score")?
             .parse()
             .map_err(|_| bad("metadata 'mean_score' is not a number".into()))?;
-        let mut net = NTupleNetwork::for_game::<G>(&file_shapes)
-            .map_err(|e| bad(format!("metadata 'shapes': {e}")))?;
+        let stages = match meta.get("stages") {
+            Some(text) => parse_stages(text).map_err(|e| bad(format!("metadata 'stages': {e}")))?,
+            None => Vec::new(),
+        };
+        let mut net = NTupleNetwork::staged::<G>(&file_shapes, &stages)
+            .map_err(|e| bad(format!("metadata 'shapes' and 'stages': {e}")))?;
         let names = tensors.names();
-        if names.len() != file_shapes.len() {
+        if names.len() != net.tables() {
             return Err(bad(format!(
-                "{} tensors for {} tuple shapes",
+                "{} tensors for {} tuple shapes in {} stages",
                 names.len(),
-                file_shapes.len()
+                file_shapes.len(),
+                stages.len() + 1
             )));
         }
-        let mut data = Vec::with_capacity(file_shapes.len());
-        for (t, shape) in file_shapes.iter().enumerate() {
+        let mut data = Vec::with_capacity(net.tables());
+        for (t, shape) in file_shapes.iter().cycle().take(net.tables()).enumerate() {
             let name = format!("tuple{t}");
             let view = tensors
                 .tensor(&name)
@@ -207,6 +219,7 @@ impl NTupleNetwork {
         let meta = WeightsMeta {
             game: game.clone(),
             shapes: file_shapes,
+            stages,
             games,
             mean_score,
         };

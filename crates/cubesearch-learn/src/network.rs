@@ -16,6 +16,12 @@
 //! Every lookup list is built once, by [`NTupleNetwork::lookup_layout`]'s builder: the CPU
 //! reads it here and the device kernels get it as data.
 //!
+//! A *multi-stage* network (Yeh et al., IEEE TCIAIG 2017) keeps one copy of every table a
+//! stage, stage after stage: a state's stage is how many of the network's thresholds its
+//! [`TupleGame::progress`] reaches (for 2048, `16384`: a second stage once a 16384 tile is
+//! made), and its lookups read that stage's copy, `stage · stage_len` weights further on. The
+//! late game, rare in training and unlike the opening, then learns values of its own.
+//!
 //! Weights are `AtomicU32`s holding `f32` bits. Reads and writes are `Relaxed` loads and stores
 //! (plain moves on x86), so game-parallel trainers share one table without locks and without
 //! undefined behaviour; two threads updating one weight at once may lose one of the updates,
@@ -36,6 +42,34 @@ pub const MAX_SYMMETRIES: usize = 8;
 pub const MAX_TABLE_BITS: u32 = 28;
 /// Most weights in all tables together (16 GiB): a weight's index is a `u32`.
 pub const MAX_WEIGHTS: usize = 1 << 32;
+/// Most stages of a multi-stage network.
+pub const MAX_STAGES: usize = 8;
+
+/// Reads stage thresholds written as progress values, `16384` or `8192,16384` (empty: one
+/// stage).
+pub fn parse_stages(text: &str) -> Result<Vec<u32>> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    text.split(',')
+        .map(|t| {
+            t.trim().parse::<u32>().map_err(|_| {
+                Error::parse(format!(
+                    "bad stage thresholds '{text}': expected progress values like 8192,16384"
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Writes stage thresholds as `8192,16384`.
+pub fn format_stages(thresholds: &[u32]) -> String {
+    thresholds
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
 
 /// Reads shapes written as cell lists, `0,1,2,3;4,5,6,7`.
 pub fn parse_shapes(text: &str) -> Result<Vec<Vec<u8>>> {
@@ -163,9 +197,15 @@ impl ShapeReader {
     }
 
     /// The weight indices of this shape's lookups on `N` states into `out`, symmetry by
-    /// symmetry, the states' side by side, from the states' packed views.
+    /// symmetry, the states' side by side, from the states' packed views; state `i`'s stage
+    /// tables start at weight `stage[i]`.
     #[inline(always)]
-    fn indices<G: TupleGame, const N: usize>(&self, views: &G::Views<N>, out: &mut [u32]) {
+    fn indices<G: TupleGame, const N: usize>(
+        &self,
+        views: &G::Views<N>,
+        stage: &[u32; N],
+        out: &mut [u32],
+    ) {
         // A constant once monomorphised: the loops over the views unroll.
         let symmetries = G::SYMMETRIES.len();
         let mut idx = [[0u64; N]; MAX_SYMMETRIES];
@@ -176,8 +216,10 @@ impl ShapeReader {
                 }
             }
         }
-        for (o, &i) in out.iter_mut().zip(idx[..symmetries].as_flattened()) {
-            *o = self.offset + i as u32;
+        for (out, idx) in out.chunks_exact_mut(N).zip(&idx[..symmetries]) {
+            for ((o, &i), &stage) in out.iter_mut().zip(idx).zip(stage) {
+                *o = self.offset + stage + i as u32;
+            }
         }
     }
 }
@@ -301,16 +343,40 @@ pub struct NTupleNetwork {
     lookups: Vec<Lookup>,
     /// The lookups again, shape by shape, as [`Self::indices`] reads them.
     readers: Vec<ShapeReader>,
-    /// Every table, one after another: a weight is one `u32` index into one slice.
+    /// Every table, one after another (stage after stage): a weight is one `u32` index
+    /// into one slice.
     weights: WeightMemory,
-    /// Where each table starts in `weights`, and the end.
+    /// Where each table starts in `weights` (stage 0's tables, stage 1's, ...), and the end.
     table_starts: Vec<usize>,
+    /// The progress at which each stage after the first begins, ascending (see the module
+    /// docs); empty for one stage.
+    stages: Vec<u32>,
+    /// Weights of one stage's tables.
+    stage_len: usize,
 }
 
 impl NTupleNetwork {
     /// An all-zero network for game `G` with these shapes (cells of `G`'s states; see
     /// [`shapes_for`]). Every shape is looked up in each of `G`'s symmetries.
     pub fn for_game<G: TupleGame>(shapes: &[Vec<u8>]) -> Result<Self> {
+        Self::staged::<G>(shapes, &[])
+    }
+
+    /// [`Self::for_game`] with a stage after each of `thresholds` (progress values, ascending:
+    /// see the module docs), each stage with tables of its own.
+    pub fn staged<G: TupleGame>(shapes: &[Vec<u8>], thresholds: &[u32]) -> Result<Self> {
+        if thresholds.len() >= MAX_STAGES {
+            return Err(Error::parse(format!(
+                "{} stages: a network has at most {MAX_STAGES}",
+                thresholds.len() + 1
+            )));
+        }
+        if thresholds.first() == Some(&0) || thresholds.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(Error::parse(format!(
+                "bad stage thresholds {}: progress values above 0, ascending",
+                format_stages(thresholds)
+            )));
+        }
         if shapes.is_empty() {
             return Err(Error::parse("an n-tuple network needs at least one shape"));
         }
@@ -365,7 +431,7 @@ impl NTupleNetwork {
             }
             let offset = table_starts[t];
             let end = offset + (1usize << index_bits);
-            if end > MAX_WEIGHTS {
+            if end * (thresholds.len() + 1) > MAX_WEIGHTS {
                 return Err(bad(&format!("more than {MAX_WEIGHTS} weights in all")));
             }
             for symmetry in symmetries {
@@ -382,7 +448,13 @@ impl NTupleNetwork {
             readers.push(ShapeReader::new(shape, offset, bits, G::CELLS_PER_WORD));
             table_starts.push(end);
         }
-        let weights = WeightMemory::zeroed(table_starts[shapes.len()]);
+        let stage_len = table_starts[shapes.len()];
+        for stage in 1..=thresholds.len() {
+            for t in 0..shapes.len() {
+                table_starts.push(stage * stage_len + table_starts[t + 1]);
+            }
+        }
+        let weights = WeightMemory::zeroed(stage_len * (thresholds.len() + 1));
         Ok(NTupleNetwork {
             id: NEXT_ID.fetch_add(1, Relaxed),
             game: G::NAME.to_string(),
@@ -393,6 +465,8 @@ impl NTupleNetwork {
             readers,
             weights,
             table_starts,
+            stages: thresholds.to_vec(),
+            stage_len,
         })
     }
 
@@ -426,6 +500,37 @@ impl NTupleNetwork {
         self.weights.len()
     }
 
+    /// The progress at which each stage after the first begins (empty: one stage).
+    pub fn stages(&self) -> &[u32] {
+        &self.stages
+    }
+
+    /// Weights of one stage's tables: stage `k`'s lookups read `k ·` this further on.
+    pub fn stage_len(&self) -> usize {
+        self.stage_len
+    }
+
+    /// Tables in all: the shapes' tables in every stage, stage after stage.
+    pub fn tables(&self) -> usize {
+        self.table_starts.len() - 1
+    }
+
+    /// The stage of `state`: how many thresholds its progress reaches.
+    #[inline(always)]
+    pub fn stage<G: TupleGame>(&self, game: &G, state: &G::State) -> usize {
+        if self.stages.is_empty() {
+            return 0;
+        }
+        let progress = game.progress(state);
+        self.stages.partition_point(|&t| t <= progress)
+    }
+
+    /// Where `state`'s stage's tables start in the weights.
+    #[inline(always)]
+    fn stage_base<G: TupleGame>(&self, game: &G, state: &G::State) -> u32 {
+        (self.stage(game, state) * self.stage_len) as u32
+    }
+
     /// Where table `t` lies in the weights.
     fn table_range(&self, t: usize) -> std::ops::Range<usize> {
         self.table_starts[t]..self.table_starts[t + 1]
@@ -447,6 +552,8 @@ impl NTupleNetwork {
             readers: self.readers.clone(),
             weights,
             table_starts: self.table_starts.clone(),
+            stages: self.stages.clone(),
+            stage_len: self.stage_len,
         }
     }
 
@@ -478,7 +585,8 @@ impl NTupleNetwork {
         }
     }
 
-    /// Table `t` as plain floats (a snapshot: other threads may be writing).
+    /// Table `t` as plain floats (a snapshot: other threads may be writing); `t` counts the
+    /// shapes' tables stage after stage ([`Self::tables`]).
     pub fn table(&self, t: usize) -> Vec<f32> {
         self.weights[self.table_range(t)]
             .iter()
@@ -514,9 +622,10 @@ impl NTupleNetwork {
     }
 
     /// Every lookup in the order V sums them (shape by shape, the game's symmetries in order
-    /// within a shape): its table's offset in the flat weights and the state's cells that make
-    /// its index, first cell lowest. The one list every reader of the network follows: the
-    /// CPU's own readers, and the device kernels, which get it as data.
+    /// within a shape): its table's offset in the flat weights (in stage 0: a later stage
+    /// adds its [`Self::stage_len`]s) and the state's cells that make its index, first cell
+    /// lowest. The one list every reader of the network follows: the CPU's own readers, and
+    /// the device kernels, which get it as data.
     pub fn lookup_layout(&self) -> Vec<(u32, Vec<u8>)> {
         self.lookups
             .iter()
@@ -524,11 +633,16 @@ impl NTupleNetwork {
             .collect()
     }
 
-    /// The weight index of each lookup (in lookup order) on a state given as its cell values
-    /// ([`TupleGame::cells`]): the reference for [`Self::indices`].
-    pub fn cell_indices(&self, cells: &[u8], out: &mut [u32]) {
+    /// The weight index of each lookup (in lookup order) on a state of stage `stage` given as
+    /// its cell values ([`TupleGame::cells`]): the reference for [`Self::indices`].
+    pub fn cell_indices(&self, cells: &[u8], stage: usize, out: &mut [u32]) {
+        assert!(
+            stage <= self.stages.len(),
+            "stage {stage} of a network of fewer"
+        );
+        let base = (stage * self.stage_len) as u32;
         for (l, o) in self.lookups.iter().zip(out) {
-            *o = l.cell_index(cells, self.bits);
+            *o = base + l.cell_index(cells, self.bits);
         }
     }
 
@@ -626,21 +740,22 @@ impl NTupleNetwork {
         }
     }
 
-    /// V of a state given as its cell values (the reference for [`Self::value`]).
-    pub fn value_cells(&self, cells: &[u8]) -> f32 {
-        self.value_at(&self.cell_indices_vec(cells))
+    /// V of a state of stage `stage` given as its cell values (the reference for
+    /// [`Self::value`]).
+    pub fn value_cells(&self, cells: &[u8], stage: usize) -> f32 {
+        self.value_at(&self.cell_indices_vec(cells, stage))
     }
 
     /// Adds `delta` to every weight that V of this state reads (the reference for
     /// [`Self::update`]).
-    pub fn update_cells(&self, cells: &[u8], delta: f32) {
-        self.update_at(&self.cell_indices_vec(cells), delta);
+    pub fn update_cells(&self, cells: &[u8], stage: usize, delta: f32) {
+        self.update_at(&self.cell_indices_vec(cells, stage), delta);
     }
 
     /// [`Self::cell_indices`] into a new vector.
-    fn cell_indices_vec(&self, cells: &[u8]) -> Vec<u32> {
+    fn cell_indices_vec(&self, cells: &[u8], stage: usize) -> Vec<u32> {
         let mut indices = vec![0; self.lookups()];
-        self.cell_indices(cells, &mut indices);
+        self.cell_indices(cells, stage, &mut indices);
         indices
     }
 
@@ -649,11 +764,12 @@ impl NTupleNetwork {
     #[inline(always)]
     fn for_each_shape<G: TupleGame>(&self, game: &G, state: G::State, mut f: impl FnMut(&[u32])) {
         debug_assert_eq!(self.bits, G::CELL_BITS);
+        let stage = [self.stage_base(game, &state)];
         let views = game.views([state]);
         let mut some = [0; MAX_SYMMETRIES];
         let some = &mut some[..G::SYMMETRIES.len()];
         for reader in &self.readers {
-            reader.indices::<G, 1>(&views, some);
+            reader.indices::<G, 1>(&views, &stage, some);
             f(some);
         }
     }
@@ -677,10 +793,11 @@ impl NTupleNetwork {
         out: &mut [u32],
     ) {
         debug_assert_eq!(self.bits, G::CELL_BITS);
+        let stage = states.map(|s| self.stage_base(game, &s));
         let views = game.views(states);
         let per_shape = G::SYMMETRIES.len() * N;
         for (reader, out) in self.readers.iter().zip(out.chunks_exact_mut(per_shape)) {
-            reader.indices::<G, N>(&views, out);
+            reader.indices::<G, N>(&views, &stage, out);
         }
     }
 
@@ -718,11 +835,11 @@ mod tests {
 
     /// The trainer's reads (gathers where the CPU has AVX2) sum the same floats in the same
     /// order as the checked one-by-one reads, bit for bit, on random weights and states.
-    fn check_trainer_reads<const BITS: u32>(shapes: &[Vec<u8>]) {
+    fn check_trainer_reads<const BITS: u32>(shapes: &[Vec<u8>], stages: &[u32]) {
         let game = Cells16Game::<BITS>;
-        let mut net = NTupleNetwork::for_game::<Cells16Game<BITS>>(shapes).unwrap();
+        let mut net = NTupleNetwork::staged::<Cells16Game<BITS>>(shapes, stages).unwrap();
         let mut rng = XorShift32::for_worker(5, 0);
-        for t in 0..shapes.len() {
+        for t in 0..net.tables() {
             let len = net.table_range(t).len();
             // Magnitudes from 1e-3 to 1e3 of both signs: the order of the additions shows.
             let values: Vec<f32> = (0..len)
@@ -753,7 +870,8 @@ mod tests {
                 // SAFETY: as above.
                 let fast = unsafe { net.value_at_unchecked(&one, reads) };
                 assert_eq!(fast.to_bits(), net.value(&game, state).to_bits());
-                assert_eq!(fast.to_bits(), net.value_cells(&state.0).to_bits());
+                let stage = net.stage(&game, &state);
+                assert_eq!(fast.to_bits(), net.value_cells(&state.0, stage).to_bits());
             }
         }
     }
@@ -761,8 +879,33 @@ mod tests {
     #[test]
     fn trainer_reads_sum_like_the_checked_reads() {
         let seed = parse_shapes("0,1,2,3;4,5,6,7;0,1,4,5").unwrap();
-        check_trainer_reads::<5>(&seed);
-        check_trainer_reads::<4>(&seed);
-        check_trainer_reads::<4>(&parse_shapes("0,1,2,3,4,5;5,9").unwrap());
+        check_trainer_reads::<5>(&seed, &[]);
+        check_trainer_reads::<4>(&seed, &[]);
+        check_trainer_reads::<4>(&parse_shapes("0,1,2,3,4,5;5,9").unwrap(), &[]);
+        // Three stages: a state's stage is how many of 14 and 15 its largest cell reaches.
+        check_trainer_reads::<4>(&seed, &[14, 15]);
+    }
+
+    #[test]
+    fn a_state_reads_the_tables_of_its_stage() {
+        let game = Cells16Game::<4>;
+        let shapes = parse_shapes("0,1,2,3;4,5,6,7").unwrap();
+        let net = NTupleNetwork::staged::<Cells16Game<4>>(&shapes, &[6, 9]).unwrap();
+        assert_eq!((net.tables(), net.stage_len()), (6, 2 * 65536));
+        assert_eq!(net.weight_count(), 3 * net.stage_len());
+        let mut indices = vec![0; net.lookups()];
+        for (top, stage) in [(0, 0), (5, 0), (6, 1), (8, 1), (9, 2), (15, 2)] {
+            let mut cells = [1u8; 16];
+            cells[10] = top;
+            let state = Cells16(cells);
+            assert_eq!(net.stage(&game, &state), stage, "largest cell {top}");
+            net.indices(&game, state, &mut indices);
+            // Every lookup lands in its stage's copy of its table.
+            let copy = stage * net.stage_len()..(stage + 1) * net.stage_len();
+            assert!(indices.iter().all(|&i| copy.contains(&(i as usize))));
+        }
+        for bad in [&[0][..], &[9, 6], &[6, 6], &[1, 2, 3, 4, 5, 6, 7, 8]] {
+            assert!(NTupleNetwork::staged::<Cells16Game<4>>(&shapes, bad).is_err());
+        }
     }
 }

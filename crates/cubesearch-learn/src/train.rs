@@ -3,7 +3,7 @@
 //! checkpoints and resuming.
 
 use crate::game::TupleGame;
-use crate::network::{default_shapes, NTupleNetwork};
+use crate::network::{default_shapes, format_stages, NTupleNetwork};
 use crate::runner::{run_games, thread_count, Learning, Policy, Sharing};
 use crate::td::{Episode, TdOrder};
 use cubesearch_core::{Error, Result};
@@ -31,6 +31,9 @@ pub struct TrainConfig {
     /// Tuple shapes (default: the game's first named set, [`TupleGame::SHAPES`]); a resumed
     /// file must match them.
     pub shapes: Option<Vec<Vec<u8>>>,
+    /// Stage thresholds of a new multi-stage network (progress values, ascending: see
+    /// [`NTupleNetwork::staged`]; default one stage); a resumed file must match them.
+    pub stages: Option<Vec<u32>>,
     /// Save to `out` every this many games (0 = only at the end).
     pub checkpoint_every: u64,
     /// Where to save the weights (none: keep them in memory only).
@@ -63,6 +66,7 @@ impl Default for TrainConfig {
             alpha: 0.1,
             seed: 1,
             shapes: None,
+            stages: None,
             checkpoint_every: 0,
             out: None,
             resume: None,
@@ -291,11 +295,20 @@ pub fn starting_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwor
         )),
         (Some(path), None) => {
             let (net, meta) = NTupleNetwork::load::<G>(path, cfg.shapes.as_deref())?;
-            Ok((net, meta.games))
+            match &cfg.stages {
+                Some(want) if want != net.stages() => Err(Error::parse(format!(
+                    "{} has stage thresholds '{}', not the requested '{}'",
+                    path.display(),
+                    format_stages(net.stages()),
+                    format_stages(want)
+                ))),
+                _ => Ok((net, meta.games)),
+            }
         }
         (None, start) => {
             let shapes = cfg.shapes.clone().unwrap_or_else(default_shapes::<G>);
-            let mut net = NTupleNetwork::for_game::<G>(&shapes)?;
+            let stages = cfg.stages.as_deref().unwrap_or_default();
+            let mut net = NTupleNetwork::staged::<G>(&shapes, stages)?;
             if let Some(value) = start {
                 if !value.is_finite() {
                     return Err(Error::parse(format!(

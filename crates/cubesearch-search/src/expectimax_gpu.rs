@@ -78,9 +78,10 @@ impl<R: Runtime> GpuExecutor<R> {
         let key = net.id();
         let state = &mut self.expectimax;
         if state.network.as_ref().is_none_or(|(k, _)| *k != key) {
-            let weights: Vec<f32> = (0..net.shapes().len()).flat_map(|t| net.table(t)).collect();
+            let net = crate::td::td_net(net);
+            let weights = net.tables.concat();
             let device =
-                DeviceNetwork::upload(&self.client, net.bits(), net.lookup_layout(), &weights)?;
+                DeviceNetwork::upload(&self.client, net.bits, net.lookups, net.stages, &weights)?;
             state.network = Some((key, device));
         }
         Ok(())

@@ -8,6 +8,7 @@
 use crate::{CpuExecutor, Executor, GpuExecutor};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result, TdUpdate};
+use cubesearch_kernels::ntuple::Stages;
 use cubesearch_kernels::td::{DeviceTd, TdGame, TdNet, TdShape};
 use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, TdEngine, TupleGame};
@@ -17,13 +18,17 @@ pub use crate::td_multi::MultiGpuTd;
 pub use crate::td_ranks::MERGE_EVERY;
 pub use cubesearch_kernels::td::WeightStorage;
 
-/// The device form of `net`: its bits a cell, its tables, and its lookups in the order V sums
-/// them (`NTupleNetwork::lookup_layout`).
+/// The device form of `net`: its bits a cell, its tables (stage after stage), its lookups in
+/// the order V sums them (`NTupleNetwork::lookup_layout`) and its stages.
 pub fn td_net(net: &NTupleNetwork) -> TdNet {
     TdNet {
         bits: net.bits(),
-        tables: (0..net.shapes().len()).map(|t| net.table(t)).collect(),
+        tables: (0..net.tables()).map(|t| net.table(t)).collect(),
         lookups: net.lookup_layout(),
+        stages: Stages {
+            thresholds: net.stages().to_vec(),
+            len: net.stage_len() as u32,
+        },
     }
 }
 

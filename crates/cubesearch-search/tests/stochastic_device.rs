@@ -240,11 +240,16 @@ impl TupleGame for Chute {
     }
 }
 
-/// A chute network: four 4-cell shapes of 2-bit cells with weights drawn from `seed`.
-fn network(seed: u32) -> NTupleNetwork {
-    let mut net = NTupleNetwork::for_game::<Chute>(&default_shapes::<Chute>()).unwrap();
+/// The networks the device must read as the CPU does: one stage, and three (a chute game
+/// reaches progress 4 in its second move and 64 in its fourth).
+const STAGINGS: [&[u32]; 2] = [&[], &[4, 64]];
+
+/// A chute network: four 4-cell shapes of 2-bit cells, a stage after each of `stages`, with
+/// weights drawn from `seed`.
+fn network(seed: u32, stages: &[u32]) -> NTupleNetwork {
+    let mut net = NTupleNetwork::staged::<Chute>(&default_shapes::<Chute>(), stages).unwrap();
     let mut rng = XorShift32::for_worker(seed, 0);
-    for t in 0..4 {
+    for t in 0..net.tables() {
         let n = net.table(t).len();
         let w: Vec<f32> = (0..n)
             .map(|_| (rng.below(2001) as f32 - 1000.0) / 64.0)
@@ -258,11 +263,16 @@ fn cells(s: u32) -> [u8; 8] {
     std::array::from_fn(|c| cell(s, c) as u8)
 }
 
+/// V(s) by the network's reference reads.
+fn value_of(net: &NTupleNetwork, s: u32) -> f32 {
+    net.value_cells(&cells(s), net.stage(&Chute, &s))
+}
+
 struct ChuteValue<'a>(&'a NTupleNetwork);
 
 impl AfterstateValue<Chute> for ChuteValue<'_> {
     fn value(&self, _game: &Chute, s: &u32) -> f32 {
-        self.0.value_cells(&cells(*s))
+        value_of(self.0, *s)
     }
 }
 
@@ -302,7 +312,13 @@ fn device_expectimax_equals_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] back
 }
 
 fn expectimax_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
-    let net = network(5);
+    for stages in STAGINGS {
+        expectimax_matches_in(gpu, stages);
+    }
+}
+
+fn expectimax_matches_in<R: Runtime>(gpu: &mut GpuExecutor<R>, stages: &[u32]) {
+    let net = network(5, stages);
     let value = ChuteValue(&net);
     let roots = positions(40);
     // Both folds where the device has 32-unit planes.
@@ -324,7 +340,10 @@ fn expectimax_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
             gpu.set_expectimax_method(method);
             gpu.set_expectimax_plane_ops(planes);
             let got = gpu.expectimax(&Chute, &net, &roots, layers).unwrap();
-            let what = format!("{layers} layers {}, planes {planes}", method.name());
+            let what = format!(
+                "stages {stages:?}, {layers} layers {}, planes {planes}",
+                method.name()
+            );
             assert_same_root_values(&what, &cpu, &got);
         }
     }
@@ -344,7 +363,7 @@ fn cpu_training(net: &NTupleNetwork, games: u32, seed: u32, step: f32) -> Vec<(u
                 let mut best: Option<(f32, u32, u32)> = None;
                 for &a in Chute::ACTIONS {
                     if let Some((after, reward)) = Chute.afterstate(&s, a) {
-                        let v = reward as f32 + net.value_cells(&cells(after));
+                        let v = reward as f32 + value_of(net, after);
                         if best.is_none_or(|(b, ..)| v > b) {
                             best = Some((v, after, reward));
                         }
@@ -359,9 +378,13 @@ fn cpu_training(net: &NTupleNetwork, games: u32, seed: u32, step: f32) -> Vec<(u
             }
             let mut target = 0.0f32;
             for &(after, reward) in path.iter().rev() {
-                let v = net.value_cells(&cells(after));
-                net.update_cells(&cells(after), step * (target - v));
-                target = reward as f32 + net.value_cells(&cells(after));
+                let v = value_of(net, after);
+                net.update_cells(
+                    &cells(after),
+                    net.stage(&Chute, &after),
+                    step * (target - v),
+                );
+                target = reward as f32 + value_of(net, after);
             }
             (score, s >> 6)
         })
@@ -374,10 +397,16 @@ fn one_td_unit_learns_as_the_cpu_rules(#[values(Backend::Wgpu, Backend::Cuda)] b
 }
 
 fn td_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
-    let cpu_net = network(9);
+    for stages in STAGINGS {
+        td_matches_in(gpu, stages);
+    }
+}
+
+fn td_matches_in<R: Runtime>(gpu: &mut GpuExecutor<R>, stages: &[u32]) {
+    let cpu_net = network(9, stages);
     let step = 0.05 / cpu_net.lookups() as f32;
     let want = cpu_training(&cpu_net, 40, 12, step);
-    let gpu_net = network(9);
+    let gpu_net = network(9, stages);
     let shape = TdShape {
         units: 1,
         max_moves: 64,
@@ -402,4 +431,17 @@ fn td_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
             .count();
     }
     assert!(changed > 20, "{changed} weights learned");
+    // Every stage's tables learned.
+    for stage in 0..=stages.len() {
+        let tables = stage * 4..(stage + 1) * 4;
+        let moved = tables
+            .flat_map(|t| {
+                learned[t]
+                    .iter()
+                    .zip(gpu_net.table(t))
+                    .filter(|(a, b)| **a != *b)
+            })
+            .count();
+        assert!(moved > 0, "stage {stage} of {stages:?} learned nothing");
+    }
 }

@@ -7,7 +7,7 @@ use super::naive::naive_kernel;
 use super::reduce::{reduce_kernel, root_fold_kernel, root_kernel, root_words};
 use super::TreeShape;
 use crate::launch::{cube_count, grid, planes_fit, read, upload, PLANE};
-use crate::ntuple::{check_lookups, NetLayout};
+use crate::ntuple::{check_lookups, NetLayout, Stages};
 use crate::stochastic::{outcome_weights, GpuStochasticGame};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
@@ -62,15 +62,16 @@ pub struct DeviceNetwork {
 
 impl DeviceNetwork {
     /// Uploads a network: its lookups as `(table offset in weights, cells)` in the order V
-    /// sums them (every symmetry already one lookup of its own), cells of `bits` bits, and
-    /// its weights, all tables one after another.
+    /// sums them (every symmetry already one lookup of its own), cells of `bits` bits, its
+    /// stages, and its weights, all tables one after another (stage after stage).
     pub fn upload<R: Runtime>(
         client: &ComputeClient<R>,
         bits: u32,
         lookups: Vec<(u32, Vec<u8>)>,
+        stages: Stages,
         weights: &[f32],
     ) -> Result<Self> {
-        check_lookups(&lookups, bits, weights.len())?;
+        check_lookups(&lookups, bits, &stages, weights.len())?;
         if weights.len() >= u32::MAX as usize {
             return Err(Error::Unsupported(
                 "the network has too many weights".into(),
@@ -89,7 +90,7 @@ impl DeviceNetwork {
         Ok(Self {
             weights: client.create_from_slice(f32::as_bytes(weights)),
             weight_len: weights.len(),
-            layout: NetLayout::new(lookups, bits),
+            layout: NetLayout::new(lookups, bits, stages),
         })
     }
 

@@ -1,7 +1,7 @@
 //! The TD(0) kernels (layout of their buffers in the parent module) and their thin launchers.
 
 use super::storage::F16_MAX;
-use crate::ntuple::{lookup_index, partial_sums};
+use crate::ntuple::{lookup_index, partial_sums, stage_base};
 use crate::rng;
 use crate::stochastic::{DeviceStochasticGame, GpuStochasticGame};
 use cubecl::prelude::*;
@@ -26,12 +26,13 @@ pub fn value<G: DeviceStochasticGame>(
     #[comptime] bits: u32,
 ) -> f32 {
     let mut sums = partial_sums();
+    let stage = stage_base::<G>(state, lut, lookups, len);
     for q in 0..lookups / 4u32 {
         let l = 4u32 * q;
-        let w0 = weights[lookup_index::<G>(state, lut, l, len, bits)].load();
-        let w1 = weights[lookup_index::<G>(state, lut, l + 1u32, len, bits)].load();
-        let w2 = weights[lookup_index::<G>(state, lut, l + 2u32, len, bits)].load();
-        let w3 = weights[lookup_index::<G>(state, lut, l + 3u32, len, bits)].load();
+        let w0 = weights[lookup_index::<G>(state, lut, l, stage, len, bits)].load();
+        let w1 = weights[lookup_index::<G>(state, lut, l + 1u32, stage, len, bits)].load();
+        let w2 = weights[lookup_index::<G>(state, lut, l + 2u32, stage, len, bits)].load();
+        let w3 = weights[lookup_index::<G>(state, lut, l + 3u32, stage, len, bits)].load();
         sums.add(w0, w1, w2, w3);
     }
     sums.total()
@@ -61,9 +62,10 @@ pub fn update<G: DeviceStochasticGame>(
     #[comptime] len: u32,
     #[comptime] bits: u32,
 ) {
+    let stage = stage_base::<G>(state, lut, lookups, len);
     let mut l = first;
     while l < lookups {
-        weights[lookup_index::<G>(state, lut, l, len, bits)].fetch_add(delta);
+        weights[lookup_index::<G>(state, lut, l, stage, len, bits)].fetch_add(delta);
         l += stride;
     }
 }
@@ -118,12 +120,13 @@ fn lane_value<G: DeviceStochasticGame, F: Float>(
 ) -> f32 {
     let mut own = 0.0f32;
     let mut sums = partial_sums();
+    let stage = stage_base::<G>(state, lut, lookups, len);
     let mut first = 0u32;
     while first < lookups {
         let l = first + lane;
         let mut w = 0.0f32;
         if l < lookups {
-            let i = lookup_index::<G>(state, lut, l, len, bits);
+            let i = lookup_index::<G>(state, lut, l, stage, len, bits);
             if averaged {
                 w = f32::cast_from(frozen[i]);
             } else {
@@ -189,9 +192,10 @@ fn lane_accumulate<G: DeviceStochasticGame>(
     #[comptime] len: u32,
     #[comptime] bits: u32,
 ) {
+    let stage = stage_base::<G>(state, lut, lookups, len);
     let mut l = lane;
     while l < lookups {
-        let i = lookup_index::<G>(state, lut, l, len, bits);
+        let i = lookup_index::<G>(state, lut, l, stage, len, bits);
         pending[i].fetch_add(delta);
         hits[i].fetch_add(1u32);
         l += LANES;

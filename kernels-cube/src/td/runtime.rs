@@ -8,7 +8,7 @@ use super::kernels::{
 };
 use super::storage::{upload_f16, WeightStorage};
 use crate::launch::{planes_fit, read, read_range, upload};
-use crate::ntuple::{check_lookups, lut_words};
+use crate::ntuple::{check_lookups, lut_words, Stages};
 use crate::stochastic::GpuStochasticGame;
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result};
@@ -24,6 +24,8 @@ pub struct TdNet {
     pub tables: Vec<Vec<f32>>,
     /// Each lookup's offset and cells; every lookup has the same number of cells.
     pub lookups: Vec<(u32, Vec<u8>)>,
+    /// The stages, each with its own copy of the tables ([`Stages`]).
+    pub stages: Stages,
 }
 
 /// How a device trainer spreads its work.
@@ -168,7 +170,7 @@ pub struct DeviceTd<R: Runtime, G: GpuStochasticGame> {
 impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
     /// Uploads `net` and allocates the units' games and paths.
     pub fn new(client: &ComputeClient<R>, net: &TdNet, shape: TdShape) -> Result<Self> {
-        let Some((lut, len)) = lut_words(&net.lookups) else {
+        let Some((lut, len)) = lut_words(&net.lookups, &net.stages) else {
             return Err(Error::Unsupported(
                 "the GPU trainer needs tuple shapes that all have the same number of cells".into(),
             ));
@@ -209,7 +211,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                 flat.len()
             )));
         }
-        check_lookups(&net.lookups, net.bits, flat.len())?;
+        check_lookups(&net.lookups, net.bits, &net.stages, flat.len())?;
         let units = shape.units as usize;
         let path_words = units * shape.cap as usize * (G::STATE_WORDS + 1);
         let pending_len = Self::pending_len(shape, flat.len());

@@ -168,6 +168,7 @@ fn config<G: OnePlayerGame>(
             alpha: args.alpha,
             seed: common.seed,
             shapes: args.shapes.as_deref().map(shapes_for::<G>).transpose()?,
+            stages: args.stages.clone().map(|s| s.0),
             checkpoint_every: args.checkpoint_every,
             out: Some(PathBuf::from(&args.out)),
             resume: args.resume.as_ref().map(PathBuf::from),
