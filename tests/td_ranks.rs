@@ -1,8 +1,9 @@
 //! TD(0) over ranks (issue #24), with the CPU stand-in for NCCL: two ranks are two threads on
 //! one device, summing through host memory behind the same `Collective` trait NCCL implements.
 //! The meeting logic is all here: the leader's calls, slices, meetings with games in flight,
-//! the followers' games reaching the leader, the sum of every rank's changes, and `train_on`
-//! with checkpoints and resuming at another world size. `nccl` (CUDA) runs the real thing.
+//! the followers' games reaching the leader, each weight's mean change over the ranks that
+//! changed it, and `train_on` with checkpoints and resuming at another world size. `nccl`
+//! (CUDA) runs the real thing.
 
 use cubesearch::collective::LocalCollective;
 use cubesearch::games::fib::seed_shapes;
@@ -110,14 +111,14 @@ fn weights(rank: &mut Rank, stages: &[u32]) -> NTupleNetwork {
     net
 }
 
-/// Ranks meeting only when their slices end hold `w₀ + ((w_a − w₀) + (w_b − w₀))` bit for bit,
-/// where `w_a` and `w_b` are what each learned alone on its half of the games (one unit each,
-/// so each run is deterministic), and the leader was handed every game of both; a staged
-/// network's every table too.
+/// Ranks meeting only when their slices end hold `w₀ + ((w_a − w₀) + (w_b − w₀)) / n` bit for
+/// bit, `n` the ranks that changed the weight (1 or 2), where `w_a` and `w_b` are what each
+/// learned alone on its half of the games (one unit each, so each run is deterministic), and
+/// the leader was handed every game of both; a staged network's every table too.
 #[rstest]
 #[case::one_stage(&[])]
 #[case::two_stages(&[64])]
-fn ranks_sum_every_ranks_changes(#[case] stages: &[u32]) {
+fn ranks_take_the_mean_change_of_the_ranks_that_changed_a_weight(#[case] stages: &[u32]) {
     let gpu = wgpu();
     let net = staged_net(stages);
     let step = 0.1 / net.lookups() as f32;
@@ -143,11 +144,13 @@ fn ranks_sum_every_ranks_changes(#[case] stages: &[u32]) {
     for t in 0..net.tables() {
         let (l, f, a, b) = (lead.table(t), follow.table(t), a.table(t), b.table(t));
         for i in 0..l.len() {
-            let want = 0.0 + ((a[i] - 0.0) + (b[i] - 0.0));
+            let (da, db) = (a[i] - 0.0, b[i] - 0.0);
+            let changed_by = (da != 0.0) as u32 + (db != 0.0) as u32;
+            let want = 0.0 + (da + db) / changed_by.max(1) as f32;
             assert_eq!(
                 l[i].to_bits(),
                 want.to_bits(),
-                "table {t} weight {i}: {} vs {} + {}",
+                "table {t} weight {i}: {} from {} and {}",
                 l[i],
                 a[i],
                 b[i]
@@ -168,7 +171,7 @@ fn ranks_sum_every_ranks_changes(#[case] stages: &[u32]) {
 
 /// Ranks meeting after every launch (one unit, a few moves a launch): they meet while their
 /// games run, the leader gets every game, both end with the same weights, and those are the
-/// sum of every change: with no learning (step 0) the next games score on each rank as on one
+/// mean of every change: with no learning (step 0) the next games score on each rank as on one
 /// engine started from them.
 #[test]
 fn ranks_meet_while_their_games_run() {

@@ -342,8 +342,8 @@ pub struct TrainArgs {
     /// most 1024).
     #[arg(long, default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1024))]
     pub threads: usize,
-    /// How CPU threads share the weights: `copies` (one each, their changes summed every
-    /// ~0.1 s; reproducible) or `table` (one table without locks, the seed's 4.3).
+    /// How CPU threads share the weights: `copies` (one each, merged every ~0.1 s: each weight
+    /// moves by the mean change of the copies that changed it; reproducible) or `table` (one table without locks, the seed's 4.3).
     #[arg(long, default_value = "copies")]
     pub sharing: cubesearch_learn::runner::Sharing,
     /// When the CPU trainer's games learn: `backward` (at each game's end, last move first:
@@ -380,8 +380,8 @@ pub struct TrainArgs {
     /// from 1024 on, each launch averages its updates per weight (see `TdShape::averaged`).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub units: Option<u32>,
-    /// CUDA: train on this many GPUs in this process, a rank each, their changes summed through
-    /// host memory every ~2 s while their games run (NCCL on the GPUs, one process a GPU:
+    /// CUDA: train on this many GPUs in this process, a rank each, their changes merged (as
+    /// `--sharing copies` merges) through host memory every ~2 s while their games run (NCCL on the GPUs, one process a GPU:
     /// `cubesearch launch`).
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,

@@ -1,10 +1,12 @@
 //! TD(0) as one rank of several, one GPU each (one process a GPU under a launcher, or one
 //! thread a rank in tests): every rank plays its slice of each call's games on its own device,
 //! with its own copy of the weights, and the ranks meet through a [`Collective`]. At a meeting
-//! each rank hands in its changes since the last one, `w − base`, and every rank takes
-//! `base + Σ changes`: the **sum**, as the in-process multi-GPU trainer does, so every game's
-//! updates count as fully as on one GPU (a mean would divide each rank's learning by the
-//! world size). The weights never leave the devices.
+//! each rank hands in its changes since the last one, `w − base`, and every rank moves each
+//! weight by the **mean change of the ranks that changed it**, as the CPU trainer's copies
+//! merge: ranks that learned from the same common positions each moved those weights most of
+//! the way, so their sum overshoots by the world size (with the sum, 4 ranks' greedy mean fell
+//! to 3–12 k where one GPU's reached 100 k; docs/BENCHMARKS.md), while a weight one rank alone
+//! changed keeps that rank's whole change. The weights never leave the devices.
 //!
 //! Rank 0 leads: its [`TdEngine`] is what `train_on` drives (progress, curve, checkpoints,
 //! resuming), and it opens each call by sending its games, seed, step and time left to the
@@ -229,8 +231,8 @@ impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
     }
 }
 
-/// Gives every rank rank 0's weights: rank 0 hands in its weights, the others zeros, and the
-/// sum is everyone's weights and base.
+/// Gives every rank rank 0's weights: rank 0 hands in its weights as changes from zero, the
+/// others no changes, and the mean is everyone's weights and base.
 fn first_meeting<R: Runtime, G: GpuStochasticGame, C: Collective<R>>(
     device: &mut DeviceTd<R, G>,
     collective: &mut C,
@@ -239,10 +241,10 @@ fn first_meeting<R: Runtime, G: GpuStochasticGame, C: Collective<R>>(
     let mine = if collective.rank() == 0 {
         device.changes_since(&base)
     } else {
-        device.zero_weights()
+        device.no_changes()
     };
-    let sum = collective.sum_f32(device.client(), mine, device.weight_count())?;
-    device.take_sum(&base, &sum);
+    let sum = collective.sum_f32(device.client(), mine, device.contribution_len())?;
+    device.take_mean(&base, &sum);
     Ok(base)
 }
 
@@ -258,7 +260,7 @@ struct Met {
 
 /// One meeting: a control sum (who plays on, launches and time since the last meeting, the
 /// finished games each follower brings), the followers' games gathered to every rank (a sum in
-/// which each rank fills its own stretch), then the weights' changes summed on the devices.
+/// which each rank fills its own stretch), then the weights' changes and marks summed on the devices.
 fn meeting<R: Runtime, G: GpuStochasticGame, C: Collective<R>>(
     device: &mut DeviceTd<R, G>,
     collective: &mut C,
@@ -298,8 +300,8 @@ fn meeting<R: Runtime, G: GpuStochasticGame, C: Collective<R>>(
         }
     }
     let changes = device.changes_since(base);
-    let sum = collective.sum_f32(device.client(), changes, device.weight_count())?;
-    device.take_sum(base, &sum);
+    let sum = collective.sum_f32(device.client(), changes, device.contribution_len())?;
+    device.take_mean(base, &sum);
     // As many launches as took MERGE_EVERY on average since the last meeting.
     let next = match (control[1], control[2]) {
         (0, _) => 0,

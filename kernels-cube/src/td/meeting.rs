@@ -1,8 +1,13 @@
 //! What a [`DeviceTd`] does when it meets other trainers (one a GPU, each with its own copy of
 //! the weights; `cubesearch_search::td_ranks`): it hands in its weights' changes since the
-//! last meeting, `w − base`, and takes back `base + Σ changes` over every trainer, which
-//! becomes the base of the next meeting. Both stay on the device, so the sum can be taken by a
-//! collective (NCCL) that reads and writes device memory.
+//! last meeting, `w − base`, each with a mark (1 where it changed the weight), and from the
+//! sums over every trainer takes back `base + Σ changes / Σ marks`: each weight moves by the
+//! mean change of the trainers that changed it, as the CPU's copies merge
+//! (`NTupleNetwork::merge_copies`, which says why the mean). That becomes the base of the next
+//! meeting. Everything stays on the device, so the sums can be taken by a collective (NCCL)
+//! that reads and writes device memory.
+//!
+//! A contribution, the buffer a trainer hands in, is `[changes; marks]`: 2 f32 a weight.
 
 use super::runtime::DeviceTd;
 use super::storage::F16_MAX;
@@ -10,24 +15,32 @@ use crate::stochastic::GpuStochasticGame;
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
-/// `changes[i] = weights[i] − base[i]`.
+/// `contribution[i] = weights[i] − base[i]`, and `contribution[total + i]` 1 where that is
+/// not 0, else 0.
 #[cube(launch_unchecked)]
 fn td_changes_kernel(
     weights: &Array<f32>,
     base: &Array<f32>,
-    changes: &mut Array<f32>,
+    contribution: &mut Array<f32>,
     total: u32,
 ) {
     let i = ABSOLUTE_POS;
     if i < total as usize {
-        changes[i] = weights[i] - base[i];
+        let change = weights[i] - base[i];
+        let mut mark = 0.0f32;
+        if change != 0.0 {
+            mark = 1.0;
+        }
+        contribution[i] = change;
+        contribution[total as usize + i] = mark;
     }
 }
 
-/// `weights[i] = base[i] = base[i] + sum[i]`; with `copied`, the `F` copy the launches read
-/// too, saturated as [`to_f16`](super::storage::to_f16) saturates it.
+/// `weights[i] = base[i] = base[i] + sum[i] / max(sum[total + i], 1)`, `sum` being the
+/// contributions' sum; with `copied`, the `F` copy the launches read too, saturated as
+/// [`to_f16`](super::storage::to_f16) saturates it.
 #[cube(launch_unchecked)]
-fn td_take_sum_kernel<F: Float>(
+fn td_take_mean_kernel<F: Float>(
     weights: &mut Array<f32>,
     base: &mut Array<f32>,
     sum: &Array<f32>,
@@ -37,7 +50,11 @@ fn td_take_sum_kernel<F: Float>(
 ) {
     let i = ABSOLUTE_POS;
     if i < total as usize {
-        let w = base[i] + sum[i];
+        let mut changed_by = sum[total as usize + i];
+        if changed_by < 1.0 {
+            changed_by = 1.0;
+        }
+        let w = base[i] + sum[i] / changed_by;
         weights[i] = w;
         base[i] = w;
         if copied {
@@ -53,13 +70,25 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             .create_from_slice(f32::as_bytes(&vec![0.0f32; self.weight_count()]))
     }
 
-    /// The weights' changes since `base` (a buffer of [`DeviceTd::weight_count`] f32), in a
-    /// new device buffer.
+    /// The f32 of a contribution (see the module docs): twice [`DeviceTd::weight_count`].
+    pub fn contribution_len(&self) -> usize {
+        2 * self.weight_count()
+    }
+
+    /// A contribution of no changes (zeros), in a new device buffer.
+    pub fn no_changes(&self) -> Handle {
+        self.client
+            .create_from_slice(f32::as_bytes(&vec![0.0f32; self.contribution_len()]))
+    }
+
+    /// This trainer's contribution: the weights' changes since `base` (a buffer of
+    /// [`DeviceTd::weight_count`] f32) and their marks, in a new device buffer.
     pub fn changes_since(&self, base: &Handle) -> Handle {
         let n = self.weight_count();
-        let changes = self.client.empty(n * 4);
+        let changes = self.client.empty(self.contribution_len() * 4);
         let (cubes, dim) = crate::launch::grid(&self.client, n);
-        // SAFETY: the three buffers hold `n` f32; unit i touches element i only.
+        // SAFETY: weights and base hold `n` f32, the contribution `2n`; unit i touches
+        // elements i and n + i only.
         unsafe {
             td_changes_kernel::launch_unchecked::<R>(
                 &self.client,
@@ -67,23 +96,26 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                 dim,
                 ArrayArg::from_raw_parts(self.weights.clone(), n),
                 ArrayArg::from_raw_parts(base.clone(), n),
-                ArrayArg::from_raw_parts(changes.clone(), n),
+                ArrayArg::from_raw_parts(changes.clone(), 2 * n),
                 n as u32,
             );
         }
         changes
     }
 
-    /// Takes `base + sum` as the weights, and as the next meeting's `base` (both buffers of
-    /// [`DeviceTd::weight_count`] f32).
-    pub fn take_sum(&mut self, base: &Handle, sum: &Handle) {
+    /// Takes `base` moved by the mean change of the trainers that changed each weight (`sum`:
+    /// the sum of every trainer's contribution) as the weights, and as the next meeting's
+    /// `base` (a buffer of [`DeviceTd::weight_count`] f32).
+    pub fn take_mean(&mut self, base: &Handle, sum: &Handle) {
         match &self.half {
-            Some(half) => self.launch_take_sum::<half::f16>(base, sum, (half, self.weight_count())),
-            None => self.launch_take_sum::<f32>(base, sum, (&self.placeholder, 1)),
+            Some(half) => {
+                self.launch_take_mean::<half::f16>(base, sum, (half, self.weight_count()))
+            }
+            None => self.launch_take_mean::<f32>(base, sum, (&self.placeholder, 1)),
         }
     }
 
-    fn launch_take_sum<F: Float + CubeElement>(
+    fn launch_take_mean<F: Float + CubeElement>(
         &self,
         base: &Handle,
         sum: &Handle,
@@ -91,16 +123,16 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
     ) {
         let n = self.weight_count();
         let (cubes, dim) = crate::launch::grid(&self.client, n);
-        // SAFETY: weights, base and sum hold `n` f32, the copy `n` elements when there is
-        // one; unit i touches element i only.
+        // SAFETY: weights and base hold `n` f32, sum `2n`, the copy `n` elements when there
+        // is one; unit i touches elements i and n + i only.
         unsafe {
-            td_take_sum_kernel::launch_unchecked::<F, R>(
+            td_take_mean_kernel::launch_unchecked::<F, R>(
                 &self.client,
                 cubes,
                 dim,
                 ArrayArg::from_raw_parts(self.weights.clone(), n),
                 ArrayArg::from_raw_parts(base.clone(), n),
-                ArrayArg::from_raw_parts(sum.clone(), n),
+                ArrayArg::from_raw_parts(sum.clone(), 2 * n),
                 ArrayArg::from_raw_parts(copy.clone(), copy_len),
                 n as u32,
                 self.half.is_some(),

@@ -7,7 +7,7 @@
 //! game's learning pass, with one live lane; see docs/BENCHMARKS.md.) [`kernels`] holds the kernels and their thin launchers, [`runtime`] the trainer
 //! that keeps the device's games and weights between launches ([`DeviceTd`]), [`storage`] the
 //! f16 copy of the weights, and `meeting` what a trainer hands in and takes back when it
-//! meets trainers on other GPUs ([`DeviceTd::changes_since`], [`DeviceTd::take_sum`]).
+//! meets trainers on other GPUs ([`DeviceTd::changes_since`], [`DeviceTd::take_mean`]).
 //!
 //! The rules are the CPU trainer's (`cubesearch_learn::td`): greedy on `reward + V(afterstate)`
 //! (ties to the first action in canonical order), the game's `(afterstate, reward)` path
