@@ -594,6 +594,25 @@ fn endless_or_empty_flag_values_are_refused_up_front() {
             ],
             "--td-order",
         ),
+        (
+            &[
+                "train",
+                "2048",
+                "--games",
+                "5",
+                "--meet-every",
+                "0ms",
+                "--out",
+                "x",
+            ],
+            "--meet-every",
+        ),
+        (
+            &[
+                "train", "2048", "--games", "5", "--stages", "64,4", "--out", "x",
+            ],
+            "--stages",
+        ),
     ] {
         assert_bad_input(&cubesearch(args), flag);
     }

@@ -765,7 +765,7 @@ fn f16_storage_needs_averaged_updates() {
     );
     let cpu = executor(Backend::Cpu).unwrap();
     assert!(cpu
-        .td_engine_on_gpus::<Game2048>(1, None, WeightStorage::F16)
+        .td_engine_on_gpus::<Game2048>(1, None, WeightStorage::F16, cubesearch::td::MERGE_EVERY)
         .is_err());
     assert_eq!("f16".parse::<WeightStorage>().unwrap(), WeightStorage::F16);
     assert_eq!("F32".parse::<WeightStorage>().unwrap(), WeightStorage::F32);
@@ -798,7 +798,12 @@ fn averaged_training_with_many_units_learns(
     let mut net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let untrained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
     let mut engine = exec
-        .td_engine_on_gpus::<Game2048>(1, Some(AVERAGED_FROM_UNITS), storage)
+        .td_engine_on_gpus::<Game2048>(
+            1,
+            Some(AVERAGED_FROM_UNITS),
+            storage,
+            cubesearch::td::MERGE_EVERY,
+        )
         .unwrap();
     let step = 0.1 / net.lookups() as f32;
     engine

@@ -183,7 +183,12 @@ fn td_train(exec: &mut Executor, level: u32, seed: u32, args: &BenchArgs) -> Res
     };
     let step = 0.1 / net.lookups() as f32;
     let storage = args.storage.first().copied().unwrap_or_default();
-    let mut engine = exec.td_engine_on_gpus::<Game2584>(1, args.units, storage)?;
+    let mut engine = exec.td_engine_on_gpus::<Game2584>(
+        1,
+        args.units,
+        storage,
+        cubesearch_search::td::MERGE_EVERY,
+    )?;
     let mut moves = 0u64;
     engine.play(
         &Game2584::new(),

@@ -381,10 +381,14 @@ pub struct TrainArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub units: Option<u32>,
     /// CUDA: train on this many GPUs in this process, a rank each, their changes merged (as
-    /// `--sharing copies` merges) through host memory every ~2 s while their games run (NCCL on the GPUs, one process a GPU:
-    /// `cubesearch launch`).
+    /// `--sharing copies` merges) through host memory every `--meet-every` while their games
+    /// run (NCCL on the GPUs, one process a GPU: `cubesearch launch`).
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
+    /// Several GPUs (`--gpus K`, or ranks under `launch`): how often they merge their changes
+    /// (`2s`, `250ms`; every rank must be given the same).
+    #[arg(long, default_value = "2s")]
+    pub meet_every: String,
     /// GPU backends with averaged updates (--units ≥ 1024): read the weights from an f32 or
     /// an f16 copy while playing (the f32 weights stay the master that learns and is saved).
     #[arg(long, default_value = "f32", value_parser = parse_storage)]

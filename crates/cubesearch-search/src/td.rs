@@ -248,12 +248,14 @@ impl Executor {
     /// A TD(0) engine on `gpus` devices of this executor's backend ([`MultiGpuTd`]), its
     /// averaged launches reading the weights as `storage` ([`GpuTd::with_storage`]); one GPU
     /// storing f32 is [`Executor::td_engine`]. Several GPUs need CUDA and that many devices;
-    /// f16 storage needs a GPU.
+    /// f16 storage needs a GPU. Several GPUs meet about every `meet_every`
+    /// ([`MultiGpuTd::meeting_interval`]; [`MERGE_EVERY`] is the default).
     pub fn td_engine_on_gpus<G: GpuStochasticGame + TupleGame>(
         &self,
         gpus: usize,
         units: Option<u32>,
         storage: WeightStorage,
+        meet_every: std::time::Duration,
     ) -> Result<Box<dyn TdEngine<G>>> {
         if gpus <= 1 {
             if storage == WeightStorage::F32 {
@@ -286,7 +288,9 @@ impl Executor {
                     })
                     .collect::<Result<Vec<_>>>()?;
                 Ok(Box::new(
-                    MultiGpuTd::<CudaRuntime, G>::new(&clients, units, None).with_storage(storage),
+                    MultiGpuTd::<CudaRuntime, G>::new(&clients, units, None)
+                        .with_storage(storage)
+                        .meeting_interval(meet_every),
                 ))
             }
             _ => Err(Error::Unsupported(format!(

@@ -36,6 +36,11 @@ impl<R: Runtime, G: GpuStochasticGame> MultiGpuTd<R, G> {
         self.map(|r| r.with_storage(storage))
     }
 
+    /// Every rank meeting about every `interval` ([`RankTd::meeting_interval`]).
+    pub fn meeting_interval(self, interval: std::time::Duration) -> Self {
+        self.map(|r| r.meeting_interval(interval))
+    }
+
     /// Every rank meeting every `launches` launches ([`RankTd::meeting_every`]).
     pub fn meeting_every(self, launches: u64) -> Self {
         self.map(|r| r.meeting_every(launches))

@@ -31,8 +31,9 @@ use cubesearch_learn::{Episode, NTupleNetwork, TdEngine, TupleGame};
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
-/// How often ranks meet: every launch is a few milliseconds on an H200, and a meeting sums the
-/// weights' changes (256 MB for 2048's 4x6patt network).
+/// How often ranks meet unless told ([`RankTd::meeting_interval`]): every launch is a few
+/// milliseconds on an H200, and a meeting sums the weights' changes and marks (512 MB for
+/// 2048's 4x6patt network).
 pub const MERGE_EVERY: Duration = Duration::from_secs(2);
 
 /// Launches before the first meeting, before any rate is known.
@@ -50,8 +51,9 @@ pub struct RankTd<R: Runtime, G: GpuStochasticGame, C: Collective<R>> {
     collective: C,
     /// The weights every rank held at the last meeting (after the first).
     base: Option<Handle>,
-    /// Launches between meetings: fixed, or measured toward [`MERGE_EVERY`].
+    /// Launches between meetings: fixed, or measured toward `interval`.
     fixed_launches: Option<u64>,
+    interval: Duration,
     launches: u64,
     meetings: u64,
 }
@@ -64,12 +66,20 @@ impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
             collective,
             base: None,
             fixed_launches: None,
+            interval: MERGE_EVERY,
             launches: FIRST_LAUNCHES,
             meetings: 0,
         }
     }
 
-    /// Meets every `launches` launches of each rank instead of every [`MERGE_EVERY`]
+    /// Meets about every `interval` of play (as many launches as took that long on average
+    /// since the last meeting) instead of every [`MERGE_EVERY`]. Every rank must be given the
+    /// same.
+    pub fn meeting_interval(self, interval: Duration) -> Self {
+        Self { interval, ..self }
+    }
+
+    /// Meets every `launches` launches of each rank instead of about every `interval`
     /// (`u64::MAX`: only when every slice has ended). Every rank must be given the same.
     pub fn meeting_every(self, launches: u64) -> Self {
         Self {
@@ -187,11 +197,19 @@ impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
                 None => Ok(()),
             }
         };
-        let (collective, fixed) = (&mut self.collective, self.fixed_launches);
+        let (collective, fixed, interval) =
+            (&mut self.collective, self.fixed_launches, self.interval);
         let (mut launches, mut since, mut due) = (0u64, Instant::now(), self.launches);
         let mut meetings = 0u64;
         let mut meet = |device: &mut DeviceTd<R, G>, playing: bool, launches: u64, took| {
-            let mut met = meeting(device, collective, base, playing, launches, took, &mine)?;
+            let mut met = meeting(
+                device,
+                collective,
+                base,
+                (playing, launches, took),
+                interval,
+                &mine,
+            )?;
             others.borrow_mut().append(&mut met.games);
             meetings += 1;
             Ok::<_, Error>(met)
@@ -265,9 +283,8 @@ fn meeting<R: Runtime, G: GpuStochasticGame, C: Collective<R>>(
     device: &mut DeviceTd<R, G>,
     collective: &mut C,
     base: &Handle,
-    playing: bool,
-    launches: u64,
-    took: Duration,
+    (playing, launches, took): (bool, u64, Duration),
+    interval: Duration,
     mine: &RefCell<Vec<TdGame>>,
 ) -> Result<Met> {
     let (rank, world) = (collective.rank(), collective.world());
@@ -302,12 +319,12 @@ fn meeting<R: Runtime, G: GpuStochasticGame, C: Collective<R>>(
     let changes = device.changes_since(base);
     let sum = collective.sum_f32(device.client(), changes, device.contribution_len())?;
     device.take_mean(base, &sum);
-    // As many launches as took MERGE_EVERY on average since the last meeting.
+    // As many launches as took `interval` on average since the last meeting.
     let next = match (control[1], control[2]) {
         (0, _) => 0,
         (n, 0) => n,
         (n, micros) => {
-            let every = MERGE_EVERY.as_micros() as u64;
+            let every = interval.as_micros() as u64;
             (every.saturating_mul(n) / micros).clamp(1, 1 << 20)
         }
     };

@@ -68,9 +68,21 @@ fn engine<G: OnePlayerGame>(
     backward_only(args, &resolved)?;
     let exec = Executor::on(&resolved)?;
     Ok((
-        exec.td_engine_on_gpus::<G>(args.gpus, args.units, args.storage)?,
+        exec.td_engine_on_gpus::<G>(args.gpus, args.units, args.storage, meet_every(args)?)?,
         resolved,
     ))
+}
+
+/// `--meet-every`: a duration above zero.
+fn meet_every(args: &TrainArgs) -> Result<std::time::Duration> {
+    let every =
+        parse_duration(&args.meet_every).map_err(|e| Error::parse(format!("--meet-every: {e}")))?;
+    if every.is_zero() {
+        return Err(Error::parse(
+            "--meet-every 0: ranks meet after a stretch of play; give e.g. 250ms",
+        ));
+    }
+    Ok(every)
 }
 
 /// GPU trainers learn at each game's end: `--td-order forward` is refused there.
@@ -93,7 +105,8 @@ fn rank<G: OnePlayerGame>(
     ranks: &Ranks,
 ) -> Result<(cubesearch_search::td_ranks::CudaRank<G>, ResolvedBackend)> {
     let resolved = rank_backend(common, args, ranks)?;
-    let rank = cubesearch_search::td_ranks::cuda_rank::<G>(ranks, args.units, args.storage)?;
+    let rank = cubesearch_search::td_ranks::cuda_rank::<G>(ranks, args.units, args.storage)?
+        .meeting_interval(meet_every(args)?);
     Ok((rank, resolved))
 }
 
@@ -157,6 +170,7 @@ fn config<G: OnePlayerGame>(
     args: &TrainArgs,
 ) -> Result<(Option<std::time::Duration>, TrainConfig)> {
     let time_limit = args.time.as_deref().map(parse_duration).transpose()?;
+    meet_every(args)?;
     Ok((
         time_limit,
         TrainConfig {
