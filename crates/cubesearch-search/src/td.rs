@@ -255,7 +255,7 @@ impl Executor {
         gpus: usize,
         units: Option<u32>,
         storage: WeightStorage,
-        meet_every: std::time::Duration,
+        #[cfg_attr(not(feature = "cuda"), allow(unused_variables))] meet_every: std::time::Duration,
     ) -> Result<Box<dyn TdEngine<G>>> {
         if gpus <= 1 {
             if storage == WeightStorage::F32 {
