@@ -360,7 +360,7 @@ fn a_multi_stage_network_round_trips_and_resumes_only_as_itself() {
     // Stage 2's copy of a table differs from stage 0's: each was written where it belongs.
     assert_ne!(net.table(0), net.table(6));
 
-    // A resumed run keeps the file's stages and refuses others.
+    // A resumed run keeps the file's stages and refuses others (none, or other thresholds).
     let cfg = TrainConfig {
         games: 3,
         shapes: Some(seed_shapes()),
@@ -370,7 +370,7 @@ fn a_multi_stage_network_round_trips_and_resumes_only_as_itself() {
     };
     let (trained, _) = train(&Game2048::new(), &cfg, |_| {}).unwrap();
     assert_eq!(trained.stages(), &[16384, 32768]);
-    for other in [vec![], vec![16384]] {
+    for other in [vec![], vec![16384], vec![8192, 16384, 32768]] {
         let wrong = TrainConfig {
             stages: Some(other),
             ..cfg.clone()
@@ -395,6 +395,51 @@ fn a_multi_stage_network_round_trips_and_resumes_only_as_itself() {
         "tensors for 3 tuple shapes in 7 stages",
     );
     expect_data_error(edited(b"16384,16384"), "stages");
+}
+
+/// Resuming a one-stage file with stages splits it: every stage starts as a copy of the file's
+/// tables (so every state is valued as before), the run learns on, and the result keeps its
+/// stages.
+#[test]
+fn a_one_stage_network_resumed_with_stages_starts_each_stage_from_its_weights() {
+    let dir = temp();
+    let path = dir.path().join("w.safetensors");
+    let one = random_network::<Pow2>(&seed_shapes(), 6);
+    one.save(&path, 5, 1.0).unwrap();
+    let cfg = TrainConfig {
+        games: 20,
+        shapes: Some(seed_shapes()),
+        resume: Some(path.clone()),
+        stages: Some(vec![64, 128]),
+        out: Some(dir.path().join("split.safetensors")),
+        ..TrainConfig::default()
+    };
+    let (split, games) = cubesearch_learn::starting_network::<Game2048>(&cfg).unwrap();
+    assert_eq!((split.stages(), games), (&[64, 128][..], 5));
+    for t in 0..split.tables() {
+        assert_eq!(split.table(t), one.table(t % one.tables()), "table {t}");
+    }
+    let mut rng = XorShift32::for_worker(6, 1);
+    for _ in 0..200 {
+        let b = random_board::<Pow2>(&mut rng);
+        let (game, cells) = (Sliding::<Pow2>::new(), b.cells(Pow2::BITS));
+        assert_eq!(
+            split.value(&game, b).to_bits(),
+            one.value(&game, b).to_bits(),
+            "{cells:?}"
+        );
+    }
+    let (trained, report) = train(&Game2048::new(), &cfg, |_| {}).unwrap();
+    assert_eq!((trained.stages(), report.total_games), (&[64, 128][..], 25));
+    assert!(
+        (0..trained.tables()).any(|t| trained.table(t) != split.table(t)),
+        "it learned"
+    );
+    // A staged network is not split again.
+    assert!(matches!(
+        split.split_into_stages::<Game2048>(&[256]),
+        Err(Error::Parse(_))
+    ));
 }
 
 fn expect_data_error(

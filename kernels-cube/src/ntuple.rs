@@ -351,7 +351,7 @@ pub fn stage_base<G: DeviceStochasticGame>(
 }
 
 /// The weight index of lookup `l` of a runtime table ([`lut_words`]) of `len`-cell lookups
-/// in the stage whose tables start at weight `stage` ([`stage_base`]): its offset plus its
+/// in the stage whose tables start at weight `stage` ([`stage_base()`]): its offset plus its
 /// cells' values, `bits` bits each, first cell lowest.
 #[cube]
 pub fn lookup_index<G: DeviceStochasticGame>(

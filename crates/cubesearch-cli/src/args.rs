@@ -363,7 +363,8 @@ pub struct TrainArgs {
     pub shapes: Option<String>,
     /// A multi-stage network: a new stage, with tables of its own, from each of these
     /// progress values on (the largest tile: `16384` gives 2048's late game its own
-    /// values). A resumed file must have the same.
+    /// values). A resumed file must have the same, or one stage: then every stage starts from
+    /// its weights.
     #[arg(long, value_name = "THRESHOLDS", value_parser = parse_stage_list)]
     pub stages: Option<StageList>,
     /// Save the weights every N games (0 = only at the end).

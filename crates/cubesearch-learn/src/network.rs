@@ -505,6 +505,26 @@ impl NTupleNetwork {
         &self.stages
     }
 
+    /// This one-stage network split into the stages of `thresholds`, every stage starting
+    /// from these weights: a later stage begins with what the whole game taught and learns its
+    /// own from there (as Yeh et al. grow each stage's network from the last), where a fresh
+    /// stage would start from nothing in the few games that reach it.
+    pub fn split_into_stages<G: TupleGame>(&self, thresholds: &[u32]) -> Result<Self> {
+        if !self.stages.is_empty() {
+            return Err(Error::parse(format!(
+                "the network already has stages ({}): only a one-stage network is split",
+                format_stages(&self.stages)
+            )));
+        }
+        self.check_game::<G>()?;
+        let mut split = Self::staged::<G>(&self.shapes, thresholds)?;
+        let one = self.weights.len();
+        for (i, w) in split.weights.iter_mut().enumerate() {
+            *w.get_mut() = self.weights[i % one].load(Relaxed);
+        }
+        Ok(split)
+    }
+
     /// Weights of one stage's tables: stage `k`'s lookups read `k ·` this further on.
     pub fn stage_len(&self) -> usize {
         self.stage_len

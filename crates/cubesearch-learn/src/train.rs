@@ -296,6 +296,10 @@ pub fn starting_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwor
         (Some(path), None) => {
             let (net, meta) = NTupleNetwork::load::<G>(path, cfg.shapes.as_deref())?;
             match &cfg.stages {
+                // Stages added to a one-stage network each start from its weights.
+                Some(want) if net.stages().is_empty() && !want.is_empty() => {
+                    Ok((net.split_into_stages::<G>(want)?, meta.games))
+                }
                 Some(want) if want != net.stages() => Err(Error::parse(format!(
                     "{} has stage thresholds '{}', not the requested '{}'",
                     path.display(),
