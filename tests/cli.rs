@@ -609,6 +609,19 @@ fn endless_or_empty_flag_values_are_refused_up_front() {
         ),
         (
             &[
+                "train",
+                "2048",
+                "--games",
+                "5",
+                "--meet-every",
+                "1e300s",
+                "--out",
+                "x",
+            ],
+            "--meet-every",
+        ),
+        (
+            &[
                 "train", "2048", "--games", "5", "--stages", "64,4", "--out", "x",
             ],
             "--stages",

@@ -184,7 +184,7 @@ pub fn parse_duration(text: &str) -> Result<Duration> {
     if !(value.is_finite() && value > 0.0) {
         return Err(bad());
     }
-    Ok(Duration::from_secs_f64(value * scale))
+    Duration::try_from_secs_f64(value * scale).map_err(|_| bad())
 }
 
 /// Where a player's searches run: `exec=cpu` or `exec=gpu`.

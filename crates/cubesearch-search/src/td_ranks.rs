@@ -15,7 +15,8 @@
 //! size.
 //!
 //! Ranks meet every few launches, games in flight, as many launches as the ranks measured to
-//! take [`MERGE_EVERY`] (every rank computes the same number from the same sums). A rank whose
+//! take their interval ([`RankTd::meeting_interval`], [`MERGE_EVERY`] unless told; every rank
+//! computes the same number from the same sums). A rank whose
 //! slice has ended keeps meeting until no rank is playing, so the last meeting holds every
 //! change. The other ranks' finished games reach the leader at meetings, and `train_on` counts
 //! every game of the run.
@@ -255,6 +256,13 @@ fn first_meeting<R: Runtime, G: GpuStochasticGame, C: Collective<R>>(
     device: &mut DeviceTd<R, G>,
     collective: &mut C,
 ) -> Result<Handle> {
+    // The kernels index 32-bit, and a contribution holds two f32 a weight.
+    if device.contribution_len() > u32::MAX as usize {
+        return Err(Error::Unsupported(format!(
+            "{} weights: ranks meet over networks of at most 2^31 weights",
+            device.weight_count()
+        )));
+    }
     let base = device.zero_weights();
     let mine = if collective.rank() == 0 {
         device.changes_since(&base)

@@ -31,7 +31,8 @@
 //!  hits      one per weight: how many changes were requested (averaged updates only)
 //!  lut       per lookup (in the network's order, every symmetry its own lookup):
 //!            [table offset, cell 0, .., cell len-1]; every lookup has the same length `len`
-//!            (comptime: the cell loop unrolls)
+//!            (comptime: the cell loop unrolls); then [thresholds, stage length, threshold
+//!            0, ..] (a multi-stage network's tables repeat stage after stage in `weights`)
 //!  states    per game slot: the position (STATE_WORDS words)
 //!  units     per game slot: [game (NONE = idle), rng, score, moves, path length]
 //!  paths     per game slot: cap × [afterstate (STATE_WORDS words), reward]

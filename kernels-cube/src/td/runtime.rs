@@ -20,7 +20,7 @@ use cubesearch_core::{Error, Result};
 pub struct TdNet {
     /// Bits a cell takes in a table index.
     pub bits: u32,
-    /// The weight tables.
+    /// The weight tables: every shape's, stage after stage.
     pub tables: Vec<Vec<f32>>,
     /// Each lookup's offset and cells; every lookup has the same number of cells.
     pub lookups: Vec<(u32, Vec<u8>)>,

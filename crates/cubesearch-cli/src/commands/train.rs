@@ -105,8 +105,10 @@ fn rank<G: OnePlayerGame>(
     ranks: &Ranks,
 ) -> Result<(cubesearch_search::td_ranks::CudaRank<G>, ResolvedBackend)> {
     let resolved = rank_backend(common, args, ranks)?;
+    // Checked before the rendezvous: a follower that fails later leaves its partners waiting.
+    let every = meet_every(args)?;
     let rank = cubesearch_search::td_ranks::cuda_rank::<G>(ranks, args.units, args.storage)?
-        .meeting_interval(meet_every(args)?);
+        .meeting_interval(every);
     Ok((rank, resolved))
 }
 
