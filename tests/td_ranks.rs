@@ -213,6 +213,20 @@ fn ranks_meet_while_their_games_run() {
     assert_eq!(got, want);
 }
 
+/// A follower meets as often as rank 0 says, whatever it was given itself.
+#[test]
+fn followers_take_the_leaders_meeting_interval() {
+    let gpu = wgpu();
+    let net = zero_net();
+    let every = std::time::Duration::from_millis(250);
+    let mut ranks = ranks(&gpu, 2, None);
+    let leader = ranks.remove(0).meeting_interval(every);
+    ranks.insert(0, leader);
+    assert_ne!(ranks[1].interval(), every);
+    with_followers(&mut ranks, &net, |leader| play(leader, &net, 0, 4, 0.0));
+    assert_eq!(ranks[1].interval(), every);
+}
+
 /// The first meeting gives every rank rank 0's weights, whatever the others started from.
 #[test]
 fn every_rank_starts_from_rank_zeros_weights() {

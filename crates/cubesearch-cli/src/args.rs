@@ -387,7 +387,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
     /// Several GPUs (`--gpus K`, or ranks under `launch`): how often they merge their changes
-    /// (`2s`, `250ms`; every rank must be given the same).
+    /// (`2s`, `250ms`; ranks meet at rank 0's).
     #[arg(long, default_value = "2s")]
     pub meet_every: String,
     /// GPU backends with averaged updates (--units ≥ 1024): read the weights from an f32 or

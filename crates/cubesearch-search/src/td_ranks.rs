@@ -15,8 +15,8 @@
 //! size.
 //!
 //! Ranks meet every few launches, games in flight, as many launches as the ranks measured to
-//! take their interval ([`RankTd::meeting_interval`], [`MERGE_EVERY`] unless told; every rank
-//! computes the same number from the same sums). A rank whose
+//! take rank 0's interval ([`RankTd::meeting_interval`], [`MERGE_EVERY`] unless told; it goes
+//! out with each call, and every rank computes the same number from the same sums). A rank whose
 //! slice has ended keeps meeting until no rank is playing, so the last meeting holds every
 //! change. The other ranks' finished games reach the leader at meetings, and `train_on` counts
 //! every game of the run.
@@ -41,8 +41,8 @@ pub const MERGE_EVERY: Duration = Duration::from_secs(2);
 const FIRST_LAUNCHES: u64 = 8;
 
 /// A call the leader sends: `[what, first game, games, seed, step's bits, ms left + 1 (0: no
-/// deadline)]`.
-const CALL_WORDS: usize = 6;
+/// deadline), meeting interval in µs]`.
+const CALL_WORDS: usize = 7;
 const PLAY: u64 = 1;
 const STOP: u64 = 2;
 
@@ -74,10 +74,15 @@ impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
     }
 
     /// Meets about every `interval` of play (as many launches as took that long on average
-    /// since the last meeting) instead of every [`MERGE_EVERY`]. Every rank must be given the
-    /// same.
+    /// since the last meeting) instead of every [`MERGE_EVERY`]. Rank 0's interval is every
+    /// rank's: it goes out with each call.
     pub fn meeting_interval(self, interval: Duration) -> Self {
         Self { interval, ..self }
+    }
+
+    /// How often this rank meets: its own until a call from rank 0 brings rank 0's.
+    pub fn interval(&self) -> Duration {
+        self.interval
     }
 
     /// Meets every `launches` launches of each rank instead of about every `interval`
@@ -165,8 +170,9 @@ impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
         call: &[u64; CALL_WORDS],
         on_game: &mut dyn FnMut(TdGame) -> Result<()>,
     ) -> Result<()> {
-        let [_, first, games, seed, step, left] = *call;
+        let [_, first, games, seed, step, left, interval] = *call;
         let (seed, step) = (seed as u32, f32::from_bits(step as u32));
+        self.interval = Duration::from_micros(interval.max(1));
         self.agent.deadline = (left > 0).then(|| Instant::now() + Duration::from_millis(left - 1));
         let (rank, world) = (self.rank() as u64, self.collective.world() as u64);
         let slice = games.div_ceil(world);
@@ -366,7 +372,16 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame, C: Collective<R>> TdEngine<G>
         let left = self.agent.deadline.map_or(0, |d| {
             d.saturating_duration_since(Instant::now()).as_millis() as u64 + 1
         });
-        let call = [PLAY, first, games, seed as u64, step.to_bits() as u64, left];
+        let interval = self.interval.as_micros().min(u64::MAX as u128) as u64;
+        let call = [
+            PLAY,
+            first,
+            games,
+            seed as u64,
+            step.to_bits() as u64,
+            left,
+            interval,
+        ];
         let mut sent = call;
         let played = self
             .collective
