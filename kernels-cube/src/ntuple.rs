@@ -78,11 +78,6 @@ pub struct Stages {
 }
 
 impl Stages {
-    /// One stage: every state reads the lookups' own offsets.
-    pub fn one() -> Self {
-        Self::default()
-    }
-
     /// How many stages.
     pub fn count(&self) -> usize {
         self.thresholds.len() + 1

@@ -91,18 +91,25 @@ fn parse_finite(text: &str) -> Result<f32, String> {
     }
 }
 
+/// A duration above zero, `2s` or `250ms` (`--meet-every`).
+fn parse_interval(text: &str) -> Result<std::time::Duration, String> {
+    match cubesearch_search::spec::parse_duration(text).map_err(|e| e.to_string())? {
+        d if d.is_zero() => Err("ranks meet after a stretch of play; give e.g. 250ms".into()),
+        d => Ok(d),
+    }
+}
+
 /// Stage thresholds of a multi-stage network (`--stages`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StageList(pub Vec<u32>);
 
-/// Progress values above 0, ascending: `16384` or `8192,16384`.
+/// Progress values above 0, ascending: `16384` or `8192,16384` (at least one).
 fn parse_stage_list(text: &str) -> Result<StageList, String> {
     let stages = cubesearch_learn::parse_stages(text).map_err(|e| e.to_string())?;
-    if stages.is_empty() || stages[0] == 0 || stages.windows(2).any(|w| w[0] >= w[1]) {
-        return Err(format!(
-            "expected progress values above 0, ascending (like 8192,16384), got '{text}'"
-        ));
+    if stages.is_empty() {
+        return Err("expected progress values like 8192,16384".into());
     }
+    cubesearch_learn::check_stages(&stages).map_err(|e| e.to_string())?;
     Ok(StageList(stages))
 }
 
@@ -388,8 +395,8 @@ pub struct TrainArgs {
     pub gpus: usize,
     /// Several GPUs (`--gpus K`, or ranks under `launch`): how often they merge their changes
     /// (`2s`, `250ms`; ranks meet at rank 0's).
-    #[arg(long, default_value = "2s")]
-    pub meet_every: String,
+    #[arg(long, default_value = "2s", value_parser = parse_interval)]
+    pub meet_every: std::time::Duration,
     /// GPU backends with averaged updates (--units ≥ 1024): read the weights from an f32 or
     /// an f16 copy while playing (the f32 weights stay the master that learns and is saved).
     #[arg(long, default_value = "f32", value_parser = parse_storage)]

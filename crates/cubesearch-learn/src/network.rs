@@ -62,6 +62,24 @@ pub fn parse_stages(text: &str) -> Result<Vec<u32>> {
         .collect()
 }
 
+/// Fails unless `thresholds` can be a network's: at most [`MAX_STAGES`] stages, progress
+/// values above 0, ascending.
+pub fn check_stages(thresholds: &[u32]) -> Result<()> {
+    if thresholds.len() >= MAX_STAGES {
+        return Err(Error::parse(format!(
+            "{} stages: a network has at most {MAX_STAGES}",
+            thresholds.len() + 1
+        )));
+    }
+    if thresholds.first() == Some(&0) || thresholds.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(Error::parse(format!(
+            "bad stage thresholds {}: progress values above 0, ascending",
+            format_stages(thresholds)
+        )));
+    }
+    Ok(())
+}
+
 /// Writes stage thresholds as `8192,16384`.
 pub fn format_stages(thresholds: &[u32]) -> String {
     thresholds
@@ -365,18 +383,7 @@ impl NTupleNetwork {
     /// [`Self::for_game`] with a stage after each of `thresholds` (progress values, ascending:
     /// see the module docs), each stage with tables of its own.
     pub fn staged<G: TupleGame>(shapes: &[Vec<u8>], thresholds: &[u32]) -> Result<Self> {
-        if thresholds.len() >= MAX_STAGES {
-            return Err(Error::parse(format!(
-                "{} stages: a network has at most {MAX_STAGES}",
-                thresholds.len() + 1
-            )));
-        }
-        if thresholds.first() == Some(&0) || thresholds.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(Error::parse(format!(
-                "bad stage thresholds {}: progress values above 0, ascending",
-                format_stages(thresholds)
-            )));
-        }
+        check_stages(thresholds)?;
         if shapes.is_empty() {
             return Err(Error::parse("an n-tuple network needs at least one shape"));
         }

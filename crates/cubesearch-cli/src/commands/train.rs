@@ -68,21 +68,9 @@ fn engine<G: OnePlayerGame>(
     backward_only(args, &resolved)?;
     let exec = Executor::on(&resolved)?;
     Ok((
-        exec.td_engine_on_gpus::<G>(args.gpus, args.units, args.storage, meet_every(args)?)?,
+        exec.td_engine_on_gpus::<G>(args.gpus, args.units, args.storage, args.meet_every)?,
         resolved,
     ))
-}
-
-/// `--meet-every`: a duration above zero.
-fn meet_every(args: &TrainArgs) -> Result<std::time::Duration> {
-    let every =
-        parse_duration(&args.meet_every).map_err(|e| Error::parse(format!("--meet-every: {e}")))?;
-    if every.is_zero() {
-        return Err(Error::parse(
-            "--meet-every 0: ranks meet after a stretch of play; give e.g. 250ms",
-        ));
-    }
-    Ok(every)
 }
 
 /// GPU trainers learn at each game's end: `--td-order forward` is refused there.
@@ -105,10 +93,8 @@ fn rank<G: OnePlayerGame>(
     ranks: &Ranks,
 ) -> Result<(cubesearch_search::td_ranks::CudaRank<G>, ResolvedBackend)> {
     let resolved = rank_backend(common, args, ranks)?;
-    // Checked before the rendezvous: a follower that fails later leaves its partners waiting.
-    let every = meet_every(args)?;
     let rank = cubesearch_search::td_ranks::cuda_rank::<G>(ranks, args.units, args.storage)?
-        .meeting_interval(every);
+        .meeting_interval(args.meet_every);
     Ok((rank, resolved))
 }
 
@@ -172,7 +158,6 @@ fn config<G: OnePlayerGame>(
     args: &TrainArgs,
 ) -> Result<(Option<std::time::Duration>, TrainConfig)> {
     let time_limit = args.time.as_deref().map(parse_duration).transpose()?;
-    meet_every(args)?;
     Ok((
         time_limit,
         TrainConfig {
