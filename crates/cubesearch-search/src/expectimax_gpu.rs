@@ -78,10 +78,15 @@ impl<R: Runtime> GpuExecutor<R> {
         let key = net.id();
         let state = &mut self.expectimax;
         if state.network.as_ref().is_none_or(|(k, _)| *k != key) {
-            let net = crate::td::td_net(net);
-            let weights = net.tables.concat();
-            let device =
-                DeviceNetwork::upload(&self.client, net.bits, net.lookups, net.stages, &weights)?;
+            let weights: Vec<f32> = (0..net.tables()).flat_map(|t| net.table(t)).collect();
+            let stages = crate::td::device_stages(net);
+            let device = DeviceNetwork::upload(
+                &self.client,
+                net.bits(),
+                net.lookup_layout(),
+                stages,
+                &weights,
+            )?;
             state.network = Some((key, device));
         }
         Ok(())

@@ -25,10 +25,15 @@ pub fn td_net(net: &NTupleNetwork) -> TdNet {
         bits: net.bits(),
         tables: (0..net.tables()).map(|t| net.table(t)).collect(),
         lookups: net.lookup_layout(),
-        stages: Stages {
-            thresholds: net.stages().to_vec(),
-            len: net.stage_len() as u32,
-        },
+        stages: device_stages(net),
+    }
+}
+
+/// `net`'s stages as the device reads them.
+pub(crate) fn device_stages(net: &NTupleNetwork) -> Stages {
+    Stages {
+        thresholds: net.stages().to_vec(),
+        len: net.stage_len() as u32,
     }
 }
 

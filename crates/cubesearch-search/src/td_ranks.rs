@@ -262,13 +262,7 @@ fn first_meeting<R: Runtime, G: GpuStochasticGame, C: Collective<R>>(
     device: &mut DeviceTd<R, G>,
     collective: &mut C,
 ) -> Result<Handle> {
-    // The kernels index 32-bit, and a contribution holds two f32 a weight.
-    if device.contribution_len() > u32::MAX as usize {
-        return Err(Error::Unsupported(format!(
-            "{} weights: ranks meet over networks of at most 2^31 weights",
-            device.weight_count()
-        )));
-    }
+    device.check_can_meet()?;
     let base = device.zero_weights();
     let mine = if collective.rank() == 0 {
         device.changes_since(&base)

@@ -75,6 +75,18 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         2 * self.weight_count()
     }
 
+    /// Fails unless this trainer can meet others: the meeting kernels index a contribution,
+    /// two f32 a weight, 32-bit.
+    pub fn check_can_meet(&self) -> cubesearch_core::Result<()> {
+        if self.contribution_len() > u32::MAX as usize {
+            return Err(cubesearch_core::Error::Unsupported(format!(
+                "{} weights: trainers meet over networks of at most 2^31 weights",
+                self.weight_count()
+            )));
+        }
+        Ok(())
+    }
+
     /// A contribution of no changes (zeros), in a new device buffer.
     pub fn no_changes(&self) -> Handle {
         self.client
