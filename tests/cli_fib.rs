@@ -92,6 +92,46 @@ fn train_writes_weights_a_curve_and_resumes() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// OTD+TC as Guei et al. train: an optimistic start, then a resumed run with temporal
+/// coherence at alpha 1.0, on the CPU (the same games as without it, learned otherwise) and on
+/// wgpu.
+#[test]
+fn train_resumes_with_temporal_coherence() {
+    let dir = std::env::temp_dir().join(format!("cubesearch-cli-tc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (first, second) = (dir.join("otd.safetensors"), dir.join("tc.safetensors"));
+    let (first_s, second_s) = (first.to_str().unwrap(), second.to_str().unwrap());
+    cubesearch(&[
+        "train",
+        "2048",
+        "--games",
+        "30",
+        "--optimistic",
+        "20000",
+        "--out",
+        first_s,
+    ]);
+    let resume = |extra: &[&str]| {
+        let mut args = vec![
+            "train", "2048", "--games", "30", "--alpha", "1.0", "--resume", first_s, "--out",
+            second_s, "--json",
+        ];
+        args.extend_from_slice(extra);
+        json_of(&cubesearch(&args))
+    };
+    let coherent = resume(&["--coherence"]);
+    assert_eq!(coherent["total_games"], 60);
+    // One CPU thread replays the run exactly.
+    assert_eq!(
+        coherent["mean_score"],
+        resume(&["--coherence"])["mean_score"]
+    );
+    assert_ne!(coherent["mean_score"], resume(&[])["mean_score"]);
+    let on_gpu = resume(&["--coherence", "--backend", "wgpu", "--units", "8"]);
+    assert_eq!(on_gpu["total_games"], 60);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn train_on_threads_shares_the_weights_as_asked() {
     let dir = std::env::temp_dir().join(format!("cubesearch-cli-share-{}", std::process::id()));

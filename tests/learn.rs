@@ -4,8 +4,8 @@ use cubesearch_games::fib::{seed_shapes, Board, BoardOf, Dir, Fib, Pow2, Sliding
 use cubesearch_games::{Game2048, Game2584};
 use cubesearch_learn::runner::{Sharing, ROUND_MOVES};
 use cubesearch_learn::{
-    curve_csv, parse_shapes, play, play_random, starting_network, train, CpuTd, NTupleNetwork,
-    TdOrder, TrainConfig,
+    coherence_rate, curve_csv, parse_shapes, play, play_random, starting_network, train, CpuTd,
+    NTupleNetwork, TdOrder, TrainConfig,
 };
 use rstest::rstest;
 
@@ -684,6 +684,87 @@ fn merging_copies_averages_their_changes() {
     base.merge_copies(&[&x, &y, &z], &[0, 2], 7..8);
     assert_eq!([&base, &x, &y, &z].map(|n| n.table(0)[7]), [0.0; 4]);
     assert_eq!((base.table(0)[0], x.table(0)[0]), (0.0, 1.0));
+}
+
+/// Temporal coherence by hand: one weight asked +1, −1, +1, +1 in turn moves by 1 (rate 1
+/// before any change), then −1 · |1|/1, then +1 · |0|/2, then +1 · |1|/3; two lookups sharing
+/// a weight take their changes one after the other, the second at the rate the first left.
+#[test]
+fn temporal_coherence_scales_each_change_by_the_weights_own_rate() {
+    assert_eq!(
+        [(0.0, 0.0), (-3.0, 6.0), (2.0, 2.0)].map(|(e, a)| coherence_rate(e, a)),
+        [1.0, 0.5, 1.0]
+    );
+    let mut net = NTupleNetwork::for_game::<Game2048>(&[vec![0]]).unwrap();
+    net.enable_coherence();
+    assert!(net.coherent());
+    let mut seen = Vec::new();
+    for delta in [1.0, -1.0, 1.0, 1.0] {
+        net.update_at(&[5], delta);
+        seen.push(net.table(0)[5]);
+    }
+    assert_eq!(seen, [1.0, 0.0, 0.0, 1.0 / 3.0]);
+    // −2 at rate 1 (E −2, A 2), then +2 twice: rate 1 (E 0, A 4), then rate 0.
+    net.update_at(&[7], -2.0);
+    net.update_at(&[7, 7], 2.0);
+    assert_eq!(net.table(0)[7], 0.0);
+    // Without coherence the same changes add up.
+    let plain = NTupleNetwork::for_game::<Game2048>(&[vec![0]]).unwrap();
+    plain.update_at(&[7], -2.0);
+    plain.update_at(&[7, 7], 2.0);
+    assert_eq!(plain.table(0)[7], 2.0);
+}
+
+/// Copies with temporal coherence merge their weights by the mean change, and each weight's
+/// sums by the sum of what every copy added: a change after the merge moves at the rate of all
+/// the changes the copies asked.
+#[test]
+fn merging_coherent_copies_adds_up_their_sums() {
+    let mut base = NTupleNetwork::for_game::<Game2048>(&[vec![0]]).unwrap();
+    base.enable_coherence();
+    let (x, y) = (base.replica(), base.replica());
+    assert!(x.coherent());
+    x.update_at(&[3], 1.0);
+    y.update_at(&[3], -3.0);
+    base.merge_copies(&[&x, &y], &[0, 1], 0..base.weight_count());
+    // Weight −1 (the mean change); E = 1 − 3 = −2, A = 1 + 3 = 4: the next change at 1/2.
+    for net in [&base, &x, &y] {
+        assert_eq!(net.table(0)[3], -1.0);
+        net.update_at(&[3], 1.0);
+        assert_eq!(net.table(0)[3], -0.5);
+    }
+}
+
+/// The CPU trainer learns with temporal coherence (Guei et al.'s OTC: alpha 1.0), on one
+/// thread and on copies, reproducibly, and not as fixed-rate TD does.
+#[test]
+fn td_training_with_temporal_coherence_learns() {
+    let game = Game2048::new();
+    let random = play_random(&game, 300, 99, 1).unwrap().mean_score;
+    for threads in [1, 3] {
+        let cfg = TrainConfig {
+            games: 600,
+            threads,
+            seed: 7,
+            alpha: 1.0,
+            coherence: true,
+            ..TrainConfig::default()
+        };
+        let (net, _) = train(&game, &cfg, |_| {}).unwrap();
+        let (again, _) = train(&game, &cfg, |_| {}).unwrap();
+        assert_eq!(net.table(0), again.table(0), "{threads} threads");
+        let fixed = TrainConfig {
+            coherence: false,
+            ..cfg
+        };
+        let (plain, _) = train(&game, &fixed, |_| {}).unwrap();
+        assert_ne!(net.table(0), plain.table(0), "{threads} threads");
+        let trained = play(&game, &net, 300, 99, 2).unwrap().mean_score;
+        assert!(
+            trained > 1.5 * random,
+            "{threads} threads: random {random}, trained {trained}"
+        );
+    }
 }
 
 #[test]

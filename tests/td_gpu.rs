@@ -13,17 +13,25 @@ use cubesearch_games::{Game2048, Game2584};
 use rstest::rstest;
 
 /// Trains `games` games from zero weights with one GPU unit (game order as the CPU's) and with
-/// the CPU single-thread trainer; returns (CPU scores, GPU scores, CPU net, GPU net).
+/// the CPU single-thread trainer, with temporal coherence if `coherent`; returns (CPU scores,
+/// GPU scores, CPU net, GPU net).
 fn one_unit_run<T: GpuTiles>(
     backend: Backend,
     stages: &[u32],
+    coherent: bool,
     games: u32,
     alpha: f32,
     seed: u32,
 ) -> Option<(Vec<u64>, Vec<u64>, NTupleNetwork, NTupleNetwork)> {
     let exec = executor(backend)?;
     let game = Sliding::<T>::new();
-    let staged = || NTupleNetwork::staged::<Sliding<T>>(&seed_shapes(), stages).unwrap();
+    let staged = || {
+        let mut net = NTupleNetwork::staged::<Sliding<T>>(&seed_shapes(), stages).unwrap();
+        if coherent {
+            net.enable_coherence();
+        }
+        net
+    };
     let mut cpu_net = staged();
     let cpu_scores = CpuTd { threads: 1 }
         .train(&game, &mut cpu_net, games, alpha, seed)
@@ -63,24 +71,37 @@ fn assert_same_weights(what: &str, cpu: &NTupleNetwork, gpu: &NTupleNetwork) {
     }
 }
 
-fn one_unit_equals_cpu<T: GpuTiles>(backend: Backend, stages: &[u32]) {
+fn one_unit_equals_cpu<T: GpuTiles>(backend: Backend, stages: &[u32], coherent: bool) {
+    // Temporal coherence at Guei et al.'s alpha 1.0.
+    let alpha = if coherent { 1.0 } else { 0.1 };
     let Some((cpu_scores, gpu_scores, cpu_net, gpu_net)) =
-        one_unit_run::<T>(backend, stages, 6, 0.1, 5)
+        one_unit_run::<T>(backend, stages, coherent, 6, alpha, 5)
     else {
         return;
     };
-    assert_eq!(cpu_scores, gpu_scores, "{}: game scores", T::NAME);
-    assert_same_weights(T::NAME, &cpu_net, &gpu_net);
+    let what = format!("{}, coherence {coherent}", T::NAME);
+    assert_eq!(cpu_scores, gpu_scores, "{what}: game scores");
+    assert_same_weights(&what, &cpu_net, &gpu_net);
 }
 
 #[rstest]
 fn one_unit_trains_exactly_as_the_cpu_single_thread_trainer(
     #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
 ) {
-    one_unit_equals_cpu::<Fib>(backend, &[]);
-    one_unit_equals_cpu::<Pow2>(backend, &[]);
+    one_unit_equals_cpu::<Fib>(backend, &[], false);
+    one_unit_equals_cpu::<Pow2>(backend, &[], false);
     // Three stages (a new one at the 64 and at the 128 tile), each reached by these games.
-    one_unit_equals_cpu::<Pow2>(backend, &[64, 128]);
+    one_unit_equals_cpu::<Pow2>(backend, &[64, 128], false);
+}
+
+/// With temporal coherence too: one unit of the game makes its updates in the CPU's order,
+/// each at its weight's rate.
+#[rstest]
+fn one_unit_learns_with_temporal_coherence_exactly_as_the_cpu(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    one_unit_equals_cpu::<Fib>(backend, &[], true);
+    one_unit_equals_cpu::<Pow2>(backend, &[64], true);
 }
 
 /// One unit has 16 result slots: 20 games go round the ring and still come back in
@@ -90,7 +111,7 @@ fn games_past_the_result_ring_come_back_in_order(
     #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
 ) {
     let Some((cpu_scores, gpu_scores, cpu_net, gpu_net)) =
-        one_unit_run::<Pow2>(backend, &[], 20, 0.1, 9)
+        one_unit_run::<Pow2>(backend, &[], false, 20, 0.1, 9)
     else {
         return;
     };
@@ -333,6 +354,7 @@ fn the_per_step_update_kernel_equals_the_cpu_update() {
         storage: WeightStorage::F32,
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
+        coherence: false,
     };
     let mut device = DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     device.learn_steps(&words, 2, step).unwrap();
@@ -419,6 +441,7 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
         storage: WeightStorage::F32,
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
+        coherence: false,
     };
     let mut device =
         DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
@@ -451,8 +474,10 @@ macro_rules! on_gpu {
 /// one launch: game `number` is played on the starting weights, each learned entry asks
 /// `step · δ` of its lookups (the next target being `reward + v + lookups · step · δ`), and then
 /// every weight moves by what was asked of it divided by `⌈hits / steps⌉` (the mean for 1
-/// step a launch, `TdShape::steps_per_launch`). The launch reads each weight as
-/// `read` gives it (itself for f32 storage, its f16 rounding for f16). Returns the game's score.
+/// step a launch, `TdShape::steps_per_launch`), scaled by its temporal-coherence rate when
+/// `coherence` holds the sums (`(E, A)` per table, which take the change). The launch reads
+/// each weight as `read` gives it (itself for f32 storage, its f16 rounding for f16). Returns
+/// the game's score.
 fn cpu_averaged_game(
     net: &mut NTupleNetwork,
     number: u32,
@@ -460,6 +485,7 @@ fn cpu_averaged_game(
     step: f32,
     steps: u32,
     read: fn(f32) -> f32,
+    mut coherence: Option<&mut [(Vec<f32>, Vec<f32>)]>,
 ) -> u64 {
     use cubesearch::learn::td::greedy;
     use cubesearch::rng::XorShift32;
@@ -494,11 +520,21 @@ fn cpu_averaged_game(
             .table(t)
             .iter()
             .zip(p.iter().zip(&h))
-            .map(|(&w, (&p, &h))| {
-                if h > 0.0 {
-                    w + p / (h as u32).div_ceil(steps) as f32
-                } else {
-                    w
+            .enumerate()
+            .map(|(i, (&w, (&p, &h)))| {
+                if h == 0.0 {
+                    return w;
+                }
+                let asked = p / (h as u32).div_ceil(steps) as f32;
+                match coherence.as_deref_mut() {
+                    None => w + asked,
+                    Some(sums) => {
+                        let (e, a) = (&mut sums[t].0[i], &mut sums[t].1[i]);
+                        let change = asked * cubesearch::learn::coherence_rate(*e, *a);
+                        *e += asked;
+                        *a += asked.abs();
+                        w + change
+                    }
                 }
             })
             .collect();
@@ -549,6 +585,7 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                     step,
                     steps_per_launch,
                     |w| w,
+                    None,
                 )];
                 let gpu_net = NTupleNetwork::for_game::<Game2584>(&shapes).unwrap();
                 // 400 moves in one launch: a zero-weight game is far shorter, and stays inside
@@ -561,6 +598,7 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                     storage: WeightStorage::F32,
                     lanes,
                     steps_per_launch,
+                    coherence: false,
                 };
                 let mut device =
                     DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape)
@@ -579,6 +617,65 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                 assert_same_weights(&what, &cpu_net, &gpu_net);
             }
         }
+    }
+}
+
+/// Averaged updates with temporal coherence equal their CPU re-implementation bit for bit: three
+/// games one after another, a launch each, so the second and third apply their changes at the
+/// rates the earlier ones left.
+#[rstest]
+fn averaged_coherent_updates_equal_the_cpu_re_implementation(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    on_gpu!(backend, averaged_coherent_matches);
+}
+
+fn averaged_coherent_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
+    use cubesearch::td::td_net;
+    let shapes = seed_shapes();
+    for lanes in lane_exchanges(gpu.client()) {
+        let mut cpu_net = NTupleNetwork::for_game::<Game2584>(&shapes).unwrap();
+        let mut sums: Vec<(Vec<f32>, Vec<f32>)> = (0..cpu_net.tables())
+            .map(|t| {
+                let len = cpu_net.table(t).len();
+                (vec![0.0; len], vec![0.0; len])
+            })
+            .collect();
+        // Guei et al.'s alpha 1.0 with coherence.
+        let step = 1.0 / cpu_net.lookups() as f32;
+        let shape = TdShape {
+            units: 1,
+            max_moves: 400,
+            cap: 1024,
+            averaged: true,
+            storage: WeightStorage::F32,
+            lanes,
+            steps_per_launch: 4,
+            coherence: true,
+        };
+        let gpu_net = NTupleNetwork::for_game::<Game2584>(&shapes).unwrap();
+        let mut device =
+            DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
+        for number in 0..3 {
+            let want = cpu_averaged_game(&mut cpu_net, number, 41, step, 4, |w| w, Some(&mut sums));
+            let games = device.play_batch(number, 1, 41, step).unwrap();
+            assert!(games[0].moves < 400, "{games:?}");
+            assert_eq!(want, games[0].score as u64, "{lanes:?}, game {number}");
+        }
+        // Some weights learned at a rate below 1: the sums' sizes outgrew their sums.
+        assert!(sums
+            .iter()
+            .any(|(e, a)| e.iter().zip(a).any(|(e, a)| e.abs() < *a)));
+        let mut gpu_net = gpu_net;
+        for (t, table) in device.read_tables().unwrap().into_iter().enumerate() {
+            gpu_net.set_table(t, table.into_iter());
+        }
+        assert_same_weights(
+            &format!("2584, averaged, coherence, {lanes:?}"),
+            &cpu_net,
+            &gpu_net,
+        );
     }
 }
 
@@ -656,6 +753,7 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
         storage: WeightStorage::F16,
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
+        coherence: false,
     };
     let mut device =
         DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&start), shape).unwrap();
@@ -670,8 +768,8 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
     for number in 0..2 {
         let games = device.play_batch(number, 1, seed, step).unwrap();
         assert!(games[0].moves < 400, "{games:?}");
-        let want_score = cpu_averaged_game(&mut want, number, seed, step, 1, f16_rounding);
-        let f32_score = cpu_averaged_game(&mut as_f32, number, seed, step, 1, |w| w);
+        let want_score = cpu_averaged_game(&mut want, number, seed, step, 1, f16_rounding, None);
+        let f32_score = cpu_averaged_game(&mut as_f32, number, seed, step, 1, |w| w, None);
         let got = device.read_tables().unwrap();
         let gap = worst_gap(&want, &got);
         let f32_gap = worst_gap(&as_f32, &got);
@@ -722,6 +820,7 @@ fn plane_lanes_refused<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
             storage: WeightStorage::F32,
             lanes: LaneExchange::Plane,
             steps_per_launch: 1,
+            coherence: false,
         };
         let made = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape);
         if averaged && fits {
@@ -756,6 +855,7 @@ fn f16_storage_needs_averaged_updates() {
         storage: WeightStorage::F16,
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
+        coherence: false,
     };
     let made = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape);
     assert!(
@@ -839,6 +939,7 @@ fn a_deadline_stops_gpu_training_between_launches() {
         storage: WeightStorage::F32,
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
+        coherence: false,
     };
     let mut device = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     let now = Some(std::time::Instant::now());

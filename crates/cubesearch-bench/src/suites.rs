@@ -316,6 +316,7 @@ impl cubesearch_search::DeviceTask for TdSteps<'_> {
             storage: WeightStorage::F32,
             lanes: LaneExchange::Cube,
             steps_per_launch: 1,
+            coherence: false,
         };
         let mut device = DeviceTd::<R, cubesearch_games::fib::Game2584>::new(
             client,

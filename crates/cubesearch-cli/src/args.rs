@@ -361,6 +361,11 @@ pub struct TrainArgs {
     /// TD learning rate (the step on V).
     #[arg(long, default_value_t = 0.1)]
     pub alpha: f32,
+    /// Temporal coherence: each weight learns at its own rate, alpha times |E| / A (E the sum of
+    /// the changes asked of it, A the sum of their sizes), slowing where its errors cancel out.
+    /// TDL2048+'s OTD+TC finishes an optimistic run with it at --alpha 1.0.
+    #[arg(long)]
+    pub coherence: bool,
     /// Start a new network with every state valued at V, not 0 (optimistic initialisation,
     /// which makes the player try what it has not seen: 320000 for 2048's 4x6patt).
     #[arg(long, value_name = "V", conflicts_with = "resume", value_parser = parse_finite)]

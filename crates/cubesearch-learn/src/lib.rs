@@ -24,8 +24,8 @@ pub mod train;
 pub use file::WeightsMeta;
 pub use game::{pack_views, square_symmetries, TupleGame, ViewWords};
 pub use network::{
-    check_stages, default_shapes, format_stages, parse_shapes, parse_stages, shapes_for,
-    NTupleNetwork,
+    check_stages, coherence_rate, default_shapes, format_stages, parse_shapes, parse_stages,
+    shapes_for, NTupleNetwork,
 };
 pub use play::{play, play_random, stats, PlayStats, Reach};
 pub use td::{Episode, TdOrder};

@@ -22,6 +22,14 @@
 //! made), and its lookups read that stage's copy, `stage · stage_len` weights further on. The
 //! late game, rare in training and unlike the opening, then learns values of its own.
 //!
+//! With *temporal coherence* ([`NTupleNetwork::enable_coherence`]; Beal and Smith 1999,
+//! Jaśkowski's TC for 2048, TDL2048+'s `coherence`) each weight learns at its own rate: a change
+//! `d` asked of it moves it by `d · |E| / A` ([`coherence_rate`]), `E` being the sum of the
+//! changes asked of it so far and `A` the sum of their sizes (the rate is 1 before the first).
+//! A weight whose errors keep their sign keeps learning at the full rate; one whose errors
+//! cancel out, as a well-learned weight's do, slows down. The two sums live beside the weights
+//! for the trainer's run and are not saved: a resumed run starts them afresh.
+//!
 //! Weights are `AtomicU32`s holding `f32` bits. Reads and writes are `Relaxed` loads and stores
 //! (plain moves on x86), so game-parallel trainers share one table without locks and without
 //! undefined behaviour; two threads updating one weight at once may lose one of the updates,
@@ -371,6 +379,70 @@ pub struct NTupleNetwork {
     stages: Vec<u32>,
     /// Weights of one stage's tables.
     stage_len: usize,
+    /// Temporal coherence's sums, when it is on (see the module docs).
+    coherence: Option<Coherence>,
+}
+
+/// Temporal coherence's two sums a weight (see the module docs).
+#[derive(Debug)]
+struct Coherence {
+    /// `E`: the sum of the changes asked of each weight.
+    sums: WeightMemory,
+    /// `A`: the sum of their sizes.
+    sizes: WeightMemory,
+}
+
+impl Coherence {
+    fn zeroed(len: usize) -> Self {
+        Coherence {
+            sums: WeightMemory::zeroed(len),
+            sizes: WeightMemory::zeroed(len),
+        }
+    }
+
+    /// Asks `delta` of weight `i` of `weights`: it moves by `delta ·` [`coherence_rate`], and
+    /// the sums take the change.
+    #[inline(always)]
+    fn add(&self, weights: &[AtomicU32], i: usize, delta: f32) {
+        let (sum, size) = (&self.sums[i], &self.sizes[i]);
+        let (e, a) = (read(sum), read(size));
+        add(&weights[i], delta * coherence_rate(e, a));
+        sum.store((e + delta).to_bits(), Relaxed);
+        size.store((a + delta.abs()).to_bits(), Relaxed);
+    }
+}
+
+/// Over `range`: each of `own`'s values takes the sum of what the `learners` among `copies`
+/// (copies of `own`) added to it, and every copy takes the result.
+fn add_copies_additions(
+    own: &[AtomicU32],
+    copies: &[&[AtomicU32]],
+    learners: &[usize],
+    range: std::ops::Range<usize>,
+) {
+    for i in range {
+        let base = read(&own[i]);
+        let added = learners
+            .iter()
+            .fold(0.0, |sum, &c| sum + (read(&copies[c][i]) - base));
+        let merged = (base + added).to_bits();
+        own[i].store(merged, Relaxed);
+        for c in copies {
+            c[i].store(merged, Relaxed);
+        }
+    }
+}
+
+/// Temporal coherence's rate for a weight whose changes so far sum to `sum` and whose
+/// changes' sizes sum to `size`: `|sum| / size`, 1 before any change (see the module docs).
+/// Every trainer, CPU and device, computes it so.
+#[inline(always)]
+pub fn coherence_rate(sum: f32, size: f32) -> f32 {
+    if size > 0.0 {
+        sum.abs() / size
+    } else {
+        1.0
+    }
 }
 
 impl NTupleNetwork {
@@ -474,6 +546,7 @@ impl NTupleNetwork {
             table_starts,
             stages: thresholds.to_vec(),
             stage_len,
+            coherence: None,
         })
     }
 
@@ -565,10 +638,18 @@ impl NTupleNetwork {
 
     /// A network with the same shapes and weights (and its own [`Self::id`]).
     pub fn replica(&self) -> NTupleNetwork {
-        let weights = WeightMemory::zeroed(self.weights.len());
-        for (copy, w) in weights.iter().zip(self.weights.iter()) {
-            copy.store(w.load(Relaxed), Relaxed);
-        }
+        let copy_of = |from: &WeightMemory| {
+            let copy = WeightMemory::zeroed(from.len());
+            for (c, w) in copy.iter().zip(from.iter()) {
+                c.store(w.load(Relaxed), Relaxed);
+            }
+            copy
+        };
+        let weights = copy_of(&self.weights);
+        let coherence = self.coherence.as_ref().map(|c| Coherence {
+            sums: copy_of(&c.sums),
+            sizes: copy_of(&c.sizes),
+        });
         NTupleNetwork {
             id: NEXT_ID.fetch_add(1, Relaxed),
             game: self.game.clone(),
@@ -581,6 +662,7 @@ impl NTupleNetwork {
             table_starts: self.table_starts.clone(),
             stages: self.stages.clone(),
             stage_len: self.stage_len,
+            coherence,
         }
     }
 
@@ -591,14 +673,16 @@ impl NTupleNetwork {
     ///
     /// The mean, not the sum: copies that learned from the same common positions each moved
     /// those weights most of the way, and their sum overshoots (training diverged with it,
-    /// docs/BENCHMARKS.md); a weight one copy alone changed keeps that copy's change.
+    /// docs/BENCHMARKS.md); a weight one copy alone changed keeps that copy's change. With
+    /// temporal coherence, each weight's two sums take every copy's additions: they count
+    /// every change asked of the weight.
     pub fn merge_copies(
         &self,
         copies: &[&NTupleNetwork],
         learners: &[usize],
         range: std::ops::Range<usize>,
     ) {
-        for i in range {
+        for i in range.clone() {
             let base = read(&self.weights[i]);
             let (sum, changed) = learners.iter().fold((0.0, 0u32), |(sum, changed), &c| {
                 let change = read(&copies[c].weights[i]) - base;
@@ -610,6 +694,37 @@ impl NTupleNetwork {
                 c.weights[i].store(merged, Relaxed);
             }
         }
+        if let Some(own) = &self.coherence {
+            let theirs: Vec<&Coherence> = copies
+                .iter()
+                .map(|c| {
+                    c.coherence
+                        .as_ref()
+                        .expect("a copy has its network's coherence")
+                })
+                .collect();
+            let sums: Vec<&[AtomicU32]> = theirs.iter().map(|c| &*c.sums).collect();
+            add_copies_additions(&own.sums, &sums, learners, range.clone());
+            let sizes: Vec<&[AtomicU32]> = theirs.iter().map(|c| &*c.sizes).collect();
+            add_copies_additions(&own.sizes, &sizes, learners, range);
+        }
+    }
+
+    /// Turns temporal coherence on (see the module docs), every weight's sums at zero (its
+    /// rate 1): the trainers then scale each change by its weight's rate.
+    pub fn enable_coherence(&mut self) {
+        self.coherence = Some(Coherence::zeroed(self.weights.len()));
+    }
+
+    /// Whether the network learns with temporal coherence.
+    pub fn coherent(&self) -> bool {
+        self.coherence.is_some()
+    }
+
+    /// Bytes of the weights and, with temporal coherence, of its sums: what a copy takes.
+    pub fn memory_bytes(&self) -> usize {
+        let tables = if self.coherent() { 3 } else { 1 };
+        tables * self.weights.len() * std::mem::size_of::<f32>()
     }
 
     /// Table `t` as plain floats (a snapshot: other threads may be writing); `t` counts the
@@ -747,11 +862,21 @@ impl NTupleNetwork {
     }
 
     /// Adds `delta` to the weight of each lookup in turn (two lookups may share a weight: the
-    /// second adds to the first's result).
+    /// second adds to the first's result), scaled by each weight's rate with temporal
+    /// coherence.
     #[inline]
     pub fn update_at(&self, indices: &[u32], delta: f32) {
-        for &i in indices {
-            add(&self.weights[i as usize], delta);
+        match &self.coherence {
+            None => {
+                for &i in indices {
+                    add(&self.weights[i as usize], delta);
+                }
+            }
+            Some(c) => {
+                for &i in indices {
+                    c.add(&self.weights, i as usize, delta);
+                }
+            }
         }
     }
 
@@ -761,6 +886,10 @@ impl NTupleNetwork {
     /// Every index is below [`Self::weight_count`] (made by [`Self::indices_of`], say).
     #[inline(always)]
     pub(crate) unsafe fn update_at_unchecked(&self, indices: &[u32], delta: f32) {
+        if self.coherence.is_some() {
+            // The rare path: bounds checks cost little next to its three tables.
+            return self.update_at(indices, delta);
+        }
         for &i in indices {
             // SAFETY: the caller's promise.
             add(unsafe { self.weights.get_unchecked(i as usize) }, delta);

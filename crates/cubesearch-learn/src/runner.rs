@@ -117,7 +117,7 @@ pub fn run_games<G: TupleGame>(
     };
     let threads = thread_count(threads).min(games.max(1) as usize);
     if let Policy::Greedy(net, Some(learning)) = policy {
-        let copy_bytes = threads * net.weight_count() * std::mem::size_of::<f32>();
+        let copy_bytes = threads * net.memory_bytes();
         if threads > 1 && learning.sharing == Sharing::Copies && copy_bytes <= MAX_COPY_BYTES {
             let games = first..first + games;
             return run_on_copies(game, net, learning, games, seed, threads, on_game);

@@ -54,6 +54,11 @@ pub struct TrainConfig {
     /// ones (Guei, Chen and Wu, IEEE Trans. Games 2022). A resumed run takes the file's weights
     /// and refuses it.
     pub optimistic: Option<f32>,
+    /// Learn with temporal coherence: each weight's step is `alpha` scaled by its own rate,
+    /// `|E| / A` ([`NTupleNetwork::enable_coherence`]). Guei, Chen and Wu (2022) finish an
+    /// optimistic TD run with it at `alpha` 1.0 (TDL2048+'s OTD+TC). Its sums start afresh in
+    /// every run, resumed or not.
+    pub coherence: bool,
 }
 
 impl Default for TrainConfig {
@@ -74,6 +79,7 @@ impl Default for TrainConfig {
             progress_interval: Duration::from_millis(250),
             time_limit: None,
             optimistic: None,
+            coherence: false,
         }
     }
 }
@@ -342,6 +348,9 @@ pub fn train_on<G: TupleGame>(
         )));
     }
     let (mut net, prior) = starting_network::<G>(cfg)?;
+    if cfg.coherence {
+        net.enable_coherence();
+    }
     let step = cfg.alpha / net.lookups() as f32;
     let threads = engine.parallelism();
     // About 100 curve points: a window of games, or of time in a time-limited run.

@@ -122,7 +122,8 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
         )
     }
 
-    /// The device engine, made from `net`'s weights on first use.
+    /// The device engine, made from `net`'s weights on first use (learning with temporal
+    /// coherence if `net` does, its sums kept on the device).
     pub(crate) fn device(&mut self, net: &NTupleNetwork) -> Result<&mut DeviceTd<R, G>> {
         if self.device.is_none() {
             if !cubesearch_core::backend::DeviceLimits::of(&self.client, false).f32_atomic_add {
@@ -134,6 +135,7 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
             }
             let shape = TdShape {
                 storage: self.storage,
+                coherence: net.coherent(),
                 ..TdShape::for_device(
                     self.units,
                     net.lookups() as u32,

@@ -415,6 +415,7 @@ fn td_matches_in<R: Runtime>(gpu: &mut GpuExecutor<R>, stages: &[u32]) {
         storage: WeightStorage::F32,
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
+        coherence: false,
     };
     let mut device = DeviceTd::<_, Chute>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
     let games = device.play_batch(0, 40, 12, step).unwrap();

@@ -70,6 +70,45 @@ pub fn update<G: DeviceStochasticGame>(
     }
 }
 
+/// Temporal coherence's rate for a weight whose changes sum to `sum` and whose changes' sizes
+/// sum to `size`: `|sum| / size`, 1 before any change (`cubesearch_learn::coherence_rate`).
+#[cube]
+pub fn coherence_rate(sum: f32, size: f32) -> f32 {
+    let mut rate = 1.0f32;
+    if size > 0.0f32 {
+        rate = f32::abs(sum) / size;
+    }
+    rate
+}
+
+/// Asks `delta` of the weight of every lookup of V(state), one after another in the network's
+/// order, with temporal coherence: each moves by `delta ·` [`coherence_rate`] of its sums,
+/// which then take the change. One unit of a game runs it, as the CPU does (two lookups
+/// sharing a weight see each other's change), where [`update`] spreads the lookups over
+/// the lanes.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn update_coherent<G: DeviceStochasticGame>(
+    state: &G::State,
+    weights: &Array<Atomic<f32>>,
+    sums: &mut Array<f32>,
+    sizes: &mut Array<f32>,
+    lut: &Array<u32>,
+    delta: f32,
+    lookups: u32,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+) {
+    let stage = stage_base::<G>(state, lut, lookups, len);
+    for l in 0..lookups {
+        let i = lookup_index::<G>(state, lut, l, stage, len, bits);
+        let (e, a) = (sums[i], sizes[i]);
+        weights[i].fetch_add(delta * coherence_rate(e, a));
+        sums[i] = e + delta;
+        sizes[i] = a + f32::abs(delta);
+    }
+}
+
 /// Units that play one game together ([`td_play_kernel`](fn@td_play_kernel)): lane `k` of a game reads
 /// lookups `k, k + LANES, …` of every V, so a move's reads go out at once and the units
 /// of a warp never wait on another game's control flow.
@@ -214,6 +253,8 @@ fn learn<G: DeviceStochasticGame, F: Float>(
     weights: &Array<Atomic<f32>>,
     pending: &Array<Atomic<f32>>,
     hits: &Array<Atomic<u32>>,
+    sums: &mut Array<f32>,
+    sizes: &mut Array<f32>,
     lut: &Array<u32>,
     paths: &Array<u32>,
     first: u32,
@@ -228,6 +269,7 @@ fn learn<G: DeviceStochasticGame, F: Float>(
     #[comptime] words: usize,
     #[comptime] averaged: bool,
     #[comptime] planes: bool,
+    #[comptime] coherent: bool,
 ) {
     let stride = (words + 1) as u32;
     let mut target = target0;
@@ -247,7 +289,15 @@ fn learn<G: DeviceStochasticGame, F: Float>(
             let change = unfused(f32::cast_from(lookups) * delta, lookups >> 31u32);
             target = reward + v + change;
         } else {
-            update::<G>(&after, weights, lut, delta, lookups, lane, LANES, len, bits);
+            if coherent {
+                if lane == 0u32 {
+                    update_coherent::<G>(
+                        &after, weights, sums, sizes, lut, delta, lookups, len, bits,
+                    );
+                }
+            } else {
+                update::<G>(&after, weights, lut, delta, lookups, lane, LANES, len, bits);
+            }
             // A read after the barrier sees every lane's add.
             sync_storage();
             target = reward
@@ -263,16 +313,22 @@ fn learn<G: DeviceStochasticGame, F: Float>(
 /// their mean), and both go back to zero. Unit `i` owns weight `i`. With
 /// `copied`, the launches read an `F` copy of the weights ([`super::WeightStorage::F16`]), and
 /// each changed weight is written there too, saturated as
-/// [`to_f16`](super::storage::to_f16) saturates it (no weight may read as infinity).
+/// [`to_f16`](super::storage::to_f16) saturates it (no weight may read as infinity). With
+/// `coherent`, temporal coherence scales each weight's change by [`coherence_rate`] of its
+/// sums, which then take the change.
 #[cube(launch_unchecked)]
+#[allow(clippy::too_many_arguments)]
 pub fn td_apply_kernel<F: Float>(
     weights: &mut Array<Atomic<f32>>,
     pending: &mut Array<Atomic<f32>>,
     hits: &mut Array<Atomic<u32>>,
     copy: &mut Array<F>,
+    sums: &mut Array<f32>,
+    sizes: &mut Array<f32>,
     total: u32,
     steps: u32,
     #[comptime] copied: bool,
+    #[comptime] coherent: bool,
 ) {
     let i = ABSOLUTE_POS;
     if i < total as usize {
@@ -280,7 +336,14 @@ pub fn td_apply_kernel<F: Float>(
         if h > 0u32 {
             let sum = pending[i].load();
             // ⌈h / steps⌉, h ≥ 1.
-            let change = sum / f32::cast_from((h - 1u32) / steps + 1u32);
+            let asked = sum / f32::cast_from((h - 1u32) / steps + 1u32);
+            let mut change = asked;
+            if coherent {
+                let (e, a) = (sums[i], sizes[i]);
+                change = asked * coherence_rate(e, a);
+                sums[i] = e + asked;
+                sizes[i] = a + f32::abs(asked);
+            }
             // The add returns the weight before it; nothing else runs, so the weight after it
             // is that plus the change, rounded as the add rounded it.
             let before = weights[i].fetch_add(change);
@@ -400,6 +463,8 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
     weights: &mut Array<Atomic<f32>>,
     pending: &mut Array<Atomic<f32>>,
     hits: &mut Array<Atomic<u32>>,
+    sums: &mut Array<f32>,
+    sizes: &mut Array<f32>,
     lut: &Array<u32>,
     states: &mut Array<u32>,
     units: &mut Array<u32>,
@@ -422,6 +487,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
     #[comptime] actions: u32,
     #[comptime] averaged: bool,
     #[comptime] planes: bool,
+    #[comptime] coherent: bool,
 ) {
     let u = ABSOLUTE_POS as u32 / LANES;
     let lane = UNIT_POS % LANES;
@@ -473,6 +539,8 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                     weights,
                     pending,
                     hits,
+                    sums,
+                    sizes,
                     lut,
                     paths,
                     u * cap,
@@ -487,6 +555,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                     words,
                     averaged,
                     planes,
+                    coherent,
                 );
                 plen = 0u32;
             }
@@ -550,6 +619,9 @@ pub(crate) struct PlayBuffers<'a> {
     pub live: Buffer<'a>,
     pub pending: Buffer<'a>,
     pub hits: Buffer<'a>,
+    /// Temporal coherence's two sums a weight (placeholders without it).
+    pub sums: Buffer<'a>,
+    pub sizes: Buffer<'a>,
     pub lut: Buffer<'a>,
     pub states: Buffer<'a>,
     pub units: Buffer<'a>,
@@ -571,6 +643,7 @@ pub(crate) struct PlayArgs {
     pub cap: u32,
     pub averaged: bool,
     pub lanes: LaneExchange,
+    pub coherent: bool,
 }
 
 /// A buffer as a kernel argument.
@@ -627,6 +700,8 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
             arg(b.live),
             arg(b.pending),
             arg(b.hits),
+            arg(b.sums),
+            arg(b.sizes),
             arg(b.lut),
             arg(b.states),
             arg(b.units),
@@ -649,15 +724,18 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
             G::ACTIONS.len() as u32,
             args.averaged,
             args.lanes == LaneExchange::Plane,
+            args.coherent,
         );
     }
 }
 
 /// [`td_apply_kernel`] over `count` weights; `copy` is the `F` copy of the weights, or a
-/// placeholder when there is none.
+/// placeholder when there is none; `sums` and `sizes` temporal coherence's, read when
+/// `coherent`.
 ///
 /// # Safety
-/// `weights`, `pending` and `hits` hold `count` elements, and `copy` does too when `copied`.
+/// `weights`, `pending` and `hits` hold `count` elements, and so do `copy` when `copied`
+/// and the sums when `coherent`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn launch_apply<R: Runtime, F: Float + CubeElement>(
     client: &ComputeClient<R>,
@@ -665,9 +743,11 @@ pub(crate) unsafe fn launch_apply<R: Runtime, F: Float + CubeElement>(
     pending: Buffer,
     hits: Buffer,
     copy: Buffer,
+    (sums, sizes): (Buffer, Buffer),
     count: u32,
     steps: u32,
     copied: bool,
+    coherent: bool,
 ) {
     let (cubes, dim) = crate::launch::grid(client, count as usize);
     // SAFETY: unit i touches only weight i of the four buffers (the copy only when `copied`).
@@ -680,9 +760,12 @@ pub(crate) unsafe fn launch_apply<R: Runtime, F: Float + CubeElement>(
             arg(pending),
             arg(hits),
             arg(copy),
+            arg(sums),
+            arg(sizes),
             count,
             steps,
             copied,
+            coherent,
         );
     }
 }

@@ -58,6 +58,12 @@ pub struct TdShape {
     /// weights of a launch of thousands of games then learn one step where the CPU trainer
     /// takes thousands.
     pub steps_per_launch: u32,
+    /// Temporal coherence (`cubesearch_learn::NTupleNetwork::enable_coherence`): each weight's
+    /// change scaled by its own rate, from two sums a weight kept on the device for the
+    /// trainer's life. Averaged launches scale each weight's change as they apply it;
+    /// immediate ones have one unit of a game make its updates one after another in the
+    /// network's order (the CPU trainer's exactly, with one game slot).
+    pub coherence: bool,
 }
 
 /// [`TdShape::for_device`]'s steps a launch for averaged updates
@@ -116,6 +122,7 @@ impl TdShape {
                 LaneExchange::Cube
             },
             steps_per_launch: STEPS_PER_LAUNCH,
+            coherence: false,
         }
     }
 }
@@ -155,6 +162,9 @@ pub struct DeviceTd<R: Runtime, G: GpuStochasticGame> {
     /// Averaged updates: the changes asked of each weight in a launch, and their count.
     pending: cubecl::server::Handle,
     hits: cubecl::server::Handle,
+    /// Temporal coherence: each weight's sum of changes and sum of their sizes (one-element
+    /// placeholders without it).
+    coherence: (cubecl::server::Handle, cubecl::server::Handle),
     /// One f32 standing in for the weight view a launch does not use (plain or atomic).
     pub(super) placeholder: cubecl::server::Handle,
     lut: cubecl::server::Handle,
@@ -215,6 +225,8 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         let units = shape.units as usize;
         let path_words = units * shape.cap as usize * (G::STATE_WORDS + 1);
         let pending_len = Self::pending_len(shape, flat.len());
+        let sums_len = Self::sums_len(shape, flat.len());
+        let zeros = || client.create_from_slice(f32::as_bytes(&vec![0.0f32; sums_len]));
         Ok(Self {
             client: client.clone(),
             shape,
@@ -228,6 +240,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             weights: client.create_from_slice(f32::as_bytes(&flat)),
             pending: client.create_from_slice(f32::as_bytes(&vec![0.0f32; pending_len])),
             hits: upload(client, &vec![0u32; pending_len]),
+            coherence: (zeros(), zeros()),
             placeholder: client.create_from_slice(f32::as_bytes(&[0.0f32])),
             lut_len: lut.len(),
             lut: upload(client, &lut),
@@ -258,6 +271,16 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
     /// placeholder of one.
     fn pending_len(shape: TdShape, weight_count: usize) -> usize {
         if shape.averaged {
+            weight_count
+        } else {
+            1
+        }
+    }
+
+    /// Length of each of temporal coherence's buffers: one per weight with it, else a
+    /// placeholder of one.
+    fn sums_len(shape: TdShape, weight_count: usize) -> usize {
+        if shape.coherence {
             weight_count
         } else {
             1
@@ -434,6 +457,8 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         let words = G::STATE_WORDS;
         let weight_count = self.weight_count();
         let pending_len = Self::pending_len(shape, weight_count);
+        let sums_len = Self::sums_len(shape, weight_count);
+        let sums = ((&self.coherence.0, sums_len), (&self.coherence.1, sums_len));
         // Averaged launches read the weights plainly (f32, or their f16 copy) and never write
         // them; immediate ones update them atomically. Each binds the view it does not use to
         // the placeholder.
@@ -447,6 +472,8 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             live,
             pending: (&self.pending, pending_len),
             hits: (&self.hits, pending_len),
+            sums: sums.0,
+            sizes: sums.1,
             lut: (&self.lut, self.lut_len),
             states: (&self.states, units * words),
             units: (&self.units, units * UNIT_WORDS),
@@ -466,6 +493,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             cap: shape.cap,
             averaged: shape.averaged,
             lanes: shape.lanes,
+            coherent: shape.coherence,
         };
         // SAFETY: the buffers were made for this shape and network (`new`), the ring holds
         // `slots` slots and the counters 3 words; the lookup table's indices are inside the
@@ -477,7 +505,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                 None => (&self.placeholder, 1),
             };
             // SAFETY: weights, pending and hits hold `weight_count` elements, the copy too
-            // when there is one.
+            // when there is one, and the sums with coherence (`sums_len`).
             unsafe {
                 launch_apply::<R, F>(
                     client,
@@ -485,9 +513,11 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                     (&self.pending, weight_count),
                     (&self.hits, weight_count),
                     copy,
+                    sums,
                     weight_count as u32,
                     shape.steps_per_launch,
                     self.half.is_some(),
+                    shape.coherence,
                 )
             };
         }

@@ -174,6 +174,7 @@ fn config<G: OnePlayerGame>(
             out: Some(PathBuf::from(&args.out)),
             resume: args.resume.as_ref().map(PathBuf::from),
             optimistic: args.optimistic,
+            coherence: args.coherence,
             ..TrainConfig::default()
         },
     ))
