@@ -363,7 +363,9 @@ pub struct TrainArgs {
     pub alpha: f32,
     /// Temporal coherence: each weight learns at its own rate, alpha times |E| / A (E the sum of
     /// the changes asked of it, A the sum of their sizes), slowing where its errors cancel out.
-    /// TDL2048+'s OTD+TC finishes an optimistic run with it at --alpha 1.0.
+    /// TDL2048+'s OTD+TC finishes an optimistic run with it at --alpha 1.0 on the CPU; GPU
+    /// trainers of 1024+ games move a weight up to 16 steps a launch: use 0.1 there (1.0
+    /// diverged).
     #[arg(long)]
     pub coherence: bool,
     /// Start a new network with every state valued at V, not 0 (optimistic initialisation,

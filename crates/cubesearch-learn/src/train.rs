@@ -56,8 +56,9 @@ pub struct TrainConfig {
     pub optimistic: Option<f32>,
     /// Learn with temporal coherence: each weight's step is `alpha` scaled by its own rate,
     /// `|E| / A` ([`NTupleNetwork::enable_coherence`]). Guei, Chen and Wu (2022) finish an
-    /// optimistic TD run with it at `alpha` 1.0 (TDL2048+'s OTD+TC). Its sums start afresh in
-    /// every run, resumed or not.
+    /// optimistic TD run with it at `alpha` 1.0 (TDL2048+'s OTD+TC); a GPU engine averaging
+    /// its updates moves a weight up to 16 steps a launch and diverged at 1.0, learning well
+    /// at 0.1 (docs/BENCHMARKS.md). Its sums start afresh in every run, resumed or not.
     pub coherence: bool,
 }
 
