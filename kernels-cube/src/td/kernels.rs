@@ -82,7 +82,7 @@ pub fn coherence_rate(sum: f32, size: f32) -> f32 {
 }
 
 /// Asks `delta` of the weight of every lookup of V(state), one after another in the network's
-/// order, with temporal coherence: each moves by `delta ·` [`coherence_rate`] of its sums,
+/// order, with temporal coherence: each moves by `delta ·` [`coherence_rate()`] of its sums,
 /// which then take the change. One unit of a game runs it, as the CPU does (two lookups
 /// sharing a weight see each other's change), where [`update`] spreads the lookups over
 /// the lanes.
@@ -314,7 +314,7 @@ fn learn<G: DeviceStochasticGame, F: Float>(
 /// `copied`, the launches read an `F` copy of the weights ([`super::WeightStorage::F16`]), and
 /// each changed weight is written there too, saturated as
 /// [`to_f16`](super::storage::to_f16) saturates it (no weight may read as infinity). With
-/// `coherent`, temporal coherence scales each weight's change by [`coherence_rate`] of its
+/// `coherent`, temporal coherence scales each weight's change by [`coherence_rate()`] of its
 /// sums, which then take the change.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
