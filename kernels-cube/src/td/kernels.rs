@@ -135,6 +135,81 @@ impl LaneExchange {
     }
 }
 
+/// Cell `min(lane, top)` of `state`. The lanes of a game hold its cells between them (lane
+/// `c` cell `c`, up to `top`, the highest cell a lookup reads), and a lookup takes each of its
+/// cells from the lane holding it ([`pooled_index`]): one shuffle, where taking a cell out of
+/// a 2048 board costs about ten integer operations, and the play kernel is bound by integer
+/// operations (Nsight Compute, docs/BENCHMARKS.md).
+#[cube]
+fn held_cell<G: DeviceStochasticGame>(state: &G::State, lane: u32, top: u32) -> u32 {
+    G::cell(state, select(lane < top, lane, top))
+}
+
+/// Without planes, each lane stores the cell it holds in the cube's `cells`, where
+/// [`pooled_index`] reads them; with planes nothing (the lookups shuffle).
+#[cube]
+fn share_cells(held: u32, lane: u32, cells: &mut SharedMemory<u32>, #[comptime] planes: bool) {
+    if !planes {
+        sync_cube();
+        cells[lane as usize] = held;
+        sync_cube();
+    }
+}
+
+/// The weight index of lookup `l` of a runtime table, as [`lookup_index()`] makes it, from the
+/// cells the game's lanes hold ([`held_cell`]): by plane shuffles, or from the cube's `cells`
+/// ([`share_cells`]). Every lane of the game must call it (a shuffle takes all of them).
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn pooled_index(
+    held: u32,
+    cells: &SharedMemory<u32>,
+    lut: &Array<u32>,
+    l: u32,
+    stage: u32,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+    #[comptime] planes: bool,
+) -> usize {
+    let base = l * (len + 1u32);
+    let mut idx = lut[base as usize] + stage;
+    #[unroll]
+    for j in 0..len {
+        let c = lut[(base + 1u32 + j) as usize];
+        let v = if planes {
+            plane_shuffle(held, c)
+        } else {
+            cells[c as usize]
+        };
+        idx += v << (j * bits);
+    }
+    idx as usize
+}
+
+/// The weight index of lookup `l` (below `lookups`) for the lane that reads it: from the
+/// lanes' cells when `pooled` (every cell a lookup reads below [`LANES`]; `held` is this
+/// lane's, shared as [`share_cells`] does), else straight from the state.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn lane_index<G: DeviceStochasticGame>(
+    state: &G::State,
+    held: u32,
+    cells: &SharedMemory<u32>,
+    lut: &Array<u32>,
+    l: u32,
+    stage: u32,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+    #[comptime] planes: bool,
+    #[comptime] pooled: bool,
+) -> usize {
+    if pooled {
+        pooled_index(held, cells, lut, l, stage, len, bits, planes)
+    } else {
+        lookup_index::<G>(state, lut, l, stage, len, bits)
+    }
+}
+
 /// V(state) read by the [`LANES`] lanes of one game and pooled so that every lane gets
 /// [`value()`]'s bits: partial sum `k` adds lookups `k, k + 4, …` in order (each lane of a
 /// plane keeps the sum of its lane number mod 4, gathered by shuffles; with a cube every lane
@@ -152,20 +227,40 @@ fn lane_value<G: DeviceStochasticGame, F: Float>(
     lookups: u32,
     lane: u32,
     pool: &mut SharedMemory<f32>,
+    cells: &mut SharedMemory<u32>,
+    top: u32,
     #[comptime] len: u32,
     #[comptime] bits: u32,
     #[comptime] averaged: bool,
     #[comptime] planes: bool,
+    #[comptime] pooled: bool,
 ) -> f32 {
     let mut own = 0.0f32;
     let mut sums = partial_sums();
     let stage = stage_base::<G>(state, lut, lookups, len);
+    let mut held = 0u32;
+    if pooled {
+        held = held_cell::<G>(state, lane, top);
+        share_cells(held, lane, cells, planes);
+    }
     let mut first = 0u32;
     while first < lookups {
         let l = first + lane;
         let mut w = 0.0f32;
+        // Lanes past the last lookup make the last one's index too: every lane shuffles.
+        let i = lane_index::<G>(
+            state,
+            held,
+            cells,
+            lut,
+            select(l < lookups, l, lookups - 1u32),
+            stage,
+            len,
+            bits,
+            planes,
+            pooled,
+        );
         if l < lookups {
-            let i = lookup_index::<G>(state, lut, l, stage, len, bits);
             if averaged {
                 w = f32::cast_from(frozen[i]);
             } else {
@@ -228,16 +323,39 @@ fn lane_accumulate<G: DeviceStochasticGame>(
     delta: f32,
     lookups: u32,
     lane: u32,
+    cells: &mut SharedMemory<u32>,
+    top: u32,
     #[comptime] len: u32,
     #[comptime] bits: u32,
+    #[comptime] planes: bool,
+    #[comptime] pooled: bool,
 ) {
     let stage = stage_base::<G>(state, lut, lookups, len);
-    let mut l = lane;
-    while l < lookups {
-        let i = lookup_index::<G>(state, lut, l, stage, len, bits);
-        pending[i].fetch_add(delta);
-        hits[i].fetch_add(1u32);
-        l += LANES;
+    let mut held = 0u32;
+    if pooled {
+        held = held_cell::<G>(state, lane, top);
+        share_cells(held, lane, cells, planes);
+    }
+    let mut first = 0u32;
+    while first < lookups {
+        let l = first + lane;
+        let i = lane_index::<G>(
+            state,
+            held,
+            cells,
+            lut,
+            select(l < lookups, l, lookups - 1u32),
+            stage,
+            len,
+            bits,
+            planes,
+            pooled,
+        );
+        if l < lookups {
+            pending[i].fetch_add(delta);
+            hits[i].fetch_add(1u32);
+        }
+        first += LANES;
     }
 }
 
@@ -264,12 +382,15 @@ fn learn<G: DeviceStochasticGame, F: Float>(
     lookups: u32,
     lane: u32,
     pool: &mut SharedMemory<f32>,
+    cells: &mut SharedMemory<u32>,
+    top: u32,
     #[comptime] len: u32,
     #[comptime] bits: u32,
     #[comptime] words: usize,
     #[comptime] averaged: bool,
     #[comptime] planes: bool,
     #[comptime] coherent: bool,
+    #[comptime] pooled: bool,
 ) {
     let stride = (words + 1) as u32;
     let mut target = target0;
@@ -280,11 +401,15 @@ fn learn<G: DeviceStochasticGame, F: Float>(
         let after = G::load(paths, at);
         let reward = f32::cast_from(paths[at + words]);
         let v = lane_value::<G, F>(
-            &after, frozen, weights, lut, lookups, lane, pool, len, bits, averaged, planes,
+            &after, frozen, weights, lut, lookups, lane, pool, cells, top, len, bits, averaged,
+            planes, pooled,
         );
         let delta = step * (target - v);
         if averaged {
-            lane_accumulate::<G>(&after, pending, hits, lut, delta, lookups, lane, len, bits);
+            lane_accumulate::<G>(
+                &after, pending, hits, lut, delta, lookups, lane, cells, top, len, bits, planes,
+                pooled,
+            );
             // `lookups < 2^31`: a zero the compiler cannot see is one.
             let change = unfused(f32::cast_from(lookups) * delta, lookups >> 31u32);
             target = reward + v + change;
@@ -302,7 +427,8 @@ fn learn<G: DeviceStochasticGame, F: Float>(
             sync_storage();
             target = reward
                 + lane_value::<G, F>(
-                    &after, frozen, weights, lut, lookups, lane, pool, len, bits, averaged, planes,
+                    &after, frozen, weights, lut, lookups, lane, pool, cells, top, len, bits,
+                    averaged, planes, pooled,
                 );
         }
     }
@@ -481,6 +607,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
     max_moves: u32,
     cap: u32,
     lookups: u32,
+    top: u32,
     #[comptime] len: u32,
     #[comptime] bits: u32,
     #[comptime] words: usize,
@@ -488,10 +615,12 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
     #[comptime] averaged: bool,
     #[comptime] planes: bool,
     #[comptime] coherent: bool,
+    #[comptime] pooled: bool,
 ) {
     let u = ABSOLUTE_POS as u32 / LANES;
     let lane = UNIT_POS % LANES;
     let mut pool = SharedMemory::<f32>::new(LANES as usize);
+    let mut cells = SharedMemory::<u32>::new(LANES as usize);
     let mut slot = SharedMemory::<u32>::new(1usize);
     if u < unit_count {
         let at = u as usize * UNIT_WORDS;
@@ -521,8 +650,8 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                 if s.legal {
                     let v = f32::cast_from(s.reward)
                         + lane_value::<G, F>(
-                            &after, frozen, weights, lut, lookups, lane, &mut pool, len, bits,
-                            averaged, planes,
+                            &after, frozen, weights, lut, lookups, lane, &mut pool, &mut cells,
+                            top, len, bits, averaged, planes, pooled,
                         );
                     if !found || v > best_v {
                         best_v = v;
@@ -550,12 +679,15 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                     lookups,
                     lane,
                     &mut pool,
+                    &mut cells,
+                    top,
                     len,
                     bits,
                     words,
                     averaged,
                     planes,
                     coherent,
+                    pooled,
                 );
                 plen = 0u32;
             }
@@ -611,6 +743,9 @@ pub(crate) struct LutNet {
     pub lookups: u32,
     pub len: u32,
     pub bits: u32,
+    /// The highest cell a lookup reads: below [`LANES`], a game's lanes hold the cells
+    /// ([`held_cell`]).
+    pub top: u32,
 }
 
 /// The buffers of [`td_play_kernel`](fn@td_play_kernel), in its order.
@@ -718,6 +853,7 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
             args.max_moves,
             args.cap,
             net.lookups,
+            net.top,
             net.len,
             net.bits,
             G::STATE_WORDS,
@@ -725,6 +861,7 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
             args.averaged,
             args.lanes == LaneExchange::Plane,
             args.coherent,
+            net.top < LANES,
         );
     }
 }

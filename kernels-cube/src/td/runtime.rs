@@ -235,6 +235,13 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                 lookups: net.lookups.len() as u32,
                 len,
                 bits: net.bits,
+                top: net
+                    .lookups
+                    .iter()
+                    .flat_map(|l| &l.1)
+                    .map(|&c| c as u32)
+                    .max()
+                    .unwrap_or(0),
             },
             half: (shape.storage == WeightStorage::F16).then(|| upload_f16(client, &flat)),
             weights: client.create_from_slice(f32::as_bytes(&flat)),
