@@ -641,9 +641,12 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
         while budget > 0u32 && game != NONE {
             budget -= 1u32;
             // The greedy action: the first best `reward + V(afterstate)`.
+            // The greedy action's afterstate and reward are kept, not made again: the moves
+            // are most of the kernel's integer work.
             let mut found = false;
-            let mut best_action = 0u32;
             let mut best_v = 0.0f32;
+            let mut best_after = state;
+            let mut best_reward = 0u32;
             for a in 0..actions {
                 let mut after = state;
                 let s = G::act(&mut after, a);
@@ -655,7 +658,8 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                         );
                     if !found || v > best_v {
                         best_v = v;
-                        best_action = a;
+                        G::assign(&mut best_after, &after);
+                        best_reward = s.reward;
                         found = true;
                     }
                 }
@@ -692,15 +696,13 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                 plen = 0u32;
             }
             if found {
-                let mut after = state;
-                let s = G::act(&mut after, best_action);
                 let entry = ((u * cap + plen) * stride) as usize;
-                G::store(&after, paths, entry);
-                paths[entry + words] = s.reward;
+                G::store(&best_after, paths, entry);
+                paths[entry + words] = best_reward;
                 plen += 1u32;
-                score += s.reward;
+                score += best_reward;
                 moves += 1u32;
-                G::assign(&mut state, &after);
+                G::assign(&mut state, &best_after);
                 G::sample_chance(&mut state, &mut rng);
             } else {
                 if lane == 0u32 {
