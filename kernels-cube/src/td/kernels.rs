@@ -235,14 +235,42 @@ fn lane_value<G: DeviceStochasticGame, F: Float>(
     #[comptime] planes: bool,
     #[comptime] pooled: bool,
 ) -> f32 {
-    let mut own = 0.0f32;
-    let mut sums = partial_sums();
     let stage = stage_base::<G>(state, lut, lookups, len);
     let mut held = 0u32;
     if pooled {
         held = held_cell::<G>(state, lane, top);
         share_cells(held, lane, cells, planes);
     }
+    held_value::<G, F>(
+        state, held, stage, frozen, live, lut, lookups, lane, pool, cells, len, bits, averaged,
+        planes, pooled,
+    )
+}
+
+/// [`lane_value`] of a state whose stage's tables start at weight `stage`, this lane holding
+/// its cell `held` (shared as [`share_cells`] does) when `pooled`: `state` itself is read only
+/// without `pooled`.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn held_value<G: DeviceStochasticGame, F: Float>(
+    state: &G::State,
+    held: u32,
+    stage: u32,
+    frozen: &Array<F>,
+    live: &Array<Atomic<f32>>,
+    lut: &Array<u32>,
+    lookups: u32,
+    lane: u32,
+    pool: &mut SharedMemory<f32>,
+    cells: &mut SharedMemory<u32>,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+    #[comptime] averaged: bool,
+    #[comptime] planes: bool,
+    #[comptime] pooled: bool,
+) -> f32 {
+    let mut own = 0.0f32;
+    let mut sums = partial_sums();
     let mut first = 0u32;
     while first < lookups {
         let l = first + lane;
@@ -576,6 +604,201 @@ fn take_game<G: DeviceStochasticGame>(
     }
 }
 
+/// The best move so far among a state's candidates: found or not, its `reward + V`, its
+/// action and reward.
+#[derive(CubeType, Clone, Copy)]
+struct Best {
+    found: bool,
+    value: f32,
+    action: u32,
+    reward: u32,
+}
+
+/// Candidate action `a`, made by lane `a` of the plane ([`spread_moves`]): its legality, reward
+/// and stage come from that lane, and this lane's cell of the afterstate is `held`; a legal
+/// one is valued and kept in `best` if better (the first of equal values).
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn consider_spread<G: DeviceStochasticGame, F: Float>(
+    state: &G::State,
+    a: u32,
+    held: u32,
+    legal: u32,
+    reward: u32,
+    stage: u32,
+    best: &mut Best,
+    frozen: &Array<F>,
+    live: &Array<Atomic<f32>>,
+    lut: &Array<u32>,
+    lookups: u32,
+    lane: u32,
+    pool: &mut SharedMemory<f32>,
+    cells: &mut SharedMemory<u32>,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+    #[comptime] averaged: bool,
+) {
+    if plane_shuffle(legal, a) == 1u32 {
+        let r = plane_shuffle(reward, a);
+        let v = f32::cast_from(r)
+            + held_value::<G, F>(
+                state,
+                held,
+                plane_shuffle(stage, a),
+                frozen,
+                live,
+                lut,
+                lookups,
+                lane,
+                pool,
+                cells,
+                len,
+                bits,
+                averaged,
+                true,
+                true,
+            );
+        if !best.found || v > best.value {
+            best.found = true;
+            best.value = v;
+            best.action = a;
+            best.reward = r;
+        }
+    }
+}
+
+/// The greedy move from `state` of a game of four actions whose lanes hold the cells through
+/// planes (`own`, a copy of `state`, becomes this lane's afterstate): lane `k` plays action
+/// `k mod 4` only, where every lane used to play all four (the moves are most
+/// of the kernel's integer work, Nsight Compute, docs/BENCHMARKS.md). The lanes of a group of
+/// four hold the four afterstates; in round `r` each lane takes cell `group + r` of its own
+/// afterstate and the group's lane `group + a` hands it to the lane `group + r`, which holds
+/// that cell (`held_cell`: cells past `top` read as `top`). The values are the sequential
+/// loop's, in its order.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn spread_moves<G: DeviceStochasticGame, F: Float>(
+    state: &G::State,
+    own: &mut G::State,
+    frozen: &Array<F>,
+    live: &Array<Atomic<f32>>,
+    lut: &Array<u32>,
+    lookups: u32,
+    lane: u32,
+    top: u32,
+    pool: &mut SharedMemory<f32>,
+    cells: &mut SharedMemory<u32>,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+    #[comptime] averaged: bool,
+) -> Best {
+    let mine = lane & 3u32;
+    let group = lane - mine;
+    let acted = G::act(own, mine);
+    let legal = select(acted.legal, 1u32, 0u32);
+    let stage = stage_base::<G>(own, lut, lookups, len);
+    let mut h0 = 0u32;
+    let mut h1 = 0u32;
+    let mut h2 = 0u32;
+    let mut h3 = 0u32;
+    #[unroll]
+    for r in 0..4u32 {
+        let x = G::cell(own, select(group + r < top, group + r, top));
+        let y0 = plane_shuffle(x, group);
+        let y1 = plane_shuffle(x, group + 1u32);
+        let y2 = plane_shuffle(x, group + 2u32);
+        let y3 = plane_shuffle(x, group + 3u32);
+        let here = mine == r;
+        h0 = select(here, y0, h0);
+        h1 = select(here, y1, h1);
+        h2 = select(here, y2, h2);
+        h3 = select(here, y3, h3);
+    }
+    let mut best = Best {
+        found: false,
+        value: 0.0f32,
+        action: 0u32,
+        reward: 0u32,
+    };
+    consider_spread::<G, F>(
+        state,
+        0u32,
+        h0,
+        legal,
+        acted.reward,
+        stage,
+        &mut best,
+        frozen,
+        live,
+        lut,
+        lookups,
+        lane,
+        pool,
+        cells,
+        len,
+        bits,
+        averaged,
+    );
+    consider_spread::<G, F>(
+        state,
+        1u32,
+        h1,
+        legal,
+        acted.reward,
+        stage,
+        &mut best,
+        frozen,
+        live,
+        lut,
+        lookups,
+        lane,
+        pool,
+        cells,
+        len,
+        bits,
+        averaged,
+    );
+    consider_spread::<G, F>(
+        state,
+        2u32,
+        h2,
+        legal,
+        acted.reward,
+        stage,
+        &mut best,
+        frozen,
+        live,
+        lut,
+        lookups,
+        lane,
+        pool,
+        cells,
+        len,
+        bits,
+        averaged,
+    );
+    consider_spread::<G, F>(
+        state,
+        3u32,
+        h3,
+        legal,
+        acted.reward,
+        stage,
+        &mut best,
+        frozen,
+        live,
+        lut,
+        lookups,
+        lane,
+        pool,
+        cells,
+        len,
+        bits,
+        averaged,
+    );
+    best
+}
+
 /// Each game slot (its [`LANES`] lanes together, pooling as `planes` says: see
 /// [`LaneExchange`]) plays up to `max_moves` moves, learning from each game when it ends (see
 /// the module docs) and taking the next game number below `limit` (games `first + base ..`).
@@ -647,20 +870,34 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
             let mut best_v = 0.0f32;
             let mut best_after = state;
             let mut best_reward = 0u32;
-            for a in 0..actions {
-                let mut after = state;
-                let s = G::act(&mut after, a);
-                if s.legal {
-                    let v = f32::cast_from(s.reward)
-                        + lane_value::<G, F>(
-                            &after, frozen, weights, lut, lookups, lane, &mut pool, &mut cells,
-                            top, len, bits, averaged, planes, pooled,
-                        );
-                    if !found || v > best_v {
-                        best_v = v;
-                        G::assign(&mut best_after, &after);
-                        best_reward = s.reward;
-                        found = true;
+            if comptime!(planes && pooled && actions == 4) {
+                let mut own = state;
+                let best = spread_moves::<G, F>(
+                    &state, &mut own, frozen, weights, lut, lookups, lane, top, &mut pool,
+                    &mut cells, len, bits, averaged,
+                );
+                if best.found {
+                    found = true;
+                    best_v = best.value;
+                    best_reward = best.reward;
+                    G::act(&mut best_after, best.action);
+                }
+            } else {
+                for a in 0..actions {
+                    let mut after = state;
+                    let s = G::act(&mut after, a);
+                    if s.legal {
+                        let v = f32::cast_from(s.reward)
+                            + lane_value::<G, F>(
+                                &after, frozen, weights, lut, lookups, lane, &mut pool, &mut cells,
+                                top, len, bits, averaged, planes, pooled,
+                            );
+                        if !found || v > best_v {
+                            best_v = v;
+                            G::assign(&mut best_after, &after);
+                            best_reward = s.reward;
+                            found = true;
+                        }
                     }
                 }
             }
