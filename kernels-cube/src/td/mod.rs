@@ -44,6 +44,15 @@
 //! (or that is idle) takes the next game number at once, up to a limit the host moves forward
 //! as it collects finished games from the ring: the slots stay busy until the last games of a
 //! run, instead of waiting at the end of every batch for its longest game.
+//!
+//! The play kernel is bound by integer instructions, not memory (Nsight Compute on an H200:
+//! the ALU pipe 70 % busy, 15 % of the memory bandwidth; docs/BENCHMARKS.md), so the lanes of
+//! a game share the integer work rather than each doing all of it: lane `c` holds cell `c` of
+//! the board valued (every cell a lookup reads below [`LANES`]), and a lookup takes each of
+//! its cells from the lane holding it by a plane shuffle (or from shared memory on a cube)
+//! instead of out of the board; with planes and four actions, lane `k` makes only
+//! afterstate `k mod 4`, whose cells reach the lanes holding them by shuffles. Every index
+//! and value stays the one a single lane would make, so the results are unchanged bit for bit.
 
 pub mod kernels;
 mod meeting;
