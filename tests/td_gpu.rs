@@ -491,9 +491,9 @@ fn cpu_averaged_game(
     use cubesearch::rng::XorShift32;
     use cubesearch::StochasticGame;
     let game = Sliding::<Fib>::new();
-    let fresh = || NTupleNetwork::for_game::<Game2584>(net.shapes()).unwrap();
+    let fresh = || NTupleNetwork::staged::<Game2584>(net.shapes(), net.stages()).unwrap();
     let (pending, hits, mut reads) = (fresh(), fresh(), fresh());
-    for t in 0..net.shapes().len() {
+    for t in 0..net.tables() {
         reads.set_table(t, net.table(t).into_iter().map(read));
     }
     let mut rng = XorShift32::for_worker(seed, number);
@@ -514,7 +514,7 @@ fn cpu_averaged_game(
         hits.update(&Game2584::new(), after, 1.0);
         target = reward as f32 + v + lookups * delta;
     }
-    for t in 0..net.shapes().len() {
+    for t in 0..net.tables() {
         let (p, h) = (pending.table(t), hits.table(t));
         let w: Vec<f32> = net
             .table(t)
@@ -558,7 +558,8 @@ fn averaged_updates_equal_the_cpu_re_implementation(
 fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
-    // The seed's 24 lookups (a game's lanes 24..31 idle), and 48 (two rounds of the lanes).
+    // The seed's 24 lookups (a game's lanes 24..31 idle), 48 (two rounds of the lanes), and the
+    // seed's in two stages (a second from the 34 tile on: the lanes pass the stage on too).
     let wider: Vec<Vec<u8>> = [
         [0, 1, 2, 3],
         [4, 5, 6, 7],
@@ -570,13 +571,15 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     .iter()
     .map(|s| s.to_vec())
     .collect();
-    for shapes in [seed_shapes(), wider] {
+    let one: &[u32] = &[];
+    for (shapes, stages) in [(seed_shapes(), one), (wider, one), (seed_shapes(), &[34])] {
         for (lanes, steps_per_launch) in lane_exchanges(gpu.client())
             .into_iter()
             .flat_map(|l| [(l, 1), (l, 4)])
         {
             for seed in [33, 34] {
-                let mut cpu_net = NTupleNetwork::for_game::<Game2584>(&shapes).unwrap();
+                let staged = || NTupleNetwork::staged::<Game2584>(&shapes, stages).unwrap();
+                let mut cpu_net = staged();
                 let step = 0.1 / cpu_net.lookups() as f32;
                 let cpu_scores = vec![cpu_averaged_game(
                     &mut cpu_net,
@@ -587,7 +590,7 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                     |w| w,
                     None,
                 )];
-                let gpu_net = NTupleNetwork::for_game::<Game2584>(&shapes).unwrap();
+                let gpu_net = staged();
                 // 400 moves in one launch: a zero-weight game is far shorter, and stays inside
                 // lavapipe's loop budget.
                 let shape = TdShape {
@@ -611,7 +614,7 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                     gpu_net.set_table(t, table.into_iter());
                 }
                 let what = format!(
-                    "2584, {} lookups, averaged, {lanes:?}, {steps_per_launch} steps a launch",
+                    "2584, {} lookups, stages {stages:?}, averaged, {lanes:?}, {steps_per_launch} steps a launch",
                     cpu_net.lookups()
                 );
                 assert_same_weights(&what, &cpu_net, &gpu_net);

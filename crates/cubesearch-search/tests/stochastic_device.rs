@@ -446,3 +446,121 @@ fn td_matches_in<R: Runtime>(gpu: &mut GpuExecutor<R>, stages: &[u32]) {
         assert!(moved > 0, "stage {stage} of {stages:?} learned nothing");
     }
 }
+
+/// A CPU re-implementation of game `g` learned with averaged updates in a launch of its own
+/// (`TdShape::averaged`): played greedily on the starting weights, each learned entry asking
+/// `step · δ` of its lookups (the next target `reward + v + lookups · step · δ`), then each
+/// weight moved by the sum of what was asked of it over `⌈hits / steps⌉`. Returns the game's
+/// score and final position.
+fn cpu_averaged_game(
+    net: &mut NTupleNetwork,
+    g: u32,
+    seed: u32,
+    step: f32,
+    steps: u32,
+) -> (u32, u32) {
+    let fresh = || NTupleNetwork::staged::<Chute>(net.shapes(), net.stages()).unwrap();
+    let (pending, hits) = (fresh(), fresh());
+    let mut rng = XorShift32::for_worker(seed, g);
+    let mut s = Chute.initial(&mut rng);
+    let (mut path, mut score) = (Vec::new(), 0);
+    loop {
+        let mut best: Option<(f32, u32, u32)> = None;
+        for &a in Chute::ACTIONS {
+            if let Some((after, reward)) = Chute.afterstate(&s, a) {
+                let v = reward as f32 + value_of(net, after);
+                if best.is_none_or(|(b, ..)| v > b) {
+                    best = Some((v, after, reward));
+                }
+            }
+        }
+        let Some((_, after, reward)) = best else {
+            break;
+        };
+        score += reward;
+        path.push((after, reward));
+        s = Chute.sample_chance(&after, &mut rng);
+    }
+    let mut target = 0.0f32;
+    for &(after, reward) in path.iter().rev() {
+        let v = value_of(net, after);
+        let delta = step * (target - v);
+        let stage = net.stage(&Chute, &after);
+        pending.update_cells(&cells(after), stage, delta);
+        hits.update_cells(&cells(after), stage, 1.0);
+        target = reward as f32 + v + net.lookups() as f32 * delta;
+    }
+    for t in 0..net.tables() {
+        let (p, h) = (pending.table(t), hits.table(t));
+        let w: Vec<f32> = net
+            .table(t)
+            .iter()
+            .zip(p.iter().zip(&h))
+            .map(|(&w, (&p, &h))| {
+                if h > 0.0 {
+                    w + p / (h as u32).div_ceil(steps) as f32
+                } else {
+                    w
+                }
+            })
+            .collect();
+        net.set_table(t, w.into_iter());
+    }
+    (score, s >> 6)
+}
+
+/// Averaged launches, one game each, learn as their CPU re-implementation, through the cube
+/// and, where the device has 32-unit planes, through planes: chute's three actions take the
+/// planes' move-by-move path (a game of four spreads its moves over the lanes).
+#[rstest]
+fn averaged_td_units_learn_as_the_cpu_rules(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    on_gpu!(backend, averaged_td_matches);
+}
+
+fn averaged_td_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
+    let mut exchanges = vec![LaneExchange::Cube];
+    if cubesearch_kernels::launch::planes_fit(gpu.client()) {
+        exchanges.push(LaneExchange::Plane);
+    }
+    for stages in STAGINGS {
+        for &lanes in &exchanges {
+            let mut cpu_net = network(9, stages);
+            let gpu_net = network(9, stages);
+            let step = 0.05 / cpu_net.lookups() as f32;
+            let shape = TdShape {
+                units: 1,
+                max_moves: 64,
+                cap: 64,
+                averaged: true,
+                storage: WeightStorage::F32,
+                lanes,
+                steps_per_launch: 4,
+                coherence: false,
+            };
+            let mut device =
+                DeviceTd::<_, Chute>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
+            for g in 0..12 {
+                let want = cpu_averaged_game(&mut cpu_net, g, 12, step, 4);
+                let game = device.play_batch(g, 1, 12, step).unwrap()[0];
+                assert_eq!(
+                    want,
+                    (game.score, game.progress),
+                    "{lanes:?}, {stages:?}, game {g}"
+                );
+            }
+            let mut changed = 0;
+            for (t, table) in device.read_tables().unwrap().iter().enumerate() {
+                let what = format!("{lanes:?}, stages {stages:?}, table {t}");
+                assert_same_weights(&what, &cpu_net.table(t), table);
+                changed += table
+                    .iter()
+                    .zip(gpu_net.table(t))
+                    .filter(|(a, b)| **a != *b)
+                    .count();
+            }
+            assert!(changed > 20, "{changed} weights learned");
+        }
+    }
+}
