@@ -383,7 +383,7 @@ pub struct NTupleNetwork {
     coherence: Option<Coherence>,
 }
 
-/// Temporal coherence's two sums a weight (see the module docs).
+/// Temporal coherence's two sums per weight (see the module docs).
 #[derive(Debug)]
 struct Coherence {
     /// `E`: the sum of the changes asked of each weight.
@@ -400,6 +400,33 @@ impl Coherence {
         }
     }
 
+    /// `E` (`k` = 0) or `A` (1).
+    fn table(&self, k: usize) -> &WeightMemory {
+        if k == 0 {
+            &self.sums
+        } else {
+            &self.sizes
+        }
+    }
+
+    /// Over `range`: each sum takes what the `learners` among `copies` (copies of these sums)
+    /// added to it, in their order, and every copy takes the result.
+    fn merge(&self, copies: &[&Coherence], learners: &[usize], range: std::ops::Range<usize>) {
+        for i in range {
+            for k in 0..2 {
+                let base = read(&self.table(k)[i]);
+                let added = learners
+                    .iter()
+                    .fold(0.0, |sum, &c| sum + (read(&copies[c].table(k)[i]) - base));
+                let merged = (base + added).to_bits();
+                self.table(k)[i].store(merged, Relaxed);
+                for c in copies {
+                    c.table(k)[i].store(merged, Relaxed);
+                }
+            }
+        }
+    }
+
     /// Asks `delta` of weight `i` of `weights`: it moves by `delta ·` [`coherence_rate`], and
     /// the sums take the change.
     #[inline(always)]
@@ -409,27 +436,6 @@ impl Coherence {
         add(&weights[i], delta * coherence_rate(e, a));
         sum.store((e + delta).to_bits(), Relaxed);
         size.store((a + delta.abs()).to_bits(), Relaxed);
-    }
-}
-
-/// Over `range`: each of `own`'s values takes the sum of what the `learners` among `copies`
-/// (copies of `own`) added to it, and every copy takes the result.
-fn add_copies_additions(
-    own: &[AtomicU32],
-    copies: &[&[AtomicU32]],
-    learners: &[usize],
-    range: std::ops::Range<usize>,
-) {
-    for i in range {
-        let base = read(&own[i]);
-        let added = learners
-            .iter()
-            .fold(0.0, |sum, &c| sum + (read(&copies[c][i]) - base));
-        let merged = (base + added).to_bits();
-        own[i].store(merged, Relaxed);
-        for c in copies {
-            c[i].store(merged, Relaxed);
-        }
     }
 }
 
@@ -703,10 +709,7 @@ impl NTupleNetwork {
                         .expect("a copy has its network's coherence")
                 })
                 .collect();
-            let sums: Vec<&[AtomicU32]> = theirs.iter().map(|c| &*c.sums).collect();
-            add_copies_additions(&own.sums, &sums, learners, range.clone());
-            let sizes: Vec<&[AtomicU32]> = theirs.iter().map(|c| &*c.sizes).collect();
-            add_copies_additions(&own.sizes, &sizes, learners, range);
+            own.merge(&theirs, learners, range);
         }
     }
 

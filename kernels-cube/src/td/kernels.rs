@@ -100,6 +100,8 @@ fn update_coherent<G: DeviceStochasticGame>(
     #[comptime] bits: u32,
 ) {
     let stage = stage_base::<G>(state, lut, lookups, len);
+    // `delta` is a product the sums' adds must not fuse with (`lookups < 2^31`: a hidden zero).
+    let delta = unfused(delta, lookups >> 31u32);
     for l in 0..lookups {
         let i = lookup_index::<G>(state, lut, l, stage, len, bits);
         let (e, a) = (sums[i], sizes[i]);
@@ -340,30 +342,26 @@ fn from_lane0(x: u32, lane: u32, slot: &mut SharedMemory<u32>, #[comptime] plane
 }
 
 /// The lanes of one game add `delta` to the pending change of every weight V(state) reads,
-/// and count the hit (the averaged update, see [`super::TdShape::averaged`]).
+/// and count the hit (the averaged update, see [`super::TdShape::averaged`]); `held` and
+/// `stage` as [`held_value`] takes them.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn lane_accumulate<G: DeviceStochasticGame>(
     state: &G::State,
+    held: u32,
+    stage: u32,
     pending: &Array<Atomic<f32>>,
     hits: &Array<Atomic<u32>>,
     lut: &Array<u32>,
     delta: f32,
     lookups: u32,
     lane: u32,
-    cells: &mut SharedMemory<u32>,
-    top: u32,
+    cells: &SharedMemory<u32>,
     #[comptime] len: u32,
     #[comptime] bits: u32,
     #[comptime] planes: bool,
     #[comptime] pooled: bool,
 ) {
-    let stage = stage_base::<G>(state, lut, lookups, len);
-    let mut held = 0u32;
-    if pooled {
-        held = held_cell::<G>(state, lane, top);
-        share_cells(held, lane, cells, planes);
-    }
     let mut first = 0u32;
     while first < lookups {
         let l = first + lane;
@@ -389,7 +387,8 @@ fn lane_accumulate<G: DeviceStochasticGame>(
 
 /// The backward TD(0) pass over `count` path entries starting at entry `first`, the last
 /// afterstate moved toward `target`, by the lanes of one game. Immediate: each update goes
-/// into the weights and the next target reads them back (the CPU trainer exactly). Averaged:
+/// into the weights and the next target reads them back (the CPU trainer exactly; with
+/// temporal coherence lane 0 alone makes an entry's updates, one after another). Averaged:
 /// each update goes into `pending`/`hits`, and the next target is the value the update would
 /// have given, `v + lookups · Δ`.
 #[cube]
@@ -428,15 +427,22 @@ fn learn<G: DeviceStochasticGame, F: Float>(
         let at = ((first + i) * stride) as usize;
         let after = G::load(paths, at);
         let reward = f32::cast_from(paths[at + words]);
-        let v = lane_value::<G, F>(
-            &after, frozen, weights, lut, lookups, lane, pool, cells, top, len, bits, averaged,
-            planes, pooled,
+        // The stage and the lanes' cells of `after`, for each read and update of its weights.
+        let stage = stage_base::<G>(&after, lut, lookups, len);
+        let mut held = 0u32;
+        if pooled {
+            held = held_cell::<G>(&after, lane, top);
+            share_cells(held, lane, cells, planes);
+        }
+        let v = held_value::<G, F>(
+            &after, held, stage, frozen, weights, lut, lookups, lane, pool, cells, len, bits,
+            averaged, planes, pooled,
         );
         let delta = step * (target - v);
         if averaged {
             lane_accumulate::<G>(
-                &after, pending, hits, lut, delta, lookups, lane, cells, top, len, bits, planes,
-                pooled,
+                &after, held, stage, pending, hits, lut, delta, lookups, lane, cells, len, bits,
+                planes, pooled,
             );
             // `lookups < 2^31`: a zero the compiler cannot see is one.
             let change = unfused(f32::cast_from(lookups) * delta, lookups >> 31u32);
@@ -454,9 +460,9 @@ fn learn<G: DeviceStochasticGame, F: Float>(
             // A read after the barrier sees every lane's add.
             sync_storage();
             target = reward
-                + lane_value::<G, F>(
-                    &after, frozen, weights, lut, lookups, lane, pool, cells, top, len, bits,
-                    averaged, planes, pooled,
+                + held_value::<G, F>(
+                    &after, held, stage, frozen, weights, lut, lookups, lane, pool, cells, len,
+                    bits, averaged, planes, pooled,
                 );
         }
     }
@@ -494,7 +500,9 @@ pub fn td_apply_kernel<F: Float>(
             let mut change = asked;
             if coherent {
                 let (e, a) = (sums[i], sizes[i]);
-                change = asked * coherence_rate(e, a);
+                // Rounded before the f16 copy's add below, as the weight's add rounds it
+                // (`steps < 2^31`: a zero the compiler cannot see).
+                change = unfused(asked * coherence_rate(e, a), steps >> 31u32);
                 sums[i] = e + asked;
                 sizes[i] = a + f32::abs(asked);
             }
@@ -620,7 +628,7 @@ struct Best {
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn consider_spread<G: DeviceStochasticGame, F: Float>(
-    state: &G::State,
+    own: &G::State,
     a: u32,
     held: u32,
     legal: u32,
@@ -640,9 +648,10 @@ fn consider_spread<G: DeviceStochasticGame, F: Float>(
 ) {
     if plane_shuffle(legal, a) == 1u32 {
         let r = plane_shuffle(reward, a);
+        // `own` stands in for afterstate `a`: with the cells pooled it is not read.
         let v = f32::cast_from(r)
             + held_value::<G, F>(
-                state,
+                own,
                 held,
                 plane_shuffle(stage, a),
                 frozen,
@@ -667,8 +676,8 @@ fn consider_spread<G: DeviceStochasticGame, F: Float>(
     }
 }
 
-/// The greedy move from `state` of a game of four actions whose lanes hold the cells through
-/// planes (`own`, a copy of `state`, becomes this lane's afterstate): lane `k` plays action
+/// The greedy move from `own` (a copy of the state, which becomes this lane's afterstate) of a
+/// game of four actions whose lanes hold the cells through planes: lane `k` plays action
 /// `k mod 4` only, where every lane used to play all four (the moves are most
 /// of the kernel's integer work, Nsight Compute, docs/BENCHMARKS.md). The lanes of a group of
 /// four hold the four afterstates; in round `r` each lane takes cell `group + r` of its own
@@ -678,7 +687,6 @@ fn consider_spread<G: DeviceStochasticGame, F: Float>(
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn spread_moves<G: DeviceStochasticGame, F: Float>(
-    state: &G::State,
     own: &mut G::State,
     frozen: &Array<F>,
     live: &Array<Atomic<f32>>,
@@ -721,7 +729,7 @@ fn spread_moves<G: DeviceStochasticGame, F: Float>(
         reward: 0u32,
     };
     consider_spread::<G, F>(
-        state,
+        own,
         0u32,
         h0,
         legal,
@@ -740,7 +748,7 @@ fn spread_moves<G: DeviceStochasticGame, F: Float>(
         averaged,
     );
     consider_spread::<G, F>(
-        state,
+        own,
         1u32,
         h1,
         legal,
@@ -759,7 +767,7 @@ fn spread_moves<G: DeviceStochasticGame, F: Float>(
         averaged,
     );
     consider_spread::<G, F>(
-        state,
+        own,
         2u32,
         h2,
         legal,
@@ -778,7 +786,7 @@ fn spread_moves<G: DeviceStochasticGame, F: Float>(
         averaged,
     );
     consider_spread::<G, F>(
-        state,
+        own,
         3u32,
         h3,
         legal,
@@ -863,9 +871,10 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
         }
         while budget > 0u32 && game != NONE {
             budget -= 1u32;
-            // The greedy action: the first best `reward + V(afterstate)`.
-            // The greedy action's afterstate and reward are kept, not made again: the moves
-            // are most of the kernel's integer work.
+            // The greedy action: the first best `reward + V(afterstate)`. The moves are most of
+            // the kernel's integer work: one a lane when they are spread over the lanes (the
+            // chosen one then made once more, the only afterstate every lane needs), else
+            // four a lane, the chosen afterstate kept rather than made again.
             let mut found = false;
             let mut best_v = 0.0f32;
             let mut best_after = state;
@@ -873,8 +882,8 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
             if comptime!(planes && pooled && actions == 4) {
                 let mut own = state;
                 let best = spread_moves::<G, F>(
-                    &state, &mut own, frozen, weights, lut, lookups, lane, top, &mut pool,
-                    &mut cells, len, bits, averaged,
+                    &mut own, frozen, weights, lut, lookups, lane, top, &mut pool, &mut cells, len,
+                    bits, averaged,
                 );
                 if best.found {
                     found = true;
@@ -993,7 +1002,7 @@ pub(crate) struct PlayBuffers<'a> {
     pub live: Buffer<'a>,
     pub pending: Buffer<'a>,
     pub hits: Buffer<'a>,
-    /// Temporal coherence's two sums a weight (placeholders without it).
+    /// Temporal coherence's two sums per weight (placeholders without it).
     pub sums: Buffer<'a>,
     pub sizes: Buffer<'a>,
     pub lut: Buffer<'a>,
@@ -1050,8 +1059,9 @@ pub(crate) unsafe fn launch_start<R: Runtime>(
 /// # Safety
 /// The buffers are as the parent module lays them out for `args` and `net`: a unit slot and a
 /// state per unit, `cap` path entries of `STATE_WORDS + 1` words per unit, `slots` result slots,
-/// 3 counters, the lookup table of `net`, and weights (and, averaging, pending and hits) at
-/// every index the table makes; the view a launch does not use may be one element long.
+/// 3 counters, the lookup table of `net`, and weights (and, averaging, pending and hits; with
+/// coherence, in an immediate launch, the two sums) at every index the table makes; the view a
+/// launch does not use may be one element long; `net.top` is the highest cell the table reads.
 /// [`LaneExchange::Plane`] only on a device with planes of [`LANES`] units and averaged updates.
 pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + CubeElement>(
     client: &ComputeClient<R>,
@@ -1126,7 +1136,8 @@ pub(crate) unsafe fn launch_apply<R: Runtime, F: Float + CubeElement>(
     coherent: bool,
 ) {
     let (cubes, dim) = crate::launch::grid(client, count as usize);
-    // SAFETY: unit i touches only weight i of the four buffers (the copy only when `copied`).
+    // SAFETY: unit i touches only weight i of the six buffers (the copy only when `copied`,
+    // the sums only when `coherent`).
     unsafe {
         td_apply_kernel::launch_unchecked::<F, R>(
             client,

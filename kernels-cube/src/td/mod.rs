@@ -29,6 +29,8 @@
 //!            ([`WeightStorage`]); the apply kernel rewrites each weight it changes
 //!  pending   f32 atomics, one per weight: a launch's requested changes (averaged updates only)
 //!  hits      one per weight: how many changes were requested (averaged updates only)
+//!  sums      f32, two per weight with temporal coherence (`TdShape::coherence`): the sum of
+//!  sizes     the changes asked of it, and of their sizes (placeholders without it)
 //!  lut       per lookup (in the network's order, every symmetry its own lookup):
 //!            [table offset, cell 0, .., cell len-1]; every lookup has the same length `len`
 //!            (comptime: the cell loop unrolls); then [thresholds, stage length, threshold

@@ -59,7 +59,7 @@ pub struct TdShape {
     /// takes thousands.
     pub steps_per_launch: u32,
     /// Temporal coherence (`cubesearch_learn::NTupleNetwork::enable_coherence`): each weight's
-    /// change scaled by its own rate, from two sums a weight kept on the device for the
+    /// change scaled by its own rate, from two sums per weight kept on the device for the
     /// trainer's life. Averaged launches scale each weight's change as they apply it;
     /// immediate ones have one unit of a game make its updates one after another in the
     /// network's order (the CPU trainer's exactly, with one game slot).
@@ -185,11 +185,14 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                 "the GPU trainer needs tuple shapes that all have the same number of cells".into(),
             ));
         };
-        if shape.units == 0 || shape.max_moves == 0 || shape.cap == 0 || shape.steps_per_launch == 0
+        if shape.units == 0
+            || shape.max_moves == 0
+            || shape.cap == 0
+            || !(1..1 << 31).contains(&shape.steps_per_launch)
         {
             return Err(Error::Unsupported(format!(
-                "bad GPU trainer shape {shape:?}: units, moves per launch, path length and steps \
-                 per launch must be positive"
+                "bad GPU trainer shape {shape:?}: units, moves per launch and path length must \
+                 be positive, steps per launch 1 to 2^31 - 1"
             )));
         }
         if shape.lanes == LaneExchange::Plane && !(shape.averaged && planes_fit(client)) {
