@@ -470,14 +470,8 @@ macro_rules! on_gpu {
     };
 }
 
-/// A CPU re-implementation of one game learned with averaged updates (`TdShape::averaged`) in
-/// one launch: game `number` is played on the starting weights, each learned entry asks
-/// `step · δ` of its lookups (the next target being `reward + v + lookups · step · δ`), and then
-/// every weight moves by what was asked of it divided by `⌈hits / steps⌉` (the mean for 1
-/// step a launch, `TdShape::steps_per_launch`), scaled by its temporal-coherence rate when
-/// `coherence` holds the sums (`(E, A)` per table, which take the change). The launch reads
-/// each weight as `read` gives it (itself for f32 storage, its f16 rounding for f16). Returns
-/// the game's score.
+/// Game `number` of 2584 learned with averaged updates in one launch, on the CPU
+/// (`cubesearch::learn::testing::averaged_game`): its score.
 fn cpu_averaged_game(
     net: &mut NTupleNetwork,
     number: u32,
@@ -485,62 +479,13 @@ fn cpu_averaged_game(
     step: f32,
     steps: u32,
     read: fn(f32) -> f32,
-    mut coherence: Option<&mut [(Vec<f32>, Vec<f32>)]>,
+    coherence: Option<&mut cubesearch::learn::testing::CoherenceSums>,
 ) -> u64 {
-    use cubesearch::learn::td::greedy;
-    use cubesearch::rng::XorShift32;
-    use cubesearch::StochasticGame;
     let game = Sliding::<Fib>::new();
-    let fresh = || NTupleNetwork::staged::<Game2584>(net.shapes(), net.stages()).unwrap();
-    let (pending, hits, mut reads) = (fresh(), fresh(), fresh());
-    for t in 0..net.tables() {
-        reads.set_table(t, net.table(t).into_iter().map(read));
-    }
-    let mut rng = XorShift32::for_worker(seed, number);
-    let mut s = game.initial(&mut rng);
-    let mut path = Vec::new();
-    let mut score = 0u64;
-    while let Some((_, after, reward)) = greedy(&game, &reads, s) {
-        score += reward as u64;
-        path.push((after, reward));
-        s = game.sample_chance(&after, &mut rng);
-    }
-    let lookups = net.lookups() as f32;
-    let mut target = 0.0f32;
-    for &(after, reward) in path.iter().rev() {
-        let v = reads.value(&Game2584::new(), after);
-        let delta = step * (target - v);
-        pending.update(&Game2584::new(), after, delta);
-        hits.update(&Game2584::new(), after, 1.0);
-        target = reward as f32 + v + lookups * delta;
-    }
-    for t in 0..net.tables() {
-        let (p, h) = (pending.table(t), hits.table(t));
-        let w: Vec<f32> = net
-            .table(t)
-            .iter()
-            .zip(p.iter().zip(&h))
-            .enumerate()
-            .map(|(i, (&w, (&p, &h)))| {
-                if h == 0.0 {
-                    return w;
-                }
-                let asked = p / (h as u32).div_ceil(steps) as f32;
-                match coherence.as_deref_mut() {
-                    None => w + asked,
-                    Some(sums) => {
-                        let (e, a) = (&mut sums[t].0[i], &mut sums[t].1[i]);
-                        let change = asked * cubesearch::learn::coherence_rate(*e, *a);
-                        *e += asked;
-                        *a += asked.abs();
-                        w + change
-                    }
-                }
-            })
-            .collect();
-        net.set_table(t, w.into_iter());
-    }
-    score
+    cubesearch::learn::testing::averaged_game(
+        &game, net, number, seed, step, steps, read, coherence,
+    )
+    .0
 }
 
 /// The averaged update equals its CPU re-implementation bit for bit: one game in one launch (a

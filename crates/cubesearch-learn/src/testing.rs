@@ -1,6 +1,9 @@
 //! Checks for a game's [`TupleGame`] implementation, for its tests.
 
 use crate::game::{TupleGame, ViewWords};
+use crate::network::{coherence_rate, NTupleNetwork};
+use crate::td::greedy;
+use cubesearch_core::rng::XorShift32;
 
 /// Holds `game`'s packed views ([`TupleGame::views`]) of `states`, four at a time, to its cells
 /// read through its symmetries: view `s` must show at cell `c` the value of cell
@@ -27,6 +30,79 @@ pub fn check_views<G: TupleGame>(game: &G, states: &[G::State]) {
             }
         }
     }
+}
+
+/// Temporal coherence's two sums per weight, `(E, A)` for each table of a network, as the CPU
+/// re-implementation [`averaged_game`] keeps them.
+pub type CoherenceSums = [(Vec<f32>, Vec<f32>)];
+
+/// A CPU re-implementation of game `number` of a run seeded `seed` learned with averaged
+/// updates in a launch of its own (the GPU trainer's `TdShape::averaged`): the game is played
+/// greedily on the starting weights, each weight read as `read` gives it (itself for f32
+/// storage, its f16 rounding for f16); each learned entry asks `step · δ` of its lookups, the
+/// next target being `reward + v + lookups · step · δ`; then every weight moves by what was
+/// asked of it divided by `⌈hits / steps⌉`, scaled by its temporal-coherence rate when
+/// `coherence` holds the sums (which take the change). Returns the score and the last state.
+#[allow(clippy::too_many_arguments)]
+pub fn averaged_game<G: TupleGame>(
+    game: &G,
+    net: &mut NTupleNetwork,
+    number: u32,
+    seed: u32,
+    step: f32,
+    steps: u32,
+    read: fn(f32) -> f32,
+    mut coherence: Option<&mut CoherenceSums>,
+) -> (u64, G::State) {
+    let fresh = || NTupleNetwork::staged::<G>(net.shapes(), net.stages()).unwrap();
+    let (pending, hits, mut reads) = (fresh(), fresh(), fresh());
+    for t in 0..net.tables() {
+        reads.set_table(t, net.table(t).into_iter().map(read));
+    }
+    let mut rng = XorShift32::for_worker(seed, number);
+    let mut s = game.initial(&mut rng);
+    let (mut path, mut score) = (Vec::new(), 0u64);
+    while let Some((_, after, reward)) = greedy(game, &reads, s) {
+        score += reward as u64;
+        path.push((after, reward));
+        s = game.sample_chance(&after, &mut rng);
+    }
+    let lookups = net.lookups() as f32;
+    let mut target = 0.0f32;
+    for &(after, reward) in path.iter().rev() {
+        let v = reads.value(game, after);
+        let delta = step * (target - v);
+        pending.update(game, after, delta);
+        hits.update(game, after, 1.0);
+        target = reward as f32 + v + lookups * delta;
+    }
+    for t in 0..net.tables() {
+        let (p, h) = (pending.table(t), hits.table(t));
+        let w: Vec<f32> = net
+            .table(t)
+            .iter()
+            .zip(p.iter().zip(&h))
+            .enumerate()
+            .map(|(i, (&w, (&p, &h)))| {
+                if h == 0.0 {
+                    return w;
+                }
+                let asked = p / (h as u32).div_ceil(steps) as f32;
+                match coherence.as_deref_mut() {
+                    None => w + asked,
+                    Some(sums) => {
+                        let (e, a) = (&mut sums[t].0[i], &mut sums[t].1[i]);
+                        let change = asked * coherence_rate(*e, *a);
+                        *e += asked;
+                        *a += asked.abs();
+                        w + change
+                    }
+                }
+            })
+            .collect();
+        net.set_table(t, w.into_iter());
+    }
+    (score, s)
 }
 
 /// A bare test game: 16 cells of `BITS` bits on a 4×4 square, no moves.

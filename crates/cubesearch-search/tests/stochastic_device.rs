@@ -15,6 +15,7 @@ use cubesearch_kernels::expectimax::launch::ExpectimaxMethod;
 use cubesearch_kernels::rng;
 use cubesearch_kernels::stochastic::{Acted, DeviceStochasticGame, GpuStochasticGame};
 use cubesearch_kernels::td::{DeviceTd, LaneExchange, TdShape, WeightStorage};
+use cubesearch_learn::testing::averaged_game;
 use cubesearch_learn::{default_shapes, pack_views, NTupleNetwork, TupleGame};
 use cubesearch_search::expectimax::search;
 use cubesearch_search::td::td_net;
@@ -447,68 +448,6 @@ fn td_matches_in<R: Runtime>(gpu: &mut GpuExecutor<R>, stages: &[u32]) {
     }
 }
 
-/// A CPU re-implementation of game `g` learned with averaged updates in a launch of its own
-/// (`TdShape::averaged`): played greedily on the starting weights, each learned entry asking
-/// `step · δ` of its lookups (the next target `reward + v + lookups · step · δ`), then each
-/// weight moved by the sum of what was asked of it over `⌈hits / steps⌉`. Returns the game's
-/// score and final position.
-fn cpu_averaged_game(
-    net: &mut NTupleNetwork,
-    g: u32,
-    seed: u32,
-    step: f32,
-    steps: u32,
-) -> (u32, u32) {
-    let fresh = || NTupleNetwork::staged::<Chute>(net.shapes(), net.stages()).unwrap();
-    let (pending, hits) = (fresh(), fresh());
-    let mut rng = XorShift32::for_worker(seed, g);
-    let mut s = Chute.initial(&mut rng);
-    let (mut path, mut score) = (Vec::new(), 0);
-    loop {
-        let mut best: Option<(f32, u32, u32)> = None;
-        for &a in Chute::ACTIONS {
-            if let Some((after, reward)) = Chute.afterstate(&s, a) {
-                let v = reward as f32 + value_of(net, after);
-                if best.is_none_or(|(b, ..)| v > b) {
-                    best = Some((v, after, reward));
-                }
-            }
-        }
-        let Some((_, after, reward)) = best else {
-            break;
-        };
-        score += reward;
-        path.push((after, reward));
-        s = Chute.sample_chance(&after, &mut rng);
-    }
-    let mut target = 0.0f32;
-    for &(after, reward) in path.iter().rev() {
-        let v = value_of(net, after);
-        let delta = step * (target - v);
-        let stage = net.stage(&Chute, &after);
-        pending.update_cells(&cells(after), stage, delta);
-        hits.update_cells(&cells(after), stage, 1.0);
-        target = reward as f32 + v + net.lookups() as f32 * delta;
-    }
-    for t in 0..net.tables() {
-        let (p, h) = (pending.table(t), hits.table(t));
-        let w: Vec<f32> = net
-            .table(t)
-            .iter()
-            .zip(p.iter().zip(&h))
-            .map(|(&w, (&p, &h))| {
-                if h > 0.0 {
-                    w + p / (h as u32).div_ceil(steps) as f32
-                } else {
-                    w
-                }
-            })
-            .collect();
-        net.set_table(t, w.into_iter());
-    }
-    (score, s >> 6)
-}
-
 /// Averaged launches, one game each, learn as their CPU re-implementation, through the cube
 /// and, where the device has 32-unit planes, through planes: chute's three actions take the
 /// planes' move-by-move path (a game of four spreads its moves over the lanes).
@@ -542,7 +481,9 @@ fn averaged_td_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
             let mut device =
                 DeviceTd::<_, Chute>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
             for g in 0..12 {
-                let want = cpu_averaged_game(&mut cpu_net, g, 12, step, 4);
+                let (score, last) =
+                    averaged_game(&Chute, &mut cpu_net, g, 12, step, 4, |w| w, None);
+                let want = (score as u32, last >> 6);
                 let game = device.play_batch(g, 1, 12, step).unwrap()[0];
                 assert_eq!(
                     want,
