@@ -16,6 +16,7 @@
 
 pub mod alphabeta;
 pub mod device_game;
+pub mod exact;
 pub mod expectimax;
 pub mod launch;
 pub mod ntuple;

@@ -1,6 +1,7 @@
 //! The TD(0) kernels (layout of their buffers in the parent module) and their thin launchers.
 
 use super::storage::F16_MAX;
+use crate::exact::{div_rn, unfused};
 use crate::ntuple::{lookup_index, partial_sums, stage_base};
 use crate::rng;
 use crate::stochastic::{DeviceStochasticGame, GpuStochasticGame};
@@ -38,15 +39,6 @@ pub fn value<G: DeviceStochasticGame>(
     sums.total()
 }
 
-/// `x` unchanged, as a value no compiler can fuse into a later add: CUDA (and other GPU
-/// compilers) contract `a·b + c` into one fused multiply-add, rounded once where the CPU rounds
-/// the product and the sum each. `zero` must be 0 but unknown to the compiler (derived from a
-/// kernel argument), so the product must be rounded to its bits first.
-#[cube]
-pub fn unfused(x: f32, zero: u32) -> f32 {
-    f32::reinterpret(u32::reinterpret(x) ^ zero)
-}
-
 /// Adds `delta` to the weights of lookups `first, first + stride, …` of V(state): every weight
 /// V reads for a unit alone (`0, 1`), a lane's share for a game's lane (`lane, LANES`).
 #[cube]
@@ -76,7 +68,7 @@ pub fn update<G: DeviceStochasticGame>(
 pub fn coherence_rate(sum: f32, size: f32) -> f32 {
     let mut rate = 1.0f32;
     if size > 0.0f32 {
-        rate = f32::abs(sum) / size;
+        rate = div_rn(f32::abs(sum), size);
     }
     rate
 }
@@ -496,7 +488,7 @@ pub fn td_apply_kernel<F: Float>(
         if h > 0u32 {
             let sum = pending[i].load();
             // ⌈h / steps⌉, h ≥ 1.
-            let asked = sum / f32::cast_from((h - 1u32) / steps + 1u32);
+            let asked = div_rn(sum, f32::cast_from((h - 1u32) / steps + 1u32));
             let mut change = asked;
             if coherent {
                 let (e, a) = (sums[i], sizes[i]);

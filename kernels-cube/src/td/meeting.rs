@@ -11,6 +11,7 @@
 
 use super::runtime::DeviceTd;
 use super::storage::F16_MAX;
+use crate::exact::div_rn;
 use crate::stochastic::GpuStochasticGame;
 use cubecl::prelude::*;
 use cubecl::server::Handle;
@@ -54,7 +55,7 @@ fn td_take_mean_kernel<F: Float>(
         if changed_by < 1.0 {
             changed_by = 1.0;
         }
-        let w = base[i] + sum[i] / changed_by;
+        let w = base[i] + div_rn(sum[i], changed_by);
         weights[i] = w;
         base[i] = w;
         if copied {
