@@ -3,7 +3,7 @@
 //! GPU compilers take two liberties with f32 that the CPU does not: they contract `a·b + c` into
 //! one fused multiply-add (rounded once where the CPU rounds twice), and Vulkan's and WGSL's
 //! division is only accurate to 2.5 ulp (NVIDIA's Vulkan driver divides by a reciprocal; CUDA
-//! and lavapipe round correctly). [`unfused`] stops the first, [`div_rn`] replaces the second.
+//! and lavapipe round correctly). [`unfused()`] stops the first, [`div_rn()`] replaces the second.
 //! Adds, subtractions and products are correctly rounded everywhere.
 
 use cubecl::prelude::*;

@@ -8,6 +8,7 @@
 //!   [`GpuStochasticGame`] ties the two; the expectimax ([`expectimax`]) and TD(0) ([`td`])
 //!   kernels are generic over it, valuing states with the n-tuple lookups of [`ntuple`];
 //!   [`rules`] lays the rules bare for parity tests.
+//! * [`exact`] holds the float operations that round as the CPU's on every backend.
 //!
 //! No game lives here: kernels know games only through these traits.
 //!
