@@ -39,6 +39,29 @@ unsafe fn eight(weights: *const AtomicU32, idx: __m256i) -> __m256 {
     out
 }
 
+/// `weights[idx[j]]` in lane `j` where `mask`'s lane `j` is all ones, 0.0 (and no load) where it
+/// is zero: [`eight`] for some lanes only.
+///
+/// # Safety
+/// As [`eight`], for the indices of the lanes `mask` keeps.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn eight_masked(weights: *const AtomicU32, idx: __m256i, mask: __m256i) -> __m256 {
+    let mut out = _mm256_setzero_ps();
+    // SAFETY: as `eight`; the instruction clears its mask, so it gets a copy.
+    unsafe {
+        asm!(
+            "vgatherdps {out}, [{base} + {idx} * 4], {mask}",
+            base = in(reg) weights,
+            idx = in(ymm_reg) idx,
+            mask = inout(ymm_reg) mask => _,
+            out = inout(ymm_reg) out,
+            options(pure, readonly, nostack, preserves_flags),
+        );
+    }
+    out
+}
+
 /// Eight indices from `indices[at..at + 8]`.
 ///
 /// # Safety
@@ -71,21 +94,30 @@ pub(crate) unsafe fn sum_lookups(weights: *const AtomicU32, indices: &[u32]) -> 
     (s[0] + s[1]) + (s[2] + s[3])
 }
 
-/// V of four boards from their indices laid out as `NTupleNetwork::indices_of` does (board
-/// `i`'s lookup `4q + k` at `16q + 4k + i`).
+/// V of the boards of four that `wanted` names (0.0 for the others, whose weights are not
+/// read) from their indices laid out as `NTupleNetwork::indices_of` does (board `i`'s lookup
+/// `4q + k` at `16q + 4k + i`).
 ///
 /// # Safety
-/// AVX2 is available, and every index is inside the slice `weights` points into.
+/// AVX2 is available, and every index of a wanted board is inside the slice `weights` points
+/// into.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn sum_four_boards(weights: *const AtomicU32, indices: &[u32]) -> [f32; 4] {
+pub(crate) unsafe fn sum_four_boards(
+    weights: *const AtomicU32,
+    indices: &[u32],
+    wanted: [bool; 4],
+) -> [f32; 4] {
+    let [a, b, c, d] = wanted.map(|w| -(w as i32));
+    // Lane k·4 + i holds board i.
+    let mask = _mm256_setr_epi32(a, b, c, d, a, b, c, d);
     // Lane k·4 + i of `first` is board i's partial sum k (k = 0, 1); of `second`, k = 2, 3.
     let (mut first, mut second) = (_mm256_setzero_ps(), _mm256_setzero_ps());
     for at in (0..indices.len() & !15).step_by(16) {
         // SAFETY: the caller's promise; `at + 16` is within `indices`.
         unsafe {
-            first = _mm256_add_ps(first, eight(weights, load8(indices, at)));
-            second = _mm256_add_ps(second, eight(weights, load8(indices, at + 8)));
+            first = _mm256_add_ps(first, eight_masked(weights, load8(indices, at), mask));
+            second = _mm256_add_ps(second, eight_masked(weights, load8(indices, at + 8), mask));
         }
     }
     // (s₀ + s₁) + (s₂ + s₃), the four boards side by side.

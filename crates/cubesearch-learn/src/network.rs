@@ -316,12 +316,14 @@ fn sum_lookups(indices: &[u32], weight: impl Fn(u32) -> f32) -> f32 {
 /// V of four boards from their indices laid out as [`NTupleNetwork::indices_of`] does,
 /// `weight` reading each.
 #[inline(always)]
-fn sum_four_boards(indices: &[u32], weight: impl Fn(u32) -> f32) -> [f32; 4] {
+fn sum_four_boards(indices: &[u32], wanted: [bool; 4], weight: impl Fn(u32) -> f32) -> [f32; 4] {
     let mut sums = [PartialSums::default(); 4];
     // Four lookups of the four boards: board i's lookup 4q + k at 16q + 4k + i.
     for sixteen in indices.chunks_exact(16) {
         for (i, sums) in sums.iter_mut().enumerate() {
-            sums.add([0, 1, 2, 3].map(|k| weight(sixteen[4 * k + i])));
+            if wanted[i] {
+                sums.add([0, 1, 2, 3].map(|k| weight(sixteen[4 * k + i])));
+            }
         }
     }
     sums.map(PartialSums::total)
@@ -838,28 +840,31 @@ impl NTupleNetwork {
     /// does; the sixteen partial sums go step by step together, so their weight loads overlap.
     #[inline(always)]
     pub fn values_at(&self, indices: &[u32]) -> [f32; 4] {
-        sum_four_boards(indices, |i| self.weight(i))
+        sum_four_boards(indices, [true; 4], |i| self.weight(i))
     }
 
-    /// [`Self::values_at`] without bounds checks, reading as `reads` says.
+    /// [`Self::values_at`] of the boards `wanted` names, without bounds checks, reading as
+    /// `reads` says; the others read no weight and are 0.0 (the trainer values an illegal
+    /// move's board for nothing, and a quarter of the reads or more were those).
     ///
     /// # Safety
-    /// As for [`Self::value_at_unchecked`].
+    /// As for [`Self::value_at_unchecked`], for the wanted boards' indices.
     #[inline(always)]
     pub(crate) unsafe fn values_at_unchecked(
         &self,
         indices: &[u32],
+        wanted: [bool; 4],
         reads: WeightReads,
     ) -> [f32; 4] {
         match reads {
             // SAFETY: the caller's promises.
             #[cfg(target_arch = "x86_64")]
             WeightReads::Gather => unsafe {
-                gather::sum_four_boards(self.weights.as_ptr(), indices)
+                gather::sum_four_boards(self.weights.as_ptr(), indices, wanted)
             },
             // SAFETY: the caller's promise.
             WeightReads::OneByOne => {
-                sum_four_boards(indices, |i| unsafe { self.weight_unchecked(i) })
+                sum_four_boards(indices, wanted, |i| unsafe { self.weight_unchecked(i) })
             }
         }
     }
@@ -1019,11 +1024,17 @@ mod tests {
             });
             net.indices_of(&game, states, &mut four);
             // SAFETY: `indices_of` made every index; `reads` as above.
-            let fast = unsafe { net.values_at_unchecked(&four, reads) };
-            assert_eq!(
-                fast.map(f32::to_bits),
-                net.values_at(&four).map(f32::to_bits)
-            );
+            let fast = unsafe { net.values_at_unchecked(&four, [true; 4], reads) };
+            let all = net.values_at(&four);
+            assert_eq!(fast.map(f32::to_bits), all.map(f32::to_bits));
+            // Some boards only: theirs alike, the others 0.0.
+            let wanted: [bool; 4] = std::array::from_fn(|_| rng.below(2) == 1);
+            // SAFETY: as above.
+            let some = unsafe { net.values_at_unchecked(&four, wanted, reads) };
+            for k in 0..4 {
+                let want = if wanted[k] { all[k] } else { 0.0 };
+                assert_eq!(some[k].to_bits(), want.to_bits(), "board {k} of {wanted:?}");
+            }
             for (k, state) in states.into_iter().enumerate() {
                 let one: Vec<u32> = four.chunks_exact(4).map(|f| f[k]).collect();
                 // SAFETY: as above.

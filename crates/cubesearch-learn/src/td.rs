@@ -110,8 +110,8 @@ impl<G: TupleGame> Trajectory<G> {
 /// (`reward + V(afterstate)`), its number (its place in `ACTIONS`), the afterstate and the
 /// reward. The candidates are made and valued four at a time (vector instructions making their
 /// indices, their weight loads overlapping), their indices going to `path.candidates` as
-/// [`NTupleNetwork::indices_of`] lays out each four (an illegal move's are the state's, valued
-/// and ignored).
+/// [`NTupleNetwork::indices_of`] lays out each four (an illegal move's are the state's, and its
+/// weights are not read).
 #[inline(always)]
 fn greedy_indexed<G: TupleGame>(
     game: &G,
@@ -167,8 +167,8 @@ fn best_of_four<G: TupleGame>(
 ) {
     net.indices_of::<G, 4>(game, afters.map(|a| a.map_or(s, |a| a.0)), candidates);
     // SAFETY: `indices_of` of `net` just wrote every index of `candidates`; `reads` is the
-    // caller's.
-    let values = unsafe { net.values_at_unchecked(candidates, reads) };
+    // caller's. Illegal moves' boards read nothing.
+    let values = unsafe { net.values_at_unchecked(candidates, afters.map(|a| a.is_some()), reads) };
     for (k, after) in afters.iter().enumerate() {
         if let Some((after, reward)) = *after {
             let v = reward as f32 + values[k];
