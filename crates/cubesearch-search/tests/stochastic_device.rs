@@ -2,6 +2,8 @@
 //! actions and 6 chance outcome slots (so both are padded to powers of two on the device).
 //! Its device rules equal its host rules, its device expectimax (naive and multilevel) equals
 //! the CPU search, and one TD unit learns as a CPU re-implementation of the trainer does.
+//! `WideChute` is chute read through 40 cells, so that its networks reach past the 32 lanes
+//! that otherwise hold a game's cells.
 //!
 //! Chute: 8 cells of 2 bits. Cells 0..3 take spawns (value 1 with weight 2, value 2 with weight
 //! 1, on an empty cell drawn uniformly); action `a` (0..3) moves cell `a`'s value into the
@@ -241,6 +243,103 @@ impl TupleGame for Chute {
     }
 }
 
+/// Chute with 40 cells for n-tuple networks, cells 8.. always empty, and shapes that read
+/// cells past 31: the same rules and device twin, a network wider than a plane's lanes.
+#[derive(Clone, Copy, Debug, Default)]
+struct WideChute;
+
+const WIDE_IDENTITY: [u8; 40] = {
+    let mut cells = [0u8; 40];
+    let mut c = 0;
+    while c < 40 {
+        cells[c] = c as u8;
+        c += 1;
+    }
+    cells
+};
+
+impl StochasticGame for WideChute {
+    type State = u32;
+    type Action = u8;
+    const NAME: &'static str = "wide chute";
+    const ACTIONS: &'static [u8] = Chute::ACTIONS;
+
+    fn afterstate(&self, s: &u32, a: u8) -> Option<(u32, u32)> {
+        Chute.afterstate(s, a)
+    }
+
+    fn chance_outcomes(&self, after: &u32, out: &mut Vec<(u32, u32)>) {
+        Chute.chance_outcomes(after, out)
+    }
+
+    fn sample_chance(&self, after: &u32, rng: &mut XorShift32) -> u32 {
+        Chute.sample_chance(after, rng)
+    }
+
+    fn initial(&self, rng: &mut XorShift32) -> u32 {
+        Chute.initial(rng)
+    }
+
+    fn parse_position(&self, text: &str) -> Result<u32> {
+        Chute.parse_position(text)
+    }
+
+    fn format_position(&self, s: &u32) -> String {
+        Chute.format_position(s)
+    }
+
+    fn format_action(&self, a: u8) -> String {
+        Chute.format_action(a)
+    }
+}
+
+impl GpuStochasticGame for WideChute {
+    type Device = DeviceChute;
+    const STATE_WORDS: usize = 1;
+    const OUTCOMES: u32 = Chute::OUTCOMES;
+
+    fn encode(&self, s: &u32, out: &mut [u32]) {
+        out[0] = *s;
+    }
+
+    fn decode(&self, words: &[u32]) -> u32 {
+        words[0]
+    }
+}
+
+impl TupleGame for WideChute {
+    const CELLS: usize = 40;
+    const CELL_BITS: u32 = 2;
+    const SYMMETRIES: &'static [&'static [u8]] = &[&WIDE_IDENTITY];
+    const CELLS_PER_WORD: usize = 32;
+    // Cell 33 and 36..40 are empty, so a wrong cell read there shows as a wrong index.
+    const SHAPES: &'static [(&'static str, &'static [&'static [u8]])] = &[(
+        "default",
+        &[
+            &[0, 1, 2, 3],
+            &[3, 4, 5, 6],
+            &[1, 2, 6, 33],
+            &[0, 36, 7, 39],
+        ],
+    )];
+    const MILESTONES: &'static [u32] = &[];
+    type Views<const N: usize> = [[[u64; N]; 2]; 1];
+
+    fn cells(&self, s: &u32, out: &mut [u8]) {
+        for (c, o) in out.iter_mut().enumerate() {
+            *o = cell(*s, c) as u8;
+        }
+    }
+
+    fn views<const N: usize>(&self, states: [u32; N]) -> Self::Views<N> {
+        pack_views(self, states)
+    }
+
+    fn progress(&self, s: &u32) -> u32 {
+        s >> 6
+    }
+}
+
 /// The networks the device must read as the CPU does: one stage, and three (a chute game
 /// reaches progress 4 in its second move and 64 in its fourth).
 const STAGINGS: [&[u32]; 2] = [&[], &[4, 64]];
@@ -248,7 +347,12 @@ const STAGINGS: [&[u32]; 2] = [&[], &[4, 64]];
 /// A chute network: four 4-cell shapes of 2-bit cells, a stage after each of `stages`, with
 /// weights drawn from `seed`.
 fn network(seed: u32, stages: &[u32]) -> NTupleNetwork {
-    let mut net = NTupleNetwork::staged::<Chute>(&default_shapes::<Chute>(), stages).unwrap();
+    network_of::<Chute>(seed, stages)
+}
+
+/// [`network`] for `G`'s default shapes.
+fn network_of<G: TupleGame>(seed: u32, stages: &[u32]) -> NTupleNetwork {
+    let mut net = NTupleNetwork::staged::<G>(&default_shapes::<G>(), stages).unwrap();
     let mut rng = XorShift32::for_worker(seed, 0);
     for t in 0..net.tables() {
         let n = net.table(t).len();
@@ -459,14 +563,37 @@ fn averaged_td_units_learn_as_the_cpu_rules(
 }
 
 fn averaged_td_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
+    averaged_td_matches_for(gpu, Chute);
+}
+
+/// Chute's rules with networks that read a cell past 31 ([`WideChute`]): the lanes of a game
+/// then take their cells out of the board instead of from each other (no lane holds cell 33),
+/// a path no other game's network takes.
+#[rstest]
+fn averaged_td_units_read_cells_past_the_lanes_as_the_cpu(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    on_gpu!(backend, averaged_wide_td_matches);
+}
+
+fn averaged_wide_td_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
+    let top = default_shapes::<WideChute>().into_iter().flatten().max();
+    assert_eq!(top, Some(39), "a cell past the 32 lanes");
+    averaged_td_matches_for(gpu, WideChute);
+}
+
+fn averaged_td_matches_for<R: Runtime, G>(gpu: &mut GpuExecutor<R>, game: G)
+where
+    G: GpuStochasticGame<State = u32> + TupleGame,
+{
     let mut exchanges = vec![LaneExchange::Cube];
     if cubesearch_kernels::launch::planes_fit(gpu.client()) {
         exchanges.push(LaneExchange::Plane);
     }
     for stages in STAGINGS {
         for &lanes in &exchanges {
-            let mut cpu_net = network(9, stages);
-            let gpu_net = network(9, stages);
+            let mut cpu_net = network_of::<G>(9, stages);
+            let gpu_net = network_of::<G>(9, stages);
             let step = 0.05 / cpu_net.lookups() as f32;
             let shape = TdShape {
                 units: 1,
@@ -478,11 +605,9 @@ fn averaged_td_matches<R: Runtime>(gpu: &mut GpuExecutor<R>) {
                 steps_per_launch: 4,
                 coherence: false,
             };
-            let mut device =
-                DeviceTd::<_, Chute>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
+            let mut device = DeviceTd::<_, G>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
             for g in 0..12 {
-                let (score, last) =
-                    averaged_game(&Chute, &mut cpu_net, g, 12, step, 4, |w| w, None);
+                let (score, last) = averaged_game(&game, &mut cpu_net, g, 12, step, 4, |w| w, None);
                 let want = (score as u32, last >> 6);
                 let game = device.play_batch(g, 1, 12, step).unwrap()[0];
                 assert_eq!(
