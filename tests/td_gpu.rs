@@ -922,7 +922,8 @@ fn a_deadline_stops_gpu_training_between_launches() {
 
 /// Pairs to divide: every kind of finite dividend and nonzero divisor the updates meet (sums
 /// over small counts, coherence's `|E| / A`) and the corners of the format: random bit
-/// patterns, exact and halfway quotients, subnormals in and out, overflow.
+/// patterns, exact and halfway quotients, subnormals in and out, overflow; and, past the
+/// contract, infinities and a NaN.
 fn division_cases() -> Vec<(f32, f32)> {
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
@@ -981,6 +982,11 @@ fn division_cases() -> Vec<(f32, f32)> {
         (1e-38, 1e10),
         (1.0 + f32::EPSILON, 1.0 - f32::EPSILON / 2.0),
         (f32::from_bits(0x3fff_ffff), f32::from_bits(0x3f80_0001)),
+        // Past the contract, the device's own division: a diverging run still shows.
+        (f32::INFINITY, 3.0),
+        (f32::NEG_INFINITY, 3.0),
+        (3.0, f32::INFINITY),
+        (f32::NAN, 2.0),
     ] {
         pairs.push((a, b));
     }
@@ -1020,6 +1026,10 @@ fn device_division_rounds_as_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] bac
     }
     .unwrap();
     for ((&(a, b), cpu), gpu) in pairs.iter().zip(&quotients).zip(&device) {
+        if cpu.is_nan() {
+            assert!(gpu.is_nan(), "{a:e} / {b:e}: device {gpu:e}, CPU NaN");
+            continue;
+        }
         assert_eq!(
             gpu.to_bits(),
             cpu.to_bits(),

@@ -22,15 +22,23 @@ const SIGN: u32 = 0x8000_0000;
 const FRACTION: u32 = 0x007f_ffff;
 /// The significand's leading one, at bit 23.
 const ONE: u32 = 0x0080_0000;
+/// The exponent field all ones: an infinity or a NaN.
+const INFINITY: u32 = 0x7f80_0000;
 
-/// `a / b` rounded to the nearest f32, ties to even, as IEEE 754 (and the CPU) divides: for
-/// finite `a` and finite, nonzero `b`; subnormals in and out included. Integer operations only,
-/// so every backend gives the same bits, at ~25 steps of long division.
+/// `a / b` rounded to the nearest f32, ties to even, as IEEE 754 (and the CPU) divides, for
+/// finite `a` and finite, nonzero `b` (subnormals in and out included), in integer operations
+/// only, so that every backend gives the same bits: 25 steps of long division, unrolled. An
+/// infinite or NaN operand, or a zero `b`, takes the device's own `/`, so a diverging run still
+/// shows infinities and NaNs.
 #[cube]
 pub fn div_rn(a: f32, b: f32) -> f32 {
     let (ua, ub) = (u32::reinterpret(a), u32::reinterpret(b));
     let mut bits = (ua ^ ub) & SIGN;
-    if (ua & !SIGN) != 0u32 {
+    let exceptional =
+        (ua & INFINITY) == INFINITY || (ub & INFINITY) == INFINITY || (ub & !SIGN) == 0u32;
+    if exceptional {
+        bits = u32::reinterpret(a / b);
+    } else if (ua & !SIGN) != 0u32 {
         // Each operand as significand · 2^(exponent − 150), the leading one at bit 23 (a
         // subnormal's shifted up to it, its exponent below 1).
         let mut ma = ua & FRACTION;
@@ -61,6 +69,7 @@ pub fn div_rn(a: f32, b: f32) -> f32 {
         // is the sticky part (remainder < 2·mb < 2^25, so the shift fits).
         let mut q = 0u32;
         let mut r = ma;
+        #[unroll]
         for _ in 0..25u32 {
             q <<= 1u32;
             if r >= mb {
@@ -80,7 +89,7 @@ pub fn div_rn(a: f32, b: f32) -> f32 {
                 e += 1i32;
             }
             if e >= 255i32 {
-                bits |= 0x7f80_0000u32;
+                bits |= INFINITY;
             } else {
                 bits |= (u32::cast_from(e) << 23u32) | (m & FRACTION);
             }

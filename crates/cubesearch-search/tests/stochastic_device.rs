@@ -312,7 +312,8 @@ impl TupleGame for WideChute {
     const CELL_BITS: u32 = 2;
     const SYMMETRIES: &'static [&'static [u8]] = &[&WIDE_IDENTITY];
     const CELLS_PER_WORD: usize = 32;
-    // Cell 33 and 36..40 are empty, so a wrong cell read there shows as a wrong index.
+    // Cells 33, 36 and 39 are empty; a read that wrapped at the 32 lanes would find cells 1, 4
+    // and 7 there, which are not, and make another index.
     const SHAPES: &'static [(&'static str, &'static [&'static [u8]])] = &[(
         "default",
         &[
