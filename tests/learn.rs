@@ -606,6 +606,30 @@ fn td_training_beats_random_play_on_2584_with_two_threads() {
     assert!(trained > 1.5 * random, "random {random}, trained {trained}");
 }
 
+/// `auto` (the default) gives threads copies of a small network and one table of a large one,
+/// whose merges would cost more than its games; `copies` stays copies until the copies
+/// outgrow their limit, and `table` is always the table.
+#[test]
+fn auto_sharing_copies_small_networks_and_shares_large_ones() {
+    use cubesearch_learn::runner::{AUTO_COPY_BYTES, MAX_COPY_BYTES};
+    assert_eq!(Sharing::default(), Sharing::Auto);
+    assert_eq!("auto".parse::<Sharing>().unwrap(), Sharing::Auto);
+    let seed_2584 = 3 << 22; // three tables of 2^20 weights, 12 MB
+    let six_tuples = 4 << 26; // 2048's 4x6patt, 256 MB
+    assert_eq!(Sharing::Auto.resolve(2, seed_2584), Sharing::Copies);
+    assert_eq!(Sharing::Auto.resolve(2, AUTO_COPY_BYTES), Sharing::Copies);
+    assert_eq!(
+        Sharing::Auto.resolve(2, AUTO_COPY_BYTES + 4),
+        Sharing::Table
+    );
+    assert_eq!(Sharing::Auto.resolve(2, six_tuples), Sharing::Table);
+    assert_eq!(Sharing::Copies.resolve(2, six_tuples), Sharing::Copies);
+    assert!(16 * six_tuples > MAX_COPY_BYTES);
+    assert_eq!(Sharing::Copies.resolve(16, six_tuples), Sharing::Table);
+    assert_eq!(Sharing::Auto.resolve(1024, seed_2584), Sharing::Table);
+    assert_eq!(Sharing::Table.resolve(2, seed_2584), Sharing::Table);
+}
+
 #[test]
 fn td_training_on_copies_and_on_one_table_both_learn() {
     for sharing in [Sharing::Copies, Sharing::Table] {

@@ -345,13 +345,15 @@ pub struct TrainArgs {
     /// A weights file to continue from.
     #[arg(long)]
     pub resume: Option<String>,
-    /// CPU threads (0 = every core; 1 is reproducible, and so is any number with copies; at
+    /// CPU threads (0 = every core; 1 is reproducible, and so is any number on copies; at
     /// most 1024).
     #[arg(long, default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1024))]
     pub threads: usize,
     /// How CPU threads share the weights: `copies` (one each, merged every ~0.1 s: each weight
-    /// moves by the mean change of the copies that changed it; reproducible) or `table` (one table without locks, the seed's 4.3).
-    #[arg(long, default_value = "copies")]
+    /// moves by the mean change of the copies that changed it; reproducible), `table` (one
+    /// table without locks, the seed's 4.3) or `auto` (copies for a network of at most 32 MB,
+    /// the table above, where merging copies costs more than their games).
+    #[arg(long, default_value = "auto")]
     pub sharing: cubesearch_learn::runner::Sharing,
     /// When the CPU trainer's games learn: `backward` (at each game's end, last move first:
     /// the seed's order, and the GPU trainers') or `forward` (each afterstate once the next

@@ -2,8 +2,8 @@
 //! --example td_speed -- weights/2584-19min.safetensors [games] [reps] [threads]`.
 //! The game (2584 or 2048) is the weights file's. Each rep loads the weights afresh and trains
 //! `games` games (default 1024, as `cubesearch bench td-train` does) on `threads` threads
-//! (default 1), the threads sharing the weights as `SHARING` (`copies`, the default, or
-//! `table`) says, learning in the order `TD_ORDER` (`backward`, the default, or `forward`) says;
+//! (default 1), the threads sharing the weights as `SHARING` (`auto`, the default, `copies`
+//! or `table`) says, learning in the order `TD_ORDER` (`backward`, the default, or `forward`) says;
 //! prints each rep's moves/s and the median.
 
 use cubesearch_games::{Game2048, Game2584};

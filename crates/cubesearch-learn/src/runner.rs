@@ -3,20 +3,24 @@
 //! Game number `g` of a run draws its randomness from `XorShift32::for_worker(seed, g)`, so one
 //! thread replays a run exactly. Several threads learning share the network in one of two
 //! ways ([`Sharing`]):
-//! - **copies** (the default): each thread learns on its own copy of the weights; after every
-//!   round of about [`ROUND_MOVES`] moves a thread, each weight moves by the mean change of
-//!   the copies that changed it, and every copy starts again from the result (the seed's 4.6
-//!   scheme, one agent a thread, with the GPU trainer's per-weight averaging).
-//!   Thread `t` of `T` plays games `t, t + T, …`, and the sums run in thread order, so a run
-//!   on a given number of threads replays exactly;
+//! - **copies**: each thread learns on its own copy of the weights; after every round of
+//!   about [`ROUND_MOVES`] moves a thread, each weight moves by the mean change of the copies
+//!   that changed it, and every copy starts again from the result (the seed's 4.6 scheme, one
+//!   agent a thread, with the GPU trainer's per-weight averaging). Thread `t` of `T` plays
+//!   games `t, t + T, …`, and the sums run in thread order, so a run on a given number of
+//!   threads replays exactly;
 //! - **table**: the threads read and write one table without locks (the seed's 4.3). Their
 //!   updates interleave, so a run is not bit-reproducible. Every thread writes the table's hot
 //!   weights (the empty and nearly empty tuples every game passes through), and each write
 //!   takes the cache line from every other core: with a 4-tuple network of 5-bit cells 16 threads
 //!   learned no faster than one (docs/BENCHMARKS.md).
 //!
-//! Copies take a network's weights once a thread; above [`MAX_COPY_BYTES`] in all, the threads
-//! share the table instead. Play without learning always reads the one network.
+//! The default, [`Sharing::Auto`], takes copies for a network of at most [`AUTO_COPY_BYTES`]
+//! and the table above: merging large copies costs more than their games (on two threads,
+//! 2048's 256 MB `4x6patt` ran 2.8 M moves/s on copies and 5.2 M on one table, a 16 MB
+//! network 6.3 M on copies and 3.1 M on the table; docs/BENCHMARKS.md). Copies take a
+//! network's weights once a thread; above [`MAX_COPY_BYTES`] in all, the threads share the
+//! table whatever was asked. Play without learning always reads the one network.
 
 use crate::game::TupleGame;
 use crate::network::NTupleNetwork;
@@ -50,11 +54,30 @@ pub struct Learning {
 /// How several learning threads share the weights (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sharing {
-    /// A copy a thread, merged every round.
+    /// Copies for a network of at most [`AUTO_COPY_BYTES`], one table above.
     #[default]
+    Auto,
+    /// A copy a thread, merged every round (a run replays exactly).
     Copies,
     /// One table, read and written without locks.
     Table,
+}
+
+/// The largest network [`Sharing::Auto`] gives each thread a copy of.
+pub const AUTO_COPY_BYTES: usize = 32 << 20;
+
+impl Sharing {
+    /// How `threads` threads learning on a network of `network_bytes` share it: copies when
+    /// asked (or, for `Auto`, when the network is small) and they fit [`MAX_COPY_BYTES`],
+    /// else the table.
+    pub fn resolve(self, threads: usize, network_bytes: usize) -> Sharing {
+        let copies_fit = threads.saturating_mul(network_bytes) <= MAX_COPY_BYTES;
+        match self {
+            Sharing::Auto if network_bytes <= AUTO_COPY_BYTES && copies_fit => Sharing::Copies,
+            Sharing::Copies if copies_fit => Sharing::Copies,
+            _ => Sharing::Table,
+        }
+    }
 }
 
 impl std::str::FromStr for Sharing {
@@ -62,10 +85,11 @@ impl std::str::FromStr for Sharing {
 
     fn from_str(s: &str) -> Result<Self> {
         match s {
+            "auto" => Ok(Sharing::Auto),
             "copies" => Ok(Sharing::Copies),
             "table" => Ok(Sharing::Table),
             other => Err(cubesearch_core::Error::parse(format!(
-                "unknown weight sharing '{other}': copies or table"
+                "unknown weight sharing '{other}': auto, copies or table"
             ))),
         }
     }
@@ -117,8 +141,8 @@ pub fn run_games<G: TupleGame>(
     };
     let threads = thread_count(threads).min(games.max(1) as usize);
     if let Policy::Greedy(net, Some(learning)) = policy {
-        let copy_bytes = threads * net.memory_bytes();
-        if threads > 1 && learning.sharing == Sharing::Copies && copy_bytes <= MAX_COPY_BYTES {
+        let sharing = learning.sharing.resolve(threads, net.memory_bytes());
+        if threads > 1 && sharing == Sharing::Copies {
             let games = first..first + games;
             return run_on_copies(game, net, learning, games, seed, threads, on_game);
         }
