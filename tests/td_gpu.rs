@@ -6,7 +6,7 @@ use cubesearch::games::fib::seed_shapes;
 use cubesearch::games::fib::GpuTiles;
 use cubesearch::kernels::td::WeightStorage;
 use cubesearch::learn::{play, CpuTd, NTupleNetwork, TdEngine};
-use cubesearch::testing::executor;
+use cubesearch::testing::{executor, lane_exchanges};
 use cubesearch::{Backend, TdUpdate};
 use cubesearch_games::fib::{Fib, Pow2, Sliding, TileRule};
 use cubesearch_games::{Game2048, Game2584};
@@ -625,19 +625,6 @@ fn averaged_coherent_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R
             &gpu_net,
         );
     }
-}
-
-/// The ways a game's lanes can pool their reads on `client`'s device: through the cube
-/// everywhere, and through planes where it has planes of the lanes' number.
-fn lane_exchanges<R: cubecl::Runtime>(
-    client: &cubecl::prelude::ComputeClient<R>,
-) -> Vec<cubesearch::kernels::td::LaneExchange> {
-    use cubesearch::kernels::td::LaneExchange;
-    let mut all = vec![LaneExchange::Cube];
-    if cubesearch::kernels::launch::planes_fit(client) {
-        all.push(LaneExchange::Plane);
-    }
-    all
 }
 
 /// A weight as an f16 copy holds it (round to nearest, ties to even).

@@ -25,6 +25,32 @@ const ONE: u32 = 0x0080_0000;
 /// The exponent field all ones: an infinity or a NaN.
 const INFINITY: u32 = 0x7f80_0000;
 
+/// A finite, nonzero f32 as `significand · 2^(exponent − 150)`, the leading one at bit 23 (a
+/// subnormal's shifted up to it, its exponent below 1).
+#[derive(CubeType, Clone, Copy)]
+struct Unpacked {
+    significand: u32,
+    exponent: i32,
+}
+
+/// [`Unpacked`] from the bits `u` of a finite, nonzero f32.
+#[cube]
+fn unpack(u: u32) -> Unpacked {
+    let mut significand = u & FRACTION;
+    let mut exponent = i32::cast_from((u >> 23u32) & 0xffu32);
+    if exponent == 0i32 {
+        let shift = significand.leading_zeros() - 8u32;
+        significand <<= shift;
+        exponent = 1i32 - i32::cast_from(shift);
+    } else {
+        significand |= ONE;
+    }
+    Unpacked {
+        significand,
+        exponent,
+    }
+}
+
 /// `a / b` rounded to the nearest f32, ties to even, as IEEE 754 (and the CPU) divides, for
 /// finite `a` and finite, nonzero `b` (subnormals in and out included), in integer operations
 /// only, so that every backend gives the same bits: 25 steps of long division, unrolled. An
@@ -39,28 +65,10 @@ pub fn div_rn(a: f32, b: f32) -> f32 {
     if exceptional {
         bits = u32::reinterpret(a / b);
     } else if (ua & !SIGN) != 0u32 {
-        // Each operand as significand · 2^(exponent − 150), the leading one at bit 23 (a
-        // subnormal's shifted up to it, its exponent below 1).
-        let mut ma = ua & FRACTION;
-        let mut ea = i32::cast_from((ua >> 23u32) & 0xffu32);
-        if ea == 0i32 {
-            let shift = ma.leading_zeros() - 8u32;
-            ma <<= shift;
-            ea = 1i32 - i32::cast_from(shift);
-        } else {
-            ma |= ONE;
-        }
-        let mut mb = ub & FRACTION;
-        let mut eb = i32::cast_from((ub >> 23u32) & 0xffu32);
-        if eb == 0i32 {
-            let shift = mb.leading_zeros() - 8u32;
-            mb <<= shift;
-            eb = 1i32 - i32::cast_from(shift);
-        } else {
-            mb |= ONE;
-        }
+        let (a, b) = (unpack(ua), unpack(ub));
+        let (mut ma, mb) = (a.significand, b.significand);
         // The quotient's biased exponent, for a significand quotient in [1, 2).
-        let mut e = ea - eb + 127i32;
+        let mut e = a.exponent - b.exponent + 127i32;
         if ma < mb {
             ma <<= 1u32;
             e -= 1i32;

@@ -15,40 +15,19 @@ use std::arch::asm;
 use std::arch::x86_64::*;
 use std::sync::atomic::AtomicU32;
 
-/// `weights[idx[j]]` in lane `j`, as eight relaxed loads (see the module docs).
+/// `weights[idx[j]]` in lane `j` where `mask`'s lane `j` is all ones (a relaxed load each, see
+/// the module docs), 0.0 and no load where it is zero.
 ///
 /// # Safety
-/// AVX2 is available, and every index is inside the slice `weights` points into.
+/// AVX2 is available, and the index of every lane `mask` keeps is inside the slice `weights`
+/// points into.
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn eight(weights: *const AtomicU32, idx: __m256i) -> __m256 {
-    let out: __m256;
-    // SAFETY: the caller's promise; `out` operands get registers apart from the inputs and
-    // from each other, as the instruction requires of its index, mask and destination.
-    unsafe {
-        asm!(
-            "vpcmpeqd {mask}, {mask}, {mask}",
-            "vgatherdps {out}, [{base} + {idx} * 4], {mask}",
-            base = in(reg) weights,
-            idx = in(ymm_reg) idx,
-            mask = out(ymm_reg) _,
-            out = out(ymm_reg) out,
-            options(pure, readonly, nostack, preserves_flags),
-        );
-    }
-    out
-}
-
-/// `weights[idx[j]]` in lane `j` where `mask`'s lane `j` is all ones, 0.0 (and no load) where it
-/// is zero: [`eight`] for some lanes only.
-///
-/// # Safety
-/// As [`eight`], for the indices of the lanes `mask` keeps.
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn eight_masked(weights: *const AtomicU32, idx: __m256i, mask: __m256i) -> __m256 {
+unsafe fn eight(weights: *const AtomicU32, idx: __m256i, mask: __m256i) -> __m256 {
     let mut out = _mm256_setzero_ps();
-    // SAFETY: as `eight`; the instruction clears its mask, so it gets a copy.
+    // SAFETY: the caller's promise; the `inout` operands get registers apart from the index
+    // and from each other, as the instruction requires of its index, mask and destination,
+    // and the instruction clears its mask, so it gets a copy.
     unsafe {
         asm!(
             "vgatherdps {out}, [{base} + {idx} * 4], {mask}",
@@ -82,9 +61,10 @@ unsafe fn load8(indices: &[u32], at: usize) -> __m256i {
 pub(crate) unsafe fn sum_lookups(weights: *const AtomicU32, indices: &[u32]) -> f32 {
     // Lane k is partial sum k.
     let mut sums = _mm_setzero_ps();
+    let every = _mm256_set1_epi32(-1);
     for at in (0..indices.len() & !7).step_by(8) {
         // SAFETY: the caller's promise; `at + 8` is within `indices`.
-        let w = unsafe { eight(weights, load8(indices, at)) };
+        let w = unsafe { eight(weights, load8(indices, at), every) };
         sums = _mm_add_ps(sums, _mm256_castps256_ps128(w));
         sums = _mm_add_ps(sums, _mm256_extractf128_ps::<1>(w));
     }
@@ -116,8 +96,8 @@ pub(crate) unsafe fn sum_four_boards(
     for at in (0..indices.len() & !15).step_by(16) {
         // SAFETY: the caller's promise; `at + 16` is within `indices`.
         unsafe {
-            first = _mm256_add_ps(first, eight_masked(weights, load8(indices, at), mask));
-            second = _mm256_add_ps(second, eight_masked(weights, load8(indices, at + 8), mask));
+            first = _mm256_add_ps(first, eight(weights, load8(indices, at), mask));
+            second = _mm256_add_ps(second, eight(weights, load8(indices, at + 8), mask));
         }
     }
     // (s₀ + s₁) + (s₂ + s₃), the four boards side by side.

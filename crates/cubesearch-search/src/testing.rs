@@ -14,6 +14,19 @@ use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Game, RootValue, StochasticGame};
 use cubesearch_kernels::GpuStochasticGame;
 
+/// Every way the lanes of a TD game can exchange cells on `client`'s device: through the cube
+/// always, through planes where they fit ([`cubesearch_kernels::launch::planes_fit`]).
+pub fn lane_exchanges<R: cubecl::Runtime>(
+    client: &cubecl::prelude::ComputeClient<R>,
+) -> Vec<cubesearch_kernels::td::LaneExchange> {
+    use cubesearch_kernels::td::LaneExchange;
+    let mut all = vec![LaneExchange::Cube];
+    if cubesearch_kernels::launch::planes_fit(client) {
+        all.push(LaneExchange::Plane);
+    }
+    all
+}
+
 /// The executor for `backend`, or `None` for CUDA in a build without the `cuda` feature.
 ///
 /// # Panics

@@ -23,6 +23,7 @@ use cubesearch_search::expectimax::search;
 use cubesearch_search::td::td_net;
 use cubesearch_search::testing::{
     assert_same_root_values, assert_same_weights, assert_stochastic_rules_match, executor,
+    lane_exchanges,
 };
 use cubesearch_search::{Executor, GpuExecutor};
 use rstest::rstest;
@@ -327,9 +328,8 @@ impl TupleGame for WideChute {
     type Views<const N: usize> = [[[u64; N]; 2]; 1];
 
     fn cells(&self, s: &u32, out: &mut [u8]) {
-        for (c, o) in out.iter_mut().enumerate() {
-            *o = cell(*s, c) as u8;
-        }
+        // Chute's cells past 8 read as empty.
+        Chute.cells(s, out)
     }
 
     fn views<const N: usize>(&self, states: [u32; N]) -> Self::Views<N> {
@@ -337,7 +337,7 @@ impl TupleGame for WideChute {
     }
 
     fn progress(&self, s: &u32) -> u32 {
-        s >> 6
+        Chute.progress(s)
     }
 }
 
@@ -587,12 +587,8 @@ fn averaged_td_matches_for<R: Runtime, G>(gpu: &mut GpuExecutor<R>, game: G)
 where
     G: GpuStochasticGame<State = u32> + TupleGame,
 {
-    let mut exchanges = vec![LaneExchange::Cube];
-    if cubesearch_kernels::launch::planes_fit(gpu.client()) {
-        exchanges.push(LaneExchange::Plane);
-    }
     for stages in STAGINGS {
-        for &lanes in &exchanges {
+        for lanes in lane_exchanges(gpu.client()) {
             let mut cpu_net = network_of::<G>(9, stages);
             let gpu_net = network_of::<G>(9, stages);
             let step = 0.05 / cpu_net.lookups() as f32;
