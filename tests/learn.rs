@@ -4,8 +4,8 @@ use cubesearch_games::fib::{seed_shapes, Board, BoardOf, Dir, Fib, Pow2, Sliding
 use cubesearch_games::{Game2048, Game2584};
 use cubesearch_learn::runner::{Sharing, ROUND_MOVES};
 use cubesearch_learn::{
-    coherence_rate, curve_csv, parse_shapes, play, play_random, starting_network, train, CpuTd,
-    NTupleNetwork, TdOrder, TrainConfig,
+    coherence_rate, curve_csv, parse_shapes, play, play_random, starting_network, train, CpuEngine,
+    CpuTd, Episode, NTupleNetwork, Restart, TdEngine, TdOrder, TrainConfig,
 };
 use rstest::rstest;
 
@@ -142,13 +142,17 @@ fn reference_learn<R: TileRule>(net: &NTupleNetwork, path: &[(BoardOf<R>, u32)],
 /// The trainer as first written, on the reference path: game `g` from
 /// `XorShift32::for_worker(seed, g)`, greedy on `value_cells` (ties to the first of left,
 /// right, up, down), then [`reference_learn`]; or, `forward`, each afterstate moved toward the
-/// next move's value once that move is chosen and the last toward 0. Returns the scores.
+/// next move's value once that move is chosen and the last toward 0. Then the game plays on
+/// `restart.times` more times from its first position whose largest tile reached
+/// `restart.at`, if one did, learning from each play alike. Returns the scores of the games'
+/// own plays.
 fn reference_train<R: TileRule>(
     net: &NTupleNetwork,
     games: u32,
     alpha: f32,
     seed: u32,
     forward: bool,
+    restart: Restart,
 ) -> Vec<u64> {
     let game = Sliding::<R>::new();
     let step = alpha / net.lookups() as f32;
@@ -157,34 +161,48 @@ fn reference_train<R: TileRule>(
         .map(|g| {
             let mut rng = XorShift32::for_worker(seed, g);
             let mut s = game.initial(&mut rng);
-            let mut score = 0;
-            path.clear();
-            loop {
-                let mut best: Option<(f32, BoardOf<R>, u32)> = None;
-                for d in Dir::ALL {
-                    if let Some((after, reward)) = game.afterstate(&s, d) {
-                        let v = reward as f32 + reference_value::<R>(net, after);
-                        if best.is_none_or(|b| v > b.0) {
-                            best = Some((v, after, reward));
+            let (mut own, mut mark) = (0, None);
+            for replay in 0..=restart.times {
+                let mut score = 0;
+                path.clear();
+                loop {
+                    let mut best: Option<(f32, BoardOf<R>, u32)> = None;
+                    for d in Dir::ALL {
+                        if let Some((after, reward)) = game.afterstate(&s, d) {
+                            let v = reward as f32 + reference_value::<R>(net, after);
+                            if best.is_none_or(|b| v > b.0) {
+                                best = Some((v, after, reward));
+                            }
                         }
                     }
+                    let Some((value, after, reward)) = best else {
+                        break;
+                    };
+                    if let (true, Some(&(last, _))) = (forward, path.last()) {
+                        reference_update::<R>(net, last, value, step);
+                    }
+                    score += reward as u64;
+                    path.push((after, reward));
+                    s = game.sample_chance(&after, &mut rng);
+                    let largest = game.values(s).into_iter().max();
+                    if restart.times > 0 && mark.is_none() && largest >= Some(restart.at) {
+                        mark = Some(s);
+                    }
                 }
-                let Some((value, after, reward)) = best else {
-                    break;
-                };
-                if let (true, Some(&(last, _))) = (forward, path.last()) {
-                    reference_update::<R>(net, last, value, step);
+                match (forward, path.last()) {
+                    (true, Some(&(last, _))) => reference_update::<R>(net, last, 0.0, step),
+                    (true, None) => {}
+                    (false, _) => reference_learn::<R>(net, &path, step),
                 }
-                score += reward as u64;
-                path.push((after, reward));
-                s = game.sample_chance(&after, &mut rng);
+                if replay == 0 {
+                    own = score;
+                }
+                match mark {
+                    Some(m) => s = m,
+                    None => break,
+                }
             }
-            match (forward, path.last()) {
-                (true, Some(&(last, _))) => reference_update::<R>(net, last, 0.0, step),
-                (true, None) => {}
-                (false, _) => reference_learn::<R>(net, &path, step),
-            }
-            score
+            own
         })
         .collect()
 }
@@ -200,7 +218,7 @@ fn check_training<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32], games: u32) {
         .unwrap();
     assert_eq!(
         scores,
-        reference_train::<R>(&reference, games, 0.1, 21, false)
+        reference_train::<R>(&reference, games, 0.1, 21, false, Restart::default())
     );
     for t in 0..fast.tables() {
         let bits = |net: &NTupleNetwork| -> Vec<u32> {
@@ -243,11 +261,11 @@ fn check_forward_training<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32], games
     let (fast, report) = train(&game, &cfg, |_| {}).unwrap();
     assert_eq!(fast.stages(), stages);
     let forward = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
-    let scores = reference_train::<R>(&forward, games, 0.1, 21, true);
+    let scores = reference_train::<R>(&forward, games, 0.1, 21, true, Restart::default());
     let mean = scores.iter().sum::<u64>() as f64 / games as f64;
     assert_eq!(report.mean_score, mean, "{}", R::NAME);
     let backward = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
-    reference_train::<R>(&backward, games, 0.1, 21, false);
+    reference_train::<R>(&backward, games, 0.1, 21, false, Restart::default());
     let bits = |net: &NTupleNetwork, t: usize| -> Vec<u32> {
         net.table(t).iter().map(|w| w.to_bits()).collect()
     };
@@ -268,6 +286,63 @@ fn the_forward_trainer_learns_exactly_what_the_forward_reference_learns() {
     check_forward_training::<Pow2>(&seed_shapes(), &[], 150);
     check_forward_training::<Pow2>(&odd_shapes(), &[], 60);
     check_forward_training::<Pow2>(&seed_shapes(), &[64, 128], 150);
+}
+
+/// 40 games from zero weights on one CPU thread, replaying as `restart` says: each game's
+/// episode and the network learned.
+fn replayed_run<R: TileRule>(order: TdOrder, restart: Restart) -> (Vec<Episode>, NTupleNetwork) {
+    let game = Sliding::<R>::new();
+    let net = NTupleNetwork::for_game::<Sliding<R>>(&seed_shapes()).unwrap();
+    let mut engine = CpuEngine {
+        threads: 1,
+        sharing: Sharing::Copies,
+        order,
+        restart,
+    };
+    let mut episodes = Vec::new();
+    let step = 0.1 / net.lookups() as f32;
+    TdEngine::<Sliding<R>>::play(&mut engine, &game, &net, 0, 40, 21, step, &mut |e| {
+        episodes.push(e);
+        Ok(())
+    })
+    .unwrap();
+    (episodes, net)
+}
+
+/// Replays (Matsuzaki's restart): one thread, learning backward or forward, learns bit for bit
+/// what the reference learns replaying each game twice from its first position holding a tile
+/// of `at`, and its games' own plays score as the reference's. The first game's own play is
+/// the one a run without replays plays (nothing was learned before it), its replays played
+/// moves, and the weights came out otherwise.
+fn check_replays<R: TileRule>(order: TdOrder, at: u32) {
+    let restart = Restart { times: 2, at };
+    let (episodes, fast) = replayed_run::<R>(order, restart);
+    let reference = NTupleNetwork::for_game::<Sliding<R>>(&seed_shapes()).unwrap();
+    let forward = order == TdOrder::Forward;
+    let scores = reference_train::<R>(&reference, 40, 0.1, 21, forward, restart);
+    let what = format!("{} {order:?}", R::NAME);
+    assert_eq!(
+        episodes.iter().map(|e| e.score).collect::<Vec<_>>(),
+        scores,
+        "{what}"
+    );
+    let bits =
+        |net: &NTupleNetwork| -> Vec<u32> { net.table(0).iter().map(|w| w.to_bits()).collect() };
+    assert!(bits(&fast) == bits(&reference), "{what}");
+    let (plain, plain_net) = replayed_run::<R>(order, Restart::default());
+    let own = |e: &Episode| (e.score, e.moves, e.progress);
+    assert_eq!(own(&episodes[0]), own(&plain[0]), "{what}");
+    assert!(plain.iter().all(|e| e.replayed == 0), "{what}");
+    let replayed = episodes.iter().filter(|e| e.replayed > 0).count();
+    assert!(replayed >= 10, "{what}: {replayed} of 40 games replayed");
+    assert!(bits(&fast) != bits(&plain_net), "{what}");
+}
+
+#[test]
+fn replays_learn_exactly_what_the_reference_learns() {
+    check_replays::<Pow2>(TdOrder::Backward, 64);
+    check_replays::<Pow2>(TdOrder::Forward, 64);
+    check_replays::<Fib>(TdOrder::Backward, Fib::value(9));
 }
 
 #[test]

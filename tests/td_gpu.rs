@@ -5,7 +5,8 @@
 use cubesearch::games::fib::seed_shapes;
 use cubesearch::games::fib::GpuTiles;
 use cubesearch::kernels::td::WeightStorage;
-use cubesearch::learn::{play, CpuTd, NTupleNetwork, TdEngine};
+use cubesearch::learn::runner::Sharing;
+use cubesearch::learn::{play, CpuEngine, NTupleNetwork, Restart, TdEngine, TdOrder};
 use cubesearch::testing::{executor, lane_exchanges};
 use cubesearch::{Backend, TdUpdate};
 use cubesearch_games::fib::{Fib, Pow2, Sliding, TileRule};
@@ -13,49 +14,51 @@ use cubesearch_games::{Game2048, Game2584};
 use rstest::rstest;
 
 /// Trains `games` games from zero weights with one GPU unit (game order as the CPU's) and with
-/// the CPU single-thread trainer, with temporal coherence if `coherent`; returns (CPU scores,
-/// GPU scores, CPU net, GPU net).
+/// the CPU single-thread trainer, with temporal coherence if `coherent` and replays as
+/// `restart` says; returns (CPU games, GPU games, CPU net, GPU net), a game as its score and
+/// its replays' moves.
+#[allow(clippy::type_complexity)]
 fn one_unit_run<T: GpuTiles>(
     backend: Backend,
     stages: &[u32],
     coherent: bool,
+    restart: Restart,
     games: u32,
     alpha: f32,
     seed: u32,
-) -> Option<(Vec<u64>, Vec<u64>, NTupleNetwork, NTupleNetwork)> {
+) -> Option<(
+    Vec<(u64, u32)>,
+    Vec<(u64, u32)>,
+    NTupleNetwork,
+    NTupleNetwork,
+)> {
     let exec = executor(backend)?;
     let game = Sliding::<T>::new();
-    let staged = || {
+    let run = |engine: &mut dyn TdEngine<Sliding<T>>| {
         let mut net = NTupleNetwork::staged::<Sliding<T>>(&seed_shapes(), stages).unwrap();
         if coherent {
             net.enable_coherence();
         }
-        net
-    };
-    let mut cpu_net = staged();
-    let cpu_scores = CpuTd { threads: 1 }
-        .train(&game, &mut cpu_net, games, alpha, seed)
-        .unwrap();
-    let mut gpu_net = staged();
-    let mut engine: Box<dyn TdEngine<Sliding<T>>> = exec.td_engine::<Sliding<T>>(Some(1));
-    let step = alpha / gpu_net.lookups() as f32;
-    let mut gpu_scores = Vec::new();
-    engine
-        .play(
-            &Sliding::<T>::new(),
-            &gpu_net,
-            0,
-            games as u64,
-            seed,
-            step,
-            &mut |e| {
-                gpu_scores.push(e.score);
+        engine.set_restart(restart).unwrap();
+        let step = alpha / net.lookups() as f32;
+        let mut played = Vec::new();
+        engine
+            .play(&game, &net, 0, games as u64, seed, step, &mut |e| {
+                played.push((e.score, e.replayed));
                 Ok(())
-            },
-        )
-        .unwrap();
-    engine.sync(&mut gpu_net).unwrap();
-    Some((cpu_scores, gpu_scores, cpu_net, gpu_net))
+            })
+            .unwrap();
+        engine.sync(&mut net).unwrap();
+        (played, net)
+    };
+    let (cpu, cpu_net) = run(&mut CpuEngine {
+        threads: 1,
+        sharing: Sharing::Copies,
+        order: TdOrder::Backward,
+        restart: Restart::default(),
+    });
+    let (gpu, gpu_net) = run(exec.td_engine::<Sliding<T>>(Some(1)).as_mut());
+    Some((cpu, gpu, cpu_net, gpu_net))
 }
 
 /// Every table of every stage alike, and each learned.
@@ -75,7 +78,7 @@ fn one_unit_equals_cpu<T: GpuTiles>(backend: Backend, stages: &[u32], coherent: 
     // Temporal coherence at Guei et al.'s alpha 1.0.
     let alpha = if coherent { 1.0 } else { 0.1 };
     let Some((cpu_scores, gpu_scores, cpu_net, gpu_net)) =
-        one_unit_run::<T>(backend, stages, coherent, 6, alpha, 5)
+        one_unit_run::<T>(backend, stages, coherent, Restart::default(), 6, alpha, 5)
     else {
         return;
     };
@@ -104,6 +107,29 @@ fn one_unit_learns_with_temporal_coherence_exactly_as_the_cpu(
     one_unit_equals_cpu::<Pow2>(backend, &[64], true);
 }
 
+/// Replays (Matsuzaki's restart): one unit replays each game twice from its first position
+/// holding a 64 (or 2584's 55) and learns exactly as the CPU does, each game's own score and
+/// its replays' moves alike.
+#[rstest]
+fn one_unit_replays_late_positions_exactly_as_the_cpu(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    for (what, at) in [("2048", 64), ("2584", Fib::value(9))] {
+        let restart = Restart { times: 2, at };
+        let run = match what {
+            "2048" => one_unit_run::<Pow2>(backend, &[], false, restart, 8, 0.1, 5),
+            _ => one_unit_run::<Fib>(backend, &[], false, restart, 8, 0.1, 5),
+        };
+        let Some((cpu, gpu, cpu_net, gpu_net)) = run else {
+            return;
+        };
+        assert_eq!(cpu, gpu, "{what}: (score, replays' moves) of each game");
+        let replayed = cpu.iter().filter(|g| g.1 > 0).count();
+        assert!(replayed >= 3, "{what}: {replayed} of 8 games replayed");
+        assert_same_weights(&format!("{what} replayed"), &cpu_net, &gpu_net);
+    }
+}
+
 /// One unit has 16 result slots: 20 games go round the ring and still come back in
 /// order, each the CPU trainer's game.
 #[rstest]
@@ -111,7 +137,7 @@ fn games_past_the_result_ring_come_back_in_order(
     #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
 ) {
     let Some((cpu_scores, gpu_scores, cpu_net, gpu_net)) =
-        one_unit_run::<Pow2>(backend, &[], false, 20, 0.1, 9)
+        one_unit_run::<Pow2>(backend, &[], false, Restart::default(), 20, 0.1, 9)
     else {
         return;
     };
@@ -355,6 +381,7 @@ fn the_per_step_update_kernel_equals_the_cpu_update() {
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
         coherence: false,
+        restart: (0, 0),
     };
     let mut device = DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     device.learn_steps(&words, 2, step).unwrap();
@@ -442,6 +469,7 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
         coherence: false,
+        restart: (0, 0),
     };
     let mut device =
         DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
@@ -547,6 +575,7 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                     lanes,
                     steps_per_launch,
                     coherence: false,
+                    restart: (0, 0),
                 };
                 let mut device =
                     DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape)
@@ -601,6 +630,7 @@ fn averaged_coherent_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R
             lanes,
             steps_per_launch: 4,
             coherence: true,
+            restart: (0, 0),
         };
         let gpu_net = NTupleNetwork::for_game::<Game2584>(&shapes).unwrap();
         let mut device =
@@ -689,6 +719,7 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
         coherence: false,
+        restart: (0, 0),
     };
     let mut device =
         DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&start), shape).unwrap();
@@ -756,6 +787,7 @@ fn plane_lanes_refused<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
             lanes: LaneExchange::Plane,
             steps_per_launch: 1,
             coherence: false,
+            restart: (0, 0),
         };
         let made = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape);
         if averaged && fits {
@@ -791,6 +823,7 @@ fn f16_storage_needs_averaged_updates() {
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
         coherence: false,
+        restart: (0, 0),
     };
     let made = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape);
     assert!(
@@ -875,6 +908,7 @@ fn a_deadline_stops_gpu_training_between_launches() {
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
         coherence: false,
+        restart: (0, 0),
     };
     let mut device = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     let now = Some(std::time::Instant::now());

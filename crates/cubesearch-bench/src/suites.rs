@@ -317,6 +317,7 @@ impl cubesearch_search::DeviceTask for TdSteps<'_> {
             lanes: LaneExchange::Cube,
             steps_per_launch: 1,
             coherence: false,
+            restart: (0, 0),
         };
         let mut device = DeviceTd::<R, cubesearch_games::fib::Game2584>::new(
             client,

@@ -370,6 +370,14 @@ pub struct TrainArgs {
     /// diverged).
     #[arg(long)]
     pub coherence: bool,
+    /// Replay each game N more times from its first position whose progress (2048/2584: the
+    /// largest tile) reached --restart-at, once its own play ends: the late game learns from N
+    /// more times its moves (Matsuzaki's restart). Replays score nothing. One GPU or the CPU.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "restart_at", value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub restarts: u32,
+    /// The progress a position needs to be replayed from (--restarts), e.g. 16384 in 2048.
+    #[arg(long, value_name = "PROGRESS", requires = "restarts", value_parser = clap::value_parser!(u32).range(1..))]
+    pub restart_at: Option<u32>,
     /// Start a new network with every state valued at V, not 0 (optimistic initialisation,
     /// which makes the player try what it has not seen: 320000 for 2048's 4x6patt).
     #[arg(long, value_name = "V", conflicts_with = "resume", value_parser = parse_finite)]

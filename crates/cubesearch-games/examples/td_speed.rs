@@ -46,6 +46,7 @@ fn time<G: TupleGame>(
             Ok(s) => s.parse()?,
             Err(_) => Default::default(),
         },
+        restart: Default::default(),
     };
     let mut rates = Vec::new();
     for rep in 0..reps {

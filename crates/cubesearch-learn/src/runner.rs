@@ -24,7 +24,7 @@
 
 use crate::game::TupleGame;
 use crate::network::NTupleNetwork;
-use crate::td::{play_episode, random_episode, Episode, TdOrder, Trajectory};
+use crate::td::{play_episode, random_episode, Episode, Restart, TdOrder, Trajectory};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::Result;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -49,6 +49,8 @@ pub struct Learning {
     pub sharing: Sharing,
     /// When a game's afterstates learn.
     pub order: TdOrder,
+    /// Replays of a game's late positions.
+    pub restart: Restart,
 }
 
 /// How several learning threads share the weights (see the module docs).
@@ -133,7 +135,7 @@ pub fn run_games<G: TupleGame>(
                 game,
                 net,
                 &mut rng,
-                learning.map(|l| (l.step, l.order)),
+                learning.map(|l| (l.step, l.order, l.restart)),
                 path,
             ),
             Policy::Random => random_episode(game, &mut rng),
@@ -207,10 +209,10 @@ fn run_on_copies<G: TupleGame>(
                     let mut moves = 0u64;
                     while moves < ROUND_MOVES && g < games.end && !stop.load(Ordering::Relaxed) {
                         let mut rng = XorShift32::for_worker(seed, g as u32);
-                        let learn = Some((learning.step, learning.order));
+                        let learn = Some((learning.step, learning.order, learning.restart));
                         let episode = play_episode(game, copy, &mut rng, learn, &mut path);
                         changed[t].mark(path.indices());
-                        moves += episode.moves as u64;
+                        moves += episode.moves as u64 + episode.replayed as u64;
                         if tx.send(episode).is_err() {
                             stop.store(true, Ordering::Relaxed);
                         }

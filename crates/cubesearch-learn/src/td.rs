@@ -44,6 +44,20 @@ impl std::str::FromStr for TdOrder {
     }
 }
 
+/// Replays of a learning game from its first position that got far (Matsuzaki's restart,
+/// 2017): once a game's own play has ended, it plays on `times` more times from the first
+/// position whose [`TupleGame::progress`] reached `at`, if it reached it, each replay learning
+/// as a game does and drawing on from the game's generator. The late game, which few moves of a
+/// game reach, so learns from several times as many moves. Replays score nothing: the game's
+/// score, moves and progress are its own play's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Restart {
+    /// Replays a game plays (0: none).
+    pub times: u32,
+    /// The progress a position needs to be replayed from.
+    pub at: u32,
+}
+
 /// What one game came to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Episode {
@@ -53,6 +67,8 @@ pub struct Episode {
     pub moves: u32,
     /// How far the game got ([`TupleGame::progress`] of its last state).
     pub progress: u32,
+    /// Moves its replays played ([`Restart`]), learned from but not scored.
+    pub replayed: u32,
 }
 
 /// The greedy action in `s`: `(action, afterstate, reward)`, or `None` when the game is over.
@@ -180,7 +196,9 @@ fn best_of_four<G: TupleGame>(
 }
 
 /// Plays one game greedily with `net` from a start drawn by `rng`; when `learn` is given (the
-/// change per weight per unit of TD error, `alpha / lookups`, and the order), learns from it.
+/// change per weight per unit of TD error, `alpha / lookups`, the order and the replays),
+/// learns from it. `path` ends holding the indices of every afterstate learned from, replays'
+/// too.
 ///
 /// Compiled twice: for any x86-64 and for one with AVX2 and BMI2, picked at run time (the
 /// symmetric views and indices of four states at once fill 256-bit registers, and the weights
@@ -191,7 +209,7 @@ pub fn play_episode<G: TupleGame>(
     game: &G,
     net: &NTupleNetwork,
     rng: &mut XorShift32,
-    learn: Option<(f32, TdOrder)>,
+    learn: Option<(f32, TdOrder, Restart)>,
     path: &mut Trajectory<G>,
 ) -> Episode {
     // SAFETY: AVX2 is there when this clone runs.
@@ -202,37 +220,57 @@ pub fn play_episode<G: TupleGame>(
     path.rewards.clear();
     path.candidates
         .resize(G::ACTIONS.len().div_ceil(4) * 4 * lookups, 0);
-    let forward = learn.filter(|&(_, order)| order == TdOrder::Forward);
+    let forward = learn.filter(|&(_, order, _)| order == TdOrder::Forward);
+    let restart = learn.map_or(Restart::default(), |l| l.2);
     let mut s = game.initial(rng);
-    let mut score = 0u64;
-    while let Some((value, k, after, reward)) = greedy_indexed(game, net, s, path, reads) {
-        if let Some((step, _)) = forward {
-            // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
-            unsafe { learn_last(net, &path.indices, value, step, reads) };
+    let mut mark = None;
+    let mut episode = Episode::default();
+    for replay in 0..=restart.times {
+        // This play's afterstates: the path from `first` on (in afterstates).
+        let first = path.rewards.len();
+        let mut score = 0u64;
+        while let Some((value, k, after, reward)) = greedy_indexed(game, net, s, path, reads) {
+            if let Some((step, ..)) = forward {
+                // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
+                unsafe { learn_last(net, &path.indices[first * lookups..], value, step, reads) };
+            }
+            score += reward as u64;
+            let four = &path.candidates[k / 4 * 4 * lookups..][..4 * lookups];
+            path.indices
+                .extend(four.chunks_exact(4).map(|lanes| lanes[k % 4]));
+            path.rewards.push(reward);
+            s = game.sample_chance(&after, rng);
+            if restart.times > 0 && mark.is_none() && game.progress(&s) >= restart.at {
+                mark = Some(s);
+            }
         }
-        score += reward as u64;
-        let four = &path.candidates[k / 4 * 4 * lookups..][..4 * lookups];
-        path.indices
-            .extend(four.chunks_exact(4).map(|lanes| lanes[k % 4]));
-        path.rewards.push(reward);
-        s = game.sample_chance(&after, rng);
-    }
-    let episode = Episode {
-        score,
-        moves: path.rewards.len() as u32,
-        progress: game.progress(&s),
-    };
-    match learn {
-        // The last afterstate: nothing follows it.
-        // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
-        Some((step, TdOrder::Forward)) => unsafe {
-            learn_last(net, &path.indices, 0.0, step, reads)
-        },
-        // SAFETY: as above.
-        Some((step, TdOrder::Backward)) => unsafe {
-            learn_indexed(net, &path.indices, &path.rewards, step, reads)
-        },
-        None => {}
+        let (indices, rewards) = (&path.indices[first * lookups..], &path.rewards[first..]);
+        match learn {
+            // The last afterstate: nothing follows it.
+            // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
+            Some((step, TdOrder::Forward, _)) => unsafe {
+                learn_last(net, indices, 0.0, step, reads)
+            },
+            // SAFETY: as above.
+            Some((step, TdOrder::Backward, _)) => unsafe {
+                learn_indexed(net, indices, rewards, step, reads)
+            },
+            None => {}
+        }
+        if replay == 0 {
+            episode = Episode {
+                score,
+                moves: rewards.len() as u32,
+                progress: game.progress(&s),
+                replayed: 0,
+            };
+        } else {
+            episode.replayed += rewards.len() as u32;
+        }
+        match mark {
+            Some(m) => s = m,
+            None => break,
+        }
     }
     episode
 }
@@ -316,5 +354,6 @@ pub fn random_episode<G: TupleGame>(game: &G, rng: &mut XorShift32) -> Episode {
         score,
         moves,
         progress: game.progress(&s),
+        replayed: 0,
     }
 }

@@ -5,7 +5,7 @@
 use crate::game::TupleGame;
 use crate::network::{default_shapes, format_stages, NTupleNetwork};
 use crate::runner::{run_games, thread_count, Learning, Policy, Sharing};
-use crate::td::{Episode, TdOrder};
+use crate::td::{Episode, Restart, TdOrder};
 use cubesearch_core::{Error, Result};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -62,6 +62,9 @@ pub struct TrainConfig {
     /// copies merge them, while several GPUs each keep the sums of their own changes (their
     /// meetings merge the weights alone).
     pub coherence: bool,
+    /// Replays of each game from its first position that reached a progress ([`Restart`];
+    /// none by default). The engine must take them ([`TdEngine::set_restart`]).
+    pub restart: Restart,
 }
 
 impl Default for TrainConfig {
@@ -83,6 +86,7 @@ impl Default for TrainConfig {
             time_limit: None,
             optimistic: None,
             coherence: false,
+            restart: Restart::default(),
         }
     }
 }
@@ -100,7 +104,7 @@ pub struct TrainProgress {
     pub recent_mean_score: f64,
     /// Games a second so far.
     pub games_per_sec: f64,
-    /// Moves a second so far.
+    /// Moves a second so far, replays' included.
     pub moves_per_sec: f64,
     /// Seconds so far.
     pub seconds: f64,
@@ -130,7 +134,7 @@ pub struct TrainReport {
     pub recent_mean_score: f64,
     /// Best score of this run.
     pub max_score: u64,
-    /// Moves played.
+    /// Moves played, replays' included.
     pub moves: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
@@ -168,6 +172,7 @@ pub fn train<G: TupleGame>(
         threads: thread_count(cfg.threads),
         sharing: cfg.sharing,
         order: cfg.order,
+        restart: Restart::default(),
     };
     train_on(game, cfg, &mut engine, progress)
 }
@@ -241,6 +246,18 @@ pub trait TdEngine<G: TupleGame> {
     fn finish(&mut self) -> Result<()> {
         Ok(())
     }
+
+    /// Replays the games' late positions as `restart` says, from the next `play` on; an engine
+    /// that cannot refuses.
+    fn set_restart(&mut self, restart: Restart) -> Result<()> {
+        if restart.times == 0 {
+            return Ok(());
+        }
+        Err(Error::Unsupported(
+            "this trainer cannot replay late positions (--restarts): train on one GPU or the CPU"
+                .into(),
+        ))
+    }
 }
 
 /// TD(0) on CPU threads, learning on a copy of the weights each or on one table without locks
@@ -253,6 +270,8 @@ pub struct CpuEngine {
     pub sharing: Sharing,
     /// When the games learn.
     pub order: TdOrder,
+    /// Replays of the games' late positions.
+    pub restart: Restart,
 }
 
 impl<G: TupleGame> TdEngine<G> for CpuEngine {
@@ -274,6 +293,7 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
                     step,
                     sharing: self.sharing,
                     order: self.order,
+                    restart: self.restart,
                 }),
             ),
             first,
@@ -286,6 +306,11 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
 
     fn parallelism(&self) -> usize {
         self.threads
+    }
+
+    fn set_restart(&mut self, restart: Restart) -> Result<()> {
+        self.restart = restart;
+        Ok(())
     }
 
     /// Enough games for a few rounds of the copies on every thread: each call makes the
@@ -350,6 +375,7 @@ pub fn train_on<G: TupleGame>(
             cfg.alpha
         )));
     }
+    engine.set_restart(cfg.restart)?;
     let (mut net, prior) = starting_network::<G>(cfg)?;
     if cfg.coherence {
         net.enable_coherence();
@@ -400,7 +426,7 @@ pub fn train_on<G: TupleGame>(
         let games = chunk.min(cfg.games - started);
         let mut on_game = |e: Episode| -> Result<()> {
             done += 1;
-            moves += e.moves as u64;
+            moves += e.moves as u64 + e.replayed as u64;
             score_sum += e.score as f64;
             max_score = max_score.max(e.score);
             if recent.len() == 1000 {

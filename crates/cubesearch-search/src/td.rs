@@ -11,7 +11,7 @@ use cubesearch_core::{Error, Result, TdUpdate};
 use cubesearch_kernels::ntuple::Stages;
 use cubesearch_kernels::td::{DeviceTd, TdGame, TdNet, TdShape};
 use cubesearch_kernels::GpuStochasticGame;
-use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, TdEngine, TupleGame};
+use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, Restart, TdEngine, TupleGame};
 use std::time::Instant;
 
 pub use crate::td_multi::MultiGpuTd;
@@ -43,6 +43,7 @@ pub(crate) fn episode(g: TdGame) -> Episode {
         score: g.score as u64,
         moves: g.moves,
         progress: g.progress,
+        replayed: g.replayed,
     }
 }
 
@@ -53,6 +54,7 @@ pub struct GpuTd<R: Runtime, G: GpuStochasticGame> {
     units: Option<u32>,
     loop_budget: Option<u32>,
     storage: WeightStorage,
+    restart: Restart,
     pub(crate) device: Option<DeviceTd<R, G>>,
     pub(crate) deadline: Option<Instant>,
 }
@@ -66,6 +68,7 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
             units,
             loop_budget,
             storage: WeightStorage::F32,
+            restart: Restart::default(),
             device: None,
             deadline: None,
         }
@@ -136,6 +139,7 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
             let shape = TdShape {
                 storage: self.storage,
                 coherence: net.coherent(),
+                restart: (self.restart.times, self.restart.at),
                 ..TdShape::for_device(
                     self.units,
                     net.lookups() as u32,
@@ -213,6 +217,17 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdEngine<G> for GpuTd<R, G> {
     fn occupancy(&self) -> Option<f64> {
         self.device.as_ref().and_then(|d| d.occupancy())
     }
+
+    /// Taken before the device engine is made (the first `play`); refused after.
+    fn set_restart(&mut self, restart: Restart) -> Result<()> {
+        if self.device.is_some() && restart != self.restart {
+            return Err(Error::Unsupported(
+                "replays are set before a GPU trainer's first games".into(),
+            ));
+        }
+        self.restart = restart;
+        Ok(())
+    }
 }
 
 impl<R: Runtime> GpuExecutor<R> {
@@ -238,6 +253,7 @@ impl CpuExecutor {
             threads: self.threads(),
             sharing: Default::default(),
             order: Default::default(),
+            restart: Default::default(),
         })
     }
 }

@@ -308,18 +308,20 @@ fn meeting<R: Runtime, G: GpuStochasticGame, C: Collective<R>>(
     let mut games = Vec::new();
     if total > 0 {
         let at = counts[..rank].iter().sum::<u64>() as usize;
-        let mut words = vec![0u64; 3 * total as usize];
-        for (slot, g) in words[3 * at..].chunks_exact_mut(3).zip(&mine) {
-            slot.copy_from_slice(&[g.score as u64, g.moves as u64, g.progress as u64]);
+        let mut words = vec![0u64; 4 * total as usize];
+        for (slot, g) in words[4 * at..].chunks_exact_mut(4).zip(&mine) {
+            let g = [g.score, g.moves, g.progress, g.replayed];
+            slot.copy_from_slice(&g.map(u64::from));
         }
         collective.sum_u64(&mut words)?;
         if rank == 0 {
             games = words
-                .chunks_exact(3)
+                .chunks_exact(4)
                 .map(|w| TdGame {
                     score: w[0] as u32,
                     moves: w[1] as u32,
                     progress: w[2] as u32,
+                    replayed: w[3] as u32,
                 })
                 .collect();
         }

@@ -10,10 +10,11 @@ use cubecl::server::Handle;
 
 /// `units[..]` game slot of an idle unit.
 pub const NONE: u32 = u32::MAX;
-/// u32 words of one unit's entry in `units`.
-pub const UNIT_WORDS: usize = 5;
-/// u32 words of one result slot: `[score, moves, progress, game + 1]`.
-pub const RESULT_WORDS: usize = 4;
+/// u32 words of one unit's entry in `units`: `[game, rng, score, moves, path length, replays
+/// played, replay position held (0/1), replays' moves, progress of the game's own play]`.
+pub const UNIT_WORDS: usize = 9;
+/// u32 words of one result slot: `[score, moves, progress, game + 1, replays' moves]`.
+pub const RESULT_WORDS: usize = 5;
 
 /// V(state): the sum of the weights of every lookup of the runtime table `lut`, in the
 /// network's order ([`crate::ntuple`]).
@@ -563,10 +564,9 @@ pub fn td_start_kernel(units: &mut Array<u32>, unit_count: u32) {
     if u < unit_count {
         let at = u as usize * UNIT_WORDS;
         units[at] = NONE;
-        units[at + 1] = 0u32;
-        units[at + 2] = 0u32;
-        units[at + 3] = 0u32;
-        units[at + 4] = 0u32;
+        for k in 1..UNIT_WORDS {
+            units[at + k] = 0u32;
+        }
     }
 }
 
@@ -806,7 +806,7 @@ fn spread_moves<G: DeviceStochasticGame, F: Float>(
 /// every V comes to each lane with the same bits; lane 0 alone counts and writes what the host
 /// reads, and every lane writes (and reads back) the same path words.
 #[cube(launch_unchecked)]
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, clippy::collapsible_if)]
 pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
     frozen: &Array<F>,
     weights: &mut Array<Atomic<f32>>,
@@ -831,6 +831,8 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
     cap: u32,
     lookups: u32,
     top: u32,
+    restarts: u32,
+    restart_at: u32,
     #[comptime] len: u32,
     #[comptime] bits: u32,
     #[comptime] words: usize,
@@ -853,7 +855,16 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
         let mut score = units[at + 2];
         let mut moves = units[at + 3];
         let mut plen = units[at + 4];
-        let mut state = G::load(states, u as usize * words);
+        // Replays (`TdShape::restarts`): how many this game played, whether it holds the
+        // position to replay from (beside its position in `states`), their moves, and where
+        // the game's own play ended.
+        let mut replays = units[at + 5];
+        let mut marked = units[at + 6];
+        let mut replayed = units[at + 7];
+        let mut reached = units[at + 8];
+        let here = 2 * u as usize * words;
+        let mark_at = here + words;
+        let mut state = G::load(states, here);
         let mut budget = max_moves;
         if game == NONE {
             take_game::<G>(
@@ -938,37 +949,66 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                 G::store(&best_after, paths, entry);
                 paths[entry + words] = best_reward;
                 plen += 1u32;
-                score += best_reward;
-                moves += 1u32;
+                if replays == 0u32 {
+                    score += best_reward;
+                    moves += 1u32;
+                } else {
+                    replayed += 1u32;
+                }
                 G::assign(&mut state, &best_after);
                 G::sample_chance(&mut state, &mut rng);
-            } else {
-                if lane == 0u32 {
-                    let r = (game % slots) as usize * RESULT_WORDS;
-                    results[r] = score;
-                    results[r + 1] = moves;
-                    results[r + 2] = G::progress(&state);
-                    results[r + 3] = game + 1u32;
-                    counters[1].fetch_add(1u32);
+                // Nested: a kernel's `&&` evaluates both sides, and most games never look.
+                if restarts > 0u32 && marked == 0u32 {
+                    if G::progress(&state) >= restart_at {
+                        // Every lane writes the same words, and reads back its own.
+                        marked = 1u32;
+                        G::store(&state, states, mark_at);
+                    }
                 }
-                score = 0u32;
-                moves = 0u32;
-                take_game::<G>(
-                    counters, base, limit, seed, first, lane, &mut slot, &mut game, &mut rng,
-                    &mut state, planes,
-                );
+            } else {
+                if replays == 0u32 {
+                    reached = G::progress(&state);
+                }
+                if marked == 1u32 && replays < restarts {
+                    replays += 1u32;
+                    let mark = G::load(states, mark_at);
+                    G::assign(&mut state, &mark);
+                } else {
+                    if lane == 0u32 {
+                        let r = (game % slots) as usize * RESULT_WORDS;
+                        results[r] = score;
+                        results[r + 1] = moves;
+                        results[r + 2] = reached;
+                        results[r + 3] = game + 1u32;
+                        results[r + 4] = replayed;
+                        counters[1].fetch_add(1u32);
+                    }
+                    score = 0u32;
+                    moves = 0u32;
+                    replays = 0u32;
+                    marked = 0u32;
+                    replayed = 0u32;
+                    take_game::<G>(
+                        counters, base, limit, seed, first, lane, &mut slot, &mut game, &mut rng,
+                        &mut state, planes,
+                    );
+                }
             }
         }
         if lane == 0u32 {
             if budget < max_moves {
                 counters[2].fetch_add(max_moves - budget);
             }
-            G::store(&state, states, u as usize * words);
+            G::store(&state, states, here);
             units[at] = game;
             units[at + 1] = rng;
             units[at + 2] = score;
             units[at + 3] = moves;
             units[at + 4] = plen;
+            units[at + 5] = replays;
+            units[at + 6] = marked;
+            units[at + 7] = replayed;
+            units[at + 8] = reached;
         }
     }
 }
@@ -1016,6 +1056,8 @@ pub(crate) struct PlayArgs {
     pub units: u32,
     pub max_moves: u32,
     pub cap: u32,
+    pub restarts: u32,
+    pub restart_at: u32,
     pub averaged: bool,
     pub lanes: LaneExchange,
     pub coherent: bool,
@@ -1049,8 +1091,8 @@ pub(crate) unsafe fn launch_start<R: Runtime>(
 /// the weights as `F`.
 ///
 /// # Safety
-/// The buffers are as the parent module lays them out for `args` and `net`: a unit slot and a
-/// state per unit, `cap` path entries of `STATE_WORDS + 1` words per unit, `slots` result slots,
+/// The buffers are as the parent module lays them out for `args` and `net`: a unit slot and
+/// two states per unit, `cap` path entries of `STATE_WORDS + 1` words per unit, `slots` result slots,
 /// 3 counters, the lookup table of `net`, and weights (and, averaging, pending and hits; with
 /// coherence, in an immediate launch, the two sums) at every index the table makes; the view a
 /// launch does not use may be one element long; `net.top` is the highest cell the table reads.
@@ -1095,6 +1137,8 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
             args.cap,
             net.lookups,
             net.top,
+            args.restarts,
+            args.restart_at,
             net.len,
             net.bits,
             G::STATE_WORDS,

@@ -35,10 +35,13 @@
 //!            [table offset, cell 0, .., cell len-1]; every lookup has the same length `len`
 //!            (comptime: the cell loop unrolls); then [thresholds, stage length, threshold
 //!            0, ..] (a multi-stage network's tables repeat stage after stage in `weights`)
-//!  states    per game slot: the position (STATE_WORDS words)
-//!  units     per game slot: [game (NONE = idle), rng, score, moves, path length]
+//!  states    per game slot: the position, and the position its replays start from
+//!            (STATE_WORDS words each; `TdShape::restart`)
+//!  units     per game slot: [game (NONE = idle), rng, score, moves, path length, replays
+//!            played, replay position held, replays' moves, progress of its own play]
 //!  paths     per game slot: cap × [afterstate (STATE_WORDS words), reward]
-//!  results   a ring of slots, game g in slot g % slots: [score, moves, progress, g + 1]
+//!  results   a ring of slots, game g in slot g % slots: [score, moves, progress, g + 1,
+//!            replays' moves]
 //!  counters  atomics, fresh each launch: [games taken, games finished, moves played]
 //! ```
 //! A launch plays at most `max_moves` moves per game slot (lavapipe stops long loops, see

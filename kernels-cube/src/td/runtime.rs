@@ -64,6 +64,10 @@ pub struct TdShape {
     /// immediate ones have one unit of a game make its updates one after another in the
     /// network's order (the CPU trainer's exactly, with one game slot).
     pub coherence: bool,
+    /// Replays of each game's late positions (`cubesearch_learn::Restart`): `(times, at)`, a
+    /// game playing on `times` more times from its first position of progress `at` or more,
+    /// once its own play has ended. `(0, _)`: none.
+    pub restart: (u32, u32),
 }
 
 /// [`TdShape::for_device`]'s steps a launch for averaged updates
@@ -123,6 +127,7 @@ impl TdShape {
             },
             steps_per_launch: STEPS_PER_LAUNCH,
             coherence: false,
+            restart: (0, 0),
         }
     }
 }
@@ -136,6 +141,8 @@ pub struct TdGame {
     pub moves: u32,
     /// How far the game got: the device game's `progress` of its last position.
     pub progress: u32,
+    /// Moves its replays played ([`TdShape::restart`]).
+    pub replayed: u32,
 }
 
 /// A launch's share of the game stream: the result ring of `slots` slots, fresh counters, and
@@ -254,7 +261,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             placeholder: client.create_from_slice(f32::as_bytes(&[0.0f32])),
             lut_len: lut.len(),
             lut: upload(client, &lut),
-            states: client.empty(units * G::STATE_WORDS * 4),
+            states: client.empty(2 * units * G::STATE_WORDS * 4),
             units: client.empty(units * UNIT_WORDS * 4),
             paths: client.empty(path_words.max(1) * 4),
             steps: (0, 0),
@@ -436,6 +443,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                         score: slot[0],
                         moves: slot[1],
                         progress: slot[2],
+                        replayed: slot[4],
                     })?;
                 }
                 delivered += ready as u32;
@@ -485,7 +493,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             sums: sums.0,
             sizes: sums.1,
             lut: (&self.lut, self.lut_len),
-            states: (&self.states, units * words),
+            states: (&self.states, 2 * units * words),
             units: (&self.units, units * UNIT_WORDS),
             paths: (&self.paths, units * shape.cap as usize * (words + 1)),
             results: (window.results, window.slots as usize * RESULT_WORDS),
@@ -501,6 +509,8 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             units: shape.units,
             max_moves: shape.max_moves,
             cap: shape.cap,
+            restarts: shape.restart.0,
+            restart_at: shape.restart.1,
             averaged: shape.averaged,
             lanes: shape.lanes,
             coherent: shape.coherence,

@@ -61,6 +61,7 @@ fn engine<G: OnePlayerGame>(
                 threads,
                 sharing: args.sharing,
                 order: args.td_order,
+                restart: Default::default(),
             }),
             ResolvedBackend::Cpu { threads },
         ));
@@ -175,6 +176,10 @@ fn config<G: OnePlayerGame>(
             resume: args.resume.as_ref().map(PathBuf::from),
             optimistic: args.optimistic,
             coherence: args.coherence,
+            restart: cubesearch_learn::Restart {
+                times: args.restarts,
+                at: args.restart_at.unwrap_or(0),
+            },
             ..TrainConfig::default()
         },
     ))
