@@ -314,6 +314,14 @@ impl DeviceStochasticGame for DeviceMini2048 {
         words[offset + 1] = s.r2 >> 8u32;
     }
 
+    fn from_lane(s: &Rows, lane: u32) -> Rows {
+        Rows {
+            r0: plane_shuffle(s.r0, lane),
+            r1: plane_shuffle(s.r1, lane),
+            r2: plane_shuffle(s.r2, lane),
+        }
+    }
+
     fn assign(to: &mut Rows, from: &Rows) {
         let n0 = from.r0;
         let n1 = from.r1;

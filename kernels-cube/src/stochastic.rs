@@ -61,6 +61,10 @@ pub trait DeviceStochasticGame: 'static + Send + Sync {
     fn cell(state: &Self::State, c: u32) -> u32;
     /// How far a game got, reported for each finished game (a higher number is further).
     fn progress(state: &Self::State) -> u32;
+    /// The state that lane `lane` of the plane holds, for every lane of the plane: a plane
+    /// shuffle of each of its words. Called with the whole plane active, on devices with
+    /// planes only.
+    fn from_lane(state: &Self::State, lane: u32) -> Self::State;
 }
 
 /// A host stochastic game with a device twin.

@@ -120,6 +120,12 @@ impl DeviceStochasticGame for DeviceChute {
         words[offset] = s.bits;
     }
 
+    fn from_lane(s: &ChuteState, lane: u32) -> ChuteState {
+        ChuteState {
+            bits: plane_shuffle(s.bits, lane),
+        }
+    }
+
     fn assign(to: &mut ChuteState, from: &ChuteState) {
         let b = from.bits;
         to.bits = b;

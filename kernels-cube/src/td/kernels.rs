@@ -875,9 +875,9 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
         while budget > 0u32 && game != NONE {
             budget -= 1u32;
             // The greedy action: the first best `reward + V(afterstate)`. The moves are most of
-            // the kernel's integer work: one a lane when they are spread over the lanes (the
-            // chosen one then made once more, the only afterstate every lane needs), else
-            // four a lane, the chosen afterstate kept rather than made again.
+            // the kernel's integer work (and, inlined, of its code): one a lane when they are
+            // spread over the lanes (lane `a` then hands the chosen afterstate to the others),
+            // else four a lane, the chosen afterstate kept rather than made again.
             let mut found = false;
             let mut best_v = 0.0f32;
             let mut best_after = state;
@@ -892,7 +892,8 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                     found = true;
                     best_v = best.value;
                     best_reward = best.reward;
-                    G::act(&mut best_after, best.action);
+                    let chosen = G::from_lane(&own, best.action);
+                    G::assign(&mut best_after, &chosen);
                 }
             } else {
                 for a in 0..actions {

@@ -295,6 +295,15 @@ impl<T: DeviceTiles> DeviceStochasticGame for DeviceSliding<T> {
         set_board(to, from);
     }
 
+    fn from_lane(state: &FibBoard, lane: u32) -> FibBoard {
+        FibBoard {
+            r0: plane_shuffle(state.r0, lane),
+            r1: plane_shuffle(state.r1, lane),
+            r2: plane_shuffle(state.r2, lane),
+            r3: plane_shuffle(state.r3, lane),
+        }
+    }
+
     fn act(state: &mut FibBoard, action: u32) -> Acted {
         let s = slide::<T>(state, action);
         if s.moved {
