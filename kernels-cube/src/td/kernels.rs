@@ -841,6 +841,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
     #[comptime] planes: bool,
     #[comptime] coherent: bool,
     #[comptime] pooled: bool,
+    #[comptime] replaying: bool,
 ) {
     let u = ABSOLUTE_POS as u32 / LANES;
     let lane = UNIT_POS % LANES;
@@ -855,13 +856,20 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
         let mut score = units[at + 2];
         let mut moves = units[at + 3];
         let mut plen = units[at + 4];
-        // Replays (`TdShape::restarts`): how many this game played, whether it holds the
+        // Replays (`TdShape::restart`): how many this game played, whether it holds the
         // position to replay from (beside its position in `states`), their moves, and where
-        // the game's own play ended.
-        let mut replays = units[at + 5];
-        let mut marked = units[at + 6];
-        let mut replayed = units[at + 7];
-        let mut reached = units[at + 8];
+        // the game's own play ended. Without them (comptime) these stay 0 and their code
+        // folds away.
+        let mut replays = 0u32;
+        let mut marked = 0u32;
+        let mut replayed = 0u32;
+        let mut reached = 0u32;
+        if comptime!(replaying) {
+            replays = units[at + 5];
+            marked = units[at + 6];
+            replayed = units[at + 7];
+            reached = units[at + 8];
+        }
         let here = 2 * u as usize * words;
         let mark_at = here + words;
         let mut state = G::load(states, here);
@@ -958,12 +966,14 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                 }
                 G::assign(&mut state, &best_after);
                 G::sample_chance(&mut state, &mut rng);
-                // Nested: a kernel's `&&` evaluates both sides, and most games never look.
-                if restarts > 0u32 && marked == 0u32 {
-                    if G::progress(&state) >= restart_at {
-                        // Every lane writes the same words, and reads back its own.
-                        marked = 1u32;
-                        G::store(&state, states, mark_at);
+                // Nested: a kernel's `&&` evaluates both sides, and most moves need not look.
+                if comptime!(replaying) {
+                    if marked == 0u32 {
+                        if G::progress(&state) >= restart_at {
+                            // Every lane writes the same words, and reads back its own.
+                            marked = 1u32;
+                            G::store(&state, states, mark_at);
+                        }
                     }
                 }
             } else {
@@ -1006,10 +1016,12 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
             units[at + 2] = score;
             units[at + 3] = moves;
             units[at + 4] = plen;
-            units[at + 5] = replays;
-            units[at + 6] = marked;
-            units[at + 7] = replayed;
-            units[at + 8] = reached;
+            if comptime!(replaying) {
+                units[at + 5] = replays;
+                units[at + 6] = marked;
+                units[at + 7] = replayed;
+                units[at + 8] = reached;
+            }
         }
     }
 }
@@ -1148,6 +1160,7 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
             args.lanes == LaneExchange::Plane,
             args.coherent,
             net.top < LANES,
+            args.restarts > 0,
         );
     }
 }
