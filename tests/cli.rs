@@ -216,6 +216,11 @@ fn ranks_and_their_launcher_refuse_what_cannot_run() {
             &cubesearch_with(&[&train[..], &["--gpus", "2"]].concat(), &rank(r)),
             "--gpus 2 under a launcher",
         );
+        let replays = ["--restarts", "1", "--restart-at", "64"];
+        assert_bad_input(
+            &cubesearch_with(&[&train[..], &replays].concat(), &rank(r)),
+            "--restarts replays on one GPU or the CPU, not under a launcher",
+        );
     }
 }
 

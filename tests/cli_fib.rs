@@ -217,6 +217,63 @@ fn play_reports_the_seeds_statistics_for_trained_weights() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Replays (`--restarts N --restart-at P`) run on the CPU and one GPU; half of the pair, too
+/// many replays and several GPUs are refused before any work.
+#[test]
+fn train_replays_late_positions_where_it_can() {
+    let dir = std::env::temp_dir().join(format!("cubesearch-cli-replays-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("w.safetensors");
+    let train = [
+        "train",
+        "2048",
+        "--games",
+        "20",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let replays = ["--restarts", "2", "--restart-at", "64"];
+    for backend in ["cpu", "wgpu"] {
+        let run = |extra: &[&str]| {
+            let args = [&train[..], extra, &["--backend", backend, "--json"]].concat();
+            json_of(&cubesearch(&args))
+        };
+        let (plain, replayed) = (run(&[]), run(&replays));
+        assert_eq!(replayed["games"], 20, "{backend}");
+        // Games reaching 64 replay from it: hundreds of moves more.
+        let moves = |j: &serde_json::Value| j["moves"].as_u64().unwrap();
+        assert!(
+            moves(&replayed) > moves(&plain) + 100,
+            "{backend}: {replayed} {plain}"
+        );
+    }
+    let refused = [
+        (&["--restarts", "2"][..], "--restart-at"),
+        (&["--restart-at", "64"][..], "--restarts"),
+        (
+            &["--restarts", "101", "--restart-at", "64"][..],
+            "--restarts",
+        ),
+        (
+            &[
+                "--restarts",
+                "1",
+                "--restart-at",
+                "64",
+                "--gpus",
+                "2",
+                "--backend",
+                "wgpu",
+            ][..],
+            "--restarts replays on one GPU or the CPU, not on --gpus 2",
+        ),
+    ];
+    for (extra, mentions) in refused {
+        assert_bad_input(&cubesearch(&[&train[..], extra].concat()), mentions);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn train_on_wgpu_checkpoints_resumes_and_refuses_bad_gpu_options() {
     let dir = std::env::temp_dir().join(format!("cubesearch-cli-gputrain-{}", std::process::id()));

@@ -13,11 +13,13 @@ use cubesearch_games::fib::{Fib, Pow2, Sliding, TileRule};
 use cubesearch_games::{Game2048, Game2584};
 use rstest::rstest;
 
+/// A game as a trainer reports it: score, moves, progress, replays' moves.
+type Played = (u64, u32, u32, u32);
+
 /// Trains `games` games from zero weights with one GPU unit (game order as the CPU's) and with
 /// the CPU single-thread trainer, with temporal coherence if `coherent` and replays as
-/// `restart` says; returns (CPU games, GPU games, CPU net, GPU net), a game as its score and
-/// its replays' moves.
-#[allow(clippy::type_complexity)]
+/// `restart` says; returns (CPU games, GPU games, CPU net, GPU net), a game as its score,
+/// moves, progress and replays' moves.
 fn one_unit_run<T: GpuTiles>(
     backend: Backend,
     stages: &[u32],
@@ -26,12 +28,7 @@ fn one_unit_run<T: GpuTiles>(
     games: u32,
     alpha: f32,
     seed: u32,
-) -> Option<(
-    Vec<(u64, u32)>,
-    Vec<(u64, u32)>,
-    NTupleNetwork,
-    NTupleNetwork,
-)> {
+) -> Option<(Vec<Played>, Vec<Played>, NTupleNetwork, NTupleNetwork)> {
     let exec = executor(backend)?;
     let game = Sliding::<T>::new();
     let run = |engine: &mut dyn TdEngine<Sliding<T>>| {
@@ -44,7 +41,7 @@ fn one_unit_run<T: GpuTiles>(
         let mut played = Vec::new();
         engine
             .play(&game, &net, 0, games as u64, seed, step, &mut |e| {
-                played.push((e.score, e.replayed));
+                played.push((e.score, e.moves, e.progress, e.replayed));
                 Ok(())
             })
             .unwrap();
@@ -123,8 +120,11 @@ fn one_unit_replays_late_positions_exactly_as_the_cpu(
         let Some((cpu, gpu, cpu_net, gpu_net)) = run else {
             return;
         };
-        assert_eq!(cpu, gpu, "{what}: (score, replays' moves) of each game");
-        let replayed = cpu.iter().filter(|g| g.1 > 0).count();
+        assert_eq!(
+            cpu, gpu,
+            "{what}: (score, moves, progress, replays' moves) of each game"
+        );
+        let replayed = cpu.iter().filter(|g| g.3 > 0).count();
         assert!(replayed >= 3, "{what}: {replayed} of 8 games replayed");
         assert_same_weights(&format!("{what} replayed"), &cpu_net, &gpu_net);
     }
@@ -496,6 +496,65 @@ macro_rules! on_gpu {
             Some(_) => panic!("a GPU executor"),
         }
     };
+}
+
+/// Replays across launches: one unit playing 7 moves a launch carries a game's replays (its
+/// unit words and the position stored beside its own) from launch to launch, and its games
+/// and weights are the CPU trainer's.
+#[rstest]
+fn replays_over_many_launches_equal_the_cpu(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    on_gpu!(backend, replays_over_launches);
+}
+
+fn replays_over_launches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
+    use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
+    use cubesearch::td::td_net;
+    let restart = Restart { times: 2, at: 64 };
+    let fresh = || NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
+    let cpu_net = fresh();
+    let step = 0.1 / cpu_net.lookups() as f32;
+    let mut cpu: Vec<Played> = Vec::new();
+    let mut engine = CpuEngine {
+        threads: 1,
+        sharing: Sharing::Copies,
+        order: TdOrder::Backward,
+        restart,
+    };
+    engine
+        .play(&Game2048::new(), &cpu_net, 0, 4, 7, step, &mut |e| {
+            cpu.push((e.score, e.moves, e.progress, e.replayed));
+            Ok(())
+        })
+        .unwrap();
+    let mut gpu_net = fresh();
+    let shape = TdShape {
+        units: 1,
+        max_moves: 7,
+        cap: 4096,
+        averaged: false,
+        storage: WeightStorage::F32,
+        lanes: LaneExchange::Cube,
+        steps_per_launch: 1,
+        coherence: false,
+        restart: (restart.times, restart.at),
+    };
+    let mut device = DeviceTd::<_, Game2048>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
+    let games = device.play_batch(0, 4, 7, step).unwrap();
+    let got: Vec<Played> = games
+        .iter()
+        .map(|g| (g.score as u64, g.moves, g.progress, g.replayed))
+        .collect();
+    assert_eq!(
+        cpu, got,
+        "(score, moves, progress, replays' moves) of each game"
+    );
+    assert!(got.iter().all(|g| g.3 > 7), "{got:?}");
+    for (t, table) in device.read_tables().unwrap().into_iter().enumerate() {
+        gpu_net.set_table(t, table.into_iter());
+    }
+    assert_same_weights("2048, replays over launches", &cpu_net, &gpu_net);
 }
 
 /// Game `number` of 2584 learned with averaged updates in one launch, on the CPU

@@ -49,7 +49,8 @@ impl std::str::FromStr for TdOrder {
 /// position whose [`TupleGame::progress`] reached `at`, if it reached it, each replay learning
 /// as a game does and drawing on from the game's generator. The late game, which few moves of a
 /// game reach, so learns from several times as many moves. Replays score nothing: the game's
-/// score, moves and progress are its own play's.
+/// score, moves and progress are its own play's. Positions are looked at after each chance
+/// event (never the start), and one that ends the game gives replays of no moves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Restart {
     /// Replays a game plays (0: none).

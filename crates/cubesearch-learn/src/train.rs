@@ -314,9 +314,9 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
     }
 
     /// Enough games for a few rounds of the copies on every thread: each call makes the
-    /// copies afresh and merges them at its end.
+    /// copies afresh and merges them at its end. Fewer with replays, which make games longer.
     fn games_between_clock_checks(&self) -> u64 {
-        self.threads as u64 * 1024
+        (self.threads as u64 * 1024 / (1 + self.restart.times as u64)).max(self.threads as u64)
     }
 }
 

@@ -804,7 +804,7 @@ fn spread_moves<G: DeviceStochasticGame, F: Float>(
 /// the module docs) and taking the next game number below `limit` (games `first + base ..`).
 /// Every lane of a game keeps the whole game in registers and makes the same choices, since
 /// every V comes to each lane with the same bits; lane 0 alone counts and writes what the host
-/// reads, and every lane writes (and reads back) the same path words.
+/// reads, and every lane writes (and reads back) the same path words and replay position.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments, clippy::collapsible_if)]
 pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
@@ -980,7 +980,11 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                 if replays == 0u32 {
                     reached = G::progress(&state);
                 }
-                if marked == 1u32 && replays < restarts {
+                let mut again = false;
+                if comptime!(replaying) {
+                    again = marked == 1u32 && replays < restarts;
+                }
+                if again {
                     replays += 1u32;
                     let mark = G::load(states, mark_at);
                     G::assign(&mut state, &mark);

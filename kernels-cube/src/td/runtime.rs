@@ -304,7 +304,8 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         }
     }
 
-    /// The share of launched unit steps that played a move or ended a game: below 1 when
+    /// The share of launched unit steps that played a move, ended a game or started a replay
+    /// of it: below 1 when
     /// units idle at the end of a batch (waiting for its longest games) or a launch ends
     /// partway. `None` before the first launch.
     pub fn occupancy(&self) -> Option<f64> {

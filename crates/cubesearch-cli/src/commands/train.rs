@@ -41,6 +41,12 @@ fn engine<G: OnePlayerGame>(
     if args.units == Some(0) {
         return Err(Error::parse("--units must be at least 1"));
     }
+    if args.gpus > 1 && args.restarts > 0 {
+        return Err(Error::parse(format!(
+            "--restarts replays on one GPU or the CPU, not on --gpus {}",
+            args.gpus
+        )));
+    }
     let resolved = resolve(common.backend)?;
     if let ResolvedBackend::Cpu { .. } = resolved {
         if args.gpus > 1 {
@@ -101,6 +107,11 @@ fn rank<G: OnePlayerGame>(
 
 /// The backend a rank trains on: CUDA, one GPU a rank.
 fn rank_backend(common: &Common, args: &TrainArgs, ranks: &Ranks) -> Result<ResolvedBackend> {
+    if args.restarts > 0 {
+        return Err(Error::parse(
+            "--restarts replays on one GPU or the CPU, not under a launcher",
+        ));
+    }
     if args.gpus != 1 {
         return Err(Error::parse(format!(
             "--gpus {} under a launcher: each rank trains on one GPU (start more ranks)",
