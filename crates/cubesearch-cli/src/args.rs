@@ -383,7 +383,8 @@ pub struct TrainArgs {
     /// which makes the player try what it has not seen: 320000 for 2048's 4x6patt).
     #[arg(long, value_name = "V", conflicts_with = "resume", value_parser = parse_finite)]
     pub optimistic: Option<f32>,
-    /// Tuple shapes: `seed` (three 4-tuples), `6tuple`, or cells like `0,1,2,3;4,5,6,7`.
+    /// Tuple shapes: `seed` (three 4-tuples), `6tuple` (also `4x6patt`), `8x6patt` (eight
+    /// 6-tuples), or cells like `0,1,2,3;4,5,6,7`.
     #[arg(long)]
     pub shapes: Option<String>,
     /// A multi-stage network: a new stage, with tables of its own, from each of these
