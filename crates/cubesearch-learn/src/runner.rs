@@ -131,13 +131,7 @@ pub fn run_games<G: TupleGame>(
     let play = |g: u64, path: &mut Trajectory<G>| {
         let mut rng = XorShift32::for_worker(seed, g as u32);
         match policy {
-            Policy::Greedy(net, learning) => play_episode(
-                game,
-                net,
-                &mut rng,
-                learning.map(|l| (l.step, l.order, l.restart)),
-                path,
-            ),
+            Policy::Greedy(net, learning) => play_episode(game, net, &mut rng, learning, path),
             Policy::Random => random_episode(game, &mut rng),
         }
     };
@@ -209,10 +203,9 @@ fn run_on_copies<G: TupleGame>(
                     let mut moves = 0u64;
                     while moves < ROUND_MOVES && g < games.end && !stop.load(Ordering::Relaxed) {
                         let mut rng = XorShift32::for_worker(seed, g as u32);
-                        let learn = Some((learning.step, learning.order, learning.restart));
-                        let episode = play_episode(game, copy, &mut rng, learn, &mut path);
+                        let episode = play_episode(game, copy, &mut rng, Some(learning), &mut path);
                         changed[t].mark(path.indices());
-                        moves += episode.moves as u64 + episode.replayed as u64;
+                        moves += episode.all_moves();
                         if tx.send(episode).is_err() {
                             stop.store(true, Ordering::Relaxed);
                         }

@@ -17,6 +17,7 @@
 
 use crate::game::TupleGame;
 use crate::network::{NTupleNetwork, WeightReads};
+use crate::runner::Learning;
 use cubesearch_core::rng::XorShift32;
 use multiversion::multiversion;
 
@@ -70,6 +71,13 @@ pub struct Episode {
     pub progress: u32,
     /// Moves its replays played ([`Restart`]), learned from but not scored.
     pub replayed: u32,
+}
+
+impl Episode {
+    /// Every move the game played and learned from: its own and its replays'.
+    pub fn all_moves(&self) -> u64 {
+        self.moves as u64 + self.replayed as u64
+    }
 }
 
 /// The greedy action in `s`: `(action, afterstate, reward)`, or `None` when the game is over.
@@ -197,8 +205,8 @@ fn best_of_four<G: TupleGame>(
 }
 
 /// Plays one game greedily with `net` from a start drawn by `rng`; when `learn` is given (the
-/// change per weight per unit of TD error, `alpha / lookups`, the order and the replays),
-/// learns from it. `path` ends holding the indices of every afterstate learned from, replays'
+/// change per weight per unit of TD error, the order and the replays; its sharing is the
+/// caller's), learns from it. `path` ends holding the indices of every afterstate learned from, replays'
 /// too.
 ///
 /// Compiled twice: for any x86-64 and for one with AVX2 and BMI2, picked at run time (the
@@ -210,7 +218,7 @@ pub fn play_episode<G: TupleGame>(
     game: &G,
     net: &NTupleNetwork,
     rng: &mut XorShift32,
-    learn: Option<(f32, TdOrder, Restart)>,
+    learn: Option<Learning>,
     path: &mut Trajectory<G>,
 ) -> Episode {
     // SAFETY: AVX2 is there when this clone runs.
@@ -221,8 +229,8 @@ pub fn play_episode<G: TupleGame>(
     path.rewards.clear();
     path.candidates
         .resize(G::ACTIONS.len().div_ceil(4) * 4 * lookups, 0);
-    let forward = learn.filter(|&(_, order, _)| order == TdOrder::Forward);
-    let restart = learn.map_or(Restart::default(), |l| l.2);
+    let forward = learn.filter(|l| l.order == TdOrder::Forward);
+    let restart = learn.map_or(Restart::default(), |l| l.restart);
     let mut s = game.initial(rng);
     let mut mark = None;
     let mut episode = Episode::default();
@@ -231,9 +239,9 @@ pub fn play_episode<G: TupleGame>(
         let first = path.rewards.len();
         let mut score = 0u64;
         while let Some((value, k, after, reward)) = greedy_indexed(game, net, s, path, reads) {
-            if let Some((step, ..)) = forward {
+            if let Some(l) = forward {
                 // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
-                unsafe { learn_last(net, &path.indices[first * lookups..], value, step, reads) };
+                unsafe { learn_last(net, &path.indices[first * lookups..], value, l.step, reads) };
             }
             score += reward as u64;
             let four = &path.candidates[k / 4 * 4 * lookups..][..4 * lookups];
@@ -246,14 +254,12 @@ pub fn play_episode<G: TupleGame>(
             }
         }
         let (indices, rewards) = (&path.indices[first * lookups..], &path.rewards[first..]);
-        match learn {
+        match learn.map(|l| (l.step, l.order)) {
             // The last afterstate: nothing follows it.
             // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
-            Some((step, TdOrder::Forward, _)) => unsafe {
-                learn_last(net, indices, 0.0, step, reads)
-            },
+            Some((step, TdOrder::Forward)) => unsafe { learn_last(net, indices, 0.0, step, reads) },
             // SAFETY: as above.
-            Some((step, TdOrder::Backward, _)) => unsafe {
+            Some((step, TdOrder::Backward)) => unsafe {
                 learn_indexed(net, indices, rewards, step, reads)
             },
             None => {}

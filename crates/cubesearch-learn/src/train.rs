@@ -172,7 +172,7 @@ pub fn train<G: TupleGame>(
         threads: thread_count(cfg.threads),
         sharing: cfg.sharing,
         order: cfg.order,
-        restart: Restart::default(),
+        restart: cfg.restart,
     };
     train_on(game, cfg, &mut engine, progress)
 }
@@ -426,7 +426,7 @@ pub fn train_on<G: TupleGame>(
         let games = chunk.min(cfg.games - started);
         let mut on_game = |e: Episode| -> Result<()> {
             done += 1;
-            moves += e.moves as u64 + e.replayed as u64;
+            moves += e.all_moves();
             score_sum += e.score as f64;
             max_score = max_score.max(e.score);
             if recent.len() == 1000 {

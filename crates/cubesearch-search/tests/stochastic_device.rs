@@ -302,15 +302,15 @@ impl StochasticGame for WideChute {
 
 impl GpuStochasticGame for WideChute {
     type Device = DeviceChute;
-    const STATE_WORDS: usize = 1;
+    const STATE_WORDS: usize = Chute::STATE_WORDS;
     const OUTCOMES: u32 = Chute::OUTCOMES;
 
     fn encode(&self, s: &u32, out: &mut [u32]) {
-        out[0] = *s;
+        Chute.encode(s, out)
     }
 
     fn decode(&self, words: &[u32]) -> u32 {
-        words[0]
+        Chute.decode(words)
     }
 }
 

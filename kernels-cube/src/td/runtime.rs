@@ -305,9 +305,8 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
     }
 
     /// The share of launched unit steps that played a move, ended a game or started a replay
-    /// of it: below 1 when
-    /// units idle at the end of a batch (waiting for its longest games) or a launch ends
-    /// partway. `None` before the first launch.
+    /// of it: below 1 when units idle at the end of a batch (waiting for its longest games) or
+    /// a launch ends partway. `None` before the first launch.
     pub fn occupancy(&self) -> Option<f64> {
         (self.steps.1 > 0).then(|| self.steps.0 as f64 / self.steps.1 as f64)
     }
