@@ -34,12 +34,8 @@ fn reference_value<R: TileRule>(net: &NTupleNetwork, b: BoardOf<R>) -> f32 {
 
 /// Moves V(b) by `step · (target − V(b))` through the reference reads.
 fn reference_update<R: TileRule>(net: &NTupleNetwork, b: BoardOf<R>, target: f32, step: f32) {
-    reference_add::<R>(net, b, step * (target - reference_value::<R>(net, b)));
-}
-
-/// Adds `delta` to every weight V(b) reads, through the reference indices.
-fn reference_add<R: TileRule>(net: &NTupleNetwork, b: BoardOf<R>, delta: f32) {
     let stage = net.stage(&Sliding::<R>::new(), &b);
+    let delta = step * (target - reference_value::<R>(net, b));
     net.update_cells(&b.cells(R::BITS), stage, delta);
 }
 
@@ -145,9 +141,8 @@ fn reference_learn<R: TileRule>(net: &NTupleNetwork, path: &[(BoardOf<R>, u32)],
 
 /// The trainer as first written, on the reference path: game `g` from
 /// `XorShift32::for_worker(seed, g)`, greedy on `value_cells` (ties to the first of left,
-/// right, up, down), then [`reference_learn`]; or, `forward`, each afterstate moved from its
-/// value when chosen toward the next move's value once that move is chosen, and the last toward
-/// 0. Then the game plays on
+/// right, up, down), then [`reference_learn`]; or, `forward`, each afterstate moved toward the
+/// next move's value once that move is chosen and the last toward 0. Then the game plays on
 /// `restart.times` more times from its first position whose largest tile reached
 /// `restart.at`, if one did, learning from each play alike. Returns the scores of the games'
 /// own plays.
@@ -170,25 +165,22 @@ fn reference_train<R: TileRule>(
             for replay in 0..=restart.times {
                 let mut score = 0;
                 path.clear();
-                // V of the last afterstate when it was chosen.
-                let mut last_v = 0.0;
                 loop {
-                    let mut best: Option<(f32, BoardOf<R>, u32, f32)> = None;
+                    let mut best: Option<(f32, BoardOf<R>, u32)> = None;
                     for d in Dir::ALL {
                         if let Some((after, reward)) = game.afterstate(&s, d) {
-                            let v = reference_value::<R>(net, after);
-                            if best.is_none_or(|b| reward as f32 + v > b.0) {
-                                best = Some((reward as f32 + v, after, reward, v));
+                            let v = reward as f32 + reference_value::<R>(net, after);
+                            if best.is_none_or(|b| v > b.0) {
+                                best = Some((v, after, reward));
                             }
                         }
                     }
-                    let Some((value, after, reward, v)) = best else {
+                    let Some((value, after, reward)) = best else {
                         break;
                     };
                     if let (true, Some(&(last, _))) = (forward, path.last()) {
-                        reference_add::<R>(net, last, step * (value - last_v));
+                        reference_update::<R>(net, last, value, step);
                     }
-                    last_v = v;
                     score += reward as u64;
                     path.push((after, reward));
                     s = game.sample_chance(&after, &mut rng);
@@ -198,9 +190,7 @@ fn reference_train<R: TileRule>(
                     }
                 }
                 match (forward, path.last()) {
-                    (true, Some(&(last, _))) => {
-                        reference_add::<R>(net, last, step * (0.0 - last_v))
-                    }
+                    (true, Some(&(last, _))) => reference_update::<R>(net, last, 0.0, step),
                     (true, None) => {}
                     (false, _) => reference_learn::<R>(net, &path, step),
                 }

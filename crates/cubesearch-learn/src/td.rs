@@ -10,10 +10,8 @@
 //! `alpha / lookups · δ`, so `alpha` is the step on V itself.
 //!
 //! The CPU trainer can also learn *forward* ([`TdOrder::Forward`], Szubert and Jaśkowski's
-//! order, as TDL2048+ makes it): once move `t + 1` is chosen, `s'_t` moves from `V(s'_t)` toward
-//! `r_{t+1} + V(s'_{t+1})`, both as valued when choosing them, and the last afterstate toward 0
-//! when the game ends. `V(s'_t)` is not read again after `s'_{t-1}`'s step (which may have
-//! moved some of its weights): that read cost a tenth of the trainer's time. Its weights are
+//! order): once move `t + 1` is chosen, `s'_t` moves toward `r_{t+1} + V(s'_{t+1})` as valued
+//! when choosing it, and the last afterstate toward 0 when the game ends. Its weights are then
 //! still in the cache, where the backward pass, at the end of a game of thousands of moves,
 //! finds them in memory again (docs/BENCHMARKS.md).
 
@@ -101,9 +99,6 @@ pub fn greedy<G: TupleGame>(
     best.map(|(_, a, after, reward)| (a, after, reward))
 }
 
-/// A greedy choice: `(reward + V(afterstate), action number, afterstate, reward, V(afterstate))`.
-type Chosen<S> = (f32, usize, S, u32, f32);
-
 /// One game's afterstates as learning reads them: each one's weight indices (the network's
 /// lookups in order, made once while choosing the move) and the reward of the move to it.
 /// Scratch space, reused from game to game.
@@ -137,8 +132,8 @@ impl<G: TupleGame> Trajectory<G> {
 }
 
 /// [`greedy`] on the afterstates' weight indices: the chosen action's value
-/// (`reward + V(afterstate)`), its number (its place in `ACTIONS`), the afterstate, the
-/// reward and `V(afterstate)`. The candidates are made and valued four at a time (vector instructions making their
+/// (`reward + V(afterstate)`), its number (its place in `ACTIONS`), the afterstate and the
+/// reward. The candidates are made and valued four at a time (vector instructions making their
 /// indices, their weight loads overlapping), their indices going to `path.candidates` as
 /// [`NTupleNetwork::indices_of`] lays out each four (an illegal move's are the state's, and its
 /// weights are not read).
@@ -149,7 +144,7 @@ fn greedy_indexed<G: TupleGame>(
     s: G::State,
     path: &mut Trajectory<G>,
     reads: WeightReads,
-) -> Option<Chosen<G::State>> {
+) -> Option<(f32, usize, G::State, u32)> {
     let actions = G::ACTIONS.len();
     let per_four = 4 * net.lookups();
     let mut afters = [None; 4];
@@ -182,7 +177,7 @@ fn greedy_indexed<G: TupleGame>(
 
 /// Values four candidate afterstates (of actions `first..first + 4`; `None` where illegal or
 /// past the last action) at once, their indices into `candidates`, and keeps the best in
-/// `best`, the first of equal values.
+/// `best`: `(value, action number, afterstate, reward)`, the first of equal values.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn best_of_four<G: TupleGame>(
@@ -193,7 +188,7 @@ fn best_of_four<G: TupleGame>(
     first: usize,
     candidates: &mut [u32],
     reads: WeightReads,
-    best: &mut Option<Chosen<G::State>>,
+    best: &mut Option<(f32, usize, G::State, u32)>,
 ) {
     net.indices_of::<G, 4>(game, afters.map(|a| a.map_or(s, |a| a.0)), candidates);
     // SAFETY: `indices_of` of `net` just wrote every index of `candidates`; `reads` is the
@@ -201,9 +196,9 @@ fn best_of_four<G: TupleGame>(
     let values = unsafe { net.values_at_unchecked(candidates, afters.map(|a| a.is_some()), reads) };
     for (k, after) in afters.iter().enumerate() {
         if let Some((after, reward)) = *after {
-            let value = reward as f32 + values[k];
-            if best.is_none_or(|b| value > b.0) {
-                *best = Some((value, first + k, after, reward, values[k]));
+            let v = reward as f32 + values[k];
+            if best.is_none_or(|b| v > b.0) {
+                *best = Some((v, first + k, after, reward));
             }
         }
     }
@@ -243,14 +238,11 @@ pub fn play_episode<G: TupleGame>(
         // This play's afterstates: the path from `first` on (in afterstates).
         let first = path.rewards.len();
         let mut score = 0u64;
-        // V of this play's last afterstate as valued when chosen (forward learning).
-        let mut last_v = None;
-        while let Some((value, k, after, reward, v)) = greedy_indexed(game, net, s, path, reads) {
-            if let (Some(l), Some(last_v)) = (forward, last_v) {
+        while let Some((value, k, after, reward)) = greedy_indexed(game, net, s, path, reads) {
+            if let Some(l) = forward {
                 // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
-                unsafe { step_last(net, &path.indices, l.step * (value - last_v)) };
+                unsafe { learn_last(net, &path.indices[first * lookups..], value, l.step, reads) };
             }
-            last_v = Some(v);
             score += reward as u64;
             let four = &path.candidates[k / 4 * 4 * lookups..][..4 * lookups];
             path.indices
@@ -264,12 +256,8 @@ pub fn play_episode<G: TupleGame>(
         let (indices, rewards) = (&path.indices[first * lookups..], &path.rewards[first..]);
         match learn.map(|l| (l.step, l.order)) {
             // The last afterstate: nothing follows it.
-            Some((step, TdOrder::Forward)) => {
-                if let Some(last_v) = last_v {
-                    // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
-                    unsafe { step_last(net, indices, step * (0.0 - last_v)) };
-                }
-            }
+            // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
+            Some((step, TdOrder::Forward)) => unsafe { learn_last(net, indices, 0.0, step, reads) },
             // SAFETY: as above.
             Some((step, TdOrder::Backward)) => unsafe {
                 learn_indexed(net, indices, rewards, step, reads)
@@ -294,15 +282,27 @@ pub fn play_episode<G: TupleGame>(
     episode
 }
 
-/// One forward TD(0) step: adds `delta` to the weights of the last afterstate of `indices`
-/// (its block of the network's lookups at the end).
+/// One forward TD(0) step: the last afterstate of `indices` (a block of the network's lookups
+/// at its end; none at a game's start) moves toward `target`.
 ///
 /// # Safety
-/// As [`learn_indexed`], and `indices` holds a block.
+/// As [`learn_indexed`].
 #[inline(always)]
-unsafe fn step_last(net: &NTupleNetwork, indices: &[u32], delta: f32) {
-    // SAFETY: the caller's promises.
-    unsafe { net.update_at_unchecked(&indices[indices.len() - net.lookups()..], delta) };
+unsafe fn learn_last(
+    net: &NTupleNetwork,
+    indices: &[u32],
+    target: f32,
+    step: f32,
+    reads: WeightReads,
+) {
+    if let Some(at) = indices.len().checked_sub(net.lookups()) {
+        let block = &indices[at..];
+        // SAFETY: the caller's promise.
+        unsafe {
+            let v = net.value_at_unchecked(block, reads);
+            net.update_at_unchecked(block, step * (target - v));
+        }
+    }
 }
 
 /// The backward TD(0) pass over one game's `(afterstate, reward)` path (see the module docs).
