@@ -799,6 +799,127 @@ fn spread_moves<G: DeviceStochasticGame, F: Float>(
     best
 }
 
+/// Lanes of a group: with planes, a game's lanes play its four actions in four groups, group
+/// `a` (lanes `GROUP·a ..`) action `a` ([`grouped_moves`]).
+const GROUP: u32 = LANES / 4;
+
+/// The weight index of lookup `l` for a lane of a group whose lanes hold the group's cells
+/// ([`grouped_moves`]): lane `j` of the group (the group's first lane is `base`) cells
+/// `4j .. 4j + 3`, a byte each, in `held`; each cell of the lookup is one shuffle.
+#[cube]
+fn grouped_index(
+    held: u32,
+    base: u32,
+    lut: &Array<u32>,
+    l: u32,
+    stage: u32,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+) -> usize {
+    let row = l * (len + 1u32);
+    let mut idx = lut[row as usize] + stage;
+    #[unroll]
+    for k in 0..len {
+        let c = lut[(row + 1u32 + k) as usize];
+        let four = plane_shuffle(held, base + (c >> 2u32));
+        idx += ((four >> ((c & 3u32) * 8u32)) & 0xFFu32) << (k * bits);
+    }
+    idx as usize
+}
+
+/// The greedy move from `own` (a copy of the state, which becomes this lane's afterstate) of a
+/// game of four actions whose lanes hold its cells through planes (cells below [`LANES`], a
+/// byte each): group `a` of [`GROUP`] lanes plays action `a` and reads its V, lane `j` of the
+/// group lookups `j, j + GROUP, …`, so every lane reads a weight in every round, where
+/// [`spread_moves`]' one V at a time over the whole plane leaves lanes idle when the lookups
+/// are not a multiple of [`LANES`] (it pools each V over the plane, but skips an illegal
+/// action's V, and makes fewer cells a lane: [`LutNet::grouped_pays`] picks). Lane
+/// `j < 4` of a group keeps V's partial sum `j`: lookups `j, j + 4, …` in order, its own
+/// weight and then lane `j + 4`'s each round; two butterfly steps then give
+/// `(s₀ + s₁) + (s₂ + s₃)`, the sequential loop's bits (an add of the same two values in either
+/// order rounds alike). Every lane then takes the four candidates from the groups' first lanes
+/// and keeps the first best.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn grouped_moves<G: DeviceStochasticGame, F: Float>(
+    own: &mut G::State,
+    frozen: &Array<F>,
+    live: &Array<Atomic<f32>>,
+    lut: &Array<u32>,
+    lookups: u32,
+    lane: u32,
+    top: u32,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+    #[comptime] averaged: bool,
+) -> Best {
+    let j = lane % GROUP;
+    let base = lane - j;
+    let acted = G::act(own, lane / GROUP);
+    let legal = select(acted.legal, 1u32, 0u32);
+    let stage = stage_base::<G>(own, lut, lookups, len);
+    let mut held = 0u32;
+    #[unroll]
+    for k in 0..4u32 {
+        let c = 4u32 * j + k;
+        held |= G::cell(own, select(c < top, c, top)) << (8u32 * k);
+    }
+    let mut sum = 0.0f32;
+    let mut first = 0u32;
+    while first < lookups {
+        let l = first + j;
+        // Lanes past the last lookup make the last one's index too: every lane shuffles.
+        let i = grouped_index(
+            held,
+            base,
+            lut,
+            select(l < lookups, l, lookups - 1u32),
+            stage,
+            len,
+            bits,
+        );
+        let mut w = 0.0f32;
+        if l < lookups && legal == 1u32 {
+            if averaged {
+                w = f32::cast_from(frozen[i]);
+            } else {
+                w = live[i].load();
+            }
+        }
+        let next = plane_shuffle(w, lane ^ 4u32);
+        if j < 4u32 {
+            if l < lookups {
+                sum += w;
+            }
+            if l + 4u32 < lookups {
+                sum += next;
+            }
+        }
+        first += GROUP;
+    }
+    let pair = sum + plane_shuffle_xor(sum, 1u32);
+    let value = f32::cast_from(acted.reward) + (pair + plane_shuffle_xor(pair, 2u32));
+    let mut best = Best {
+        found: false,
+        value: 0.0f32,
+        action: 0u32,
+        reward: 0u32,
+    };
+    #[unroll]
+    for a in 0..4u32 {
+        let from = a * GROUP;
+        let v = plane_shuffle(value, from);
+        let reward = plane_shuffle(acted.reward, from);
+        if plane_shuffle(legal, from) == 1u32 && (!best.found || v > best.value) {
+            best.found = true;
+            best.value = v;
+            best.action = a;
+            best.reward = reward;
+        }
+    }
+    best
+}
+
 /// Each game slot (its [`LANES`] lanes together, pooling as `planes` says: see
 /// [`LaneExchange`]) plays up to `max_moves` moves, learning from each game when it ends (see
 /// the module docs) and taking the next game number below `limit` (games `first + base ..`).
@@ -842,6 +963,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
     #[comptime] coherent: bool,
     #[comptime] pooled: bool,
     #[comptime] replaying: bool,
+    #[comptime] grouped: bool,
 ) {
     let u = ABSOLUTE_POS as u32 / LANES;
     let lane = UNIT_POS % LANES;
@@ -884,13 +1006,26 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
             budget -= 1u32;
             // The greedy action: the first best `reward + V(afterstate)`. The moves are most of
             // the kernel's integer work (and, inlined, of its code): one a lane when they are
-            // spread over the lanes (lane `a` then hands the chosen afterstate to the others),
-            // else four a lane, the chosen afterstate kept rather than made again.
+            // spread over the lanes, by groups or not (the lane that made the chosen afterstate
+            // then hands it to the others), else four a lane, the chosen afterstate kept rather
+            // than made again.
             let mut found = false;
             let mut best_v = 0.0f32;
             let mut best_after = state;
             let mut best_reward = 0u32;
-            if comptime!(planes && pooled && actions == 4) {
+            if comptime!(planes && pooled && actions == 4 && grouped) {
+                let mut own = state;
+                let best = grouped_moves::<G, F>(
+                    &mut own, frozen, weights, lut, lookups, lane, top, len, bits, averaged,
+                );
+                if best.found {
+                    found = true;
+                    best_v = best.value;
+                    best_reward = best.reward;
+                    let chosen = G::from_lane(&own, best.action * GROUP);
+                    G::assign(&mut best_after, &chosen);
+                }
+            } else if comptime!(planes && pooled && actions == 4) {
                 let mut own = state;
                 let best = spread_moves::<G, F>(
                     &mut own, frozen, weights, lut, lookups, lane, top, &mut pool, &mut cells, len,
@@ -1045,6 +1180,17 @@ pub(crate) struct LutNet {
     pub top: u32,
 }
 
+impl LutNet {
+    /// Whether a game of four actions whose lanes hold its cells chooses its moves by groups
+    /// ([`grouped_moves`]: cells of at most 8 bits): where they read every candidate in fewer
+    /// rounds of weight loads than whole planes do one V after another ([`spread_moves`]).
+    /// 2584's seed network (24 lookups: 3 rounds against 4) gained 1.09 × on an H200, 2048's
+    /// `4x6patt` (32: 4 against 4) lost 0.95 × (docs/BENCHMARKS.md).
+    fn grouped_pays(&self) -> bool {
+        self.bits <= 8 && self.lookups.div_ceil(GROUP) < 4 * self.lookups.div_ceil(LANES)
+    }
+}
+
 /// The buffers of [`td_play_kernel`](fn@td_play_kernel), in its order.
 pub(crate) struct PlayBuffers<'a> {
     pub frozen: Buffer<'a>,
@@ -1165,6 +1311,7 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
             args.coherent,
             net.top < LANES,
             args.restarts > 0,
+            net.grouped_pays(),
         );
     }
 }
