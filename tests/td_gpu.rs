@@ -590,8 +590,9 @@ fn averaged_updates_equal_the_cpu_re_implementation(
 fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
-    // The seed's 24 lookups (a game's lanes 24..31 idle), 48 (two rounds of the lanes), and the
-    // seed's in two stages (a second from the 34 tile on: the lanes pass the stage on too).
+    // With planes, the seed's 24 lookups and 48 are read by four groups of eight lanes (3 and 6
+    // rounds), 32 (as 4x6patt) by whole planes one V after another (`LutNet::grouped_pays`);
+    // and the seed's in two stages (a second from the 34 tile on: the lanes pass the stage on too).
     let wider: Vec<Vec<u8>> = [
         [0, 1, 2, 3],
         [4, 5, 6, 7],
@@ -603,8 +604,14 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     .iter()
     .map(|s| s.to_vec())
     .collect();
+    let whole_planes: Vec<Vec<u8>> = wider[..4].to_vec();
     let one: &[u32] = &[];
-    for (shapes, stages) in [(seed_shapes(), one), (wider, one), (seed_shapes(), &[34])] {
+    for (shapes, stages) in [
+        (seed_shapes(), one),
+        (wider, one),
+        (whole_planes, one),
+        (seed_shapes(), &[34]),
+    ] {
         for (lanes, steps_per_launch) in lane_exchanges(gpu.client())
             .into_iter()
             .flat_map(|l| [(l, 1), (l, 4)])
