@@ -1185,7 +1185,7 @@ impl LutNet {
     /// ([`grouped_moves`]: cells of at most 8 bits): where they read every candidate in fewer
     /// rounds of weight loads than whole planes do one V after another ([`spread_moves`]).
     /// 2584's seed network (24 lookups: 3 rounds against 4) gained 1.09 × on an H200, 2048's
-    /// `4x6patt` (32: 4 against 4) lost 0.95 × (docs/BENCHMARKS.md).
+    /// `4x6patt` (32: 4 against 4) ran at 0.95 × (docs/BENCHMARKS.md).
     fn grouped_pays(&self) -> bool {
         self.bits <= 8 && self.lookups.div_ceil(GROUP) < 4 * self.lookups.div_ceil(LANES)
     }
