@@ -430,6 +430,10 @@ impl DeviceStochasticGame for DeviceMini2048 {
         }
         1u32 << top
     }
+
+    fn stage_progress(s: &Rows) -> u32 {
+        Self::progress(s)
+    }
 }
 
 impl GpuStochasticGame for Mini2048 {

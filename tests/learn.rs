@@ -39,10 +39,13 @@ fn reference_update<R: TileRule>(net: &NTupleNetwork, b: BoardOf<R>, target: f32
     net.update_cells(&b.cells(R::BITS), stage, delta);
 }
 
-/// The stage of board cells `cells` by hand: how many of `stages` its largest tile reaches.
+/// The stage of board cells `cells` by hand: how many of `stages` the sum of its two largest
+/// tiles reaches.
 fn stage_by_hand<R: TileRule>(cells: &[u8], stages: &[u32]) -> usize {
-    let largest = R::value(*cells.iter().max().unwrap());
-    stages.iter().filter(|&&t| t <= largest).count()
+    let mut sorted = cells.to_vec();
+    sorted.sort_unstable();
+    let two = R::value(sorted[15]) + R::value(sorted[14]);
+    stages.iter().filter(|&&t| t <= two).count()
 }
 
 fn random_board<R: TileRule>(rng: &mut XorShift32) -> BoardOf<R> {
@@ -83,7 +86,8 @@ fn odd_shapes() -> Vec<Vec<u8>> {
 }
 
 /// The weight indices read straight from the board agree with those read from its cells, one
-/// board at a time and four at once (and so do the values), in the stage of its largest tile.
+/// board at a time and four at once (and so do the values), in the stage of its two largest
+/// tiles.
 fn check_indices<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32]) {
     let net = random_staged::<R>(shapes, stages, 8);
     let mut seen = vec![0; stages.len() + 1];
@@ -125,8 +129,9 @@ fn fast_indices_match_the_cell_reference() {
     check_indices::<Fib>(&odd_shapes(), &[]);
     check_indices::<Pow2>(&odd_shapes(), &[]);
     check_indices::<Pow2>(&parse_shapes("4,5,6,7,8,9;0,1,2,4,5,6").unwrap(), &[]);
-    // Random boards' largest tiles fall on both sides of every threshold.
+    // Random boards' two largest tiles fall on both sides of every threshold.
     check_indices::<Pow2>(&seed_shapes(), &[16384, 32768]);
+    check_indices::<Pow2>(&seed_shapes(), &[16384, 24576]);
     check_indices::<Fib>(&odd_shapes(), &[Fib::value(28)]);
 }
 
@@ -470,6 +475,15 @@ fn a_multi_stage_network_round_trips_and_resumes_only_as_itself() {
         "tensors for 3 tuple shapes in 7 stages",
     );
     expect_data_error(edited(b"16384,16384"), "stages");
+    // A staged file that does not say its stages count the two largest tiles is from before
+    // they did (the largest tile alone): refused.
+    let at = bytes.windows(9).position(|w| w == b"staged_by").unwrap();
+    let mut older = bytes.clone();
+    older[at..at + 9].copy_from_slice(b"staged_on");
+    expect_data_error(
+        NTupleNetwork::from_bytes::<Game2048>(&older, &path, None),
+        "its stages count the largest tile",
+    );
 }
 
 /// Resuming a one-stage file with stages splits it: every stage starts as a copy of the file's

@@ -30,7 +30,7 @@ fn zero_net() -> NTupleNetwork {
     staged_net(&[])
 }
 
-/// A zero network with a stage after each of `thresholds` (the largest tile).
+/// A zero network with a stage after each of `thresholds` (the sum of the two largest tiles).
 fn staged_net(thresholds: &[u32]) -> NTupleNetwork {
     NTupleNetwork::staged::<Game2048>(&seed_shapes(), thresholds).unwrap()
 }

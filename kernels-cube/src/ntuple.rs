@@ -194,7 +194,7 @@ pub fn layout_value<G: DeviceStochasticGame>(
 fn fixed_stage_base<G: DeviceStochasticGame>(state: &G::State, #[comptime] stages: Stages) -> u32 {
     let mut base = 0u32;
     if comptime!(!stages.thresholds.is_empty()) {
-        base = add_stage_steps(G::progress(state), 0u32, stages, 0usize);
+        base = add_stage_steps(G::stage_progress(state), 0u32, stages, 0usize);
     }
     base
 }
@@ -334,7 +334,7 @@ pub fn stage_base<G: DeviceStochasticGame>(
     let thresholds = lut[at as usize];
     let mut base = 0u32;
     if thresholds > 0u32 {
-        let progress = G::progress(state);
+        let progress = G::stage_progress(state);
         let stage_len = lut[(at + 1u32) as usize];
         for k in 0..thresholds {
             if progress >= lut[(at + 2u32 + k) as usize] {

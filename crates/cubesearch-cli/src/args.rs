@@ -388,9 +388,10 @@ pub struct TrainArgs {
     #[arg(long)]
     pub shapes: Option<String>,
     /// A multi-stage network: a new stage, with tables of its own, from each of these
-    /// progress values on (the largest tile: `16384` gives 2048's late game its own
-    /// values). A resumed file must have the same, or one stage: then every stage starts from
-    /// its weights.
+    /// values of the sum of the two largest tiles on (`16384` gives 2048's late game its own
+    /// values; `16384,24576` are Yeh et al.'s three stages, the third once a 16384 and an 8192
+    /// are on the board). A resumed file must have the same, or one stage: then every stage
+    /// starts from its weights.
     #[arg(long, value_name = "THRESHOLDS", value_parser = parse_stage_list)]
     pub stages: Option<StageList>,
     /// Save the weights every N games (0 = only at the end).

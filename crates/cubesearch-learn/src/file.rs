@@ -2,9 +2,11 @@
 //! metadata `format` (`cubesearch-ntuple/1`), `game`, `bits`, `shapes` (`0,1,2,3;4,5,6,7;...`),
 //! `games` (games trained), `mean_score` (mean of the last games trained) and `checksum`
 //! (`fnv1a64:` and 16 hex digits: FNV-1a over the tensors' bytes, `tuple0` first). A
-//! multi-stage network also has `stages` (its thresholds, `16384` or `8192,16384`) and a
-//! tensor per shape and stage, stage after stage: with 4 shapes, stage 1's first is `tuple4`.
-//! A file without `stages` is a network of one stage.
+//! multi-stage network also has `stages` (its thresholds, `16384` or `16384,24576`),
+//! `staged_by` (`stage_progress`: the thresholds are [`TupleGame::stage_progress`] values, for
+//! 2048 the sum of the two largest tiles; a staged file without it counted the largest tile
+//! alone, and is refused) and a tensor per shape and stage, stage after stage: with 4 shapes,
+//! stage 1's first is `tuple4`. A file without `stages` is a network of one stage.
 //!
 //! Saving writes a temporary file beside the target and renames it over the target, so a crash
 //! never leaves a half-written file where a good one was. Loading checks everything it relies
@@ -23,6 +25,9 @@ use std::path::Path;
 
 /// The `format` metadata value of files this version writes.
 pub const FORMAT: &str = "cubesearch-ntuple/1";
+
+/// The `staged_by` metadata value of multi-stage files: what their thresholds count.
+const STAGED_BY: &str = "stage_progress";
 
 /// What a weights file says about itself.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,7 +78,16 @@ impl NTupleNetwork {
             })
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| data_error(path, format!("cannot describe the weights: {e}")))?;
-        let stages = (!self.stages().is_empty()).then(|| ("stages", format_stages(self.stages())));
+        let staged = !self.stages().is_empty();
+        let stages = staged
+            .then(|| {
+                [
+                    ("stages", format_stages(self.stages())),
+                    ("staged_by", STAGED_BY.into()),
+                ]
+            })
+            .into_iter()
+            .flatten();
         let meta: HashMap<String, String> = [
             ("format", FORMAT.to_string()),
             ("game", self.game().to_string()),
@@ -168,6 +182,13 @@ impl NTupleNetwork {
             Some(text) => parse_stages(text).map_err(|e| bad(format!("metadata 'stages': {e}")))?,
             None => Vec::new(),
         };
+        if !stages.is_empty() && meta.get("staged_by").map(String::as_str) != Some(STAGED_BY) {
+            return Err(bad(
+                "its stages count the largest tile (a file from before 'staged_by'), and this \
+                 version stages by the sum of the two largest tiles: train it again"
+                    .into(),
+            ));
+        }
         let mut net = NTupleNetwork::staged::<G>(&file_shapes, &stages)
             .map_err(|e| bad(format!("metadata 'shapes' and 'stages': {e}")))?;
         let names = tensors.names();

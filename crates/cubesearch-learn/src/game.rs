@@ -61,6 +61,14 @@ pub trait TupleGame: StochasticGame {
     /// How far a game got, a number that never falls (such as the largest value on the board);
     /// reported for every finished game and counted against [`TupleGame::MILESTONES`].
     fn progress(&self, state: &Self::State) -> u32;
+
+    /// What a multi-stage network's thresholds compare (see [`crate::NTupleNetwork`]'s stages),
+    /// a number that never falls along a game: [`TupleGame::progress`] unless the game says
+    /// otherwise (2048 and 2584: the sum of the two largest tiles, so that a stage can start
+    /// once both a 16384 and an 8192 are on the board, as Yeh et al.'s multi-stage TD does).
+    fn stage_progress(&self, state: &Self::State) -> u32 {
+        self.progress(state)
+    }
 }
 
 /// The packed views of `states` built cell by cell from [`TupleGame::cells`] and

@@ -18,9 +18,12 @@
 //!
 //! A *multi-stage* network (Yeh et al., IEEE TCIAIG 2017) keeps one copy of every table a
 //! stage, stage after stage: a state's stage is how many of the network's thresholds its
-//! [`TupleGame::progress`] reaches (for 2048, `16384`: a second stage once a 16384 tile is
-//! made), and its lookups read that stage's copy, `stage · stage_len` weights further on. The
-//! late game, rare in training and unlike the opening, then learns values of its own.
+//! [`TupleGame::stage_progress`] reaches, and its lookups read that stage's copy,
+//! `stage · stage_len` weights further on. For 2048 that is the sum of the two largest tiles:
+//! `16384` gives a second stage once a 16384 is made (or two 8192s are about to make one), and
+//! `16384,24576` Yeh et al.'s three (the third once a 16384 and an 8192 are both on the
+//! board). The late game, rare in training and unlike the opening, then learns values of its
+//! own.
 //!
 //! With *temporal coherence* ([`NTupleNetwork::enable_coherence`]; Beal and Smith 1999,
 //! Jaśkowski's TC for 2048, TDL2048+'s `coherence`) each weight learns at its own rate: a change
@@ -629,7 +632,7 @@ impl NTupleNetwork {
         if self.stages.is_empty() {
             return 0;
         }
-        let progress = game.progress(state);
+        let progress = game.stage_progress(state);
         self.stages.partition_point(|&t| t <= progress)
     }
 

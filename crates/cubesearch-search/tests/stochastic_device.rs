@@ -206,6 +206,10 @@ impl DeviceStochasticGame for DeviceChute {
     fn progress(s: &ChuteState) -> u32 {
         s.bits >> 6u32
     }
+
+    fn stage_progress(s: &ChuteState) -> u32 {
+        Self::progress(s)
+    }
 }
 
 impl GpuStochasticGame for Chute {

@@ -286,6 +286,20 @@ impl<R: TileRule> Sliding<R> {
         R::value(b.max_index(R::BITS))
     }
 
+    /// The sum of the values of the two largest tiles (twice the largest when two cells hold
+    /// it; an empty cell is worth 0).
+    pub fn two_largest_sum(&self, b: BoardOf<R>) -> u32 {
+        let (mut first, mut second) = (0, 0);
+        for k in b.cells(R::BITS) {
+            if k > first {
+                (first, second) = (k, first);
+            } else if k > second {
+                second = k;
+            }
+        }
+        R::value(first) + R::value(second)
+    }
+
     /// The board's tile values, cell 0 first.
     pub fn values(&self, b: BoardOf<R>) -> [u32; 16] {
         b.cells(R::BITS).map(R::value)

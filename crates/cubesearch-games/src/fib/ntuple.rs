@@ -73,6 +73,13 @@ impl<R: TileRule> TupleGame for Sliding<R> {
     fn progress(&self, state: &BoardOf<R>) -> u32 {
         self.max_tile(*state)
     }
+
+    /// The sum of the two largest tiles, which never falls (a tile leaves only into a larger
+    /// one): Yeh et al.'s stages are `--stages 16384,24576` (a 16384, or two 8192s about to
+    /// make one; then a 16384 and an 8192).
+    fn stage_progress(&self, state: &BoardOf<R>) -> u32 {
+        self.two_largest_sum(*state)
+    }
 }
 
 #[cfg(test)]
@@ -103,6 +110,59 @@ mod tests {
                 assert_eq!(to as usize, symmetry_cell(s, p));
             }
         }
+    }
+
+    /// Stages compare the sum of the two largest tiles: Yeh et al.'s three stages are
+    /// `16384,24576` (a 16384, then a 16384 and an 8192), and the sum never falls in a game.
+    #[test]
+    fn stages_follow_the_two_largest_tiles() {
+        use cubesearch_learn::NTupleNetwork;
+        let game = Sliding::<Pow2>::new();
+        let net = NTupleNetwork::staged::<Sliding<Pow2>>(&seed_shapes(), &[16384, 24576]).unwrap();
+        // Tile indices: 13 is 8192, 14 is 16384.
+        for (tiles, sum, stage) in [
+            (&[1, 13, 12][..], 8192 + 4096, 0),
+            (&[13, 13, 1], 16384, 1),
+            (&[14, 1, 1], 16384 + 2, 1),
+            (&[14, 12, 12, 12], 16384 + 4096, 1),
+            (&[14, 13, 1], 24576, 2),
+            (&[15, 1], 32768 + 2, 2),
+            (&[], 0, 0),
+        ] {
+            let mut cells = [0u8; 16];
+            cells[..tiles.len()].copy_from_slice(tiles);
+            let board = Board::from_cells(&cells, Pow2::BITS);
+            assert_eq!(game.stage_progress(&board), sum, "{tiles:?}");
+            assert_eq!(net.stage(&game, &board), stage, "{tiles:?}");
+        }
+        for (moves, falls) in [stage_falls::<Pow2>(), stage_falls::<Fib>()] {
+            assert!(moves > 1000, "{moves} moves");
+            assert_eq!(falls, 0);
+        }
+    }
+
+    /// Moves of 20 random games of `R`, and how many of them made the sum of the two largest
+    /// tiles fall.
+    fn stage_falls<R: TileRule>() -> (u32, u32) {
+        let game = Sliding::<R>::new();
+        let mut rng = XorShift32::for_worker(21, 0);
+        let (mut moves, mut falls, mut legal) = (0, 0, Vec::new());
+        for _ in 0..20 {
+            let mut s = game.initial(&mut rng);
+            loop {
+                legal.clear();
+                game.legal_actions(&s, &mut legal);
+                if legal.is_empty() {
+                    break;
+                }
+                let (_, after, _) = legal[rng.below(legal.len() as u32) as usize];
+                let next = game.sample_chance(&after, &mut rng);
+                falls += u32::from(game.stage_progress(&next) < game.stage_progress(&s));
+                moves += 1;
+                s = next;
+            }
+        }
+        (moves, falls)
     }
 
     #[test]

@@ -33,6 +33,7 @@ use cubecl::prelude::*;
 use cubesearch_kernels::stochastic::{Acted, DeviceStochasticGame, GpuStochasticGame};
 use moves::{
     cell, empty_count, initial, max_index, put_in_empty, put_tile, set_board, slide, spawn,
+    two_largest_sum,
 };
 use std::marker::PhantomData;
 
@@ -354,6 +355,10 @@ impl<T: DeviceTiles> DeviceStochasticGame for DeviceSliding<T> {
     fn progress(state: &FibBoard) -> u32 {
         let m = max_index::<T>(state);
         select(m == 0u32, 0u32, T::value(m))
+    }
+
+    fn stage_progress(state: &FibBoard) -> u32 {
+        two_largest_sum::<T>(state)
     }
 }
 

@@ -303,6 +303,22 @@ pub fn set_board(board: &mut FibBoard, from: &FibBoard) {
     board.r3 = n3;
 }
 
+/// The sum of the values of the board's two largest tiles (twice the largest when two cells
+/// hold it; empty cells are worth 0).
+#[cube]
+pub fn two_largest_sum<T: DeviceTiles>(board: &FibBoard) -> u32 {
+    let mut first = 0u32;
+    let mut second = 0u32;
+    #[unroll]
+    for i in 0..16u32 {
+        let c = cell::<T>(board, i);
+        let top = c > first;
+        second = select(top, first, select(c > second, c, second));
+        first = select(top, c, first);
+    }
+    select(first == 0u32, 0u32, T::value(first)) + select(second == 0u32, 0u32, T::value(second))
+}
+
 /// The largest tile index on the board.
 #[cube]
 pub fn max_index<T: DeviceTiles>(board: &FibBoard) -> u32 {
