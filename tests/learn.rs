@@ -482,7 +482,7 @@ fn a_multi_stage_network_round_trips_and_resumes_only_as_itself() {
     older[at..at + 9].copy_from_slice(b"staged_on");
     expect_data_error(
         NTupleNetwork::from_bytes::<Game2048>(&older, &path, None),
-        "its stages count the largest tile",
+        "its stages count progress (a file from before 'staged_by'",
     );
 }
 

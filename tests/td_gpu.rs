@@ -90,7 +90,8 @@ fn one_unit_trains_exactly_as_the_cpu_single_thread_trainer(
 ) {
     one_unit_equals_cpu::<Fib>(backend, &[], false);
     one_unit_equals_cpu::<Pow2>(backend, &[], false);
-    // Three stages (a new one at the 64 and at the 128 tile), each reached by these games.
+    // Three stages (a new one once the two largest tiles sum to 64 and to 128), each reached by
+    // these games.
     one_unit_equals_cpu::<Pow2>(backend, &[64, 128], false);
 }
 
@@ -592,7 +593,7 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     use cubesearch::td::td_net;
     // With planes, the seed's 24 lookups and 48 are read by four groups of eight lanes (3 and 6
     // rounds), 32 (as 4x6patt) by whole planes one V after another (`LutNet::grouped_pays`);
-    // and the seed's in two stages (a second from the 34 tile on: the lanes pass the stage on too).
+    // and the seed's in two stages (a second once the two largest tiles sum to 34: the lanes pass the stage on too).
     let wider: Vec<Vec<u8>> = [
         [0, 1, 2, 3],
         [4, 5, 6, 7],

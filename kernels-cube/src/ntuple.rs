@@ -65,8 +65,8 @@ impl PartialSums {
 }
 
 /// The stages of a multi-stage network (Yeh et al. 2017): each stage has its own copy of
-/// the tables, stage after stage, and a state's stage is how many of `thresholds` its progress
-/// ([`DeviceStochasticGame::progress`]) reaches, so its lookups read `stage · len` weights
+/// the tables, stage after stage, and a state's stage is how many of `thresholds` its stage
+/// progress ([`DeviceStochasticGame::stage_progress`]) reaches, so its lookups read `stage · len` weights
 /// further on than the lookup list says.
 #[derive(Clone, Debug, Default, Hash, PartialEq, Eq)]
 pub struct Stages {
@@ -199,7 +199,8 @@ fn fixed_stage_base<G: DeviceStochasticGame>(state: &G::State, #[comptime] stage
     base
 }
 
-/// `acc` plus one stage's weights for each of thresholds `k..` that `progress` reaches (a
+/// `acc` plus one stage's weights for each of thresholds `k..` that `progress` (the state's
+/// stage progress) reaches (a
 /// compile-time recursion, as [`add_layout_quads`]).
 #[cube]
 fn add_stage_steps(
@@ -322,7 +323,7 @@ pub fn lut_words(lookups: &[(u32, Vec<u8>)], stages: &Stages) -> Option<(Vec<u32
 }
 
 /// The weight offset of `state`'s stage in a runtime table ([`lut_words`]) of `lookups`
-/// lookups of `len` cells: 0 with one stage (the game's progress then not even read).
+/// lookups of `len` cells: 0 with one stage (the game's stage progress then not even read).
 #[cube]
 pub fn stage_base<G: DeviceStochasticGame>(
     state: &G::State,

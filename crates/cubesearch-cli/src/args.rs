@@ -103,11 +103,11 @@ fn parse_interval(text: &str) -> Result<std::time::Duration, String> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StageList(pub Vec<u32>);
 
-/// Progress values above 0, ascending: `16384` or `8192,16384` (at least one).
+/// Stage-progress values above 0, ascending: `16384` or `16384,24576` (at least one).
 fn parse_stage_list(text: &str) -> Result<StageList, String> {
     let stages = cubesearch_learn::parse_stages(text).map_err(|e| e.to_string())?;
     if stages.is_empty() {
-        return Err("expected progress values like 8192,16384".into());
+        return Err("expected stage-progress values like 16384,24576".into());
     }
     cubesearch_learn::check_stages(&stages).map_err(|e| e.to_string())?;
     Ok(StageList(stages))

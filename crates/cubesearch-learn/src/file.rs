@@ -182,12 +182,23 @@ impl NTupleNetwork {
             Some(text) => parse_stages(text).map_err(|e| bad(format!("metadata 'stages': {e}")))?,
             None => Vec::new(),
         };
-        if !stages.is_empty() && meta.get("staged_by").map(String::as_str) != Some(STAGED_BY) {
-            return Err(bad(
-                "its stages count the largest tile (a file from before 'staged_by'), and this \
-                 version stages by the sum of the two largest tiles: train it again"
-                    .into(),
-            ));
+        if !stages.is_empty() {
+            match meta.get("staged_by").map(String::as_str) {
+                Some(STAGED_BY) => {}
+                Some(other) => {
+                    return Err(bad(format!(
+                        "metadata 'staged_by' is '{other}', not '{STAGED_BY}'"
+                    )))
+                }
+                None => {
+                    return Err(bad(
+                        "its stages count progress (a file from before 'staged_by'; 2048 and \
+                         2584: the largest tile), and this version stages by stage_progress \
+                         (2048 and 2584: the sum of the two largest tiles): train it again"
+                            .into(),
+                    ))
+                }
+            }
         }
         let mut net = NTupleNetwork::staged::<G>(&file_shapes, &stages)
             .map_err(|e| bad(format!("metadata 'shapes' and 'stages': {e}")))?;

@@ -56,8 +56,8 @@ pub const MAX_WEIGHTS: usize = 1 << 32;
 /// Most stages of a multi-stage network.
 pub const MAX_STAGES: usize = 8;
 
-/// Reads stage thresholds written as progress values, `16384` or `8192,16384` (empty: one
-/// stage).
+/// Reads stage thresholds written as stage-progress values ([`TupleGame::stage_progress`]),
+/// `16384` or `16384,24576` (empty: one stage).
 pub fn parse_stages(text: &str) -> Result<Vec<u32>> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
@@ -66,14 +66,14 @@ pub fn parse_stages(text: &str) -> Result<Vec<u32>> {
         .map(|t| {
             t.trim().parse::<u32>().map_err(|_| {
                 Error::parse(format!(
-                    "bad stage thresholds '{text}': expected progress values like 8192,16384"
+                    "bad stage thresholds '{text}': expected stage-progress values like 16384,24576"
                 ))
             })
         })
         .collect()
 }
 
-/// Fails unless `thresholds` can be a network's: at most [`MAX_STAGES`] stages, progress
+/// Fails unless `thresholds` can be a network's: at most [`MAX_STAGES`] stages, stage-progress
 /// values above 0, ascending.
 pub fn check_stages(thresholds: &[u32]) -> Result<()> {
     if thresholds.len() >= MAX_STAGES {
@@ -84,7 +84,7 @@ pub fn check_stages(thresholds: &[u32]) -> Result<()> {
     }
     if thresholds.first() == Some(&0) || thresholds.windows(2).any(|w| w[0] >= w[1]) {
         return Err(Error::parse(format!(
-            "bad stage thresholds {}: progress values above 0, ascending",
+            "bad stage thresholds {}: stage-progress values above 0, ascending",
             format_stages(thresholds)
         )));
     }
@@ -379,8 +379,8 @@ pub struct NTupleNetwork {
     weights: WeightMemory,
     /// Where each table starts in `weights` (stage 0's tables, stage 1's, ...), and the end.
     table_starts: Vec<usize>,
-    /// The progress at which each stage after the first begins, ascending (see the module
-    /// docs); empty for one stage.
+    /// The stage progress at which each stage after the first begins, ascending (see the
+    /// module docs); empty for one stage.
     stages: Vec<u32>,
     /// Weights of one stage's tables.
     stage_len: usize,
@@ -463,7 +463,7 @@ impl NTupleNetwork {
         Self::staged::<G>(shapes, &[])
     }
 
-    /// [`Self::for_game`] with a stage after each of `thresholds` (progress values, ascending:
+    /// [`Self::for_game`] with a stage after each of `thresholds` (stage-progress values, ascending:
     /// see the module docs), each stage with tables of its own.
     pub fn staged<G: TupleGame>(shapes: &[Vec<u8>], thresholds: &[u32]) -> Result<Self> {
         check_stages(thresholds)?;
@@ -591,7 +591,7 @@ impl NTupleNetwork {
         self.weights.len()
     }
 
-    /// The progress at which each stage after the first begins (empty: one stage).
+    /// The stage progress at which each stage after the first begins (empty: one stage).
     pub fn stages(&self) -> &[u32] {
         &self.stages
     }
@@ -626,7 +626,7 @@ impl NTupleNetwork {
         self.table_starts.len() - 1
     }
 
-    /// The stage of `state`: how many thresholds its progress reaches.
+    /// The stage of `state`: how many thresholds its [`TupleGame::stage_progress`] reaches.
     #[inline(always)]
     pub fn stage<G: TupleGame>(&self, game: &G, state: &G::State) -> usize {
         if self.stages.is_empty() {

@@ -31,7 +31,7 @@ pub struct TrainConfig {
     /// Tuple shapes (default: the game's first named set, [`TupleGame::SHAPES`]); a resumed
     /// file must match them.
     pub shapes: Option<Vec<Vec<u8>>>,
-    /// Stage thresholds of a new multi-stage network (progress values, ascending: see
+    /// Stage thresholds of a new multi-stage network (stage-progress values, ascending: see
     /// [`NTupleNetwork::staged`]; default one stage); a resumed file must match them.
     pub stages: Option<Vec<u32>>,
     /// Save to `out` every this many games (0 = only at the end).

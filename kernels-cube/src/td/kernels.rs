@@ -802,6 +802,8 @@ fn spread_moves<G: DeviceStochasticGame, F: Float>(
 /// Lanes of a group: with planes, a game's lanes play its four actions in four groups, group
 /// `a` (lanes `GROUP·a ..`) action `a` ([`grouped_moves`]).
 const GROUP: u32 = LANES / 4;
+// `grouped_moves` pairs lane `j < 4` of a group with lane `j + 4`, and holds four cells a lane.
+const _: () = assert!(LANES == 32 && GROUP == 8);
 
 /// The weight index of lookup `l` for a lane of a group whose lanes hold the group's cells
 /// ([`grouped_moves`]): lane `j` of the group (the group's first lane is `base`) cells
@@ -886,7 +888,7 @@ fn grouped_moves<G: DeviceStochasticGame, F: Float>(
                 w = live[i].load();
             }
         }
-        let next = plane_shuffle(w, lane ^ 4u32);
+        let next = plane_shuffle(w, lane ^ (GROUP / 2u32));
         if j < 4u32 {
             if l < lookups {
                 sum += w;

@@ -277,7 +277,7 @@ impl GpuTiles for Pow2 {
 
 /// 2584 or 2048 (tile rule `T`) as a [`DeviceStochasticGame`]: actions are the host's `Dir::ALL`
 /// (left, right, up, down), chance outcomes spawns (see the module docs), cells the 16 tile
-/// indices, progress the value of the largest tile.
+/// indices, progress the value of the largest tile, stage progress the sum of the two largest.
 pub struct DeviceSliding<T>(PhantomData<T>);
 
 #[cube]
