@@ -148,8 +148,8 @@ fn reference_learn<R: TileRule>(net: &NTupleNetwork, path: &[(BoardOf<R>, u32)],
 /// `XorShift32::for_worker(seed, g)`, greedy on `value_cells` (ties to the first of left,
 /// right, up, down), then [`reference_learn`]; or, `forward`, each afterstate moved toward the
 /// next move's value once that move is chosen and the last toward 0. Then the game plays on
-/// `restart.times` more times from its first position whose largest tile reached
-/// `restart.at`, if one did, learning from each play alike. Returns the scores of the games'
+/// `restart.times` more times from its first position whose two largest tiles summed to
+/// `restart.at` or more, if one did, learning from each play alike. Returns the scores of the games'
 /// own plays.
 fn reference_train<R: TileRule>(
     net: &NTupleNetwork,
@@ -189,8 +189,10 @@ fn reference_train<R: TileRule>(
                     score += reward as u64;
                     path.push((after, reward));
                     s = game.sample_chance(&after, &mut rng);
-                    let largest = game.values(s).into_iter().max();
-                    if restart.times > 0 && mark.is_none() && largest >= Some(restart.at) {
+                    let mut values = game.values(s);
+                    values.sort_unstable();
+                    let two = values[15] + values[14];
+                    if restart.times > 0 && mark.is_none() && two >= restart.at {
                         mark = Some(s);
                     }
                 }
@@ -315,8 +317,8 @@ fn replayed_run<R: TileRule>(order: TdOrder, restart: Restart) -> (Vec<Episode>,
 }
 
 /// Replays (Matsuzaki's restart): one thread, learning backward or forward, learns bit for bit
-/// what the reference learns replaying each game twice from its first position holding a tile
-/// of `at`, and its games' own plays score as the reference's. The first game's own play is
+/// what the reference learns replaying each game twice from its first position whose two
+/// largest tiles sum to `at`, and its games' own plays score as the reference's. The first game's own play is
 /// the one a run without replays plays (nothing was learned before it), its replays played
 /// moves, and the weights came out otherwise.
 fn check_replays<R: TileRule>(order: TdOrder, at: u32) {

@@ -106,7 +106,7 @@ fn one_unit_learns_with_temporal_coherence_exactly_as_the_cpu(
 }
 
 /// Replays (Matsuzaki's restart): one unit replays each game twice from its first position
-/// holding a 64 (or 2584's 55) and learns exactly as the CPU does, each game's own score and
+/// whose two largest tiles sum to 64 (or 2584's 55) and learns exactly as the CPU does, each game's own score and
 /// its replays' moves alike.
 #[rstest]
 fn one_unit_replays_late_positions_exactly_as_the_cpu(

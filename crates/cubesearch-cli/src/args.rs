@@ -370,13 +370,15 @@ pub struct TrainArgs {
     /// diverged).
     #[arg(long)]
     pub coherence: bool,
-    /// Replay each game N more times from its first position whose progress (2048/2584: the
-    /// largest tile) reached --restart-at, once its own play ends: the late game learns from N
+    /// Replay each game N more times from its first position whose stage progress (what
+    /// --stages counts; 2048/2584: the sum of the two largest tiles) reached --restart-at, once
+    /// its own play ends: the late game learns from N
     /// more times its moves (Matsuzaki's restart). Replays score nothing. One GPU or the CPU;
     /// at most 100 (a CPU thread keeps every play's weight indices until the game ends).
     #[arg(long, value_name = "N", default_value_t = 0, requires = "restart_at", value_parser = clap::value_parser!(u32).range(0..=100))]
     pub restarts: u32,
-    /// The progress a position needs to be replayed from (--restarts), e.g. 16384 in 2048.
+    /// The stage progress a position needs to be replayed from (--restarts), e.g. 16384 in
+    /// 2048, or 24576 to replay from the third of Yeh et al.'s stages (--stages 16384,24576).
     #[arg(long, value_name = "PROGRESS", requires = "restarts", value_parser = clap::value_parser!(u32).range(1..))]
     pub restart_at: Option<u32>,
     /// Start a new network with every state valued at V, not 0 (optimistic initialisation,

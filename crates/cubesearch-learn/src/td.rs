@@ -47,7 +47,9 @@ impl std::str::FromStr for TdOrder {
 
 /// Replays of a learning game from its first position that got far (Matsuzaki's restart,
 /// 2017): once a game's own play has ended, it plays on `times` more times from the first
-/// position whose [`TupleGame::progress`] reached `at`, if it reached it, each replay learning
+/// position whose [`TupleGame::stage_progress`] reached `at` (the measure a multi-stage
+/// network's stages start at, so that `at` may be a stage's threshold), if it reached it, each
+/// replay learning
 /// as a game does and drawing on from the game's generator. The late game, which few moves of a
 /// game reach, so learns from several times as many moves. Replays score nothing: the game's
 /// score, moves and progress are its own play's. Positions are looked at after each chance
@@ -249,7 +251,7 @@ pub fn play_episode<G: TupleGame>(
                 .extend(four.chunks_exact(4).map(|lanes| lanes[k % 4]));
             path.rewards.push(reward);
             s = game.sample_chance(&after, rng);
-            if restart.times > 0 && mark.is_none() && game.progress(&s) >= restart.at {
+            if restart.times > 0 && mark.is_none() && game.stage_progress(&s) >= restart.at {
                 mark = Some(s);
             }
         }

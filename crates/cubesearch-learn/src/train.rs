@@ -62,7 +62,7 @@ pub struct TrainConfig {
     /// copies merge them, while several GPUs each keep the sums of their own changes (their
     /// meetings merge the weights alone).
     pub coherence: bool,
-    /// Replays of each game from its first position that reached a progress ([`Restart`];
+    /// Replays of each game from its first position that reached a stage progress ([`Restart`];
     /// none by default). The engine must take them ([`TdEngine::set_restart`]).
     pub restart: Restart,
 }

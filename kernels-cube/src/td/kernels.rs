@@ -1106,7 +1106,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                 // Nested: a kernel's `&&` evaluates both sides, and most moves need not look.
                 if comptime!(replaying) {
                     if marked == 0u32 {
-                        if G::progress(&state) >= restart_at {
+                        if G::stage_progress(&state) >= restart_at {
                             // Every lane writes the same words, and reads back its own.
                             marked = 1u32;
                             G::store(&state, states, mark_at);

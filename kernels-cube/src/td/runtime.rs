@@ -65,7 +65,7 @@ pub struct TdShape {
     /// network's order (the CPU trainer's exactly, with one game slot).
     pub coherence: bool,
     /// Replays of each game's late positions (`cubesearch_learn::Restart`): `(times, at)`, a
-    /// game playing on `times` more times from its first position of progress `at` or more,
+    /// game playing on `times` more times from its first position of stage progress `at` or more,
     /// once its own play has ended. `(0, _)`: none.
     pub restart: (u32, u32),
 }
