@@ -39,12 +39,16 @@ fn reference_update<R: TileRule>(net: &NTupleNetwork, b: BoardOf<R>, target: f32
     net.update_cells(&b.cells(R::BITS), stage, delta);
 }
 
+/// The sum of the two largest of 16 tile values, by sorting them.
+fn two_largest_by_hand(mut values: [u32; 16]) -> u32 {
+    values.sort_unstable();
+    values[15] + values[14]
+}
+
 /// The stage of board cells `cells` by hand: how many of `stages` the sum of its two largest
 /// tiles reaches.
 fn stage_by_hand<R: TileRule>(cells: &[u8], stages: &[u32]) -> usize {
-    let mut sorted = cells.to_vec();
-    sorted.sort_unstable();
-    let two = R::value(sorted[15]) + R::value(sorted[14]);
+    let two = two_largest_by_hand(std::array::from_fn(|c| R::value(cells[c])));
     stages.iter().filter(|&&t| t <= two).count()
 }
 
@@ -189,9 +193,7 @@ fn reference_train<R: TileRule>(
                     score += reward as u64;
                     path.push((after, reward));
                     s = game.sample_chance(&after, &mut rng);
-                    let mut values = game.values(s);
-                    values.sort_unstable();
-                    let two = values[15] + values[14];
+                    let two = two_largest_by_hand(game.values(s));
                     if restart.times > 0 && mark.is_none() && two >= restart.at {
                         mark = Some(s);
                     }

@@ -592,7 +592,7 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     use cubesearch::kernels::td::{DeviceTd, TdShape};
     use cubesearch::td::td_net;
     // With planes, the seed's 24 lookups and 48 are read by four groups of eight lanes (3 and 6
-    // rounds), 32 (as 4x6patt) by whole planes one V after another (`LutNet::grouped_pays`);
+    // rounds), 32 (as 4x6patt) by whole planes one V after another (`LutNet::grouped`);
     // and the seed's in two stages (a second once the two largest tiles sum to 34: the lanes pass the stage on too).
     let wider: Vec<Vec<u8>> = [
         [0, 1, 2, 3],

@@ -66,8 +66,8 @@ impl PartialSums {
 
 /// The stages of a multi-stage network (Yeh et al. 2017): each stage has its own copy of
 /// the tables, stage after stage, and a state's stage is how many of `thresholds` its stage
-/// progress ([`DeviceStochasticGame::stage_progress`]) reaches, so its lookups read `stage · len` weights
-/// further on than the lookup list says.
+/// progress ([`DeviceStochasticGame::stage_progress`]) reaches, so its lookups read
+/// `stage · len` weights further on than the lookup list says.
 #[derive(Clone, Debug, Default, Hash, PartialEq, Eq)]
 pub struct Stages {
     /// The progress at which each stage after the first begins, ascending; none for a network
@@ -200,8 +200,7 @@ fn fixed_stage_base<G: DeviceStochasticGame>(state: &G::State, #[comptime] stage
 }
 
 /// `acc` plus one stage's weights for each of thresholds `k..` that `progress` (the state's
-/// stage progress) reaches (a
-/// compile-time recursion, as [`add_layout_quads`]).
+/// stage progress) reaches (a compile-time recursion, as [`add_layout_quads`]).
 #[cube]
 fn add_stage_steps(
     progress: u32,

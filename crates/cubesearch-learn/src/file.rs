@@ -78,8 +78,7 @@ impl NTupleNetwork {
             })
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| data_error(path, format!("cannot describe the weights: {e}")))?;
-        let staged = !self.stages().is_empty();
-        let stages = staged
+        let stages = (!self.stages().is_empty())
             .then(|| {
                 [
                     ("stages", format_stages(self.stages())),

@@ -49,8 +49,7 @@ impl std::str::FromStr for TdOrder {
 /// 2017): once a game's own play has ended, it plays on `times` more times from the first
 /// position whose [`TupleGame::stage_progress`] reached `at` (the measure a multi-stage
 /// network's stages start at, so that `at` may be a stage's threshold), if it reached it, each
-/// replay learning
-/// as a game does and drawing on from the game's generator. The late game, which few moves of a
+/// replay learning as a game does and drawing on from the game's generator. The late game, which few moves of a
 /// game reach, so learns from several times as many moves. Replays score nothing: the game's
 /// score, moves and progress are its own play's. Positions are looked at after each chance
 /// event (never the start), and one that ends the game gives replays of no moves.
@@ -58,7 +57,7 @@ impl std::str::FromStr for TdOrder {
 pub struct Restart {
     /// Replays a game plays (0: none).
     pub times: u32,
-    /// The progress a position needs to be replayed from.
+    /// The stage progress a position needs to be replayed from.
     pub at: u32,
 }
 
@@ -208,8 +207,8 @@ fn best_of_four<G: TupleGame>(
 
 /// Plays one game greedily with `net` from a start drawn by `rng`; when `learn` is given (the
 /// change per weight per unit of TD error, the order and the replays; its sharing is the
-/// caller's), learns from it. `path` ends holding the indices of every afterstate learned from, replays'
-/// too.
+/// caller's), learns from it. `path` ends holding the indices of every afterstate learned
+/// from, replays' too.
 ///
 /// Compiled twice: for any x86-64 and for one with AVX2 and BMI2, picked at run time (the
 /// symmetric views and indices of four states at once fill 256-bit registers, and the weights

@@ -835,7 +835,7 @@ fn grouped_index(
 /// group lookups `j, j + GROUP, …`, so every lane reads a weight in every round, where
 /// [`spread_moves`]' one V at a time over the whole plane leaves lanes idle when the lookups
 /// are not a multiple of [`LANES`] (it pools each V over the plane, but skips an illegal
-/// action's V, and makes fewer cells a lane: [`LutNet::grouped_pays`] picks). Lane
+/// action's V, and makes fewer cells a lane: [`LutNet::grouped`] picks). Lane
 /// `j < 4` of a group keeps V's partial sum `j`: lookups `j, j + 4, …` in order, its own
 /// weight and then lane `j + 4`'s each round; two butterfly steps then give
 /// `(s₀ + s₁) + (s₂ + s₃)`, the sequential loop's bits (an add of the same two values in either
@@ -1015,7 +1015,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
             let mut best_v = 0.0f32;
             let mut best_after = state;
             let mut best_reward = 0u32;
-            if comptime!(planes && pooled && actions == 4 && grouped) {
+            if comptime!(grouped) {
                 let mut own = state;
                 let best = grouped_moves::<G, F>(
                     &mut own, frozen, weights, lut, lookups, lane, top, len, bits, averaged,
@@ -1183,13 +1183,18 @@ pub(crate) struct LutNet {
 }
 
 impl LutNet {
-    /// Whether a game of four actions whose lanes hold its cells chooses its moves by groups
-    /// ([`grouped_moves`]: cells of at most 8 bits): where they read every candidate in fewer
-    /// rounds of weight loads than whole planes do one V after another ([`spread_moves`]).
-    /// 2584's seed network (24 lookups: 3 rounds against 4) gained 1.09 × on an H200, 2048's
-    /// `4x6patt` (32: 4 against 4) ran at 0.95 × (docs/BENCHMARKS.md).
-    fn grouped_pays(&self) -> bool {
-        self.bits <= 8 && self.lookups.div_ceil(GROUP) < 4 * self.lookups.div_ceil(LANES)
+    /// Whether the lanes of a game choose its moves by groups ([`grouped_moves`]): with planes,
+    /// four actions and the cells held by the lanes (below [`LANES`], at most 8 bits), where
+    /// groups read every candidate in fewer rounds of weight loads than whole planes do one V
+    /// after another ([`spread_moves`]). 2584's seed network (24 lookups: 3 rounds against 4)
+    /// gained 1.09 × on an H200, 2048's `4x6patt` (32: 4 against 4) ran at 0.95 ×
+    /// (docs/BENCHMARKS.md). Decided here, so that no other kernel variant is compiled for it.
+    fn grouped(&self, lanes: LaneExchange, actions: usize) -> bool {
+        lanes == LaneExchange::Plane
+            && actions == 4
+            && self.top < LANES
+            && self.bits <= 8
+            && self.lookups.div_ceil(GROUP) < 4 * self.lookups.div_ceil(LANES)
     }
 }
 
@@ -1313,7 +1318,7 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
             args.coherent,
             net.top < LANES,
             args.restarts > 0,
-            net.grouped_pays(),
+            net.grouped(args.lanes, G::ACTIONS.len()),
         );
     }
 }

@@ -57,9 +57,10 @@
 //! its cells from the lane holding it by a plane shuffle (or from shared memory on a cube)
 //! instead of out of the board; with planes and four actions, lane `k` makes only
 //! afterstate `k mod 4`, whose cells reach the lanes holding them by shuffles (or, where that
-//! reads in fewer rounds, group `a` of eight lanes makes afterstate `a` and reads its V), and the
-//! lane that made the chosen one hands it to the others (`DeviceStochasticGame::from_lane`). Every index
-//! and value stays the one a single lane would make, so the results are unchanged bit for bit.
+//! reads in fewer rounds, group `a` of eight lanes makes afterstate `a` and reads its V), and
+//! the lane that made the chosen one hands it to the others
+//! (`DeviceStochasticGame::from_lane`). Every index and value stays the one a single lane
+//! would make, so the results are unchanged bit for bit.
 
 pub mod kernels;
 mod meeting;
