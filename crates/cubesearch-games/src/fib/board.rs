@@ -128,13 +128,13 @@ impl<W: BoardWord> Board<W> {
     }
 
     /// How many cells are empty.
-    #[inline]
+    #[inline(always)]
     pub fn empty_count(self, bits: u32) -> u32 {
         self.empty_cells(bits).map(u64::count_ones).iter().sum()
     }
 
     /// The `n`-th empty cell in cell order (`n` below [`Self::empty_count`]).
-    #[inline]
+    #[inline(always)]
     pub fn nth_empty(self, n: u32, bits: u32) -> usize {
         let [lo, hi] = self.empty_cells(bits);
         let (mut marks, mut n, first) = match lo.count_ones() {
@@ -153,10 +153,9 @@ impl<W: BoardWord> Board<W> {
     #[inline(always)]
     fn empty_cells(self, bits: u32) -> [u64; 2] {
         let low_bits = (0..8).fold(0u64, |m, p| m | 1 << (p * bits));
-        self.halves(bits).map(|x| {
-            let any = (1..bits).fold(x, |any, k| any | x >> k);
-            !any & low_bits
-        })
+        let empty = |x: u64| !(1..bits).fold(x, |any, k| any | x >> k) & low_bits;
+        let [lo, hi] = self.halves(bits);
+        [empty(lo), empty(hi)]
     }
 
     /// The largest tile index on the board.
@@ -198,6 +197,9 @@ impl<W: BoardWord> Board<W> {
     /// Across the main diagonal: cell `(r, c)` takes the tile of `(c, r)`.
     #[inline(always)]
     pub fn transposed(self, bits: u32) -> Self {
+        if fits_one_word(bits) {
+            return Board(W::from_u64(whole_transposed(self.0.low_u64(), bits)));
+        }
         let [[lo], [hi]] = transposed(Self::half_lanes([self], bits), bits);
         Self::from_halves([lo, hi], bits)
     }
@@ -215,9 +217,34 @@ impl<W: BoardWord> Board<W> {
     /// `N` boards under each symmetry of the square, for reading n-tuples: `views[s]` holds
     /// the boards' view `s`, which has in cell `p` the tile of cell `symmetry_cell(s, p)`, so
     /// a tuple's cells seen through symmetry `s` are its own cells of view `s`. The same
-    /// masked shifts on every lane, which the compiler makes vector instructions.
+    /// masked shifts on every lane, which the compiler makes vector instructions. Each view
+    /// comes in [`view_cells_per_word`] cells a word: whole boards in word 0 (word 1 zero)
+    /// where a board fits a `u64` (2048), else [`Self::halves`] (2584).
     #[inline(always)]
     pub fn symmetric_views<const N: usize>(boards: [Self; N], bits: u32) -> [HalfLanes<N>; 8] {
+        if fits_one_word(bits) {
+            let mut b = [0; N];
+            for (x, board) in b.iter_mut().zip(boards) {
+                *x = board.0.low_u64();
+            }
+            let t = each(b, |x| whole_transposed(x, bits));
+            let (hb, ht) = (
+                each(b, |x| whole_mirrored(x, bits)),
+                each(t, |x| whole_mirrored(x, bits)),
+            );
+            let flip = |lanes| each(lanes, |x| whole_flipped(x, bits));
+            let zero = [0; N];
+            return [
+                [b, zero],
+                [flip(t), zero],
+                [flip(hb), zero],
+                [ht, zero],
+                [hb, zero],
+                [t, zero],
+                [flip(b), zero],
+                [flip(ht), zero],
+            ];
+        }
         let b = Self::half_lanes(boards, bits);
         let t = transposed(b, bits);
         // Mirroring costs more than flipping, and the two commute: mirror twice, flip four
@@ -256,17 +283,80 @@ fn half_mask(bits: u32, pick: impl Fn(usize) -> bool) -> u64 {
         .fold(0, |m, p| m | ((1 << bits) - 1) << (p as u32 * bits))
 }
 
+/// Whether a board of `bits`-bit cells fits one `u64` (2048's 4 bits; not 2584's 5).
+#[inline(always)]
+const fn fits_one_word(bits: u32) -> bool {
+    16 * bits <= 64
+}
+
+/// Cells a word of [`Board::symmetric_views`] holds: 16 where a board fits a `u64`, else 8.
+pub const fn view_cells_per_word(bits: u32) -> usize {
+    if fits_one_word(bits) {
+        16
+    } else {
+        8
+    }
+}
+
+/// `f` on every lane (a plain loop: it inlines and vectorises where `array::map` may not).
+#[inline(always)]
+fn each<const N: usize>(mut lanes: [u64; N], f: impl Fn(u64) -> u64) -> [u64; N] {
+    for x in &mut lanes {
+        *x = f(*x);
+    }
+    lanes
+}
+
+/// The bits of the cells of a whole board that `pick` chooses (a constant once inlined with
+/// a constant `bits`).
+#[inline(always)]
+fn whole_mask(bits: u32, pick: impl Fn(usize) -> bool) -> u64 {
+    (0..16)
+        .filter(|&p| pick(p))
+        .fold(0, |m, p| m | ((1 << bits) - 1) << (p as u32 * bits))
+}
+
+/// Left to right, on a whole board in a `u64`: cell `(r, c)` takes the tile of `(r, 3 − c)`.
+#[inline(always)]
+fn whole_mirrored(x: u64, bits: u32) -> u64 {
+    let (c0, c1) = (
+        whole_mask(bits, |p| p % 4 == 0),
+        whole_mask(bits, |p| p % 4 == 1),
+    );
+    (x & c0) << (3 * bits) | (x & c1) << bits | (x >> bits) & c1 | (x >> (3 * bits)) & c0
+}
+
+/// Top to bottom, on a whole board in a `u64`: row `r` takes row `3 − r` (rows 0, 1 and 2, 3
+/// change places, then the rows within each pair).
+#[inline(always)]
+fn whole_flipped(x: u64, bits: u32) -> u64 {
+    let row = 4 * bits;
+    let low = whole_mask(bits, |p| p < 8);
+    let x = x >> (2 * row) | (x & low) << (2 * row);
+    let even = whole_mask(bits, |p| p / 4 % 2 == 0);
+    (x >> row) & even | (x & even) << row
+}
+
+/// Across the main diagonal, on a whole board in a `u64`: each 2×2 block transposes in place
+/// (cells 1 and 4 swap, 3 cells apart), then the top right block and the bottom left one
+/// change places (6 cells apart).
+#[inline(always)]
+fn whole_transposed(x: u64, bits: u32) -> u64 {
+    let inner = whole_mask(bits, |p| matches!(p, 1 | 3 | 9 | 11));
+    let x =
+        x & !(inner | inner << (3 * bits)) | (x & inner) << (3 * bits) | (x >> (3 * bits)) & inner;
+    let block = whole_mask(bits, |p| matches!(p, 2 | 3 | 6 | 7));
+    x & !(block | block << (6 * bits)) | (x & block) << (6 * bits) | (x >> (6 * bits)) & block
+}
+
 /// Half boards of `N` boards side by side (see [`Board::half_lanes`]).
 pub type HalfLanes<const N: usize> = [[u64; N]; 2];
 
 /// `f` on every lane of both halves (a plain loop: it inlines and vectorises where
 /// `array::map` may not).
 #[inline(always)]
-fn each_lane<const N: usize>(mut halves: HalfLanes<N>, f: impl Fn(u64) -> u64) -> HalfLanes<N> {
-    for x in halves.as_flattened_mut() {
-        *x = f(*x);
-    }
-    halves
+fn each_lane<const N: usize>(halves: HalfLanes<N>, f: impl Fn(u64) -> u64) -> HalfLanes<N> {
+    halves.map(|half| each(half, &f))
 }
 
 /// Left to right, on half lanes: cell `(r, c)` takes the tile of `(r, 3 − c)`.
@@ -360,7 +450,13 @@ mod tests {
             let views = Board::symmetric_views([b, Board::EMPTY], bits);
             for (s, [lo, hi]) in views.into_iter().enumerate() {
                 assert_eq!((lo[1], hi[1]), (0, 0));
-                let view = Board::<W>::from_halves([lo[0], hi[0]], bits);
+                let view = match view_cells_per_word(bits) {
+                    16 => {
+                        assert_eq!(hi[0], 0);
+                        Board::<W>(W::from_u64(lo[0]))
+                    }
+                    _ => Board::<W>::from_halves([lo[0], hi[0]], bits),
+                };
                 let want: [u8; 16] = std::array::from_fn(|p| cells[symmetry_cell(s, p)]);
                 assert_eq!(view.cells(bits), want, "symmetry {s}, {bits} bits");
             }

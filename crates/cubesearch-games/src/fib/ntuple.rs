@@ -1,7 +1,9 @@
 //! 2584 and 2048 as n-tuple networks read them: 16 cells (row by row from the top-left) holding
 //! tile indices, the square's 8 symmetries, and views made by turning and mirroring the packed
-//! board with shifts and masks ([`Board::symmetric_views`]): half a board a view word.
+//! board with shifts and masks ([`Board::symmetric_views`]): a whole 2048 board a view word,
+//! half a 2584 board.
 
+use super::board::view_cells_per_word;
 use super::{Board, BoardOf, HalfLanes, Sliding, TileRule};
 use cubesearch_learn::{square_symmetries, TupleGame};
 
@@ -50,7 +52,7 @@ impl<R: TileRule> TupleGame for Sliding<R> {
         &SQUARE[0], &SQUARE[1], &SQUARE[2], &SQUARE[3], &SQUARE[4], &SQUARE[5], &SQUARE[6],
         &SQUARE[7],
     ];
-    const CELLS_PER_WORD: usize = 8;
+    const CELLS_PER_WORD: usize = view_cells_per_word(R::BITS);
     const MILESTONES: &'static [u32] = R::MILESTONES;
     const SHAPES: &'static [(&'static str, &'static [&'static [u8]])] = &[
         ("seed", SEED),
