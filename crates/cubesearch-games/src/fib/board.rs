@@ -355,8 +355,11 @@ pub type HalfLanes<const N: usize> = [[u64; N]; 2];
 /// `f` on every lane of both halves (a plain loop: it inlines and vectorises where
 /// `array::map` may not).
 #[inline(always)]
-fn each_lane<const N: usize>(halves: HalfLanes<N>, f: impl Fn(u64) -> u64) -> HalfLanes<N> {
-    halves.map(|half| each(half, &f))
+fn each_lane<const N: usize>(mut halves: HalfLanes<N>, f: impl Fn(u64) -> u64) -> HalfLanes<N> {
+    for x in halves.as_flattened_mut() {
+        *x = f(*x);
+    }
+    halves
 }
 
 /// Left to right, on half lanes: cell `(r, c)` takes the tile of `(r, 3 − c)`.
