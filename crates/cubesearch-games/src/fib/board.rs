@@ -274,13 +274,36 @@ impl<W: BoardWord> Board<W> {
     }
 }
 
-/// The bits of the cells of a half board (cells 0..8) that `pick` chooses (a constant once
-/// inlined with a constant `bits`).
+/// The bits of the cells among the first `cells` (8: a half board, 16: a whole one) that
+/// `pick` chooses (a constant once inlined with constant arguments).
 #[inline(always)]
-fn half_mask(bits: u32, pick: impl Fn(usize) -> bool) -> u64 {
-    (0..8)
+fn cell_mask(cells: usize, bits: u32, pick: impl Fn(usize) -> bool) -> u64 {
+    (0..cells)
         .filter(|&p| pick(p))
         .fold(0, |m, p| m | ((1 << bits) - 1) << (p as u32 * bits))
+}
+
+/// [`cell_mask`] on a half board (cells 0..8).
+#[inline(always)]
+fn half_mask(bits: u32, pick: impl Fn(usize) -> bool) -> u64 {
+    cell_mask(8, bits, pick)
+}
+
+/// [`cell_mask`] on a whole board.
+#[inline(always)]
+fn whole_mask(bits: u32, pick: impl Fn(usize) -> bool) -> u64 {
+    cell_mask(16, bits, pick)
+}
+
+/// Left to right, on the first `cells` cells of `x` (whole rows): cell `(r, c)` takes the
+/// tile of `(r, 3 − c)`.
+#[inline(always)]
+fn mirrored_rows(x: u64, cells: usize, bits: u32) -> u64 {
+    let (c0, c1) = (
+        cell_mask(cells, bits, |p| p % 4 == 0),
+        cell_mask(cells, bits, |p| p % 4 == 1),
+    );
+    (x & c0) << (3 * bits) | (x & c1) << bits | (x >> bits) & c1 | (x >> (3 * bits)) & c0
 }
 
 /// Whether a board of `bits`-bit cells fits one `u64` (2048's 4 bits; not 2584's 5).
@@ -307,23 +330,10 @@ fn each<const N: usize>(mut lanes: [u64; N], f: impl Fn(u64) -> u64) -> [u64; N]
     lanes
 }
 
-/// The bits of the cells of a whole board that `pick` chooses (a constant once inlined with
-/// a constant `bits`).
-#[inline(always)]
-fn whole_mask(bits: u32, pick: impl Fn(usize) -> bool) -> u64 {
-    (0..16)
-        .filter(|&p| pick(p))
-        .fold(0, |m, p| m | ((1 << bits) - 1) << (p as u32 * bits))
-}
-
 /// Left to right, on a whole board in a `u64`: cell `(r, c)` takes the tile of `(r, 3 − c)`.
 #[inline(always)]
 fn whole_mirrored(x: u64, bits: u32) -> u64 {
-    let (c0, c1) = (
-        whole_mask(bits, |p| p % 4 == 0),
-        whole_mask(bits, |p| p % 4 == 1),
-    );
-    (x & c0) << (3 * bits) | (x & c1) << bits | (x >> bits) & c1 | (x >> (3 * bits)) & c0
+    mirrored_rows(x, 16, bits)
 }
 
 /// Top to bottom, on a whole board in a `u64`: row `r` takes row `3 − r` (rows 0, 1 and 2, 3
@@ -365,13 +375,7 @@ fn each_lane<const N: usize>(mut halves: HalfLanes<N>, f: impl Fn(u64) -> u64) -
 /// Left to right, on half lanes: cell `(r, c)` takes the tile of `(r, 3 − c)`.
 #[inline(always)]
 fn mirrored<const N: usize>(halves: HalfLanes<N>, bits: u32) -> HalfLanes<N> {
-    let (c0, c1) = (
-        half_mask(bits, |p| p % 4 == 0),
-        half_mask(bits, |p| p % 4 == 1),
-    );
-    each_lane(halves, |x| {
-        (x & c0) << (3 * bits) | (x & c1) << bits | (x >> bits) & c1 | (x >> (3 * bits)) & c0
-    })
+    each_lane(halves, |x| mirrored_rows(x, 8, bits))
 }
 
 /// Top to bottom, on half lanes: row `r` takes row `3 − r`.
