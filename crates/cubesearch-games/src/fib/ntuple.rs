@@ -137,34 +137,8 @@ mod tests {
             assert_eq!(game.stage_progress(&board), sum, "{tiles:?}");
             assert_eq!(net.stage(&game, &board), stage, "{tiles:?}");
         }
-        for (moves, falls) in [stage_falls::<Pow2>(), stage_falls::<Fib>()] {
-            assert!(moves > 1000, "{moves} moves");
-            assert_eq!(falls, 0);
-        }
-    }
-
-    /// Moves of 20 random games of `R`, and how many of them made the sum of the two largest
-    /// tiles fall.
-    fn stage_falls<R: TileRule>() -> (u32, u32) {
-        let game = Sliding::<R>::new();
-        let mut rng = XorShift32::for_worker(21, 0);
-        let (mut moves, mut falls, mut legal) = (0, 0, Vec::new());
-        for _ in 0..20 {
-            let mut s = game.initial(&mut rng);
-            loop {
-                legal.clear();
-                game.legal_actions(&s, &mut legal);
-                if legal.is_empty() {
-                    break;
-                }
-                let (_, after, _) = legal[rng.below(legal.len() as u32) as usize];
-                let next = game.sample_chance(&after, &mut rng);
-                falls += u32::from(game.stage_progress(&next) < game.stage_progress(&s));
-                moves += 1;
-                s = next;
-            }
-        }
-        (moves, falls)
+        // That the sum never falls along a game is checked over the random games of
+        // `fib::tests::random_games_match_the_value_reference`.
     }
 
     #[test]

@@ -281,6 +281,8 @@ fn random_games_match_the_value_reference<R: TileRule>(seed: u32) {
             let next = g.sample_chance(&after, &mut rng);
             spawned += g.values(next).iter().map(|&v| v as u64).sum::<u64>()
                 - g.values(after).iter().map(|&v| v as u64).sum::<u64>();
+            // A tile leaves only into a larger one, so what stages count never falls.
+            assert!(g.two_largest_sum(next) >= g.two_largest_sum(s));
             s = next;
         }
         assert_eq!(score, naive_score);
