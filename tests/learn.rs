@@ -5,7 +5,7 @@ use cubesearch_games::{Game2048, Game2584};
 use cubesearch_learn::runner::{Sharing, ROUND_MOVES};
 use cubesearch_learn::{
     coherence_rate, curve_csv, parse_shapes, play, play_random, starting_network, train, CpuEngine,
-    CpuTd, Episode, NTupleNetwork, Restart, TdEngine, TdOrder, TrainConfig,
+    CpuTd, Episode, NTupleNetwork, Restart, TdEngine, TdOrder, TrainConfig, TABLE_GAP,
 };
 use rstest::rstest;
 
@@ -389,7 +389,8 @@ fn a_random_network_is_not_trivially_symmetric_per_lookup() {
     let b = random_board::<Pow2>(&mut rng);
     assert_ne!(net.value(&Sliding::<Pow2>::new(), b), 0.0);
     assert_eq!(net.lookups(), 24);
-    assert_eq!(net.weight_count(), 3 * 65536);
+    // Three tables, each followed by its gap.
+    assert_eq!(net.weight_count(), 3 * (65536 + TABLE_GAP));
 }
 
 fn temp() -> tempfile::TempDir {
@@ -431,7 +432,10 @@ fn a_multi_stage_network_round_trips_and_resumes_only_as_itself() {
     let dir = temp();
     let path = dir.path().join("w.safetensors");
     let net = random_staged::<Pow2>(&seed_shapes(), &[16384, 32768], 5);
-    assert_eq!((net.tables(), net.weight_count()), (9, 9 * 65536));
+    assert_eq!(
+        (net.tables(), net.weight_count()),
+        (9, 9 * (65536 + TABLE_GAP))
+    );
     net.save(&path, 7, 1.0).unwrap();
     let (back, meta) = NTupleNetwork::load::<Game2048>(&path, None).unwrap();
     assert_eq!(

@@ -25,7 +25,7 @@ pub use file::WeightsMeta;
 pub use game::{pack_views, square_symmetries, TupleGame, ViewWords};
 pub use network::{
     check_stages, coherence_rate, default_shapes, format_stages, parse_shapes, parse_stages,
-    shapes_for, NTupleNetwork,
+    shapes_for, NTupleNetwork, TABLE_GAP,
 };
 pub use play::{play, play_random, stats, PlayStats, Reach};
 pub use td::{Episode, Restart, TdOrder};

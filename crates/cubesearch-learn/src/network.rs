@@ -19,11 +19,11 @@
 //! A *multi-stage* network (Yeh et al., IEEE TCIAIG 2017) keeps one copy of every table a
 //! stage, stage after stage: a state's stage is how many of the network's thresholds its
 //! [`TupleGame::stage_progress`] reaches, and its lookups read that stage's copy,
-//! `stage · stage_len` weights further on. For 2048 that is the sum of the two largest tiles:
-//! `16384` gives a second stage once a 16384 is made (or two 8192s are about to make one), and
-//! `16384,24576` Yeh et al.'s three (the third once a 16384 and an 8192 are both on the
-//! board). The late game, rare in training and unlike the opening, then learns values of its
-//! own.
+//! `stage ·` [`NTupleNetwork::stage_len`] weights further on (with the tables packed). For
+//! 2048 that is the sum of the two largest tiles: `16384` gives a second stage once a 16384
+//! is made (or two 8192s are about to make one), and `16384,24576` Yeh et al.'s three (the
+//! third once a 16384 and an 8192 are both on the board). The late game, rare in training
+//! and unlike the opening, then learns values of its own.
 //!
 //! With *temporal coherence* ([`NTupleNetwork::enable_coherence`]; Beal and Smith 1999,
 //! Jaśkowski's TC for 2048, TDL2048+'s `coherence`) each weight learns at its own rate: a change
@@ -55,6 +55,18 @@ pub const MAX_TABLE_BITS: u32 = 28;
 pub const MAX_WEIGHTS: usize = 1 << 32;
 /// Most stages of a multi-stage network.
 pub const MAX_STAGES: usize = 8;
+
+/// Weights left unused after each table in the CPU's weights: 129 cache lines (8 KiB + 64 B).
+///
+/// 2048's `4x6patt` tables are 64 MiB each: back to back, each would start at the same place
+/// in every cache's sets, and on the 2 MiB pages the trainer asks for, the caches index those
+/// bits by the virtual address. A board's lookups of two tables whose shapes begin with the same
+/// cells (`0,1,2,3,4,5` and `0,1,2,4,5,6`) then fall in the same sets and evict each other.
+/// With the gap, table `t` moves `t ·` 129 lines on: `t` sets on in a 64-set L1, `129 t` in
+/// a 2048-set L2. Of the gaps cachegrind tried (0 to 1,025 lines) this one missed least:
+/// a fifth fewer L1 and a quarter fewer L2 misses a move than none (docs/BENCHMARKS.md). The
+/// device keeps the tables packed ([`NTupleNetwork::lookup_layout`]).
+pub const TABLE_GAP: usize = 129 * 16;
 
 /// Reads stage thresholds written as stage-progress values ([`TupleGame::stage_progress`]),
 /// `16384` or `16384,24576` (empty: one stage).
@@ -159,7 +171,10 @@ pub fn format_shapes(shapes: &[Vec<u8>]) -> String {
 /// its index.
 #[derive(Clone, Copy, Debug)]
 struct Lookup {
+    /// Where its table starts in the CPU's weights.
     offset: u32,
+    /// Where its table starts with the tables packed ([`NTupleNetwork::lookup_layout`]).
+    packed: u32,
     len: u32,
     cells: [u8; MAX_TUPLE],
 }
@@ -177,15 +192,32 @@ impl Lookup {
 }
 
 /// A run of consecutive cells within a shape, all in one word of a packed view (see
-/// [`crate::game`]): one shift and mask reads it, the same for every view of every state.
+/// [`crate::game`]): one mask and at most one shift move it to its place in the table index,
+/// the same for every view of every state.
 #[derive(Clone, Copy, Debug)]
 struct Run {
     word: usize,
-    /// The bit of the run's first cell within its word.
-    shift: u32,
+    /// The run's bits where they lie in the word.
     mask: u64,
-    /// The bit of the run's first cell within the table index.
-    to: u32,
+    /// How far the masked bits move toward the index's low bits (negative: toward its high
+    /// bits). In 2048's whole-board views it is often 0: no shift at all.
+    right: i32,
+}
+
+/// ORs `place` of word `word` of every view of `N` states into their indices (symmetry by
+/// symmetry, the states side by side).
+#[inline(always)]
+fn or_run<G: TupleGame, const N: usize>(
+    idx: &mut [[u64; N]; MAX_SYMMETRIES],
+    views: &G::Views<N>,
+    word: usize,
+    place: impl Fn(u64) -> u64,
+) {
+    for (s, idx) in idx.iter_mut().enumerate().take(G::SYMMETRIES.len()) {
+        for (i, &x) in idx.iter_mut().zip(views.word(s, word)) {
+            *i |= place(x);
+        }
+    }
 }
 
 /// How to read one shape's lookups straight from the state's packed views (see
@@ -198,7 +230,7 @@ struct ShapeReader {
 
 impl ShapeReader {
     fn new(shape: &[u8], offset: usize, bits: u32, per_word: usize) -> Self {
-        let cell_mask = (1 << bits) - 1;
+        let cell_mask: u64 = (1 << bits) - 1;
         let mut runs: Vec<Run> = Vec::new();
         for (j, &c) in shape.iter().enumerate() {
             let (word, shift, to) = (
@@ -206,16 +238,16 @@ impl ShapeReader {
                 (c as usize % per_word) as u32 * bits,
                 j as u32 * bits,
             );
+            let right = shift as i32 - to as i32;
             match runs.last_mut() {
                 // The next cell of the same word, next in the index too: the run grows.
-                Some(run) if run.word == word && run.shift + run.mask.count_ones() == shift => {
-                    run.mask = run.mask << bits | cell_mask;
+                Some(run) if run.word == word && run.right == right => {
+                    run.mask |= cell_mask << shift;
                 }
                 _ => runs.push(Run {
                     word,
-                    shift,
-                    mask: cell_mask,
-                    to,
+                    mask: cell_mask << shift,
+                    right,
                 }),
             }
         }
@@ -238,11 +270,13 @@ impl ShapeReader {
         // A constant once monomorphised: the loops over the views unroll.
         let symmetries = G::SYMMETRIES.len();
         let mut idx = [[0u64; N]; MAX_SYMMETRIES];
+        // A loop a direction, so that a run already in place (most of 2048's) costs a mask.
         for run in &self.runs {
-            for (s, idx) in idx.iter_mut().enumerate().take(symmetries) {
-                for (i, &x) in idx.iter_mut().zip(views.word(s, run.word)) {
-                    *i |= (x >> run.shift & run.mask) << run.to;
-                }
+            let (w, m) = (run.word, run.mask);
+            match run.right {
+                0 => or_run::<G, N>(&mut idx, views, w, |x| x & m),
+                r if r > 0 => or_run::<G, N>(&mut idx, views, w, |x| (x & m) >> r),
+                r => or_run::<G, N>(&mut idx, views, w, |x| (x & m) << -r),
             }
         }
         for (out, idx) in out.chunks_exact_mut(N).zip(&idx[..symmetries]) {
@@ -374,16 +408,18 @@ pub struct NTupleNetwork {
     lookups: Vec<Lookup>,
     /// The lookups again, shape by shape, as [`Self::indices`] reads them.
     readers: Vec<ShapeReader>,
-    /// Every table, one after another (stage after stage): a weight is one `u32` index
-    /// into one slice.
+    /// Every table, one after another with [`TABLE_GAP`] after each (stage after stage): a
+    /// weight is one `u32` index into one slice.
     weights: WeightMemory,
-    /// Where each table starts in `weights` (stage 0's tables, stage 1's, ...), and the end.
-    table_starts: Vec<usize>,
+    /// Where each table lies in `weights` (stage 0's tables, stage 1's, ...).
+    tables: Vec<std::ops::Range<usize>>,
     /// The stage progress at which each stage after the first begins, ascending (see the
     /// module docs); empty for one stage.
     stages: Vec<u32>,
-    /// Weights of one stage's tables.
+    /// Weights of one stage's tables, packed (as [`Self::lookup_layout`] lays them out).
     stage_len: usize,
+    /// How far apart in `weights` two stages' copies of a table lie: their tables and gaps.
+    stage_stride: usize,
     /// Temporal coherence's sums, when it is on (see the module docs).
     coherence: Option<Coherence>,
 }
@@ -488,8 +524,9 @@ impl NTupleNetwork {
         }
         let mut lookups = Vec::new();
         let mut readers = Vec::new();
-        let mut table_starts = vec![0usize];
-        for (t, shape) in shapes.iter().enumerate() {
+        let mut tables: Vec<std::ops::Range<usize>> = Vec::new();
+        let (mut stage_stride, mut stage_len) = (0, 0);
+        for shape in shapes {
             let bad = |why: &str| {
                 Error::parse(format!(
                     "bad tuple shape {}: {why}",
@@ -519,9 +556,8 @@ impl NTupleNetwork {
                     shape.len()
                 )));
             }
-            let offset = table_starts[t];
-            let end = offset + (1usize << index_bits);
-            if end * (thresholds.len() + 1) > MAX_WEIGHTS {
+            let (offset, len) = (stage_stride, 1usize << index_bits);
+            if (offset + len + TABLE_GAP) * (thresholds.len() + 1) > MAX_WEIGHTS {
                 return Err(bad(&format!("more than {MAX_WEIGHTS} weights in all")));
             }
             for symmetry in symmetries {
@@ -531,20 +567,24 @@ impl NTupleNetwork {
                 }
                 lookups.push(Lookup {
                     offset: offset as u32,
+                    packed: stage_len as u32,
                     len: shape.len() as u32,
                     cells,
                 });
             }
             readers.push(ShapeReader::new(shape, offset, bits, G::CELLS_PER_WORD));
-            table_starts.push(end);
+            tables.push(offset..offset + len);
+            stage_stride = offset + len + TABLE_GAP;
+            stage_len += len;
         }
-        let stage_len = table_starts[shapes.len()];
         for stage in 1..=thresholds.len() {
+            let base = stage * stage_stride;
             for t in 0..shapes.len() {
-                table_starts.push(stage * stage_len + table_starts[t + 1]);
+                let first = &tables[t];
+                tables.push(base + first.start..base + first.end);
             }
         }
-        let weights = WeightMemory::zeroed(stage_len * (thresholds.len() + 1));
+        let weights = WeightMemory::zeroed(stage_stride * (thresholds.len() + 1));
         Ok(NTupleNetwork {
             id: NEXT_ID.fetch_add(1, Relaxed),
             game: G::NAME.to_string(),
@@ -554,9 +594,10 @@ impl NTupleNetwork {
             lookups,
             readers,
             weights,
-            table_starts,
+            tables,
             stages: thresholds.to_vec(),
             stage_len,
+            stage_stride,
             coherence: None,
         })
     }
@@ -586,7 +627,8 @@ impl NTupleNetwork {
         self.lookups.len()
     }
 
-    /// Every weight in all tables.
+    /// Weights in all tables, and in the gaps between them (see [`TABLE_GAP`]): the bound
+    /// of the weight indices [`Self::indices`] makes.
     pub fn weight_count(&self) -> usize {
         self.weights.len()
     }
@@ -616,14 +658,15 @@ impl NTupleNetwork {
         Ok(split)
     }
 
-    /// Weights of one stage's tables: stage `k`'s lookups read `k ·` this further on.
+    /// Weights of one stage's tables, packed as [`Self::lookup_layout`] lays them out: there
+    /// stage `k`'s lookups read `k ·` this further on.
     pub fn stage_len(&self) -> usize {
         self.stage_len
     }
 
     /// Tables in all: the shapes' tables in every stage, stage after stage.
     pub fn tables(&self) -> usize {
-        self.table_starts.len() - 1
+        self.tables.len()
     }
 
     /// The stage of `state`: how many thresholds its [`TupleGame::stage_progress`] reaches.
@@ -639,12 +682,12 @@ impl NTupleNetwork {
     /// Where `state`'s stage's tables start in the weights.
     #[inline(always)]
     fn stage_base<G: TupleGame>(&self, game: &G, state: &G::State) -> u32 {
-        (self.stage(game, state) * self.stage_len) as u32
+        (self.stage(game, state) * self.stage_stride) as u32
     }
 
     /// Where table `t` lies in the weights.
     fn table_range(&self, t: usize) -> std::ops::Range<usize> {
-        self.table_starts[t]..self.table_starts[t + 1]
+        self.tables[t].clone()
     }
 
     /// A network with the same shapes and weights (and its own [`Self::id`]).
@@ -670,9 +713,10 @@ impl NTupleNetwork {
             lookups: self.lookups.clone(),
             readers: self.readers.clone(),
             weights,
-            table_starts: self.table_starts.clone(),
+            tables: self.tables.clone(),
             stages: self.stages.clone(),
             stage_len: self.stage_len,
+            stage_stride: self.stage_stride,
             coherence,
         }
     }
@@ -772,14 +816,15 @@ impl NTupleNetwork {
     }
 
     /// Every lookup in the order V sums them (shape by shape, the game's symmetries in order
-    /// within a shape): its table's offset in the flat weights (in stage 0: a later stage
-    /// adds its [`Self::stage_len`]s) and the state's cells that make its index, first cell
-    /// lowest. The one list every reader of the network follows: the CPU's own readers, and
-    /// the device kernels, which get it as data.
+    /// within a shape): its table's offset in the tables packed one after another (in stage
+    /// 0: a later stage adds its [`Self::stage_len`]s) and the state's cells that make its
+    /// index, first cell lowest. The one list every reader of the network follows: the CPU's
+    /// own readers (which add the gaps between its tables), and the device kernels, which
+    /// get it as data with the tables packed.
     pub fn lookup_layout(&self) -> Vec<(u32, Vec<u8>)> {
         self.lookups
             .iter()
-            .map(|l| (l.offset, l.cells[..l.len as usize].to_vec()))
+            .map(|l| (l.packed, l.cells[..l.len as usize].to_vec()))
             .collect()
     }
 
@@ -790,7 +835,7 @@ impl NTupleNetwork {
             stage <= self.stages.len(),
             "stage {stage} of a network of fewer"
         );
-        let base = (stage * self.stage_len) as u32;
+        let base = (stage * self.stage_stride) as u32;
         for (l, o) in self.lookups.iter().zip(out) {
             *o = base + l.cell_index(cells, self.bits);
         }
@@ -1065,7 +1110,9 @@ mod tests {
         let shapes = parse_shapes("0,1,2,3;4,5,6,7").unwrap();
         let net = NTupleNetwork::staged::<Cells16Game<4>>(&shapes, &[6, 9]).unwrap();
         assert_eq!((net.tables(), net.stage_len()), (6, 2 * 65536));
-        assert_eq!(net.weight_count(), 3 * net.stage_len());
+        // Each table followed by its gap, in each stage.
+        assert_eq!(net.weight_count(), 3 * (2 * 65536 + 2 * TABLE_GAP));
+        let per_shape = net.lookups() / shapes.len();
         let mut indices = vec![0; net.lookups()];
         for (top, stage) in [(0, 0), (5, 0), (6, 1), (8, 1), (9, 2), (15, 2)] {
             let mut cells = [1u8; 16];
@@ -1073,9 +1120,11 @@ mod tests {
             let state = Cells16(cells);
             assert_eq!(net.stage(&game, &state), stage, "largest cell {top}");
             net.indices(&game, state, &mut indices);
-            // Every lookup lands in its stage's copy of its table.
-            let copy = stage * net.stage_len()..(stage + 1) * net.stage_len();
-            assert!(indices.iter().all(|&i| copy.contains(&(i as usize))));
+            // Every lookup lands in its stage's copy of its own table.
+            for (l, &i) in indices.iter().enumerate() {
+                let table = net.table_range(stage * shapes.len() + l / per_shape);
+                assert!(table.contains(&(i as usize)), "lookup {l} in stage {stage}");
+            }
         }
         for bad in [&[0][..], &[9, 6], &[6, 6], &[1, 2, 3, 4, 5, 6, 7, 8]] {
             assert!(NTupleNetwork::staged::<Cells16Game<4>>(&shapes, bad).is_err());

@@ -130,12 +130,22 @@ impl<W: BoardWord> Board<W> {
     /// How many cells are empty.
     #[inline(always)]
     pub fn empty_count(self, bits: u32) -> u32 {
+        if fits_one_word(bits) {
+            return empty_marks(self.0.low_u64(), 16, bits).count_ones();
+        }
         self.empty_cells(bits).map(u64::count_ones).iter().sum()
     }
 
     /// The `n`-th empty cell in cell order (`n` below [`Self::empty_count`]).
     #[inline(always)]
     pub fn nth_empty(self, n: u32, bits: u32) -> usize {
+        if fits_one_word(bits) {
+            let mut marks = empty_marks(self.0.low_u64(), 16, bits);
+            for _ in 0..n {
+                marks &= marks - 1;
+            }
+            return (marks.trailing_zeros() / bits) as usize;
+        }
         let [lo, hi] = self.empty_cells(bits);
         let (mut marks, mut n, first) = match lo.count_ones() {
             in_lo if n < in_lo => (lo, n, 0),
@@ -152,10 +162,8 @@ impl<W: BoardWord> Board<W> {
     /// branch a cell, unlike a loop over cells).
     #[inline(always)]
     fn empty_cells(self, bits: u32) -> [u64; 2] {
-        let low_bits = (0..8).fold(0u64, |m, p| m | 1 << (p * bits));
-        let empty = |x: u64| !(1..bits).fold(x, |any, k| any | x >> k) & low_bits;
         let [lo, hi] = self.halves(bits);
-        [empty(lo), empty(hi)]
+        [empty_marks(lo, 8, bits), empty_marks(hi, 8, bits)]
     }
 
     /// The largest tile index on the board.
@@ -328,6 +336,13 @@ fn each<const N: usize>(mut lanes: [u64; N], f: impl Fn(u64) -> u64) -> [u64; N]
         *x = f(*x);
     }
     lanes
+}
+
+/// The empty cells among the first `cells` of `x`: a one at the low bit of each.
+#[inline(always)]
+fn empty_marks(x: u64, cells: u32, bits: u32) -> u64 {
+    let low_bits = (0..cells).fold(0u64, |m, p| m | 1 << (p * bits));
+    !(1..bits).fold(x, |any, k| any | x >> k) & low_bits
 }
 
 /// Left to right, on a whole board in a `u64`: cell `(r, c)` takes the tile of `(r, 3 − c)`.
