@@ -39,6 +39,19 @@ fn reference_update<R: TileRule>(net: &NTupleNetwork, b: BoardOf<R>, target: f32
     net.update_cells(&b.cells(R::BITS), stage, delta);
 }
 
+/// Moves `b`'s weights by `step` times the error of `valued` (what V(b) read when `b` was
+/// chosen) against `target`, as forward learning does.
+fn reference_move<R: TileRule>(
+    net: &NTupleNetwork,
+    b: BoardOf<R>,
+    valued: f32,
+    target: f32,
+    step: f32,
+) {
+    let stage = net.stage(&Sliding::<R>::new(), &b);
+    net.update_cells(&b.cells(R::BITS), stage, step * (target - valued));
+}
+
 /// The sum of the two largest of 16 tile values, by sorting them.
 fn two_largest_by_hand(mut values: [u32; 16]) -> u32 {
     values.sort_unstable();
@@ -151,7 +164,8 @@ fn reference_learn<R: TileRule>(net: &NTupleNetwork, path: &[(BoardOf<R>, u32)],
 /// The trainer as first written, on the reference path: game `g` from
 /// `XorShift32::for_worker(seed, g)`, greedy on `value_cells` (ties to the first of left,
 /// right, up, down), then [`reference_learn`]; or, `forward`, each afterstate moved toward the
-/// next move's value once that move is chosen and the last toward 0. Then the game plays on
+/// next move's value once that move is chosen and the last toward 0, the error taken against
+/// its value as read when it was chosen. Then the game plays on
 /// `restart.times` more times from its first position whose two largest tiles summed to
 /// `restart.at` or more, if one did, learning from each play alike. Returns the scores of the games'
 /// own plays.
@@ -172,24 +186,26 @@ fn reference_train<R: TileRule>(
             let mut s = game.initial(&mut rng);
             let (mut own, mut mark) = (0, None);
             for replay in 0..=restart.times {
-                let mut score = 0;
+                let (mut score, mut last_valued) = (0, 0.0);
                 path.clear();
                 loop {
-                    let mut best: Option<(f32, BoardOf<R>, u32)> = None;
+                    let mut best: Option<(f32, BoardOf<R>, u32, f32)> = None;
                     for d in Dir::ALL {
                         if let Some((after, reward)) = game.afterstate(&s, d) {
-                            let v = reward as f32 + reference_value::<R>(net, after);
+                            let valued = reference_value::<R>(net, after);
+                            let v = reward as f32 + valued;
                             if best.is_none_or(|b| v > b.0) {
-                                best = Some((v, after, reward));
+                                best = Some((v, after, reward, valued));
                             }
                         }
                     }
-                    let Some((value, after, reward)) = best else {
+                    let Some((value, after, reward, valued)) = best else {
                         break;
                     };
                     if let (true, Some(&(last, _))) = (forward, path.last()) {
-                        reference_update::<R>(net, last, value, step);
+                        reference_move::<R>(net, last, last_valued, value, step);
                     }
+                    last_valued = valued;
                     score += reward as u64;
                     path.push((after, reward));
                     s = game.sample_chance(&after, &mut rng);
@@ -199,7 +215,9 @@ fn reference_train<R: TileRule>(
                     }
                 }
                 match (forward, path.last()) {
-                    (true, Some(&(last, _))) => reference_update::<R>(net, last, 0.0, step),
+                    (true, Some(&(last, _))) => {
+                        reference_move::<R>(net, last, last_valued, 0.0, step)
+                    }
                     (true, None) => {}
                     (false, _) => reference_learn::<R>(net, &path, step),
                 }

@@ -13,7 +13,11 @@
 //! order): once move `t + 1` is chosen, `s'_t` moves toward `r_{t+1} + V(s'_{t+1})` as valued
 //! when choosing it, and the last afterstate toward 0 when the game ends. Its weights are then
 //! still in the cache, where the backward pass, at the end of a game of thousands of moves,
-//! finds them in memory again (docs/BENCHMARKS.md).
+//! finds them in memory again (docs/BENCHMARKS.md). The error is taken against `V(s'_t)` as
+//! valued when `s'_t` was chosen, a move earlier, as TDL2048+ does: the update of `s'_{t-1}`
+//! since, which may have moved some of the same weights, is not read back. So no update waits
+//! for its weights to be read first; where threads share one table and each other's writes
+//! have taken the lines away, that wait cost 16 threads a tenth of their moves.
 
 use crate::game::TupleGame;
 use crate::network::{NTupleNetwork, WeightReads};
@@ -133,8 +137,8 @@ impl<G: TupleGame> Trajectory<G> {
 }
 
 /// [`greedy`] on the afterstates' weight indices: the chosen action's value
-/// (`reward + V(afterstate)`), its number (its place in `ACTIONS`), the afterstate and the
-/// reward. The candidates are made and valued four at a time (vector instructions making their
+/// (`reward + V(afterstate)`), its number (its place in `ACTIONS`), the afterstate, the
+/// reward and V(afterstate). The candidates are made and valued four at a time (vector instructions making their
 /// indices, their weight loads overlapping), their indices going to `path.candidates` as
 /// [`NTupleNetwork::indices_of`] lays out each four (an illegal move's are the state's, and its
 /// weights are not read).
@@ -145,7 +149,7 @@ fn greedy_indexed<G: TupleGame>(
     s: G::State,
     path: &mut Trajectory<G>,
     reads: WeightReads,
-) -> Option<(f32, usize, G::State, u32)> {
+) -> Option<Chosen<G::State>> {
     let actions = G::ACTIONS.len();
     let per_four = 4 * net.lookups();
     let mut afters = [None; 4];
@@ -176,6 +180,10 @@ fn greedy_indexed<G: TupleGame>(
     best
 }
 
+/// A chosen action: its value (`reward + V(afterstate)`), its number, the afterstate, the reward
+/// and V(afterstate).
+type Chosen<S> = (f32, usize, S, u32, f32);
+
 /// Values four candidate afterstates (of actions `first..first + 4`; `None` where illegal or
 /// past the last action) at once, their indices into `candidates`, and keeps the best in
 /// `best`: `(value, action number, afterstate, reward)`, the first of equal values.
@@ -189,7 +197,7 @@ fn best_of_four<G: TupleGame>(
     first: usize,
     candidates: &mut [u32],
     reads: WeightReads,
-    best: &mut Option<(f32, usize, G::State, u32)>,
+    best: &mut Option<Chosen<G::State>>,
 ) {
     net.indices_of::<G, 4>(game, afters.map(|a| a.map_or(s, |a| a.0)), candidates);
     // SAFETY: `indices_of` of `net` just wrote every index of `candidates`; `reads` is the
@@ -199,7 +207,7 @@ fn best_of_four<G: TupleGame>(
         if let Some((after, reward)) = *after {
             let v = reward as f32 + values[k];
             if best.is_none_or(|b| v > b.0) {
-                *best = Some((v, first + k, after, reward));
+                *best = Some((v, first + k, after, reward, values[k]));
             }
         }
     }
@@ -239,11 +247,14 @@ pub fn play_episode<G: TupleGame>(
         // This play's afterstates: the path from `first` on (in afterstates).
         let first = path.rewards.len();
         let mut score = 0u64;
-        while let Some((value, k, after, reward)) = greedy_indexed(game, net, s, path, reads) {
+        // V of the last afterstate as valued when it was chosen.
+        let mut valued = 0.0;
+        while let Some((value, k, after, reward, v)) = greedy_indexed(game, net, s, path, reads) {
             if let Some(l) = forward {
                 // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
-                unsafe { learn_last(net, &path.indices[first * lookups..], value, l.step, reads) };
+                unsafe { learn_last(net, &path.indices[first * lookups..], valued, value, l.step) };
             }
+            valued = v;
             score += reward as u64;
             let four = &path.candidates[k / 4 * 4 * lookups..][..4 * lookups];
             path.indices
@@ -258,7 +269,9 @@ pub fn play_episode<G: TupleGame>(
         match learn.map(|l| (l.step, l.order)) {
             // The last afterstate: nothing follows it.
             // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
-            Some((step, TdOrder::Forward)) => unsafe { learn_last(net, indices, 0.0, step, reads) },
+            Some((step, TdOrder::Forward)) => unsafe {
+                learn_last(net, indices, valued, 0.0, step)
+            },
             // SAFETY: as above.
             Some((step, TdOrder::Backward)) => unsafe {
                 learn_indexed(net, indices, rewards, step, reads)
@@ -284,25 +297,16 @@ pub fn play_episode<G: TupleGame>(
 }
 
 /// One forward TD(0) step: the last afterstate of `indices` (a block of the network's lookups
-/// at its end; none at a game's start) moves toward `target`.
+/// at its end; none at a game's start), valued `valued` when it was chosen, moves toward
+/// `target`.
 ///
 /// # Safety
 /// As [`learn_indexed`].
 #[inline(always)]
-unsafe fn learn_last(
-    net: &NTupleNetwork,
-    indices: &[u32],
-    target: f32,
-    step: f32,
-    reads: WeightReads,
-) {
+unsafe fn learn_last(net: &NTupleNetwork, indices: &[u32], valued: f32, target: f32, step: f32) {
     if let Some(at) = indices.len().checked_sub(net.lookups()) {
-        let block = &indices[at..];
         // SAFETY: the caller's promise.
-        unsafe {
-            let v = net.value_at_unchecked(block, reads);
-            net.update_at_unchecked(block, step * (target - v));
-        }
+        unsafe { net.update_at_unchecked(&indices[at..], step * (target - valued)) };
     }
 }
 
