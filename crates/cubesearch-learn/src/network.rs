@@ -14,7 +14,8 @@
 //! `bits` bits each, first cell in the low bits: 5 bits a cell give 32⁴ ≈ 1M entries for a
 //! 4-tuple, 4 bits 16⁴ = 65536 (16⁶ ≈ 16.8M for a 6-tuple).
 //! Every lookup list is built once, by [`NTupleNetwork::lookup_layout`]'s builder: the CPU
-//! reads it here and the device kernels get it as data.
+//! reads it here (its tables a gap apart, [`TABLE_GAP`]) and the device kernels get it as data
+//! (the tables packed).
 //!
 //! A *multi-stage* network (Yeh et al., IEEE TCIAIG 2017) keeps one copy of every table a
 //! stage, stage after stage: a state's stage is how many of the network's thresholds its
@@ -51,8 +52,9 @@ pub const MAX_TUPLE: usize = 8;
 pub const MAX_SYMMETRIES: usize = 8;
 /// Most index bits of one table (2^28 weights, 1 GiB).
 pub const MAX_TABLE_BITS: u32 = 28;
-/// Most weights in all tables together (16 GiB): a weight's index is a `u32`.
-pub const MAX_WEIGHTS: usize = 1 << 32;
+/// Most weights in all tables and the gaps after them together (8 GiB): the trainer's AVX2
+/// gathers take a weight's index as a signed 32-bit offset.
+pub const MAX_WEIGHTS: usize = 1 << 31;
 /// Most stages of a multi-stage network.
 pub const MAX_STAGES: usize = 8;
 
@@ -558,7 +560,9 @@ impl NTupleNetwork {
             }
             let (offset, len) = (stage_stride, 1usize << index_bits);
             if (offset + len + TABLE_GAP) * (thresholds.len() + 1) > MAX_WEIGHTS {
-                return Err(bad(&format!("more than {MAX_WEIGHTS} weights in all")));
+                return Err(bad(&format!(
+                    "more than {MAX_WEIGHTS} weights in all (tables and the gaps after them)"
+                )));
             }
             for symmetry in symmetries {
                 let mut cells = [0u8; MAX_TUPLE];
@@ -1102,6 +1106,17 @@ mod tests {
         check_trainer_reads::<4>(&parse_shapes("0,1,2,3,4,5;5,9").unwrap(), &[]);
         // Three stages: a state's stage is how many of 14 and 15 its largest cell reaches.
         check_trainer_reads::<4>(&seed, &[14, 15]);
+    }
+
+    #[test]
+    fn a_network_past_the_weight_limit_is_refused_before_it_is_made() {
+        // Eight 7-cell tables of 4-bit cells: 2^31 weights, and their gaps past the limit.
+        let shapes: Vec<Vec<u8>> = (0..8).map(|k| (k..k + 7).collect()).collect();
+        let err = NTupleNetwork::staged::<Cells16Game<4>>(&shapes, &[]).unwrap_err();
+        assert!(err.to_string().contains("weights in all"), "{err}");
+        // Four fit in one stage (2^30 weights); two stages of them do not.
+        let err = NTupleNetwork::staged::<Cells16Game<4>>(&shapes[..4], &[1]).unwrap_err();
+        assert!(err.to_string().contains("weights in all"), "{err}");
     }
 
     #[test]

@@ -138,10 +138,10 @@ impl<G: TupleGame> Trajectory<G> {
 
 /// [`greedy`] on the afterstates' weight indices: the chosen action's value
 /// (`reward + V(afterstate)`), its number (its place in `ACTIONS`), the afterstate, the
-/// reward and V(afterstate). The candidates are made and valued four at a time (vector instructions making their
-/// indices, their weight loads overlapping), their indices going to `path.candidates` as
-/// [`NTupleNetwork::indices_of`] lays out each four (an illegal move's are the state's, and its
-/// weights are not read).
+/// reward and V(afterstate). The candidates are made and valued four at a time (vector
+/// instructions making their indices, their weight loads overlapping), their indices going to
+/// `path.candidates` as [`NTupleNetwork::indices_of`] lays out each four (an illegal move's are
+/// the state's, and its weights are not read).
 #[inline(always)]
 fn greedy_indexed<G: TupleGame>(
     game: &G,
@@ -186,7 +186,7 @@ type Chosen<S> = (f32, usize, S, u32, f32);
 
 /// Values four candidate afterstates (of actions `first..first + 4`; `None` where illegal or
 /// past the last action) at once, their indices into `candidates`, and keeps the best in
-/// `best`: `(value, action number, afterstate, reward)`, the first of equal values.
+/// `best` ([`Chosen`]), the first of equal values.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn best_of_four<G: TupleGame>(
@@ -230,9 +230,9 @@ pub fn play_episode<G: TupleGame>(
     learn: Option<Learning>,
     path: &mut Trajectory<G>,
 ) -> Episode {
+    let avx2 = multiversion::target::target_cfg_f!(target_feature = "avx2");
     // SAFETY: AVX2 is there when this clone runs.
-    let reads =
-        unsafe { WeightReads::new(multiversion::target::target_cfg_f!(target_feature = "avx2")) };
+    let reads = unsafe { WeightReads::new(avx2) };
     let lookups = net.lookups();
     path.indices.clear();
     path.rewards.clear();
