@@ -34,9 +34,7 @@ fn reference_value<R: TileRule>(net: &NTupleNetwork, b: BoardOf<R>) -> f32 {
 
 /// Moves V(b) by `step · (target − V(b))` through the reference reads.
 fn reference_update<R: TileRule>(net: &NTupleNetwork, b: BoardOf<R>, target: f32, step: f32) {
-    let stage = net.stage(&Sliding::<R>::new(), &b);
-    let delta = step * (target - reference_value::<R>(net, b));
-    net.update_cells(&b.cells(R::BITS), stage, delta);
+    reference_move::<R>(net, b, reference_value::<R>(net, b), target, step);
 }
 
 /// Moves `b`'s weights by `step` times the error of `valued` (what V(b) read when `b` was

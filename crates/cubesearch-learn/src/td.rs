@@ -230,9 +230,9 @@ pub fn play_episode<G: TupleGame>(
     learn: Option<Learning>,
     path: &mut Trajectory<G>,
 ) -> Episode {
-    let avx2 = multiversion::target::target_cfg_f!(target_feature = "avx2");
     // SAFETY: AVX2 is there when this clone runs.
-    let reads = unsafe { WeightReads::new(avx2) };
+    let reads =
+        unsafe { WeightReads::new(multiversion::target::target_cfg_f!(target_feature = "avx2")) };
     let lookups = net.lookups();
     path.indices.clear();
     path.rewards.clear();

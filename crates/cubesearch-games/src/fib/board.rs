@@ -140,22 +140,13 @@ impl<W: BoardWord> Board<W> {
     #[inline(always)]
     pub fn nth_empty(self, n: u32, bits: u32) -> usize {
         if fits_one_word(bits) {
-            let mut marks = empty_marks(self.0.low_u64(), 16, bits);
-            for _ in 0..n {
-                marks &= marks - 1;
-            }
-            return (marks.trailing_zeros() / bits) as usize;
+            return nth_mark(empty_marks(self.0.low_u64(), 16, bits), n, bits);
         }
         let [lo, hi] = self.empty_cells(bits);
-        let (mut marks, mut n, first) = match lo.count_ones() {
-            in_lo if n < in_lo => (lo, n, 0),
-            in_lo => (hi, n - in_lo, 8),
-        };
-        while n > 0 {
-            marks &= marks - 1;
-            n -= 1;
+        match lo.count_ones() {
+            in_lo if n < in_lo => nth_mark(lo, n, bits),
+            in_lo => 8 + nth_mark(hi, n - in_lo, bits),
         }
-        first + (marks.trailing_zeros() / bits) as usize
     }
 
     /// The empty cells of each of the [`Self::halves`]: a one at the low bit of each (no
@@ -343,6 +334,15 @@ fn each<const N: usize>(mut lanes: [u64; N], f: impl Fn(u64) -> u64) -> [u64; N]
 fn empty_marks(x: u64, cells: u32, bits: u32) -> u64 {
     let low_bits = (0..cells).fold(0u64, |m, p| m | 1 << (p * bits));
     !(1..bits).fold(x, |any, k| any | x >> k) & low_bits
+}
+
+/// The cell of the `n`-th mark of `marks` (as [`empty_marks`] marks cells), counting from cell 0.
+#[inline(always)]
+fn nth_mark(mut marks: u64, n: u32, bits: u32) -> usize {
+    for _ in 0..n {
+        marks &= marks - 1;
+    }
+    (marks.trailing_zeros() / bits) as usize
 }
 
 /// Left to right, on a whole board in a `u64`: cell `(r, c)` takes the tile of `(r, 3 − c)`.
