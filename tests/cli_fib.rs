@@ -407,9 +407,12 @@ fn train_and_bench_take_a_weight_storage() {
         "1024",
         "--storage",
         "f16",
+        "--launch-steps",
+        "2",
         "--json",
     ]));
     assert_eq!(json["storage"], "f16");
+    assert_eq!(json["launch_steps"], 2);
     assert_eq!(json["games"], 1024);
     assert!(json["mean_score"].as_f64().unwrap() > 0.0);
     assert_bad_input(
@@ -421,6 +424,18 @@ fn train_and_bench_take_a_weight_storage() {
         "--storage",
     );
     assert_bad_input(&train(&["--backend", "cpu", "--storage", "bf16"]), "bf16");
+    assert_bad_input(
+        &train(&["--backend", "cpu", "--launch-steps", "1"]),
+        "--launch-steps",
+    );
+    assert_bad_input(
+        &train(&["--backend", "wgpu", "--launch-steps", "0"]),
+        "--launch-steps",
+    );
+    assert_bad_input(
+        &train(&["--backend", "wgpu", "--units", "4", "--launch-steps", "2"]),
+        "averaged",
+    );
     let json = json_of(&cubesearch(&[
         "bench",
         "td-train",

@@ -499,6 +499,34 @@ macro_rules! on_gpu {
     };
 }
 
+/// `Averaging::steps` reaches the launches: an engine given a cap trains with it, one not
+/// given one with [`STEPS_PER_LAUNCH`](cubesearch::kernels::td::STEPS_PER_LAUNCH).
+#[rstest]
+fn an_engine_caps_its_launches_as_asked(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    on_gpu!(backend, launch_steps_reach_the_device);
+}
+
+fn launch_steps_reach_the_device<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
+    use cubesearch::kernels::td::{AVERAGED_FROM_UNITS, STEPS_PER_LAUNCH};
+    use cubesearch::td::Averaging;
+    let net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
+    let step = 0.1 / net.lookups() as f32;
+    for (steps, used) in [(None, STEPS_PER_LAUNCH), (Some(3), 3)] {
+        let mut engine = gpu
+            .td_engine::<Game2048>(Some(AVERAGED_FROM_UNITS))
+            .with_averaging(Averaging {
+                steps,
+                ..Default::default()
+            });
+        engine
+            .play(&Game2048::new(), &net, 0, 1, 7, step, &mut |_| Ok(()))
+            .unwrap();
+        let shape = engine.shape().unwrap();
+        assert!(shape.averaged);
+        assert_eq!(shape.steps_per_launch, used, "{steps:?}");
+    }
+}
+
 /// Replays across launches: one unit playing 7 moves a launch carries a game's replays (its
 /// unit words and the position stored beside its own) from launch to launch, and its games
 /// and weights are the CPU trainer's.
@@ -900,7 +928,12 @@ fn f16_storage_needs_averaged_updates() {
     );
     let cpu = executor(Backend::Cpu).unwrap();
     assert!(cpu
-        .td_engine_on_gpus::<Game2048>(1, None, WeightStorage::F16, cubesearch::td::MERGE_EVERY)
+        .td_engine_on_gpus::<Game2048>(
+            1,
+            None,
+            WeightStorage::F16.into(),
+            cubesearch::td::MERGE_EVERY,
+        )
         .is_err());
     assert_eq!("f16".parse::<WeightStorage>().unwrap(), WeightStorage::F16);
     assert_eq!("F32".parse::<WeightStorage>().unwrap(), WeightStorage::F32);
@@ -936,7 +969,7 @@ fn averaged_training_with_many_units_learns(
         .td_engine_on_gpus::<Game2048>(
             1,
             Some(AVERAGED_FROM_UNITS),
-            storage,
+            storage.into(),
             cubesearch::td::MERGE_EVERY,
         )
         .unwrap();

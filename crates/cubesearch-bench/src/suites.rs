@@ -186,7 +186,7 @@ fn td_train(exec: &mut Executor, level: u32, seed: u32, args: &BenchArgs) -> Res
     let mut engine = exec.td_engine_on_gpus::<Game2584>(
         1,
         args.units,
-        storage,
+        storage.into(),
         cubesearch_search::td::MERGE_EVERY,
     )?;
     let mut moves = 0u64;

@@ -367,8 +367,8 @@ pub struct TrainArgs {
     /// Temporal coherence: each weight learns at its own rate, alpha times |E| / A (E the sum of
     /// the changes asked of it, A the sum of their sizes), slowing where its errors cancel out.
     /// TDL2048+'s OTD+TC finishes an optimistic run with it at --alpha 1.0 on the CPU; GPU
-    /// trainers of 1024+ games move a weight up to 16 steps a launch: use 0.1 there (1.0
-    /// diverged).
+    /// trainers of 1024+ games average their updates: use 0.1 there (1.0 collapsed, even at
+    /// --launch-steps 1).
     #[arg(long)]
     pub coherence: bool,
     /// Replay each game N more times from its first position whose stage progress (what
@@ -424,4 +424,11 @@ pub struct TrainArgs {
     /// an f16 copy while playing (the f32 weights stay the master that learns and is saved).
     #[arg(long, default_value = "f32", value_parser = parse_storage)]
     pub storage: WeightStorage,
+    /// GPU backends with averaged updates (--units ≥ 1024): the most TD steps a weight takes
+    /// in one launch (default 16, which learned best of 1, 4, 10, 16 and 64). A launch reads
+    /// every game's values from the same weights, so a weight asked h times moves by the sum
+    /// of the changes over ⌈h / N⌉: N steps at most, where sequential updates would each see
+    /// the one before.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub launch_steps: Option<u32>,
 }

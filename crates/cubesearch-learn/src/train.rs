@@ -57,8 +57,8 @@ pub struct TrainConfig {
     /// Learn with temporal coherence: each weight's step is `alpha` scaled by its own rate,
     /// `|E| / A` ([`NTupleNetwork::enable_coherence`]). Guei, Chen and Wu (2022) finish an
     /// optimistic TD run with it at `alpha` 1.0 (TDL2048+'s OTD+TC); a GPU engine averaging
-    /// its updates moves a weight up to 16 steps a launch and diverged at 1.0, learning well
-    /// at 0.1 (docs/BENCHMARKS.md). Its sums start afresh in every run, resumed or not; CPU
+    /// its updates collapsed at 1.0, even at one step a launch, and learns well at 0.1
+    /// (docs/BENCHMARKS.md). Its sums start afresh in every run, resumed or not; CPU
     /// copies merge them, while several GPUs each keep the sums of their own changes (their
     /// meetings merge the weights alone).
     pub coherence: bool,

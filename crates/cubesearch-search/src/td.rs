@@ -9,7 +9,9 @@ use crate::{CpuExecutor, Executor, GpuExecutor};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result, TdUpdate};
 use cubesearch_kernels::ntuple::Stages;
-use cubesearch_kernels::td::{DeviceTd, TdGame, TdNet, TdShape};
+use cubesearch_kernels::td::{
+    DeviceTd, TdGame, TdNet, TdShape, AVERAGED_FROM_UNITS, STEPS_PER_LAUNCH,
+};
 use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, Restart, TdEngine, TupleGame};
 use std::time::Instant;
@@ -17,6 +19,27 @@ use std::time::Instant;
 pub use crate::td_multi::MultiGpuTd;
 pub use crate::td_ranks::MERGE_EVERY;
 pub use cubesearch_kernels::td::WeightStorage;
+
+/// How a GPU trainer's averaged launches (from
+/// `cubesearch_kernels::td::AVERAGED_FROM_UNITS` games at once on, [`TdShape::averaged`])
+/// read the weights and move them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Averaging {
+    /// What the launches read the weights from ([`WeightStorage`]).
+    pub storage: WeightStorage,
+    /// The most TD steps a weight takes in one launch ([`TdShape::steps_per_launch`]; `None`:
+    /// [`STEPS_PER_LAUNCH`]).
+    pub steps: Option<u32>,
+}
+
+impl From<WeightStorage> for Averaging {
+    fn from(storage: WeightStorage) -> Self {
+        Averaging {
+            storage,
+            steps: None,
+        }
+    }
+}
 
 /// The device form of `net`: its bits a cell, its tables (stage after stage), its lookups in
 /// the order V sums them (`NTupleNetwork::lookup_layout`) and its stages.
@@ -53,7 +76,7 @@ pub struct GpuTd<R: Runtime, G: GpuStochasticGame> {
     client: ComputeClient<R>,
     units: Option<u32>,
     loop_budget: Option<u32>,
-    storage: WeightStorage,
+    averaging: Averaging,
     restart: Restart,
     pub(crate) device: Option<DeviceTd<R, G>>,
     pub(crate) deadline: Option<Instant>,
@@ -67,19 +90,18 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
             client: client.clone(),
             units,
             loop_budget,
-            storage: WeightStorage::F32,
+            averaging: Averaging::default(),
             restart: Restart::default(),
             device: None,
             deadline: None,
         }
     }
 
-    /// The engine storing the weights its averaged launches read as `storage` (see
-    /// [`WeightStorage`]; f16 needs averaged updates, so at least
-    /// `cubesearch_kernels::td::AVERAGED_FROM_UNITS` units). The first `play` fails on a
-    /// device without f16 buffers.
-    pub fn with_storage(self, storage: WeightStorage) -> Self {
-        Self { storage, ..self }
+    /// The engine's averaged launches reading and moving the weights as `averaging` says (f16
+    /// storage needs averaged updates, so at least `cubesearch_kernels::td::AVERAGED_FROM_UNITS`
+    /// units). The first `play` fails on a device without f16 buffers.
+    pub fn with_averaging(self, averaging: Averaging) -> Self {
+        Self { averaging, ..self }
     }
 
     /// The launch shape in use (known after the first `play`).
@@ -137,7 +159,8 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
                 ));
             }
             let shape = TdShape {
-                storage: self.storage,
+                storage: self.averaging.storage,
+                steps_per_launch: self.averaging.steps.unwrap_or(STEPS_PER_LAUNCH),
                 coherence: net.coherent(),
                 restart: (self.restart.times, self.restart.at),
                 ..TdShape::for_device(
@@ -148,6 +171,13 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
                     cubesearch_kernels::launch::planes_fit(&self.client),
                 )
             };
+            if let (Some(steps), false) = (self.averaging.steps, shape.averaged) {
+                return Err(Error::Unsupported(format!(
+                    "{steps} steps a launch caps averaged updates, which {} games at once do not \
+                     make (from {AVERAGED_FROM_UNITS} on)",
+                    shape.units
+                )));
+            }
             self.device = Some(DeviceTd::new(&self.client, &td_net(net), shape)?);
         }
         Ok(self.device.as_mut().expect("made above"))
@@ -269,27 +299,29 @@ impl Executor {
     }
 
     /// A TD(0) engine on `gpus` devices of this executor's backend ([`MultiGpuTd`]), its
-    /// averaged launches reading the weights as `storage` ([`GpuTd::with_storage`]); one GPU
-    /// storing f32 is [`Executor::td_engine`]. Several GPUs need CUDA and that many devices;
-    /// f16 storage needs a GPU. Several GPUs meet about every `meet_every`
+    /// averaged launches as `averaging` says ([`GpuTd::with_averaging`]); one GPU averaging
+    /// by default is [`Executor::td_engine`]. Several GPUs need CUDA and that many devices;
+    /// any other averaging needs a GPU. Several GPUs meet about every `meet_every`
     /// ([`MultiGpuTd::meeting_interval`]; [`MERGE_EVERY`] is the default).
     pub fn td_engine_on_gpus<G: GpuStochasticGame + TupleGame>(
         &self,
         gpus: usize,
         units: Option<u32>,
-        storage: WeightStorage,
+        averaging: Averaging,
         #[cfg_attr(not(feature = "cuda"), allow(unused_variables))] meet_every: std::time::Duration,
     ) -> Result<Box<dyn TdEngine<G>>> {
         if gpus <= 1 {
-            if storage == WeightStorage::F32 {
+            if averaging == Averaging::default() {
                 return Ok(self.td_engine::<G>(units));
             }
             return crate::dispatch_gpu!(
                 self,
-                e => Ok(Box::new(e.td_engine::<G>(units).with_storage(storage))),
-                cpu => Err(Error::Unsupported(format!(
-                    "{storage} weight storage is for GPU training: the CPU trainer's weights are f32"
-                )))
+                e => Ok(Box::new(e.td_engine::<G>(units).with_averaging(averaging))),
+                cpu => Err(Error::Unsupported(
+                    "averaged launches are a GPU trainer's: the CPU trainer's weights are f32 and \
+                     move one step an update"
+                        .into()
+                ))
             );
         }
         match self {
@@ -312,7 +344,7 @@ impl Executor {
                     .collect::<Result<Vec<_>>>()?;
                 Ok(Box::new(
                     MultiGpuTd::<CudaRuntime, G>::new(&clients, units, None)
-                        .with_storage(storage)
+                        .with_averaging(averaging)
                         .meeting_interval(meet_every),
                 ))
             }

@@ -5,11 +5,10 @@
 //! are the same.
 
 use crate::collective::LocalCollective;
-use crate::td::GpuTd;
+use crate::td::{Averaging, GpuTd};
 use crate::td_ranks::RankTd;
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result};
-use cubesearch_kernels::td::WeightStorage;
 use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::{Episode, NTupleNetwork, TdEngine, TupleGame};
 use std::time::Instant;
@@ -31,9 +30,9 @@ impl<R: Runtime, G: GpuStochasticGame> MultiGpuTd<R, G> {
         }
     }
 
-    /// Every rank storing the weights its launches read as `storage` ([`GpuTd::with_storage`]).
-    pub fn with_storage(self, storage: WeightStorage) -> Self {
-        self.map(|r| r.with_storage(storage))
+    /// Every rank averaging its launches as `averaging` says ([`GpuTd::with_averaging`]).
+    pub fn with_averaging(self, averaging: Averaging) -> Self {
+        self.map(|r| r.with_averaging(averaging))
     }
 
     /// Every rank meeting about every `interval` ([`RankTd::meeting_interval`]).

@@ -22,7 +22,7 @@
 //! every game of the run.
 
 use crate::collective::Collective;
-use crate::td::{episode, GpuTd, WeightStorage};
+use crate::td::{episode, Averaging, GpuTd};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 use cubesearch_core::{Error, Result};
@@ -95,10 +95,10 @@ impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
         }
     }
 
-    /// The rank storing the weights its launches read as `storage` ([`GpuTd::with_storage`]).
-    pub fn with_storage(self, storage: WeightStorage) -> Self {
+    /// The rank averaging its launches as `averaging` says ([`GpuTd::with_averaging`]).
+    pub fn with_averaging(self, averaging: Averaging) -> Self {
         Self {
-            agent: self.agent.with_storage(storage),
+            agent: self.agent.with_averaging(averaging),
             ..self
         }
     }
@@ -421,12 +421,12 @@ pub type CudaRank<G> = RankTd<cubecl::cuda::CudaRuntime, G, crate::nccl::NcclCol
 
 /// This process's rank of the run `ranks` describes, on its CUDA device (`ranks.local_rank`),
 /// playing `units` games at once (default per `TdShape::for_device`), its averaged launches
-/// reading the weights as `storage`.
+/// as `averaging` says.
 #[cfg(feature = "cuda")]
 pub fn cuda_rank<G: GpuStochasticGame>(
     ranks: &crate::rendezvous::Ranks,
     units: Option<u32>,
-    storage: WeightStorage,
+    averaging: Averaging,
 ) -> Result<CudaRank<G>> {
     use cubecl::cuda::{CudaDevice, CudaRuntime};
     let found = cubesearch_core::backend::cuda_device_count();
@@ -440,7 +440,7 @@ pub fn cuda_rank<G: GpuStochasticGame>(
         &CudaDevice::new(ranks.local_rank),
         "cuda",
     )?;
-    let agent = GpuTd::new(&client, units, None).with_storage(storage);
+    let agent = GpuTd::new(&client, units, None).with_averaging(averaging);
     Ok(RankTd::new(
         agent,
         crate::nccl::NcclCollective::start(ranks)?,

@@ -74,7 +74,8 @@ pub struct TdShape {
 /// ([`TdShape::steps_per_launch`]). Measured on an H100, 2048 4x6patt from zero weights,
 /// 1,000,000 games at 32,768 and 65,536 games at once: the greedy mean of the last games was
 /// 20 k and 17 k at 1 step, 47 k and 31 k at 4, 131 k and 136 k at 16, 23 k and 43 k at 64,
-/// and 256 steps diverged (docs/BENCHMARKS.md).
+/// and 256 steps diverged. Through the 2048 agent's recipe (optimistic start, then temporal
+/// coherence at alpha 0.1) 10 steps, 1 / alpha, learned as 16 did (docs/BENCHMARKS.md).
 pub const STEPS_PER_LAUNCH: u32 = 16;
 
 /// From this many units on, [`TdShape::for_device`] averages the updates.

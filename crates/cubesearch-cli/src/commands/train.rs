@@ -22,7 +22,7 @@ use cubesearch_learn::{
 };
 use cubesearch_search::rendezvous::Ranks;
 use cubesearch_search::spec::parse_duration;
-use cubesearch_search::td::WeightStorage;
+use cubesearch_search::td::{Averaging, WeightStorage};
 use cubesearch_search::Executor;
 use serde_json::json;
 use std::path::PathBuf;
@@ -61,6 +61,11 @@ fn engine<G: OnePlayerGame>(
                 args.storage
             )));
         }
+        if let Some(steps) = args.launch_steps {
+            return Err(Error::parse(format!(
+                "--launch-steps {steps} caps a GPU trainer's averaged launches: use a GPU backend"
+            )));
+        }
         let threads = thread_count(args.threads);
         return Ok((
             Box::new(CpuEngine {
@@ -75,9 +80,17 @@ fn engine<G: OnePlayerGame>(
     backward_only(args, &resolved)?;
     let exec = Executor::on(&resolved)?;
     Ok((
-        exec.td_engine_on_gpus::<G>(args.gpus, args.units, args.storage, args.meet_every)?,
+        exec.td_engine_on_gpus::<G>(args.gpus, args.units, averaging(args), args.meet_every)?,
         resolved,
     ))
+}
+
+/// What `--storage` and `--launch-steps` ask of a GPU trainer's averaged launches.
+fn averaging(args: &TrainArgs) -> Averaging {
+    Averaging {
+        storage: args.storage,
+        steps: args.launch_steps,
+    }
 }
 
 /// GPU trainers learn at each game's end: `--td-order forward` is refused there.
@@ -100,7 +113,7 @@ fn rank<G: OnePlayerGame>(
     ranks: &Ranks,
 ) -> Result<(cubesearch_search::td_ranks::CudaRank<G>, ResolvedBackend)> {
     let resolved = rank_backend(common, args, ranks)?;
-    let rank = cubesearch_search::td_ranks::cuda_rank::<G>(ranks, args.units, args.storage)?
+    let rank = cubesearch_search::td_ranks::cuda_rank::<G>(ranks, args.units, averaging(args))?
         .meeting_interval(args.meet_every);
     Ok((rank, resolved))
 }
@@ -302,6 +315,7 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
             "gpus": args.gpus * world,
             "ranks": world,
             "storage": args.storage.name(),
+            "launch_steps": args.launch_steps,
             "out": args.out,
         }),
     );
