@@ -499,6 +499,35 @@ macro_rules! on_gpu {
     };
 }
 
+/// A network past the device's largest buffer is refused with an error before training, not
+/// trained on weights that never arrived (the runtime's thread would panic). Three 6-tuples of
+/// 2048 are 192 MiB; lavapipe's largest buffer is 128 MiB.
+#[rstest]
+fn a_network_too_large_for_the_device_is_refused(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(exec) = executor(backend) else {
+        return;
+    };
+    let shapes: Vec<Vec<u8>> = vec![
+        vec![0, 1, 2, 3, 4, 5],
+        vec![4, 5, 6, 7, 8, 9],
+        vec![0, 1, 2, 4, 5, 6],
+    ];
+    let net = NTupleNetwork::for_game::<Game2048>(&shapes).unwrap();
+    let mut engine = exec.td_engine::<Game2048>(Some(1));
+    let mut games = 0;
+    let step = 0.1 / net.lookups() as f32;
+    match engine.play(&Game2048::new(), &net, 0, 1, 7, step, &mut |_| {
+        games += 1;
+        Ok(())
+    }) {
+        Err(e) => assert!(e.to_string().contains("largest buffer"), "{e}"),
+        // A device with buffers this large trains it: then the game must come back.
+        Ok(()) => assert_eq!(games, 1),
+    }
+}
+
 /// `Averaging::steps` reaches the launches: an engine given a cap trains with it, one not
 /// given one with [`STEPS_PER_LAUNCH`](cubesearch::kernels::td::STEPS_PER_LAUNCH).
 #[rstest]

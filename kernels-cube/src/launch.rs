@@ -1,6 +1,7 @@
 //! Launch shapes shared by the launchers.
 
 use cubecl::prelude::*;
+use cubesearch_core::{Error, Result};
 
 /// How resumable walks (perft, alpha-beta subtrees) are cut into launches: each launch takes a
 /// unit at most `steps` steps further, and at most `bytes` of walk memory are in use at once
@@ -106,6 +107,21 @@ pub fn cube_count<R: Runtime>(client: &ComputeClient<R>, cubes: usize) -> CubeCo
     let max_x = client.properties().hardware.max_cube_count.0.min(65_535) as u64;
     let y = cubes.div_ceil(max_x);
     CubeCount::Static(cubes.div_ceil(y) as u32, y as u32, 1)
+}
+
+/// Refuses `what`, `bytes` long, where it would not fit in one of the device's buffers (wgpu's
+/// largest binding, 128 MiB on lavapipe): a failed allocation does not come back as an error,
+/// the runtime's thread panics and the kernels read nothing.
+pub fn check_buffer<R: Runtime>(client: &ComputeClient<R>, what: &str, bytes: u64) -> Result<()> {
+    let largest = client.properties().memory.max_page_size;
+    if bytes > largest {
+        return Err(Error::Unsupported(format!(
+            "{what} take {} MiB, past this device's largest buffer ({} MiB)",
+            bytes.div_ceil(1 << 20),
+            largest >> 20
+        )));
+    }
+    Ok(())
 }
 
 /// Uploads u32 words.

@@ -6,7 +6,7 @@ use super::multilevel::{actions_kernel, layer_kernel, leaf_blocks_kernel};
 use super::naive::naive_kernel;
 use super::reduce::{reduce_kernel, root_fold_kernel, root_kernel, root_words};
 use super::TreeShape;
-use crate::launch::{cube_count, grid, planes_fit, read, upload, PLANE};
+use crate::launch::{check_buffer, cube_count, grid, planes_fit, read, upload, PLANE};
 use crate::ntuple::{check_lookups, NetLayout, Stages};
 use crate::stochastic::{outcome_weights, GpuStochasticGame};
 use cubecl::prelude::*;
@@ -77,16 +77,7 @@ impl DeviceNetwork {
                 "the network has too many weights".into(),
             ));
         }
-        // A failed allocation does not come back as an error (the runtime's thread panics and
-        // the kernels read nothing), so a network past the device's largest buffer is refused.
-        let largest = client.properties().memory.max_page_size;
-        if weights.len() as u64 * 4 > largest {
-            return Err(Error::Unsupported(format!(
-                "the network's {} MiB of weights exceed this device's largest buffer ({} MiB)",
-                (weights.len() * 4) >> 20,
-                largest >> 20
-            )));
-        }
+        check_buffer(client, "the network's weights", weights.len() as u64 * 4)?;
         Ok(Self {
             weights: client.create_from_slice(f32::as_bytes(weights)),
             weight_len: weights.len(),

@@ -77,7 +77,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
     }
 
     /// Fails unless this trainer can meet others: the meeting kernels index a contribution,
-    /// two f32 a weight, 32-bit.
+    /// two f32 a weight, 32-bit, and it must fit in one of the device's buffers.
     pub fn check_can_meet(&self) -> cubesearch_core::Result<()> {
         if self.contribution_len() > u32::MAX as usize {
             return Err(cubesearch_core::Error::Unsupported(format!(
@@ -85,7 +85,11 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                 self.weight_count()
             )));
         }
-        Ok(())
+        crate::launch::check_buffer(
+            &self.client,
+            "a meeting's changes (two f32 a weight)",
+            self.contribution_len() as u64 * 4,
+        )
     }
 
     /// A contribution of no changes (zeros), in a new device buffer.

@@ -7,7 +7,7 @@ use super::kernels::{
     PlayBuffers, LANES, RESULT_WORDS, UNIT_WORDS,
 };
 use super::storage::{upload_f16, WeightStorage};
-use crate::launch::{planes_fit, read, read_range, upload};
+use crate::launch::{check_buffer, planes_fit, read, read_range, upload};
 use crate::ntuple::{check_lookups, lut_words, Stages};
 use crate::stochastic::GpuStochasticGame;
 use cubecl::prelude::*;
@@ -235,6 +235,8 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         check_lookups(&net.lookups, net.bits, &net.stages, flat.len())?;
         let units = shape.units as usize;
         let path_words = units * shape.cap as usize * (G::STATE_WORDS + 1);
+        check_buffer(client, "the network's weights", flat.len() as u64 * 4)?;
+        check_buffer(client, "the games' paths", path_words as u64 * 4)?;
         let pending_len = Self::pending_len(shape, flat.len());
         let sums_len = Self::sums_len(shape, flat.len());
         let zeros = || client.create_from_slice(f32::as_bytes(&vec![0.0f32; sums_len]));
