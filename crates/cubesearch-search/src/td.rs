@@ -97,9 +97,10 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
         }
     }
 
-    /// The engine's averaged launches reading and moving the weights as `averaging` says (f16
-    /// storage needs averaged updates, so at least `cubesearch_kernels::td::AVERAGED_FROM_UNITS`
-    /// units). The first `play` fails on a device without f16 buffers.
+    /// The engine's averaged launches reading and moving the weights as `averaging` says. f16
+    /// storage and a steps cap need averaged updates, so at least
+    /// `cubesearch_kernels::td::AVERAGED_FROM_UNITS` units: the first `play` fails without
+    /// them, and with f16 storage on a device without f16 buffers.
     pub fn with_averaging(self, averaging: Averaging) -> Self {
         Self { averaging, ..self }
     }
@@ -173,8 +174,9 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
             };
             if let (Some(steps), false) = (self.averaging.steps, shape.averaged) {
                 return Err(Error::Unsupported(format!(
-                    "{steps} steps a launch caps averaged updates, which {} games at once do not \
-                     make (from {AVERAGED_FROM_UNITS} on)",
+                    "a cap of {steps} steps a launch needs averaged updates, from \
+                     {AVERAGED_FROM_UNITS} games at once (--units); {} games at once update the \
+                     weights directly",
                     shape.units
                 )));
             }
