@@ -225,20 +225,21 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                 ));
             }
         }
-        let flat: Vec<f32> = net.tables.concat();
-        if flat.len() > u32::MAX as usize {
+        // Every check before the weights are copied into one buffer.
+        let weight_count: usize = net.tables.iter().map(Vec::len).sum();
+        if weight_count > u32::MAX as usize {
             return Err(Error::Unsupported(format!(
-                "{} weights: the GPU trainer indexes at most 2^32",
-                flat.len()
+                "{weight_count} weights: the GPU trainer indexes at most 2^32"
             )));
         }
-        check_lookups(&net.lookups, net.bits, &net.stages, flat.len())?;
+        check_lookups(&net.lookups, net.bits, &net.stages, weight_count)?;
         let units = shape.units as usize;
         let path_words = units * shape.cap as usize * (G::STATE_WORDS + 1);
-        check_buffer(client, "the network's weights", flat.len() as u64 * 4)?;
+        check_buffer(client, "the network's weights", weight_count as u64 * 4)?;
         check_buffer(client, "the games' paths", path_words as u64 * 4)?;
-        let pending_len = Self::pending_len(shape, flat.len());
-        let sums_len = Self::sums_len(shape, flat.len());
+        let flat: Vec<f32> = net.tables.concat();
+        let pending_len = Self::pending_len(shape, weight_count);
+        let sums_len = Self::sums_len(shape, weight_count);
         let zeros = || client.create_from_slice(f32::as_bytes(&vec![0.0f32; sums_len]));
         Ok(Self {
             client: client.clone(),
