@@ -159,11 +159,23 @@ fn reference_learn<R: TileRule>(net: &NTupleNetwork, path: &[(BoardOf<R>, u32)],
     }
 }
 
+/// When the reference trainer learns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Order {
+    /// At the game's end, last afterstate first.
+    Backward,
+    /// Each afterstate once the next move is chosen, its error against its value as read when
+    /// it was chosen.
+    Forward,
+    /// As `Forward`, its error against its value read again just before its update.
+    ForwardReread,
+}
+
 /// The trainer as first written, on the reference path: game `g` from
 /// `XorShift32::for_worker(seed, g)`, greedy on `value_cells` (ties to the first of left,
-/// right, up, down), then [`reference_learn`]; or, `forward`, each afterstate moved toward the
-/// next move's value once that move is chosen and the last toward 0, the error taken against
-/// its value as read when it was chosen. Then the game plays on
+/// right, up, down), then [`reference_learn`]; or, learning forward, each afterstate moved
+/// toward the next move's value once that move is chosen and the last toward 0, the error
+/// taken as `order` says. Then the game plays on
 /// `restart.times` more times from its first position whose two largest tiles summed to
 /// `restart.at` or more, if one did, learning from each play alike. Returns the scores of the games'
 /// own plays.
@@ -172,9 +184,14 @@ fn reference_train<R: TileRule>(
     games: u32,
     alpha: f32,
     seed: u32,
-    forward: bool,
+    order: Order,
     restart: Restart,
 ) -> Vec<u64> {
+    let forward = order != Order::Backward;
+    let valued_now = |b: BoardOf<R>, then: f32| match order {
+        Order::ForwardReread => reference_value::<R>(net, b),
+        _ => then,
+    };
     let game = Sliding::<R>::new();
     let step = alpha / net.lookups() as f32;
     let mut path: Vec<(BoardOf<R>, u32)> = Vec::new();
@@ -201,7 +218,7 @@ fn reference_train<R: TileRule>(
                         break;
                     };
                     if let (true, Some(&(last, _))) = (forward, path.last()) {
-                        reference_move::<R>(net, last, last_valued, value, step);
+                        reference_move::<R>(net, last, valued_now(last, last_valued), value, step);
                     }
                     last_valued = valued;
                     score += reward as u64;
@@ -214,7 +231,7 @@ fn reference_train<R: TileRule>(
                 }
                 match (forward, path.last()) {
                     (true, Some(&(last, _))) => {
-                        reference_move::<R>(net, last, last_valued, 0.0, step)
+                        reference_move::<R>(net, last, valued_now(last, last_valued), 0.0, step)
                     }
                     (true, None) => {}
                     (false, _) => reference_learn::<R>(net, &path, step),
@@ -243,7 +260,14 @@ fn check_training<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32], games: u32) {
         .unwrap();
     assert_eq!(
         scores,
-        reference_train::<R>(&reference, games, 0.1, 21, false, Restart::default())
+        reference_train::<R>(
+            &reference,
+            games,
+            0.1,
+            21,
+            Order::Backward,
+            Restart::default()
+        )
     );
     for t in 0..fast.tables() {
         let bits = |net: &NTupleNetwork| -> Vec<u32> {
@@ -286,11 +310,18 @@ fn check_forward_training<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32], games
     let (fast, report) = train(&game, &cfg, |_| {}).unwrap();
     assert_eq!(fast.stages(), stages);
     let forward = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
-    let scores = reference_train::<R>(&forward, games, 0.1, 21, true, Restart::default());
+    let scores = reference_train::<R>(&forward, games, 0.1, 21, Order::Forward, Restart::default());
     let mean = scores.iter().sum::<u64>() as f64 / games as f64;
     assert_eq!(report.mean_score, mean, "{}", R::NAME);
     let backward = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
-    reference_train::<R>(&backward, games, 0.1, 21, false, Restart::default());
+    reference_train::<R>(
+        &backward,
+        games,
+        0.1,
+        21,
+        Order::Backward,
+        Restart::default(),
+    );
     let bits = |net: &NTupleNetwork, t: usize| -> Vec<u32> {
         net.table(t).iter().map(|w| w.to_bits()).collect()
     };
@@ -303,6 +334,47 @@ fn check_forward_training<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32], games
         );
     }
     assert!(bits(&fast, 0) != bits(&backward, 0));
+}
+
+/// Learning forward with temporal coherence at alpha 1.0, one thread learns bit for bit what
+/// the reference learns reading each afterstate's value again before its update (TDL2048+'s
+/// TC), and not what it learns from the value read when the afterstate was chosen.
+fn check_coherent_forward_training<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32], games: u32) {
+    let game = Sliding::<R>::new();
+    let cfg = TrainConfig {
+        games: games as u64,
+        alpha: 1.0,
+        coherence: true,
+        seed: 21,
+        shapes: Some(shapes.to_vec()),
+        stages: Some(stages.to_vec()),
+        order: TdOrder::Forward,
+        ..TrainConfig::default()
+    };
+    let (fast, report) = train(&game, &cfg, |_| {}).unwrap();
+    let reference = |order| {
+        let mut net = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
+        net.enable_coherence();
+        let scores = reference_train::<R>(&net, games, 1.0, 21, order, Restart::default());
+        (net, scores.iter().sum::<u64>() as f64 / games as f64)
+    };
+    let (reread, mean) = reference(Order::ForwardReread);
+    assert_eq!(report.mean_score, mean, "{}", R::NAME);
+    let bits = |net: &NTupleNetwork, t: usize| -> Vec<u32> {
+        net.table(t).iter().map(|w| w.to_bits()).collect()
+    };
+    for t in 0..fast.tables() {
+        assert!(bits(&fast, t) == bits(&reread, t), "{} table {t}", R::NAME);
+    }
+    let (stale, _) = reference(Order::Forward);
+    assert!(bits(&fast, 0) != bits(&stale, 0), "{}", R::NAME);
+}
+
+#[test]
+fn the_coherent_forward_trainer_reads_each_value_again_before_its_update() {
+    check_coherent_forward_training::<Pow2>(&seed_shapes(), &[], 60);
+    check_coherent_forward_training::<Fib>(&odd_shapes(), &[], 40);
+    check_coherent_forward_training::<Pow2>(&seed_shapes(), &[64, 128], 60);
 }
 
 #[test]
@@ -344,7 +416,12 @@ fn check_replays<R: TileRule>(order: TdOrder, at: u32) {
     let (episodes, fast) = replayed_run::<R>(order, restart);
     let reference = NTupleNetwork::for_game::<Sliding<R>>(&seed_shapes()).unwrap();
     let forward = order == TdOrder::Forward;
-    let scores = reference_train::<R>(&reference, 40, 0.1, 21, forward, restart);
+    let learns = if forward {
+        Order::Forward
+    } else {
+        Order::Backward
+    };
+    let scores = reference_train::<R>(&reference, 40, 0.1, 21, learns, restart);
     let what = format!("{} {order:?}", R::NAME);
     assert_eq!(
         episodes.iter().map(|e| e.score).collect::<Vec<_>>(),
@@ -831,6 +908,12 @@ fn temporal_coherence_scales_each_change_by_the_weights_own_rate() {
     assert_eq!(
         [(0.0, 0.0), (-3.0, 6.0), (2.0, 2.0)].map(|(e, a)| coherence_rate(e, a)),
         [1.0, 0.5, 1.0]
+    );
+    // Sums that threads sharing a table without locks left apart (one's sum beside another's
+    // size) never make a change larger than asked.
+    assert_eq!(
+        [(5.0, 1.0), (-4.0, 2.0)].map(|(e, a)| coherence_rate(e, a)),
+        [1.0; 2]
     );
     let mut net = NTupleNetwork::for_game::<Game2048>(&[vec![0]]).unwrap();
     net.enable_coherence();

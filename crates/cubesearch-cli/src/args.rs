@@ -358,7 +358,7 @@ pub struct TrainArgs {
     /// When the CPU trainer's games learn: `backward` (at each game's end, last move first:
     /// the seed's order, and the GPU trainers') or `forward` (each afterstate once the next
     /// move is chosen, while its weights are still in the cache, its error taken against its
-    /// value when it was chosen: TDL2048+'s order).
+    /// value when it was chosen, or with --coherence its value then: TDL2048+'s order).
     #[arg(long, default_value = "backward")]
     pub td_order: cubesearch_learn::TdOrder,
     /// TD learning rate (the step on V).

@@ -483,12 +483,15 @@ impl Coherence {
 }
 
 /// Temporal coherence's rate for a weight whose changes so far sum to `sum` and whose
-/// changes' sizes sum to `size`: `|sum| / size`, 1 before any change (see the module docs).
-/// Every trainer, CPU and device, computes it so.
+/// changes' sizes sum to `size`: `|sum| / size`, 1 before any change (see the module docs),
+/// and never above 1. `|sum|` cannot pass `size` unless threads that share one table without
+/// locks store one thread's sum beside another's size; a rate above 1 would then multiply the
+/// weight's changes for as long as the two stay apart. Every trainer, CPU and device, computes
+/// it so.
 #[inline(always)]
 pub fn coherence_rate(sum: f32, size: f32) -> f32 {
     if size > 0.0 {
-        sum.abs() / size
+        (sum.abs() / size).min(1.0)
     } else {
         1.0
     }

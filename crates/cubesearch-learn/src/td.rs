@@ -14,10 +14,14 @@
 //! when choosing it, and the last afterstate toward 0 when the game ends. Its weights are then
 //! still in the cache, where the backward pass, at the end of a game of thousands of moves,
 //! finds them in memory again (docs/BENCHMARKS.md). The error is taken against `V(s'_t)` as
-//! valued when `s'_t` was chosen, a move earlier, as TDL2048+ does: the update of `s'_{t-1}`
-//! since, which may have moved some of the same weights, is not read back. So no update waits
-//! for its weights to be read first; where threads share one table and each other's writes
-//! have taken the lines away, that wait cost 16 threads a tenth of their moves.
+//! valued when `s'_t` was chosen, a move earlier, as TDL2048+'s plain TD does (its `optimize`):
+//! the update of `s'_{t-1}` since, which may have moved some of the same weights, is not read
+//! back. So no update waits for its weights to be read first; where threads share one table
+//! and each other's writes have taken the lines away, that wait cost 16 threads a tenth of
+//! their moves. With temporal coherence `V(s'_t)` is read again before its update, as
+//! TDL2048+'s TC does (its `instruct`): at alpha 1.0 the stale error overshoots by all that
+//! the update of `s'_{t-1}` moved `V(s'_t)`: from two trained networks (mean 35,000), four of
+//! eight runs collapsed within seconds (to 2,000–6,000), and none did re-reading.
 
 use crate::game::TupleGame;
 use crate::network::{NTupleNetwork, WeightReads};
@@ -251,8 +255,10 @@ pub fn play_episode<G: TupleGame>(
         let mut valued = 0.0;
         while let Some((value, k, after, reward, v)) = greedy_indexed(game, net, s, path, reads) {
             if let Some(l) = forward {
-                // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
-                unsafe { learn_last(net, &path.indices[first * lookups..], valued, value, l.step) };
+                let last = &path.indices[first * lookups..];
+                // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index; `reads`
+                // is as above.
+                unsafe { learn_last(net, last, valued, value, l.step, reads) };
             }
             valued = v;
             score += reward as u64;
@@ -270,7 +276,7 @@ pub fn play_episode<G: TupleGame>(
             // The last afterstate: nothing follows it.
             // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
             Some((step, TdOrder::Forward)) => unsafe {
-                learn_last(net, indices, valued, 0.0, step)
+                learn_last(net, indices, valued, 0.0, step, reads)
             },
             // SAFETY: as above.
             Some((step, TdOrder::Backward)) => unsafe {
@@ -298,15 +304,30 @@ pub fn play_episode<G: TupleGame>(
 
 /// One forward TD(0) step: the last afterstate of `indices` (a block of the network's lookups
 /// at its end; none at a game's start), valued `valued` when it was chosen, moves toward
-/// `target`.
+/// `target`; with temporal coherence its error is against its value now (see the module docs).
 ///
 /// # Safety
 /// As [`learn_indexed`].
 #[inline(always)]
-unsafe fn learn_last(net: &NTupleNetwork, indices: &[u32], valued: f32, target: f32, step: f32) {
+unsafe fn learn_last(
+    net: &NTupleNetwork,
+    indices: &[u32],
+    valued: f32,
+    target: f32,
+    step: f32,
+    reads: WeightReads,
+) {
     if let Some(at) = indices.len().checked_sub(net.lookups()) {
-        // SAFETY: the caller's promise.
-        unsafe { net.update_at_unchecked(&indices[at..], step * (target - valued)) };
+        let block = &indices[at..];
+        // SAFETY: the caller's promises.
+        unsafe {
+            let value = if net.coherent() {
+                net.value_at_unchecked(block, reads)
+            } else {
+                valued
+            };
+            net.update_at_unchecked(block, step * (target - value));
+        }
     }
 }
 

@@ -64,12 +64,13 @@ pub fn update<G: DeviceStochasticGame>(
 }
 
 /// Temporal coherence's rate for a weight whose changes sum to `sum` and whose changes' sizes
-/// sum to `size`: `|sum| / size`, 1 before any change (`cubesearch_learn::coherence_rate`).
+/// sum to `size`: `|sum| / size`, 1 before any change, never above 1 (units updating one
+/// weight at once may store one's sum beside another's size; `cubesearch_learn::coherence_rate`).
 #[cube]
 pub fn coherence_rate(sum: f32, size: f32) -> f32 {
     let mut rate = 1.0f32;
     if size > 0.0f32 {
-        rate = div_rn(f32::abs(sum), size);
+        rate = f32::min(div_rn(f32::abs(sum), size), 1.0f32);
     }
     rate
 }
