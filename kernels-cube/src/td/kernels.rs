@@ -462,6 +462,117 @@ fn learn<G: DeviceStochasticGame, F: Float>(
     }
 }
 
+/// The weight of lookup `lane` (0 past the last lookup) of the state whose cells the lanes
+/// hold (`held`, through planes): [`held_value`]'s read for a network of at most [`LANES`]
+/// lookups in an averaged launch, apart from its sum ([`plane_sum`]), so that a load can be
+/// asked for well before its weight is added.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn plane_weight<F: Float>(
+    held: u32,
+    stage: u32,
+    frozen: &Array<F>,
+    lut: &Array<u32>,
+    lookups: u32,
+    lane: u32,
+    cells: &SharedMemory<u32>,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+) -> f32 {
+    // Lanes past the last lookup make the last one's index too: every lane shuffles.
+    let l = select(lane < lookups, lane, lookups - 1u32);
+    let i = pooled_index(held, cells, lut, l, stage, len, bits, true);
+    let mut w = 0.0f32;
+    if lane < lookups {
+        w = f32::cast_from(frozen[i]);
+    }
+    w
+}
+
+/// V from each lane's weight of lookup `lane` ([`plane_weight`]), `lookups ≤ LANES`, with
+/// [`held_value`]'s bits: partial sum `k` adds lookups `k, k + 4, …` in order, then
+/// `(s₀ + s₁) + (s₂ + s₃)` in every lane.
+#[cube]
+fn plane_sum(w: f32, lane: u32, lookups: u32) -> f32 {
+    let mut own = 0.0f32;
+    #[unroll]
+    for j in 0..LANES / 4 {
+        let x = plane_shuffle(w, (lane & 3u32) + 4u32 * j);
+        if 4u32 * j < lookups {
+            own += x;
+        }
+    }
+    let pair = own + plane_shuffle_xor(own, 1u32);
+    pair + plane_shuffle_xor(pair, 2u32)
+}
+
+/// [`learn`] for an averaged launch whose lanes pool through planes, the network at most
+/// [`LANES`] lookups (one weight a lane): each entry's weight is asked for before the entry
+/// after it (learned first) is summed and makes its changes, so its load waits behind that
+/// work instead of in front of its own sum. The weights do not change within an averaged
+/// launch, so the values read ahead are the ones [`learn`] reads; the changes are asked in
+/// the same order; every bit is the same.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn learn_planes<G: DeviceStochasticGame, F: Float>(
+    frozen: &Array<F>,
+    pending: &Array<Atomic<f32>>,
+    hits: &Array<Atomic<u32>>,
+    lut: &Array<u32>,
+    paths: &Array<u32>,
+    first: u32,
+    count: u32,
+    target0: f32,
+    step: f32,
+    lookups: u32,
+    lane: u32,
+    cells: &SharedMemory<u32>,
+    top: u32,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+    #[comptime] words: usize,
+) {
+    if count > 0u32 {
+        let stride = (words + 1) as u32;
+        let mut target = target0;
+        let mut i = count - 1u32;
+        let mut at = ((first + i) * stride) as usize;
+        let mut after = G::load(paths, at);
+        let mut stage = stage_base::<G>(&after, lut, lookups, len);
+        let mut held = held_cell::<G>(&after, lane, top);
+        let mut w = plane_weight::<F>(held, stage, frozen, lut, lookups, lane, cells, len, bits);
+        let mut left = true;
+        while left {
+            let reward = f32::cast_from(paths[at + words]);
+            // The entry before (or this one again at the path's start), asked for now.
+            let j = select(i > 0u32, i - 1u32, 0u32);
+            let next_at = ((first + j) * stride) as usize;
+            let next = G::load(paths, next_at);
+            let next_stage = stage_base::<G>(&next, lut, lookups, len);
+            let next_held = held_cell::<G>(&next, lane, top);
+            let next_w = plane_weight::<F>(
+                next_held, next_stage, frozen, lut, lookups, lane, cells, len, bits,
+            );
+            let v = plane_sum(w, lane, lookups);
+            let delta = step * (target - v);
+            lane_accumulate::<G>(
+                &after, held, stage, pending, hits, lut, delta, lookups, lane, cells, len, bits,
+                true, true,
+            );
+            // `lookups < 2^31`: a zero the compiler cannot see is one.
+            let change = unfused(f32::cast_from(lookups) * delta, lookups >> 31u32);
+            target = reward + v + change;
+            left = i > 0u32;
+            i = j;
+            at = next_at;
+            G::assign(&mut after, &next);
+            stage = next_stage;
+            held = next_held;
+            w = next_w;
+        }
+    }
+}
+
 /// Applies the averaged updates of a launch: each weight asked for `hits` changes moves by their
 /// sum divided by `⌈hits / steps⌉` (see [`super::TdShape::steps_per_launch`]; with `steps` 1
 /// their mean), and both go back to zero. Unit `i` owns weight `i`. With
@@ -830,6 +941,47 @@ fn grouped_index(
     idx as usize
 }
 
+/// Lane `j`'s weight of the round of lookups from `first` ([`grouped_moves`]): lookup
+/// `first + j`, 0 past the last lookup or unless `read`.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn grouped_weight<F: Float>(
+    held: u32,
+    base: u32,
+    j: u32,
+    first: u32,
+    stage: u32,
+    read: bool,
+    frozen: &Array<F>,
+    live: &Array<Atomic<f32>>,
+    lut: &Array<u32>,
+    lookups: u32,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+    #[comptime] averaged: bool,
+) -> f32 {
+    let l = first + j;
+    // Lanes past the last lookup make the last one's index too: every lane shuffles.
+    let i = grouped_index(
+        held,
+        base,
+        lut,
+        select(l < lookups, l, lookups - 1u32),
+        stage,
+        len,
+        bits,
+    );
+    let mut w = 0.0f32;
+    if l < lookups && read {
+        if averaged {
+            w = f32::cast_from(frozen[i]);
+        } else {
+            w = live[i].load();
+        }
+    }
+    w
+}
+
 /// The greedy move from `own` (a copy of the state, which becomes this lane's afterstate) of a
 /// game of four actions whose lanes hold its cells through planes (cells below [`LANES`], a
 /// byte each): group `a` of [`GROUP`] lanes plays action `a` and reads its V, lane `j` of the
@@ -867,37 +1019,41 @@ fn grouped_moves<G: DeviceStochasticGame, F: Float>(
         let c = 4u32 * j + k;
         held |= G::cell(own, select(c < top, c, top)) << (8u32 * k);
     }
+    let read = legal == 1u32;
+    let mut w = grouped_weight::<F>(
+        held, base, j, 0u32, stage, read, frozen, live, lut, lookups, len, bits, averaged,
+    );
     let mut sum = 0.0f32;
     let mut first = 0u32;
     while first < lookups {
         let l = first + j;
-        // Lanes past the last lookup make the last one's index too: every lane shuffles.
-        let i = grouped_index(
+        // The next round's weight is asked for before this round's is added, so that the
+        // rounds' loads wait together rather than one after another.
+        let ahead = grouped_weight::<F>(
             held,
             base,
-            lut,
-            select(l < lookups, l, lookups - 1u32),
+            j,
+            first + GROUP,
             stage,
+            read,
+            frozen,
+            live,
+            lut,
+            lookups,
             len,
             bits,
+            averaged,
         );
-        let mut w = 0.0f32;
-        if l < lookups && legal == 1u32 {
-            if averaged {
-                w = f32::cast_from(frozen[i]);
-            } else {
-                w = live[i].load();
-            }
-        }
-        let next = plane_shuffle(w, lane ^ (GROUP / 2u32));
+        let paired = plane_shuffle(w, lane ^ (GROUP / 2u32));
         if j < 4u32 {
             if l < lookups {
                 sum += w;
             }
             if l + 4u32 < lookups {
-                sum += next;
+                sum += paired;
             }
         }
+        w = ahead;
         first += GROUP;
     }
     let pair = sum + plane_shuffle_xor(sum, 1u32);
@@ -967,6 +1123,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
     #[comptime] pooled: bool,
     #[comptime] replaying: bool,
     #[comptime] grouped: bool,
+    #[comptime] one_round: bool,
 ) {
     let u = ABSOLUTE_POS as u32 / LANES;
     let lane = UNIT_POS % LANES;
@@ -1063,32 +1220,53 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
             // The stored path is learned when the game ends (toward 0), or when it fills the
             // game's `cap` entries (toward the value of the move about to be stored).
             if !found || plen == cap {
-                learn::<G, F>(
-                    frozen,
-                    weights,
-                    pending,
-                    hits,
-                    sums,
-                    sizes,
-                    lut,
-                    paths,
-                    u * cap,
-                    plen,
-                    select(found, best_v, 0.0f32),
-                    step,
-                    lookups,
-                    lane,
-                    &mut pool,
-                    &mut cells,
-                    top,
-                    len,
-                    bits,
-                    words,
-                    averaged,
-                    planes,
-                    coherent,
-                    pooled,
-                );
+                if comptime!(planes && pooled && averaged && one_round) {
+                    learn_planes::<G, F>(
+                        frozen,
+                        pending,
+                        hits,
+                        lut,
+                        paths,
+                        u * cap,
+                        plen,
+                        select(found, best_v, 0.0f32),
+                        step,
+                        lookups,
+                        lane,
+                        &cells,
+                        top,
+                        len,
+                        bits,
+                        words,
+                    );
+                } else {
+                    learn::<G, F>(
+                        frozen,
+                        weights,
+                        pending,
+                        hits,
+                        sums,
+                        sizes,
+                        lut,
+                        paths,
+                        u * cap,
+                        plen,
+                        select(found, best_v, 0.0f32),
+                        step,
+                        lookups,
+                        lane,
+                        &mut pool,
+                        &mut cells,
+                        top,
+                        len,
+                        bits,
+                        words,
+                        averaged,
+                        planes,
+                        coherent,
+                        pooled,
+                    );
+                }
                 plen = 0u32;
             }
             if found {
@@ -1320,6 +1498,7 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
             net.top < LANES,
             args.restarts > 0,
             net.grouped(args.lanes, G::ACTIONS.len()),
+            net.lookups <= LANES,
         );
     }
 }
