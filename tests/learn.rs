@@ -520,6 +520,36 @@ fn weights_round_trip_through_a_file() {
     );
 }
 
+/// A network whose training diverged (a weight NaN or infinite) is not saved, and the file it
+/// would have replaced, a checkpoint say, stays loadable.
+#[test]
+fn a_diverged_network_is_not_saved_over_good_weights() {
+    let dir = temp();
+    let path = dir.path().join("w.safetensors");
+    let net = random_network::<Pow2>(&seed_shapes(), 5);
+    net.save(&path, 10, 1.0).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    for bad in [f32::NAN, f32::INFINITY] {
+        let diverged = random_network::<Pow2>(&seed_shapes(), 5);
+        diverged.update_at(&[70_000], bad);
+        let err = diverged.save(&path, 20, 2.0).unwrap_err().to_string();
+        assert!(
+            err.contains("diverged") && err.contains("'tuple1'"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
+    let names = std::fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(names, 1, "no temporary file left behind");
+    assert_eq!(
+        NTupleNetwork::load::<Game2048>(&path, None)
+            .unwrap()
+            .1
+            .games,
+        10
+    );
+}
+
 #[test]
 fn a_multi_stage_network_round_trips_and_resumes_only_as_itself() {
     let dir = temp();
@@ -710,17 +740,18 @@ fn corrupt_and_mismatched_files_are_refused() {
         NTupleNetwork::from_bytes::<Game2048>(&flipped, &path, None),
         "the weights are corrupt: their checksum",
     );
-    // NaN or infinite weights are refused, naming the first.
+    // NaN or infinite weights (which `save` never writes) are refused, naming the first.
     for bad in [f32::NAN, f32::INFINITY] {
-        let mut net = random_network::<Pow2>(&seed_shapes(), 6);
-        let mut table = net.table(1);
-        table[7] = bad;
-        net.set_table(1, table.into_iter());
-        let nan = dir.path().join("nan.safetensors");
-        net.save(&nan, 1, 0.0).unwrap();
+        let mut weights = vec![0.0f32; 65536];
+        weights[7] = bad;
+        let data: Vec<u8> = weights.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let view =
+            safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![65536], &data)
+                .unwrap();
+        let nan = safetensors::serialize([("tuple0", view)], Some(meta.clone())).unwrap();
         expect_data_error(
-            NTupleNetwork::load::<Game2048>(&nan, None),
-            "weight 7 of tensor 'tuple1' is",
+            NTupleNetwork::from_bytes::<Game2048>(&nan, &path, None),
+            "weight 7 of tensor 'tuple0' is",
         );
     }
     // A file from before the checksum (no such metadata) still loads.

@@ -9,8 +9,10 @@
 //! stage 1's first is `tuple4`. A file without `stages` is a network of one stage.
 //!
 //! Saving writes a temporary file beside the target and renames it over the target, so a crash
-//! never leaves a half-written file where a good one was. Loading checks everything it relies
-//! on and refuses a file with [`Error::Data`] (never a panic): not safetensors, truncated,
+//! never leaves a half-written file where a good one was, and refuses a network with a weight
+//! that is NaN or infinite (a diverged run), leaving the file there alone. Loading checks
+//! everything it relies on and refuses a file with [`Error::Data`] (never a panic): not
+//! safetensors, truncated,
 //! another game, other shapes, tensors of the wrong type or size, data that does not match the
 //! checksum (files from before the checksum load without that check), a weight that is NaN or
 //! infinite.
@@ -64,11 +66,30 @@ fn io_error(path: &Path, source: std::io::Error) -> Error {
 }
 
 impl NTupleNetwork {
-    /// Writes the network to `path` (safely: temporary file, then rename).
+    /// Writes the network to `path` (safely: temporary file, then rename). A network with a
+    /// weight that is not a finite number (a run that diverged) is refused, and a file already
+    /// at `path` stays as it was: [`Self::load`] would refuse what it wrote.
     pub fn save(&self, path: &Path, games: u64, mean_score: f64) -> Result<()> {
-        let tables: Vec<Vec<u8>> = (0..self.tables())
-            .map(|t| self.table(t).iter().flat_map(|w| w.to_le_bytes()).collect())
-            .collect();
+        let mut tables = Vec::with_capacity(self.tables());
+        for t in 0..self.tables() {
+            let weights = self.table(t);
+            if let Some(i) = weights.iter().position(|w| !w.is_finite()) {
+                return Err(data_error(
+                    path,
+                    format!(
+                        "not written: weight {i} of tensor 'tuple{t}' is {}, so the training \
+                         diverged (a smaller learning rate, --alpha, may hold)",
+                        weights[i]
+                    ),
+                ));
+            }
+            tables.push(
+                weights
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .collect::<Vec<u8>>(),
+            );
+        }
         let views = tables
             .iter()
             .enumerate()
