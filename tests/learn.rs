@@ -295,12 +295,22 @@ fn the_fast_trainer_learns_exactly_what_the_reference_learns() {
 }
 
 /// Learning forward, one thread plays the same games and learns bit for bit the same weights
-/// as the reference trainer does forward, and not those it learns backward.
-fn check_forward_training<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32], games: u32) {
+/// as the reference trainer does forward, and not those it learns backward. With temporal
+/// coherence (at alpha 1.0) the reference reads each afterstate's value again before its
+/// update (TDL2048+'s TC), and the trainer learns what it learns and not what the value read
+/// when the afterstate was chosen gives.
+fn check_forward_training<R: TileRule>(
+    shapes: &[Vec<u8>],
+    stages: &[u32],
+    games: u32,
+    coherent: bool,
+) {
     let game = Sliding::<R>::new();
+    let alpha = if coherent { 1.0 } else { 0.1 };
     let cfg = TrainConfig {
         games: games as u64,
-        alpha: 0.1,
+        alpha,
+        coherence: coherent,
         seed: 21,
         shapes: Some(shapes.to_vec()),
         stages: Some(stages.to_vec()),
@@ -309,80 +319,45 @@ fn check_forward_training<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32], games
     };
     let (fast, report) = train(&game, &cfg, |_| {}).unwrap();
     assert_eq!(fast.stages(), stages);
-    let forward = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
-    let scores = reference_train::<R>(&forward, games, 0.1, 21, Order::Forward, Restart::default());
-    let mean = scores.iter().sum::<u64>() as f64 / games as f64;
-    assert_eq!(report.mean_score, mean, "{}", R::NAME);
-    let backward = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
-    reference_train::<R>(
-        &backward,
-        games,
-        0.1,
-        21,
-        Order::Backward,
-        Restart::default(),
-    );
-    let bits = |net: &NTupleNetwork, t: usize| -> Vec<u32> {
-        net.table(t).iter().map(|w| w.to_bits()).collect()
-    };
-    for t in 0..fast.tables() {
-        assert!(bits(&fast, t) == bits(&forward, t), "{} table {t}", R::NAME);
-        assert!(
-            fast.table(t).iter().any(|&w| w != 0.0),
-            "{} table {t}",
-            R::NAME
-        );
-    }
-    assert!(bits(&fast, 0) != bits(&backward, 0));
-}
-
-/// Learning forward with temporal coherence at alpha 1.0, one thread learns bit for bit what
-/// the reference learns reading each afterstate's value again before its update (TDL2048+'s
-/// TC), and not what it learns from the value read when the afterstate was chosen.
-fn check_coherent_forward_training<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32], games: u32) {
-    let game = Sliding::<R>::new();
-    let cfg = TrainConfig {
-        games: games as u64,
-        alpha: 1.0,
-        coherence: true,
-        seed: 21,
-        shapes: Some(shapes.to_vec()),
-        stages: Some(stages.to_vec()),
-        order: TdOrder::Forward,
-        ..TrainConfig::default()
-    };
-    let (fast, report) = train(&game, &cfg, |_| {}).unwrap();
     let reference = |order| {
         let mut net = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
-        net.enable_coherence();
-        let scores = reference_train::<R>(&net, games, 1.0, 21, order, Restart::default());
+        if coherent {
+            net.enable_coherence();
+        }
+        let scores = reference_train::<R>(&net, games, alpha, 21, order, Restart::default());
         (net, scores.iter().sum::<u64>() as f64 / games as f64)
     };
-    let (reread, mean) = reference(Order::ForwardReread);
-    assert_eq!(report.mean_score, mean, "{}", R::NAME);
+    let (same, other) = match coherent {
+        true => (Order::ForwardReread, Order::Forward),
+        false => (Order::Forward, Order::Backward),
+    };
+    let (expected, mean) = reference(same);
+    let what = format!("{} coherent {coherent}", R::NAME);
+    assert_eq!(report.mean_score, mean, "{what}");
     let bits = |net: &NTupleNetwork, t: usize| -> Vec<u32> {
         net.table(t).iter().map(|w| w.to_bits()).collect()
     };
     for t in 0..fast.tables() {
-        assert!(bits(&fast, t) == bits(&reread, t), "{} table {t}", R::NAME);
+        assert!(bits(&fast, t) == bits(&expected, t), "{what} table {t}");
+        assert!(fast.table(t).iter().any(|&w| w != 0.0), "{what} table {t}");
     }
-    let (stale, _) = reference(Order::Forward);
-    assert!(bits(&fast, 0) != bits(&stale, 0), "{}", R::NAME);
+    let (unlike, _) = reference(other);
+    assert!(bits(&fast, 0) != bits(&unlike, 0), "{what}");
 }
 
 #[test]
 fn the_coherent_forward_trainer_reads_each_value_again_before_its_update() {
-    check_coherent_forward_training::<Pow2>(&seed_shapes(), &[], 60);
-    check_coherent_forward_training::<Fib>(&odd_shapes(), &[], 40);
-    check_coherent_forward_training::<Pow2>(&seed_shapes(), &[64, 128], 60);
+    check_forward_training::<Pow2>(&seed_shapes(), &[], 60, true);
+    check_forward_training::<Fib>(&odd_shapes(), &[], 40, true);
+    check_forward_training::<Pow2>(&seed_shapes(), &[64, 128], 60, true);
 }
 
 #[test]
 fn the_forward_trainer_learns_exactly_what_the_forward_reference_learns() {
-    check_forward_training::<Fib>(&seed_shapes(), &[], 150);
-    check_forward_training::<Pow2>(&seed_shapes(), &[], 150);
-    check_forward_training::<Pow2>(&odd_shapes(), &[], 60);
-    check_forward_training::<Pow2>(&seed_shapes(), &[64, 128], 150);
+    check_forward_training::<Fib>(&seed_shapes(), &[], 150, false);
+    check_forward_training::<Pow2>(&seed_shapes(), &[], 150, false);
+    check_forward_training::<Pow2>(&odd_shapes(), &[], 60, false);
+    check_forward_training::<Pow2>(&seed_shapes(), &[64, 128], 150, false);
 }
 
 /// 40 games from zero weights on one CPU thread, replaying as `restart` says: each game's
