@@ -12,10 +12,9 @@
 //! never leaves a half-written file where a good one was, and refuses a network with a weight
 //! that is NaN or infinite (a diverged run), leaving the file there alone. Loading checks
 //! everything it relies on and refuses a file with [`Error::Data`] (never a panic): not
-//! safetensors, truncated,
-//! another game, other shapes, tensors of the wrong type or size, data that does not match the
-//! checksum (files from before the checksum load without that check), a weight that is NaN or
-//! infinite.
+//! safetensors, truncated, another game, other shapes, tensors of the wrong type or size, data
+//! that does not match the checksum (files from before the checksum load without that check), a
+//! weight that is NaN or infinite.
 
 use crate::game::TupleGame;
 use crate::network::{format_shapes, format_stages, parse_shapes, parse_stages, NTupleNetwork};
@@ -70,26 +69,22 @@ impl NTupleNetwork {
     /// weight that is not a finite number (a run that diverged) is refused, and a file already
     /// at `path` stays as it was: [`Self::load`] would refuse what it wrote.
     pub fn save(&self, path: &Path, games: u64, mean_score: f64) -> Result<()> {
-        let mut tables = Vec::with_capacity(self.tables());
-        for t in 0..self.tables() {
-            let weights = self.table(t);
-            if let Some(i) = weights.iter().position(|w| !w.is_finite()) {
-                return Err(data_error(
-                    path,
-                    format!(
-                        "not written: weight {i} of tensor 'tuple{t}' is {}, so the training \
-                         diverged (a smaller learning rate, --alpha, may hold)",
-                        weights[i]
-                    ),
-                ));
-            }
-            tables.push(
-                weights
-                    .iter()
-                    .flat_map(|w| w.to_le_bytes())
-                    .collect::<Vec<u8>>(),
-            );
-        }
+        let tables = (0..self.tables())
+            .map(|t| {
+                let weights = self.table(t);
+                match weights.iter().position(|w| !w.is_finite()) {
+                    Some(i) => Err(data_error(
+                        path,
+                        format!(
+                            "not written: weight {i} of tensor 'tuple{t}' is {}, so the \
+                             training diverged (a smaller learning rate, --alpha, may hold)",
+                            weights[i]
+                        ),
+                    )),
+                    None => Ok(weights.iter().flat_map(|w| w.to_le_bytes()).collect()),
+                }
+            })
+            .collect::<Result<Vec<Vec<u8>>>>()?;
         let views = tables
             .iter()
             .enumerate()
