@@ -635,6 +635,19 @@ fn a_one_stage_network_resumed_with_stages_starts_each_stage_from_its_weights() 
         split.split_into_stages::<Game2048>(&[256]),
         Err(Error::Parse(_))
     ));
+    // With temporal coherence, every stage's weights go on at the rates they had.
+    let mut coherent = one.replica();
+    for t in 0..one.tables() {
+        let n = one.table(t).len();
+        let sums: Vec<f32> = (0..n).map(|i| i as f32 - t as f32).collect();
+        let sizes: Vec<f32> = (0..n).map(|i| (i + t) as f32).collect();
+        coherent.set_coherence_table(t, &sums, &sizes);
+    }
+    let split = coherent.split_into_stages::<Game2048>(&[64]).unwrap();
+    for t in 0..split.tables() {
+        let from = coherent.coherence_table(t % one.tables());
+        assert_eq!(split.coherence_table(t), from, "table {t}");
+    }
 }
 
 fn expect_data_error(
@@ -729,6 +742,47 @@ fn corrupt_and_mismatched_files_are_refused() {
             "weight 7 of tensor 'tuple0' is",
         );
     }
+    // Temporal coherence's sums: a flipped byte in them is caught by their own checksum when a
+    // run takes them (play's load leaves them unread), and a sum missing is refused.
+    let mut coherent = net.replica();
+    coherent.enable_coherence();
+    coherent.update_at(&[3, 70_000], 2.5);
+    let with_sums = dir.path().join("sums.safetensors");
+    coherent.save(&with_sums, 10, 1.0).unwrap();
+    let sums_bytes = std::fs::read(&with_sums).unwrap();
+    let tensors = safetensors::SafeTensors::deserialize(&sums_bytes).unwrap();
+    let sizes = tensors.tensor("coherence_sizes1").unwrap();
+    let at = sizes.data().as_ptr() as usize - sums_bytes.as_ptr() as usize;
+    let mut flipped = sums_bytes.clone();
+    flipped[at + 5] ^= 0x10;
+    std::fs::write(&with_sums, &flipped).unwrap();
+    assert!(NTupleNetwork::load::<Game2048>(&with_sums, None).is_ok());
+    expect_data_error(
+        NTupleNetwork::load_with_coherence::<Game2048>(&with_sums, None),
+        "the coherence sums are corrupt: their checksum",
+    );
+    let name = sums_bytes
+        .windows(16)
+        .position(|w| w == b"coherence_sizes0")
+        .unwrap();
+    let mut renamed = sums_bytes.clone();
+    renamed[name..name + 16].copy_from_slice(b"coherence_sizesX");
+    std::fs::write(&with_sums, &renamed).unwrap();
+    expect_data_error(
+        NTupleNetwork::load_with_coherence::<Game2048>(&with_sums, None),
+        "tensor 'coherence_sizes0' is missing",
+    );
+    // A file that says it keeps sums and holds only the weights.
+    let zeros = vec![0u8; 65536 * 4];
+    let view =
+        safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![65536], &zeros).unwrap();
+    let mut claims = meta.clone();
+    claims.insert("coherence_checksum".into(), "fnv1a64:0".into());
+    let claims = safetensors::serialize([("tuple0", view)], Some(claims)).unwrap();
+    expect_data_error(
+        NTupleNetwork::from_bytes::<Game2048>(&claims, &path, None),
+        "1 tensors for 1 tuple shapes in 1 stages, with temporal coherence's two sums a table",
+    );
     // A file from before the checksum (no such metadata) still loads.
     let zeros = vec![0u8; 65536 * 4];
     let view =
@@ -959,6 +1013,91 @@ fn merging_coherent_copies_adds_up_their_sums() {
         net.update_at(&[3], 1.0);
         assert_eq!(net.table(0)[3], -0.5);
     }
+}
+
+/// A run with temporal coherence keeps its sums in its file, and a run resumed from it goes on
+/// at each weight's own rate: 30 games and 30 more learn bit for bit what 60 games in one run
+/// do, where sums started afresh learn otherwise. Play reads the weights alone, and a run
+/// without coherence saves no sums.
+#[test]
+fn a_coherent_run_resumed_from_its_file_learns_as_the_unbroken_run() {
+    let dir = temp();
+    let file = |name: &str| dir.path().join(name);
+    let game = Game2048::new();
+    let cfg = TrainConfig {
+        games: 60,
+        threads: 1,
+        seed: 5,
+        alpha: 1.0,
+        coherence: true,
+        order: TdOrder::Forward,
+        shapes: Some(seed_shapes()),
+        ..TrainConfig::default()
+    };
+    let (unbroken, _) = train(&game, &cfg, |_| {}).unwrap();
+    let half = TrainConfig {
+        games: 30,
+        out: Some(file("a")),
+        ..cfg.clone()
+    };
+    train(&game, &half, |_| {}).unwrap();
+    let resumed = TrainConfig {
+        resume: Some(file("a")),
+        out: Some(file("b")),
+        ..half.clone()
+    };
+    let (went_on, report) = train(&game, &resumed, |_| {}).unwrap();
+    assert_eq!(report.total_games, 60);
+    let bits = |values: Vec<f32>| values.iter().map(|w| w.to_bits()).collect::<Vec<_>>();
+    let sums = |net: &NTupleNetwork, t| net.coherence_table(t).unwrap().map(bits);
+    for t in 0..unbroken.tables() {
+        assert!(
+            bits(went_on.table(t)) == bits(unbroken.table(t)),
+            "table {t}"
+        );
+        assert!(sums(&went_on, t) == sums(&unbroken, t), "table {t}'s sums");
+        assert!(sums(&unbroken, t)[1].iter().any(|&a| a != 0), "table {t}");
+    }
+    let (back, meta) = NTupleNetwork::load_with_coherence::<Game2048>(&file("b"), None).unwrap();
+    assert!(meta.coherence);
+    assert!(sums(&back, 2) == sums(&unbroken, 2));
+
+    // Play's load leaves the sums; saved so, the file has none, and a run resumed from it
+    // with coherence starts every weight at rate 1 and learns otherwise.
+    let (plain, meta) = NTupleNetwork::load::<Game2048>(&file("a"), None).unwrap();
+    assert!(meta.coherence && !plain.coherent());
+    plain.save(&file("bare"), 30, 0.0).unwrap();
+    let (bare, meta) = NTupleNetwork::load_with_coherence::<Game2048>(&file("bare"), None).unwrap();
+    assert!(!meta.coherence && bare.coherent());
+    assert!(bare
+        .coherence_table(0)
+        .unwrap()
+        .iter()
+        .flatten()
+        .all(|&s| s == 0.0));
+    let afresh = TrainConfig {
+        resume: Some(file("bare")),
+        out: None,
+        ..resumed.clone()
+    };
+    let (afresh, _) = train(&game, &afresh, |_| {}).unwrap();
+    assert!(bits(afresh.table(0)) != bits(unbroken.table(0)));
+
+    // A run without coherence moves the weights without the sums, so it saves none.
+    let fixed = TrainConfig {
+        coherence: false,
+        alpha: 0.1,
+        games: 5,
+        resume: Some(file("b")),
+        out: Some(file("c")),
+        ..cfg
+    };
+    let (net, _) = train(&game, &fixed, |_| {}).unwrap();
+    assert!(!net.coherent());
+    let meta = NTupleNetwork::load_with_coherence::<Game2048>(&file("c"), None)
+        .unwrap()
+        .1;
+    assert!(!meta.coherence);
 }
 
 /// The CPU trainer learns with temporal coherence (Guei et al.'s OTC: alpha 1.0), on one

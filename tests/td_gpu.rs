@@ -105,6 +105,55 @@ fn one_unit_learns_with_temporal_coherence_exactly_as_the_cpu(
     one_unit_equals_cpu::<Pow2>(backend, &[64], true);
 }
 
+/// Temporal coherence's sums make the round trip through the device and a weights file: one
+/// unit resumed from a file that keeps them (6 games, saved, 6 more on a fresh engine) learns
+/// bit for bit what 12 games in one run learn, its sums too.
+#[rstest]
+fn a_resumed_coherent_device_run_goes_on_from_its_files_sums(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(exec) = executor(backend) else {
+        return;
+    };
+    let game = Game2048::new();
+    let fresh = || {
+        let mut net = NTupleNetwork::staged::<Game2048>(&seed_shapes(), &[64]).unwrap();
+        net.enable_coherence();
+        net
+    };
+    let step = 1.0 / fresh().lookups() as f32;
+    let play = |net: &mut NTupleNetwork, first: u64, games: u64| {
+        let mut engine = exec.td_engine::<Game2048>(Some(1));
+        engine
+            .play(&game, net, first, games, 5, step, &mut |_| Ok(()))
+            .unwrap();
+        engine.sync(net).unwrap();
+    };
+    let mut unbroken = fresh();
+    play(&mut unbroken, 0, 12);
+    let mut half = fresh();
+    play(&mut half, 0, 6);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.safetensors");
+    half.save(&path, 6, 0.0).unwrap();
+    let (mut resumed, meta) = NTupleNetwork::load_with_coherence::<Game2048>(&path, None).unwrap();
+    assert!(meta.coherence);
+    play(&mut resumed, 6, 6);
+    let bits = |values: Vec<f32>| values.iter().map(|w| w.to_bits()).collect::<Vec<_>>();
+    for t in 0..unbroken.tables() {
+        assert!(
+            bits(resumed.table(t)) == bits(unbroken.table(t)),
+            "table {t}"
+        );
+        let sums = |net: &NTupleNetwork| net.coherence_table(t).unwrap().map(bits);
+        assert!(sums(&resumed) == sums(&unbroken), "table {t}'s sums");
+        assert!(
+            sums(&unbroken)[1].iter().any(|&a| a != 0),
+            "table {t} learned"
+        );
+    }
+}
+
 /// Replays (Matsuzaki's restart): one unit replays each game twice from its first position
 /// whose two largest tiles sum to 64 (or 2584's 55) and learns exactly as the CPU does, each game's own score and
 /// its replays' moves alike.

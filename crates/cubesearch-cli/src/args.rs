@@ -368,7 +368,7 @@ pub struct TrainArgs {
     /// the changes asked of it, A the sum of their sizes), slowing where its errors cancel out.
     /// TDL2048+'s OTD+TC finishes an optimistic run with it at --alpha 1.0 on the CPU; GPU
     /// trainers of 1024+ games average their updates: use 0.1 there (1.0 collapsed, even at
-    /// --launch-steps 1).
+    /// --launch-steps 1). The sums go into --out, and --resume goes on from them.
     #[arg(long)]
     pub coherence: bool,
     /// Replay each game N more times from its first position whose stage progress (what

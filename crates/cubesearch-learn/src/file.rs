@@ -8,6 +8,12 @@
 //! alone, and is refused) and a tensor per shape and stage, stage after stage: with 4 shapes,
 //! stage 1's first is `tuple4`. A file without `stages` is a network of one stage.
 //!
+//! A network that learns with temporal coherence also keeps its two sums a weight, as TDL2048+'s
+//! files do: tensors `coherence_sums0`, ... (`E`) and `coherence_sizes0`, ... (`A`), one per
+//! table as its weights, and metadata `coherence_checksum` over them (the sums' tables, then
+//! the sizes'). [`NTupleNetwork::load_with_coherence`] takes them, so a resumed run goes on at
+//! each weight's own rate; [`NTupleNetwork::load`], for play, leaves them unread.
+//!
 //! Saving writes a temporary file beside the target and renames it over the target, so a crash
 //! never leaves a half-written file where a good one was, and refuses a network with a weight
 //! that is NaN or infinite (a diverged run), leaving the file there alone. Loading checks
@@ -43,7 +49,15 @@ pub struct WeightsMeta {
     pub games: u64,
     /// Mean score of the last games trained.
     pub mean_score: f64,
+    /// Whether the file keeps temporal coherence's sums (see the module docs).
+    pub coherence: bool,
 }
+
+/// The names of the tensors of table `t`'s weights, and of its coherence sums (`E`, `A`).
+fn weights_name(t: usize) -> String {
+    format!("tuple{t}")
+}
+const COHERENCE_NAMES: [&str; 2] = ["coherence_sums", "coherence_sizes"];
 
 /// The `checksum` metadata of tensors whose bytes are `tables`, in order.
 fn checksum<'a>(tables: impl IntoIterator<Item = &'a [u8]>) -> String {
@@ -68,32 +82,49 @@ impl NTupleNetwork {
     /// Writes the network to `path` (safely: temporary file, then rename). A network with a
     /// weight that is not a finite number (a run that diverged) is refused, and a file already
     /// at `path` stays as it was: [`Self::load`] would refuse what it wrote.
+    /// With temporal coherence, its sums go into the file too (see the module docs).
     pub fn save(&self, path: &Path, games: u64, mean_score: f64) -> Result<()> {
+        let encode =
+            |name: String, values: Vec<f32>| match values.iter().position(|w| !w.is_finite()) {
+                Some(i) => Err(data_error(
+                    path,
+                    format!(
+                        "not written: weight {i} of tensor '{name}' is {}, so the training \
+                     diverged (a smaller learning rate, --alpha, may hold)",
+                        values[i]
+                    ),
+                )),
+                None => Ok((name, values.iter().flat_map(|w| w.to_le_bytes()).collect())),
+            };
         let tables = (0..self.tables())
-            .map(|t| {
-                let weights = self.table(t);
-                match weights.iter().position(|w| !w.is_finite()) {
-                    Some(i) => Err(data_error(
-                        path,
-                        format!(
-                            "not written: weight {i} of tensor 'tuple{t}' is {}, so the \
-                             training diverged (a smaller learning rate, --alpha, may hold)",
-                            weights[i]
-                        ),
-                    )),
-                    None => Ok(weights.iter().flat_map(|w| w.to_le_bytes()).collect()),
-                }
-            })
-            .collect::<Result<Vec<Vec<u8>>>>()?;
+            .map(|t| encode(weights_name(t), self.table(t)))
+            .collect::<Result<Vec<(String, Vec<u8>)>>>()?;
+        let sums = match self.coherent() {
+            false => Vec::new(),
+            true => (0..2)
+                .flat_map(|k| (0..self.tables()).map(move |t| (k, t)))
+                .map(|(k, t)| {
+                    let [sums, sizes] = self.coherence_table(t).expect("coherent");
+                    encode(
+                        format!("{}{t}", COHERENCE_NAMES[k]),
+                        if k == 0 { sums } else { sizes },
+                    )
+                })
+                .collect::<Result<Vec<(String, Vec<u8>)>>>()?,
+        };
         let views = tables
             .iter()
-            .enumerate()
-            .map(|(t, bytes)| {
-                TensorView::new(Dtype::F32, vec![bytes.len() / 4], bytes)
-                    .map(|v| (format!("tuple{t}"), v))
+            .chain(&sums)
+            .map(|(name, bytes)| {
+                TensorView::new(Dtype::F32, vec![bytes.len() / 4], bytes).map(|v| (name.clone(), v))
             })
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| data_error(path, format!("cannot describe the weights: {e}")))?;
+        let bytes_of = |named: &[(String, Vec<u8>)]| {
+            checksum(named.iter().map(|(_, b)| b.as_slice()).collect::<Vec<_>>())
+        };
+        let coherence_checksum =
+            (!sums.is_empty()).then(|| ("coherence_checksum", bytes_of(&sums)));
         let stages = (!self.stages().is_empty())
             .then(|| {
                 [
@@ -110,10 +141,11 @@ impl NTupleNetwork {
             ("shapes", format_shapes(self.shapes())),
             ("games", games.to_string()),
             ("mean_score", mean_score.to_string()),
-            ("checksum", checksum(tables.iter().map(Vec::as_slice))),
+            ("checksum", bytes_of(&tables)),
         ]
         .into_iter()
         .chain(stages)
+        .chain(coherence_checksum)
         .map(|(k, v)| (k.to_string(), v))
         .collect();
         let bytes = safetensors::serialize(views, Some(meta))
@@ -121,7 +153,8 @@ impl NTupleNetwork {
         write_atomically(path, &bytes)
     }
 
-    /// Reads a weights file for game `G`. With `shapes`, the file must have exactly those.
+    /// Reads a weights file for game `G`. With `shapes`, the file must have exactly those. The
+    /// network does not learn with temporal coherence, whatever the file keeps.
     pub fn load<G: TupleGame>(
         path: &Path,
         shapes: Option<&[Vec<u8>]>,
@@ -130,11 +163,33 @@ impl NTupleNetwork {
         Self::from_bytes::<G>(&bytes, path, shapes)
     }
 
-    /// Reads the bytes of a weights file for game `G`; `path` only names it in errors.
+    /// [`Self::load`] for a run that goes on learning with temporal coherence: the network
+    /// takes the file's sums, or starts them at zero (every weight at rate 1) where the file
+    /// keeps none ([`WeightsMeta::coherence`] says which).
+    pub fn load_with_coherence<G: TupleGame>(
+        path: &Path,
+        shapes: Option<&[Vec<u8>]>,
+    ) -> Result<(Self, WeightsMeta)> {
+        let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+        Self::read_bytes::<G>(&bytes, path, shapes, true)
+    }
+
+    /// Reads the bytes of a weights file for game `G` as [`Self::load`] reads its file; `path`
+    /// only names it in errors.
     pub fn from_bytes<G: TupleGame>(
         bytes: &[u8],
         path: &Path,
         shapes: Option<&[Vec<u8>]>,
+    ) -> Result<(Self, WeightsMeta)> {
+        Self::read_bytes::<G>(bytes, path, shapes, false)
+    }
+
+    /// With `coherence`, as [`Self::load_with_coherence`] reads a file, else as [`Self::load`].
+    fn read_bytes<G: TupleGame>(
+        bytes: &[u8],
+        path: &Path,
+        shapes: Option<&[Vec<u8>]>,
+        coherence: bool,
     ) -> Result<(Self, WeightsMeta)> {
         let bad = |why: String| data_error(path, why);
         let tensors = SafeTensors::deserialize(bytes).map_err(|e| {
@@ -218,50 +273,86 @@ impl NTupleNetwork {
         let mut net = NTupleNetwork::staged::<G>(&file_shapes, &stages)
             .map_err(|e| bad(format!("metadata 'shapes' and 'stages': {e}")))?;
         let names = tensors.names();
-        if names.len() != net.tables() {
+        let has_sums = meta.contains_key("coherence_checksum");
+        let per_table = if has_sums { 3 } else { 1 };
+        if names.len() != per_table * net.tables() {
             return Err(bad(format!(
-                "{} tensors for {} tuple shapes in {} stages",
+                "{} tensors for {} tuple shapes in {} stages{}",
                 names.len(),
                 file_shapes.len(),
-                stages.len() + 1
+                stages.len() + 1,
+                if has_sums {
+                    ", with temporal coherence's two sums a table"
+                } else {
+                    ""
+                }
             )));
         }
-        let mut data = Vec::with_capacity(net.tables());
-        for (t, shape) in file_shapes.iter().cycle().take(net.tables()).enumerate() {
-            let name = format!("tuple{t}");
-            let view = tensors
-                .tensor(&name)
-                .map_err(|_| bad(format!("tensor '{name}' is missing")))?;
-            let want = 1usize << (G::CELL_BITS as usize * shape.len());
-            if view.dtype() != Dtype::F32 || view.shape() != [want] {
-                return Err(bad(format!(
-                    "tensor '{name}' is {:?} {:?}, expected F32 [{want}]",
-                    view.dtype(),
-                    view.shape()
-                )));
+        // Tensors `names` (each with its table's shape), checked against their sizes, against
+        // `checksum_key`'s checksum over them in order, and for finite values.
+        let shape_of = |t: usize| &file_shapes[t % file_shapes.len()];
+        let read_tensors = |names: Vec<(String, usize)>, checksum_key: &str, what: &str| {
+            let mut data = Vec::with_capacity(names.len());
+            for (name, t) in names {
+                let view = tensors
+                    .tensor(&name)
+                    .map_err(|_| bad(format!("tensor '{name}' is missing")))?;
+                let want = 1usize << (G::CELL_BITS as usize * shape_of(t).len());
+                if view.dtype() != Dtype::F32 || view.shape() != [want] {
+                    return Err(bad(format!(
+                        "tensor '{name}' is {:?} {:?}, expected F32 [{want}]",
+                        view.dtype(),
+                        view.shape()
+                    )));
+                }
+                data.push((name, view.data()));
             }
-            data.push(view.data());
-        }
-        if let Some(want) = meta.get("checksum") {
-            let got = checksum(data.iter().copied());
-            if &got != want {
-                return Err(bad(format!(
-                    "the weights are corrupt: their checksum is {got}, the file says {want}"
-                )));
+            if let Some(want) = meta.get(checksum_key) {
+                let got = checksum(data.iter().map(|(_, bytes)| *bytes));
+                if &got != want {
+                    return Err(bad(format!(
+                        "the {what} are corrupt: their checksum is {got}, the file says {want}"
+                    )));
+                }
             }
-        }
-        for (t, bytes) in data.iter().enumerate() {
-            let weights: Vec<f32> = bytes
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            if let Some(i) = weights.iter().position(|w| !w.is_finite()) {
-                return Err(bad(format!(
-                    "weight {i} of tensor 'tuple{t}' is {}: weights must be finite numbers",
-                    weights[i]
-                )));
-            }
+            data.into_iter()
+                .map(|(name, bytes)| {
+                    let values: Vec<f32> = bytes
+                        .chunks_exact(4)
+                        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                        .collect();
+                    match values.iter().position(|w| !w.is_finite()) {
+                        Some(i) => Err(bad(format!(
+                            "weight {i} of tensor '{name}' is {}: weights must be finite numbers",
+                            values[i]
+                        ))),
+                        None => Ok(values),
+                    }
+                })
+                .collect::<Result<Vec<Vec<f32>>>>()
+        };
+        let tables = net.tables();
+        let weights = read_tensors(
+            (0..tables).map(|t| (weights_name(t), t)).collect(),
+            "checksum",
+            "weights",
+        )?;
+        for (t, weights) in weights.into_iter().enumerate() {
             net.set_table(t, weights.into_iter());
+        }
+        if coherence {
+            net.enable_coherence();
+            if has_sums {
+                let names = COHERENCE_NAMES
+                    .iter()
+                    .flat_map(|prefix| (0..tables).map(move |t| (format!("{prefix}{t}"), t)))
+                    .collect();
+                let sums = read_tensors(names, "coherence_checksum", "coherence sums")?;
+                let (e, a) = sums.split_at(tables);
+                for t in 0..tables {
+                    net.set_coherence_table(t, &e[t], &a[t]);
+                }
+            }
         }
         let meta = WeightsMeta {
             game: game.clone(),
@@ -269,6 +360,7 @@ impl NTupleNetwork {
             stages,
             games,
             mean_score,
+            coherence: has_sums,
         };
         Ok((net, meta))
     }

@@ -31,8 +31,9 @@
 //! `d` asked of it moves it by `d · |E| / A` ([`coherence_rate`]), `E` being the sum of the
 //! changes asked of it so far and `A` the sum of their sizes (the rate is 1 before the first).
 //! A weight whose errors keep their sign keeps learning at the full rate; one whose errors
-//! cancel out, as a well-learned weight's do, slows down. The two sums live beside the weights
-//! for the trainer's run and are not saved: a resumed run starts them afresh.
+//! cancel out, as a well-learned weight's do, slows down. The two sums live beside the weights,
+//! and a weights file keeps them, as TDL2048+'s does: a run resumed with coherence goes on at
+//! each weight's own rate, where sums started afresh would put every weight back at rate 1.
 //!
 //! Weights are `AtomicU32`s holding `f32` bits. Reads and writes are `Relaxed` loads and stores
 //! (plain moves on x86), so game-parallel trainers share one table without locks and without
@@ -336,6 +337,11 @@ impl PartialSums {
 #[inline(always)]
 fn read(w: &AtomicU32) -> f32 {
     f32::from_bits(w.load(Relaxed))
+}
+
+/// Weights as plain floats (a snapshot: other threads may be writing).
+fn floats(weights: &[AtomicU32]) -> Vec<f32> {
+    weights.iter().map(read).collect()
 }
 
 /// Adds `delta` to a weight (a relaxed load and store: see the module docs).
@@ -659,8 +665,18 @@ impl NTupleNetwork {
         self.check_game::<G>()?;
         let mut split = Self::staged::<G>(&self.shapes, thresholds)?;
         let one = self.weights.len();
-        for (i, w) in split.weights.iter_mut().enumerate() {
-            *w.get_mut() = self.weights[i % one].load(Relaxed);
+        let copy = |from: &WeightMemory, to: &mut WeightMemory| {
+            for (i, w) in to.iter_mut().enumerate() {
+                *w.get_mut() = from[i % one].load(Relaxed);
+            }
+        };
+        copy(&self.weights, &mut split.weights);
+        // With coherence, each stage's weights go on at the rates they had.
+        if let Some(own) = &self.coherence {
+            split.enable_coherence();
+            let theirs = split.coherence.as_mut().expect("enabled above");
+            copy(&own.sums, &mut theirs.sums);
+            copy(&own.sizes, &mut theirs.sizes);
         }
         Ok(split)
     }
@@ -775,6 +791,11 @@ impl NTupleNetwork {
         self.coherence = Some(Coherence::zeroed(self.weights.len()));
     }
 
+    /// Turns temporal coherence off and drops its sums: changes then add up in full.
+    pub fn disable_coherence(&mut self) {
+        self.coherence = None;
+    }
+
     /// Whether the network learns with temporal coherence.
     pub fn coherent(&self) -> bool {
         self.coherence.is_some()
@@ -789,10 +810,30 @@ impl NTupleNetwork {
     /// Table `t` as plain floats (a snapshot: other threads may be writing); `t` counts the
     /// shapes' tables stage after stage ([`Self::tables`]).
     pub fn table(&self, t: usize) -> Vec<f32> {
-        self.weights[self.table_range(t)]
-            .iter()
-            .map(|w| f32::from_bits(w.load(Relaxed)))
-            .collect()
+        floats(&self.weights[self.table_range(t)])
+    }
+
+    /// Temporal coherence's sums over table `t`, `E` then `A` (see the module docs), as
+    /// [`Self::table`] gives its weights; `None` without coherence.
+    pub fn coherence_table(&self, t: usize) -> Option<[Vec<f32>; 2]> {
+        let range = self.table_range(t);
+        let c = self.coherence.as_ref()?;
+        Some([&c.sums, &c.sizes].map(|m| floats(&m[range.clone()])))
+    }
+
+    /// Overwrites temporal coherence's sums over table `t` (each as long as the table),
+    /// turning coherence on first if it is off (every other weight's sums at zero).
+    pub fn set_coherence_table(&mut self, t: usize, sums: &[f32], sizes: &[f32]) {
+        if self.coherence.is_none() {
+            self.enable_coherence();
+        }
+        let range = self.table_range(t);
+        let c = self.coherence.as_mut().expect("enabled above");
+        for (memory, values) in [(&mut c.sums, sums), (&mut c.sizes, sizes)] {
+            for (w, v) in memory[range.clone()].iter_mut().zip(values) {
+                *w.get_mut() = v.to_bits();
+            }
+        }
     }
 
     /// Overwrites table `t` (which must have the same length).

@@ -58,9 +58,10 @@ pub struct TrainConfig {
     /// `|E| / A` ([`NTupleNetwork::enable_coherence`]). Guei, Chen and Wu (2022) finish an
     /// optimistic TD run with it at `alpha` 1.0 (TDL2048+'s OTD+TC); a GPU engine averaging
     /// its updates collapsed at 1.0, even at one step a launch, and learns well at 0.1
-    /// (docs/BENCHMARKS.md). Its sums start afresh in every run, resumed or not; CPU
-    /// copies merge them, while several GPUs each keep the sums of their own changes (their
-    /// meetings merge the weights alone).
+    /// (docs/BENCHMARKS.md). Its sums go into the weights file, and a run resumed with it
+    /// goes on from them (from zero where the file has none; a run without it saves none).
+    /// CPU copies merge them, while several GPUs each keep the sums of their own changes
+    /// (their meetings merge the weights alone) and the file takes the first GPU's.
     pub coherence: bool,
     /// Replays of each game from its first position that reached a stage progress ([`Restart`];
     /// none by default). The engine must take them ([`TdEngine::set_restart`]).
@@ -321,14 +322,19 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
 }
 
 /// The network a run of `cfg` starts from, and the games it had learned from: the file it
-/// resumes, or fresh weights of its shapes (zero, or its optimistic start).
+/// resumes (with its coherence sums if `cfg` learns with coherence), or fresh weights of its
+/// shapes (zero, or its optimistic start).
 pub fn starting_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwork, u64)> {
     match (&cfg.resume, cfg.optimistic) {
         (Some(_), Some(_)) => Err(Error::parse(
             "an optimistic start is for a new network; a resumed run continues from its file's weights",
         )),
         (Some(path), None) => {
-            let (net, meta) = NTupleNetwork::load::<G>(path, cfg.shapes.as_deref())?;
+            let shapes = cfg.shapes.as_deref();
+            let (net, meta) = match cfg.coherence {
+                true => NTupleNetwork::load_with_coherence::<G>(path, shapes)?,
+                false => NTupleNetwork::load::<G>(path, shapes)?,
+            };
             match &cfg.stages {
                 // Stages added to a one-stage network each start from its weights.
                 Some(want) if net.stages().is_empty() && !want.is_empty() => {
@@ -377,7 +383,7 @@ pub fn train_on<G: TupleGame>(
     }
     engine.set_restart(cfg.restart)?;
     let (mut net, prior) = starting_network::<G>(cfg)?;
-    if cfg.coherence {
+    if cfg.coherence && !net.coherent() {
         net.enable_coherence();
     }
     let step = cfg.alpha / net.lookups() as f32;

@@ -42,13 +42,21 @@ impl From<WeightStorage> for Averaging {
 }
 
 /// The device form of `net`: its bits a cell, its tables (stage after stage), its lookups in
-/// the order V sums them (`NTupleNetwork::lookup_layout`) and its stages.
+/// the order V sums them (`NTupleNetwork::lookup_layout`), its stages and its temporal
+/// coherence sums.
 pub fn td_net(net: &NTupleNetwork) -> TdNet {
+    let tables = 0..net.tables();
     TdNet {
         bits: net.bits(),
-        tables: (0..net.tables()).map(|t| net.table(t)).collect(),
+        tables: tables.clone().map(|t| net.table(t)).collect(),
         lookups: net.lookup_layout(),
         stages: device_stages(net),
+        coherence: net.coherent().then(|| {
+            let by_table: Vec<[Vec<f32>; 2]> = tables
+                .map(|t| net.coherence_table(t).expect("coherent"))
+                .collect();
+            [0, 1].map(|k| by_table.iter().map(|sums| sums[k].clone()).collect())
+        }),
     }
 }
 
@@ -185,11 +193,16 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
         Ok(self.device.as_mut().expect("made above"))
     }
 
-    /// Copies the device's weights into `net`.
+    /// Copies the device's weights, and its coherence sums when `net` keeps them, into `net`.
     pub(crate) fn sync_weights(&mut self, net: &mut NTupleNetwork) -> Result<()> {
         if let Some(device) = &self.device {
             for (t, table) in device.read_tables()?.into_iter().enumerate() {
                 net.set_table(t, table.into_iter());
+            }
+            if let (true, Some([sums, sizes])) = (net.coherent(), device.read_coherence()?) {
+                for (t, (e, a)) in sums.iter().zip(&sizes).enumerate() {
+                    net.set_coherence_table(t, e, a);
+                }
             }
         }
         Ok(())

@@ -26,6 +26,9 @@ pub struct TdNet {
     pub lookups: Vec<(u32, Vec<u8>)>,
     /// The stages, each with its own copy of the tables ([`Stages`]).
     pub stages: Stages,
+    /// Temporal coherence's sums to go on from, each weight's `E` and `A`, table by table as
+    /// [`Self::tables`] (`None`: every sum at zero). Read only with [`TdShape::coherence`].
+    pub coherence: Option<[Vec<Vec<f32>>; 2]>,
 }
 
 /// How a device trainer spreads its work.
@@ -237,14 +240,26 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         let path_words = units * shape.cap as usize * (G::STATE_WORDS + 1);
         check_buffer(client, "the network's weights", weight_count as u64 * 4)?;
         check_buffer(client, "the games' paths", path_words as u64 * 4)?;
+        let sizes: Vec<usize> = net.tables.iter().map(Vec::len).collect();
+        let same_sizes =
+            |tables: &[Vec<f32>]| tables.iter().map(Vec::len).eq(sizes.iter().copied());
+        let coherence = match (&net.coherence, shape.coherence) {
+            (Some(sums), true) if !sums.iter().all(|s| same_sizes(s)) => {
+                return Err(Error::Unsupported(
+                    "temporal coherence's sums must have the weight tables' sizes".into(),
+                ))
+            }
+            (Some(sums), true) => sums.each_ref().map(|s| s.concat()),
+            (None, true) => [0, 1].map(|_| vec![0.0f32; weight_count]),
+            (_, false) => [0, 1].map(|_| vec![0.0f32]),
+        };
         let flat: Vec<f32> = net.tables.concat();
         let pending_len = Self::pending_len(shape, weight_count);
-        let sums_len = Self::sums_len(shape, weight_count);
-        let zeros = || client.create_from_slice(f32::as_bytes(&vec![0.0f32; sums_len]));
+        let [sums, sum_sizes] = coherence.map(|c| client.create_from_slice(f32::as_bytes(&c)));
         Ok(Self {
             client: client.clone(),
             shape,
-            sizes: net.tables.iter().map(|t| t.len()).collect(),
+            sizes,
             net: LutNet {
                 lookups: net.lookups.len() as u32,
                 len,
@@ -261,7 +276,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             weights: client.create_from_slice(f32::as_bytes(&flat)),
             pending: client.create_from_slice(f32::as_bytes(&vec![0.0f32; pending_len])),
             hits: upload(client, &vec![0u32; pending_len]),
-            coherence: (zeros(), zeros()),
+            coherence: (sums, sum_sizes),
             placeholder: client.create_from_slice(f32::as_bytes(&[0.0f32])),
             lut_len: lut.len(),
             lut: upload(client, &lut),
@@ -601,7 +616,25 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
 
     /// Copies the weights back, one vector per table.
     pub fn read_tables(&self) -> Result<Vec<Vec<f32>>> {
-        let flat = read::<R, f32>(&self.client, self.weights.clone())?;
+        self.read_by_table(&self.weights)
+    }
+
+    /// Copies temporal coherence's sums back, `E` then `A`, each one vector per table as
+    /// [`Self::read_tables`]; `None` without coherence.
+    pub fn read_coherence(&self) -> Result<Option<[Vec<Vec<f32>>; 2]>> {
+        if !self.shape.coherence {
+            return Ok(None);
+        }
+        let (sums, sizes) = &self.coherence;
+        Ok(Some([
+            self.read_by_table(sums)?,
+            self.read_by_table(sizes)?,
+        ]))
+    }
+
+    /// A buffer of one value a weight, one vector per table.
+    fn read_by_table(&self, buffer: &cubecl::server::Handle) -> Result<Vec<Vec<f32>>> {
+        let flat = read::<R, f32>(&self.client, buffer.clone())?;
         let mut out = Vec::with_capacity(self.sizes.len());
         let mut at = 0;
         for &n in &self.sizes {
