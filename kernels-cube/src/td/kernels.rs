@@ -293,13 +293,7 @@ fn held_value<G: DeviceStochasticGame, F: Float>(
         }
         let here = lookups - first;
         if planes {
-            #[unroll]
-            for j in 0..LANES / 4 {
-                let x = plane_shuffle(w, (lane & 3u32) + 4u32 * j);
-                if 4u32 * j < here {
-                    own += x;
-                }
-            }
+            own = plane_round(own, w, lane, here);
         } else {
             sync_cube();
             pool[lane as usize] = w;
@@ -313,11 +307,33 @@ fn held_value<G: DeviceStochasticGame, F: Float>(
         first += LANES;
     }
     if planes {
-        let pair = own + plane_shuffle_xor(own, 1u32);
-        pair + plane_shuffle_xor(pair, 2u32)
+        plane_total(own)
     } else {
         sums.total()
     }
+}
+
+/// One round of a plane's lookups (lane `i` holding lookup `i`'s weight `w`, `here` of them
+/// in the round) added to this lane's partial sum `own`: lane `k` of each four adds lookups
+/// `k, k + 4, …` in order, as the CPU's partial sums do.
+#[cube]
+fn plane_round(own: f32, w: f32, lane: u32, here: u32) -> f32 {
+    let mut sum = own;
+    #[unroll]
+    for j in 0..LANES / 4 {
+        let x = plane_shuffle(w, (lane & 3u32) + 4u32 * j);
+        if 4u32 * j < here {
+            sum += x;
+        }
+    }
+    sum
+}
+
+/// V from the four partial sums of [`plane_round`]: `(s₀ + s₁) + (s₂ + s₃)`, in every lane.
+#[cube]
+fn plane_total(own: f32) -> f32 {
+    let pair = own + plane_shuffle_xor(own, 1u32);
+    pair + plane_shuffle_xor(pair, 2u32)
 }
 
 /// `x` as lane 0 of the game has it, in every lane.
@@ -464,7 +480,7 @@ fn learn<G: DeviceStochasticGame, F: Float>(
 
 /// The weight of lookup `lane` (0 past the last lookup) of the state whose cells the lanes
 /// hold (`held`, through planes): [`held_value`]'s read for a network of at most [`LANES`]
-/// lookups in an averaged launch, apart from its sum ([`plane_sum`]), so that a load can be
+/// lookups in an averaged launch, apart from its sum ([`plane_round`], [`plane_total`]), so that a load can be
 /// asked for well before its weight is added.
 #[cube]
 #[allow(clippy::too_many_arguments)]
@@ -487,23 +503,6 @@ fn plane_weight<F: Float>(
         w = f32::cast_from(frozen[i]);
     }
     w
-}
-
-/// V from each lane's weight of lookup `lane` ([`plane_weight`]), `lookups ≤ LANES`, with
-/// [`held_value`]'s bits: partial sum `k` adds lookups `k, k + 4, …` in order, then
-/// `(s₀ + s₁) + (s₂ + s₃)` in every lane.
-#[cube]
-fn plane_sum(w: f32, lane: u32, lookups: u32) -> f32 {
-    let mut own = 0.0f32;
-    #[unroll]
-    for j in 0..LANES / 4 {
-        let x = plane_shuffle(w, (lane & 3u32) + 4u32 * j);
-        if 4u32 * j < lookups {
-            own += x;
-        }
-    }
-    let pair = own + plane_shuffle_xor(own, 1u32);
-    pair + plane_shuffle_xor(pair, 2u32)
 }
 
 /// [`learn`] for an averaged launch whose lanes pool through planes, the network at most
@@ -553,7 +552,7 @@ fn learn_planes<G: DeviceStochasticGame, F: Float>(
             let next_w = plane_weight::<F>(
                 next_held, next_stage, frozen, lut, lookups, lane, cells, len, bits,
             );
-            let v = plane_sum(w, lane, lookups);
+            let v = plane_total(plane_round(0.0, w, lane, lookups));
             let delta = step * (target - v);
             lane_accumulate::<G>(
                 &after, held, stage, pending, hits, lut, delta, lookups, lane, cells, len, bits,
