@@ -546,7 +546,7 @@ fn a_multi_stage_network_round_trips_and_resumes_only_as_itself() {
     // Stage 2's copy of a table differs from stage 0's: each was written where it belongs.
     assert_ne!(net.table(0), net.table(6));
 
-    // A resumed run keeps the file's stages and refuses others (none, or other thresholds).
+    // A resumed run keeps the file's stages and refuses thresholds that drop any of them.
     let cfg = TrainConfig {
         games: 3,
         shapes: Some(seed_shapes()),
@@ -556,7 +556,15 @@ fn a_multi_stage_network_round_trips_and_resumes_only_as_itself() {
     };
     let (trained, _) = train(&Game2048::new(), &cfg, |_| {}).unwrap();
     assert_eq!(trained.stages(), &[16384, 32768]);
-    for other in [vec![], vec![16384], vec![8192, 16384, 32768]] {
+    // Thresholds added to the file's split its stages.
+    let finer = TrainConfig {
+        stages: Some(vec![8192, 16384, 24576, 32768]),
+        out: None,
+        ..cfg.clone()
+    };
+    let (split, _) = train(&Game2048::new(), &finer, |_| {}).unwrap();
+    assert_eq!(split.stages(), &[8192, 16384, 24576, 32768]);
+    for other in [vec![], vec![16384], vec![8192, 16384]] {
         let wrong = TrainConfig {
             stages: Some(other),
             ..cfg.clone()
@@ -630,23 +638,47 @@ fn a_one_stage_network_resumed_with_stages_starts_each_stage_from_its_weights() 
         (0..trained.tables()).any(|t| trained.table(t) != split.table(t)),
         "it learned"
     );
-    // A staged network is not split again.
-    assert!(matches!(
-        split.split_into_stages::<Game2048>(&[256]),
-        Err(Error::Parse(_))
-    ));
-    // With temporal coherence, every stage's weights go on at the rates they had.
-    let mut coherent = one.replica();
-    for t in 0..one.tables() {
-        let n = one.table(t).len();
+    // A staged network splits again by adding thresholds (Jaśkowski's weight promotion): each
+    // new stage starts from the stage whose states it takes, its coherence sums too, and every
+    // state keeps its value. Thresholds that drop one of its own are refused.
+    let mut coherent = trained.replica();
+    for t in 0..trained.tables() {
+        let n = trained.table(t).len();
         let sums: Vec<f32> = (0..n).map(|i| i as f32 - t as f32).collect();
         let sizes: Vec<f32> = (0..n).map(|i| (i + t) as f32).collect();
         coherent.set_coherence_table(t, &sums, &sizes);
     }
-    let split = coherent.split_into_stages::<Game2048>(&[64]).unwrap();
-    for t in 0..split.tables() {
-        let from = coherent.coherence_table(t % one.tables());
-        assert_eq!(split.coherence_table(t), from, "table {t}");
+    let finer = coherent
+        .split_into_stages::<Game2048>(&[64, 96, 128, 256])
+        .unwrap();
+    let shapes = one.tables();
+    for (stage, from) in [0, 1, 1, 2, 2].into_iter().enumerate() {
+        for s in 0..shapes {
+            let (t, old) = (stage * shapes + s, from * shapes + s);
+            assert_eq!(finer.table(t), trained.table(old), "table {t}");
+            let sums = coherent.coherence_table(old);
+            assert_eq!(finer.coherence_table(t), sums, "table {t}'s sums");
+        }
+    }
+    // Boards of tiles up to 2^top: the two largest sum to at most 2^(top + 1), so the small
+    // tops reach the early stages.
+    let game = Sliding::<Pow2>::new();
+    let mut stages_seen = [false; 5];
+    for top in [5, 6, 7, 11] {
+        for _ in 0..200 {
+            let cells: [u8; 16] = std::array::from_fn(|_| rng.below(top + 1) as u8);
+            let b = Board::from_cells(&cells, Pow2::BITS);
+            stages_seen[finer.stage(&game, &b)] = true;
+            let (got, want) = (finer.value(&game, b), trained.value(&game, b));
+            assert_eq!(got.to_bits(), want.to_bits(), "{cells:?}");
+        }
+    }
+    assert_eq!(stages_seen, [true; 5]);
+    for dropped in [&[64][..], &[32, 128], &[]] {
+        assert!(matches!(
+            trained.split_into_stages::<Game2048>(dropped),
+            Err(Error::Parse(_))
+        ));
     }
 }
 

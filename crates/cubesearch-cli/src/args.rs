@@ -393,8 +393,9 @@ pub struct TrainArgs {
     /// A multi-stage network: a new stage, with tables of its own, from each of these
     /// values of the sum of the two largest tiles on (`16384` gives 2048's late game its own
     /// values; `16384,24576` are Yeh et al.'s three stages, the third once a 16384 and an 8192
-    /// are on the board). A resumed file must have the same, or one stage: then every stage
-    /// starts from its weights.
+    /// are on the board). A resumed file keeps its own thresholds; ones added to them split
+    /// its stages, each new stage starting from the weights (and coherence sums) of the stage
+    /// it splits, so `16384` then `16384,24576` grows the third stage from the second.
     #[arg(long, value_name = "THRESHOLDS", value_parser = parse_stage_list)]
     pub stages: Option<StageList>,
     /// Save the weights every N games (0 = only at the end).

@@ -651,27 +651,36 @@ impl NTupleNetwork {
         &self.stages
     }
 
-    /// This one-stage network split into the stages of `thresholds`, every stage starting
-    /// from these weights: a later stage begins with what the whole game taught and learns its
-    /// own from there (as Yeh et al. grow each stage's network from the last), where a fresh
-    /// stage would start from nothing in the few games that reach it.
+    /// This network split into the stages of `thresholds`, which keep its own thresholds and
+    /// add others: each new stage starts from the weights of the stage whose states it takes
+    /// (its coherence sums too), so every state is valued as before. A later stage thus begins
+    /// with what the earlier game taught and learns its own from there (Yeh et al. grow each
+    /// stage from the last; Jaśkowski's weight promotion), where a fresh stage would start
+    /// from nothing in the few games that reach it.
     pub fn split_into_stages<G: TupleGame>(&self, thresholds: &[u32]) -> Result<Self> {
-        if !self.stages.is_empty() {
+        if !self.stages.iter().all(|t| thresholds.contains(t)) {
             return Err(Error::parse(format!(
-                "the network already has stages ({}): only a one-stage network is split",
+                "stage thresholds '{}' do not keep the network's own ({}): a network is split \
+                 only by adding thresholds",
+                format_stages(thresholds),
                 format_stages(&self.stages)
             )));
         }
         self.check_game::<G>()?;
         let mut split = Self::staged::<G>(&self.shapes, thresholds)?;
-        let one = self.weights.len();
+        // New stage `k` takes the states from its threshold on, all in one old stage.
+        let stride = self.stage_stride;
+        let old_stage = |k: usize| match k {
+            0 => 0,
+            _ => self.stages.partition_point(|&t| t <= thresholds[k - 1]),
+        };
         let copy = |from: &WeightMemory, to: &mut WeightMemory| {
             for (i, w) in to.iter_mut().enumerate() {
-                *w.get_mut() = from[i % one].load(Relaxed);
+                let (k, at) = (i / stride, i % stride);
+                *w.get_mut() = from[old_stage(k) * stride + at].load(Relaxed);
             }
         };
         copy(&self.weights, &mut split.weights);
-        // With coherence, each stage's weights go on at the rates they had.
         if let Some(own) = &self.coherence {
             split.enable_coherence();
             let theirs = split.coherence.as_mut().expect("enabled above");

@@ -3,7 +3,7 @@
 //! checkpoints and resuming.
 
 use crate::game::TupleGame;
-use crate::network::{default_shapes, format_stages, NTupleNetwork};
+use crate::network::{default_shapes, NTupleNetwork};
 use crate::runner::{run_games, thread_count, Learning, Policy, Sharing};
 use crate::td::{Episode, Restart, TdOrder};
 use cubesearch_core::{Error, Result};
@@ -32,7 +32,8 @@ pub struct TrainConfig {
     /// file must match them.
     pub shapes: Option<Vec<Vec<u8>>>,
     /// Stage thresholds of a new multi-stage network (stage-progress values, ascending: see
-    /// [`NTupleNetwork::staged`]; default one stage); a resumed file must match them.
+    /// [`NTupleNetwork::staged`]; default one stage). A resumed file keeps its own, and
+    /// thresholds added to them split its stages ([`NTupleNetwork::split_into_stages`]).
     pub stages: Option<Vec<u32>>,
     /// Save to `out` every this many games (0 = only at the end).
     pub checkpoint_every: u64,
@@ -336,16 +337,11 @@ pub fn starting_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwor
                 false => NTupleNetwork::load::<G>(path, shapes)?,
             };
             match &cfg.stages {
-                // Stages added to a one-stage network each start from its weights.
-                Some(want) if net.stages().is_empty() && !want.is_empty() => {
+                // Stages added to the file's each start from the weights of the stage they
+                // split.
+                Some(want) if want != net.stages() => {
                     Ok((net.split_into_stages::<G>(want)?, meta.games))
                 }
-                Some(want) if want != net.stages() => Err(Error::parse(format!(
-                    "{} has stage thresholds '{}', not the requested '{}'",
-                    path.display(),
-                    format_stages(net.stages()),
-                    format_stages(want)
-                ))),
                 _ => Ok((net, meta.games)),
             }
         }
