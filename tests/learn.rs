@@ -760,15 +760,22 @@ fn corrupt_and_mismatched_files_are_refused() {
         NTupleNetwork::from_bytes::<Game2048>(&flipped, &path, None),
         "the weights are corrupt: their checksum",
     );
+    // A file of one table, `tuple0`, of these weights, and this metadata.
+    let one_table = |weights: &[f32], meta: &std::collections::HashMap<String, String>| {
+        let data: Vec<u8> = weights.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let view = safetensors::tensor::TensorView::new(
+            safetensors::Dtype::F32,
+            vec![weights.len()],
+            &data,
+        )
+        .unwrap();
+        safetensors::serialize([("tuple0", view)], Some(meta.clone())).unwrap()
+    };
     // NaN or infinite weights (which `save` never writes) are refused, naming the first.
     for bad in [f32::NAN, f32::INFINITY] {
         let mut weights = vec![0.0f32; 65536];
         weights[7] = bad;
-        let data: Vec<u8> = weights.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let view =
-            safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![65536], &data)
-                .unwrap();
-        let nan = safetensors::serialize([("tuple0", view)], Some(meta.clone())).unwrap();
+        let nan = one_table(&weights, &meta);
         expect_data_error(
             NTupleNetwork::from_bytes::<Game2048>(&nan, &path, None),
             "weight 7 of tensor 'tuple0' is",
@@ -805,23 +812,15 @@ fn corrupt_and_mismatched_files_are_refused() {
         "tensor 'coherence_sizes0' is missing",
     );
     // A file that says it keeps sums and holds only the weights.
-    let zeros = vec![0u8; 65536 * 4];
-    let view =
-        safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![65536], &zeros).unwrap();
     let mut claims = meta.clone();
     claims.insert("coherence_checksum".into(), "fnv1a64:0".into());
-    let claims = safetensors::serialize([("tuple0", view)], Some(claims)).unwrap();
+    let claims = one_table(&[0.0; 65536], &claims);
     expect_data_error(
         NTupleNetwork::from_bytes::<Game2048>(&claims, &path, None),
         "1 tensors for 1 tuple shapes in 1 stages, with temporal coherence's two sums a table",
     );
     // A file from before the checksum (no such metadata) still loads.
-    let zeros = vec![0u8; 65536 * 4];
-    let view =
-        safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![65536], &zeros).unwrap();
-    let mut old_meta = meta.clone();
-    old_meta.insert("shapes".into(), "0,1,2,3".into());
-    let old = safetensors::serialize([("tuple0", view)], Some(old_meta)).unwrap();
+    let old = one_table(&[0.0; 65536], &meta);
     assert!(NTupleNetwork::from_bytes::<Game2048>(&old, &path, None).is_ok());
     // A missing file is an I/O error, not a panic.
     assert!(matches!(
