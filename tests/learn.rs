@@ -1065,6 +1065,9 @@ fn a_coherent_run_resumed_from_its_file_learns_as_the_unbroken_run() {
         shapes: Some(seed_shapes()),
         ..TrainConfig::default()
     };
+    // Every process of a run starts from `starting_network` (ranks that follow rank 0 too):
+    // it learns with coherence from the first game.
+    assert!(starting_network::<Game2048>(&cfg).unwrap().0.coherent());
     let (unbroken, _) = train(&game, &cfg, |_| {}).unwrap();
     let half = TrainConfig {
         games: 30,

@@ -99,19 +99,17 @@ impl NTupleNetwork {
         let tables = (0..self.tables())
             .map(|t| encode(weights_name(t), self.table(t)))
             .collect::<Result<Vec<(String, Vec<u8>)>>>()?;
-        let sums = match self.coherent() {
-            false => Vec::new(),
-            true => (0..2)
-                .flat_map(|k| (0..self.tables()).map(move |t| (k, t)))
-                .map(|(k, t)| {
-                    let [sums, sizes] = self.coherence_table(t).expect("coherent");
-                    encode(
-                        format!("{}{t}", COHERENCE_NAMES[k]),
-                        if k == 0 { sums } else { sizes },
-                    )
-                })
-                .collect::<Result<Vec<(String, Vec<u8>)>>>()?,
-        };
+        // E's tables, then A's.
+        let mut sums = Vec::new();
+        if self.coherent() {
+            let mut sizes = Vec::new();
+            for t in 0..self.tables() {
+                let [e, a] = self.coherence_table(t).expect("coherent");
+                sums.push(encode(format!("{}{t}", COHERENCE_NAMES[0]), e)?);
+                sizes.push(encode(format!("{}{t}", COHERENCE_NAMES[1]), a)?);
+            }
+            sums.append(&mut sizes);
+        }
         let views = tables
             .iter()
             .chain(&sums)

@@ -323,9 +323,19 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
 }
 
 /// The network a run of `cfg` starts from, and the games it had learned from: the file it
-/// resumes (with its coherence sums if `cfg` learns with coherence), or fresh weights of its
-/// shapes (zero, or its optimistic start).
+/// resumes, or fresh weights of its shapes (zero, or its optimistic start). With `cfg`'s
+/// coherence it learns with temporal coherence, from the file's sums where it has them.
+/// Every process of a run (rank 0 and the ranks that follow it) starts from this.
 pub fn starting_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwork, u64)> {
+    let (mut net, games) = file_or_fresh_network::<G>(cfg)?;
+    if cfg.coherence && !net.coherent() {
+        net.enable_coherence();
+    }
+    Ok((net, games))
+}
+
+/// [`starting_network`] before coherence: the weights (and, read with coherence, the sums).
+fn file_or_fresh_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwork, u64)> {
     match (&cfg.resume, cfg.optimistic) {
         (Some(_), Some(_)) => Err(Error::parse(
             "an optimistic start is for a new network; a resumed run continues from its file's weights",
@@ -379,9 +389,6 @@ pub fn train_on<G: TupleGame>(
     }
     engine.set_restart(cfg.restart)?;
     let (mut net, prior) = starting_network::<G>(cfg)?;
-    if cfg.coherence && !net.coherent() {
-        net.enable_coherence();
-    }
     let step = cfg.alpha / net.lookups() as f32;
     let threads = engine.parallelism();
     // About 100 curve points: a window of games, or of time in a time-limited run.

@@ -52,10 +52,13 @@ pub fn td_net(net: &NTupleNetwork) -> TdNet {
         lookups: net.lookup_layout(),
         stages: device_stages(net),
         coherence: net.coherent().then(|| {
-            let by_table: Vec<[Vec<f32>; 2]> = tables
-                .map(|t| net.coherence_table(t).expect("coherent"))
-                .collect();
-            [0, 1].map(|k| by_table.iter().map(|sums| sums[k].clone()).collect())
+            let (mut sums, mut sizes) = (Vec::new(), Vec::new());
+            for t in tables {
+                let [e, a] = net.coherence_table(t).expect("coherent");
+                sums.push(e);
+                sizes.push(a);
+            }
+            [sums, sizes]
         }),
     }
 }
