@@ -811,13 +811,30 @@ fn corrupt_and_mismatched_files_are_refused() {
         NTupleNetwork::load_with_coherence::<Game2048>(&with_sums, None),
         "tensor 'coherence_sizes0' is missing",
     );
-    // A file that says it keeps sums and holds only the weights.
+    // A file with sums says so in its format (an older version then refuses it as newer);
+    // one whose format and sums disagree, or that claims sums and holds only the weights, is
+    // refused.
+    let format_of = |bytes: &[u8], version: &[u8]| {
+        let want = [b"cubesearch-ntuple/", version].concat();
+        bytes.windows(want.len()).any(|w| w == want.as_slice())
+    };
+    assert!(format_of(&sums_bytes, b"2") && !format_of(&sums_bytes, b"1"));
+    assert!(format_of(&bytes, b"1") && !format_of(&bytes, b"2"));
     let mut claims = meta.clone();
-    claims.insert("coherence_checksum".into(), "fnv1a64:0".into());
-    let claims = one_table(&[0.0; 65536], &claims);
+    claims.insert("format".into(), "cubesearch-ntuple/2".into());
     expect_data_error(
-        NTupleNetwork::from_bytes::<Game2048>(&claims, &path, None),
+        NTupleNetwork::from_bytes::<Game2048>(&one_table(&[0.0; 65536], &claims), &path, None),
+        "format 'cubesearch-ntuple/2' lacks 'coherence_checksum'",
+    );
+    claims.insert("coherence_checksum".into(), "fnv1a64:0".into());
+    expect_data_error(
+        NTupleNetwork::from_bytes::<Game2048>(&one_table(&[0.0; 65536], &claims), &path, None),
         "1 tensors for 1 tuple shapes in 1 stages, with temporal coherence's two sums a table",
+    );
+    claims.insert("format".into(), "cubesearch-ntuple/1".into());
+    expect_data_error(
+        NTupleNetwork::from_bytes::<Game2048>(&one_table(&[0.0; 65536], &claims), &path, None),
+        "format 'cubesearch-ntuple/1' has 'coherence_checksum'",
     );
     // A file from before the checksum (no such metadata) still loads.
     let old = one_table(&[0.0; 65536], &meta);

@@ -1,15 +1,16 @@
 //! Weights files: safetensors, one `F32` tensor per tuple shape (`tuple0`, `tuple1`, ...), with
-//! metadata `format` (`cubesearch-ntuple/1`), `game`, `bits`, `shapes` (`0,1,2,3;4,5,6,7;...`),
-//! `games` (games trained), `mean_score` (mean of the last games trained) and `checksum`
-//! (`fnv1a64:` and 16 hex digits: FNV-1a over the tensors' bytes, `tuple0` first). A
-//! multi-stage network also has `stages` (its thresholds, `16384` or `16384,24576`),
-//! `staged_by` (`stage_progress`: the thresholds are [`TupleGame::stage_progress`] values, for
-//! 2048 the sum of the two largest tiles; a staged file without it counted the largest tile
-//! alone, and is refused) and a tensor per shape and stage, stage after stage: with 4 shapes,
-//! stage 1's first is `tuple4`. A file without `stages` is a network of one stage.
+//! metadata `format` (`cubesearch-ntuple/1`; `/2` with coherence sums, below), `game`, `bits`,
+//! `shapes` (`0,1,2,3;4,5,6,7;...`), `games` (games trained), `mean_score` (mean of the last
+//! games trained) and `checksum` (`fnv1a64:` and 16 hex digits: FNV-1a over the weights'
+//! tensors' bytes, `tuple0` first). A multi-stage network also has `stages` (its thresholds,
+//! `16384` or `16384,24576`), `staged_by` (`stage_progress`: the thresholds are
+//! [`TupleGame::stage_progress`] values, for 2048 the sum of the two largest tiles; a staged
+//! file without it counted the largest tile alone, and is refused) and a tensor per shape and
+//! stage, stage after stage: with 4 shapes, stage 1's first is `tuple4`. A file without
+//! `stages` is a network of one stage.
 //!
 //! A network that learns with temporal coherence also keeps its two sums a weight, as TDL2048+'s
-//! files do: tensors `coherence_sums0`, ... (`E`) and `coherence_sizes0`, ... (`A`), one per
+//! files do, in format `cubesearch-ntuple/2`: tensors `coherence_sums0`, ... (`E`) and `coherence_sizes0`, ... (`A`), one per
 //! table as its weights, and metadata `coherence_checksum` over them (the sums' tables, then
 //! the sizes'). [`NTupleNetwork::load_with_coherence`] takes them, so a resumed run goes on at
 //! each weight's own rate; [`NTupleNetwork::load`], for play, leaves them unread.
@@ -30,8 +31,12 @@ use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use std::collections::HashMap;
 use std::path::Path;
 
-/// The `format` metadata value of files this version writes.
+/// The `format` metadata value of files this version writes without temporal coherence's sums.
 pub const FORMAT: &str = "cubesearch-ntuple/1";
+
+/// The `format` of files that keep temporal coherence's sums too: a version that knows only
+/// [`FORMAT`] then says the file is newer instead of miscounting its tensors.
+pub const FORMAT_WITH_SUMS: &str = "cubesearch-ntuple/2";
 
 /// The `staged_by` metadata value of multi-stage files: what their thresholds count.
 const STAGED_BY: &str = "stage_progress";
@@ -133,7 +138,13 @@ impl NTupleNetwork {
             .into_iter()
             .flatten();
         let meta: HashMap<String, String> = [
-            ("format", FORMAT.to_string()),
+            (
+                "format",
+                coherence_checksum
+                    .as_ref()
+                    .map_or(FORMAT, |_| FORMAT_WITH_SUMS)
+                    .to_string(),
+            ),
             ("game", self.game().to_string()),
             ("bits", self.bits().to_string()),
             ("shapes", format_shapes(self.shapes())),
@@ -209,8 +220,10 @@ impl NTupleNetwork {
             })
         };
         let format = field("format")?;
-        if format != FORMAT {
-            return Err(bad(format!("format '{format}', expected '{FORMAT}'")));
+        if format != FORMAT && format != FORMAT_WITH_SUMS {
+            return Err(bad(format!(
+                "format '{format}', expected '{FORMAT}' or '{FORMAT_WITH_SUMS}'"
+            )));
         }
         let game = field("game")?;
         if game != G::NAME {
@@ -271,7 +284,13 @@ impl NTupleNetwork {
         let mut net = NTupleNetwork::staged::<G>(&file_shapes, &stages)
             .map_err(|e| bad(format!("metadata 'shapes' and 'stages': {e}")))?;
         let names = tensors.names();
-        let has_sums = meta.contains_key("coherence_checksum");
+        let has_sums = format == FORMAT_WITH_SUMS;
+        if has_sums != meta.contains_key("coherence_checksum") {
+            return Err(bad(format!(
+                "format '{format}' {} 'coherence_checksum'",
+                if has_sums { "lacks" } else { "has" }
+            )));
+        }
         let per_table = if has_sums { 3 } else { 1 };
         if names.len() != per_table * net.tables() {
             return Err(bad(format!(
