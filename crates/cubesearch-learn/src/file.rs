@@ -10,10 +10,11 @@
 //! `stages` is a network of one stage.
 //!
 //! A network that learns with temporal coherence also keeps its two sums a weight, as TDL2048+'s
-//! files do, in format `cubesearch-ntuple/2`: tensors `coherence_sums0`, ... (`E`) and `coherence_sizes0`, ... (`A`), one per
-//! table as its weights, and metadata `coherence_checksum` over them (the sums' tables, then
-//! the sizes'). [`NTupleNetwork::load_with_coherence`] takes them, so a resumed run goes on at
-//! each weight's own rate; [`NTupleNetwork::load`], for play, leaves them unread.
+//! files do, in format `cubesearch-ntuple/2`: tensors `coherence_sums0`, ... (`E`) and
+//! `coherence_sizes0`, ... (`A`), one per table as its weights, and metadata
+//! `coherence_checksum` over them (the sums' tables, then the sizes').
+//! [`NTupleNetwork::load_with_coherence`] takes them, so a resumed run goes on at each weight's
+//! own rate; [`NTupleNetwork::load`], for play, leaves them unread.
 //!
 //! Saving writes a temporary file beside the target and renames it over the target, so a crash
 //! never leaves a half-written file where a good one was, and refuses a network with a weight
@@ -58,11 +59,10 @@ pub struct WeightsMeta {
     pub coherence: bool,
 }
 
-/// The names of the tensors of table `t`'s weights, and of its coherence sums (`E`, `A`).
-fn weights_name(t: usize) -> String {
-    format!("tuple{t}")
-}
-const COHERENCE_NAMES: [&str; 2] = ["coherence_sums", "coherence_sizes"];
+/// Table `t`'s weights are tensor `tuple{t}`; its coherence sums `E` and `A` are
+/// `coherence_sums{t}` and `coherence_sizes{t}`.
+const WEIGHTS: &str = "tuple";
+const COHERENCE: [&str; 2] = ["coherence_sums", "coherence_sizes"];
 
 /// The `checksum` metadata of tensors whose bytes are `tables`, in order.
 fn checksum<'a>(tables: impl IntoIterator<Item = &'a [u8]>) -> String {
@@ -102,7 +102,7 @@ impl NTupleNetwork {
                 None => Ok((name, values.iter().flat_map(|w| w.to_le_bytes()).collect())),
             };
         let tables = (0..self.tables())
-            .map(|t| encode(weights_name(t), self.table(t)))
+            .map(|t| encode(format!("{WEIGHTS}{t}"), self.table(t)))
             .collect::<Result<Vec<(String, Vec<u8>)>>>()?;
         // E's tables, then A's.
         let mut sums = Vec::new();
@@ -110,8 +110,8 @@ impl NTupleNetwork {
             let mut sizes = Vec::new();
             for t in 0..self.tables() {
                 let [e, a] = self.coherence_table(t).expect("coherent");
-                sums.push(encode(format!("{}{t}", COHERENCE_NAMES[0]), e)?);
-                sizes.push(encode(format!("{}{t}", COHERENCE_NAMES[1]), a)?);
+                sums.push(encode(format!("{}{t}", COHERENCE[0]), e)?);
+                sizes.push(encode(format!("{}{t}", COHERENCE[1]), a)?);
             }
             sums.append(&mut sizes);
         }
@@ -123,11 +123,10 @@ impl NTupleNetwork {
             })
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| data_error(path, format!("cannot describe the weights: {e}")))?;
-        let bytes_of = |named: &[(String, Vec<u8>)]| {
-            checksum(named.iter().map(|(_, b)| b.as_slice()).collect::<Vec<_>>())
-        };
-        let coherence_checksum =
-            (!sums.is_empty()).then(|| ("coherence_checksum", bytes_of(&sums)));
+        let bytes_of = |named: &[(String, Vec<u8>)]| checksum(named.iter().map(|(_, b)| &b[..]));
+        let coherence_checksum = self
+            .coherent()
+            .then(|| ("coherence_checksum", bytes_of(&sums)));
         let stages = (!self.stages().is_empty())
             .then(|| {
                 [
@@ -140,10 +139,12 @@ impl NTupleNetwork {
         let meta: HashMap<String, String> = [
             (
                 "format",
-                coherence_checksum
-                    .as_ref()
-                    .map_or(FORMAT, |_| FORMAT_WITH_SUMS)
-                    .to_string(),
+                if self.coherent() {
+                    FORMAT_WITH_SUMS
+                } else {
+                    FORMAT
+                }
+                .to_string(),
             ),
             ("game", self.game().to_string()),
             ("bits", self.bits().to_string()),
@@ -350,7 +351,7 @@ impl NTupleNetwork {
         };
         let tables = net.tables();
         let weights = read_tensors(
-            (0..tables).map(|t| (weights_name(t), t)).collect(),
+            (0..tables).map(|t| (format!("{WEIGHTS}{t}"), t)).collect(),
             "checksum",
             "weights",
         )?;
@@ -360,7 +361,7 @@ impl NTupleNetwork {
         if coherence {
             net.enable_coherence();
             if has_sums {
-                let names = COHERENCE_NAMES
+                let names = COHERENCE
                     .iter()
                     .flat_map(|prefix| (0..tables).map(move |t| (format!("{prefix}{t}"), t)))
                     .collect();

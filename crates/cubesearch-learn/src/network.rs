@@ -670,14 +670,18 @@ impl NTupleNetwork {
         let mut split = Self::staged::<G>(&self.shapes, thresholds)?;
         // New stage `k` takes the states from its threshold on, all in one old stage.
         let stride = self.stage_stride;
-        let old_stage = |k: usize| match k {
-            0 => 0,
-            _ => self.stages.partition_point(|&t| t <= thresholds[k - 1]),
-        };
+        let old_stages: Vec<usize> = std::iter::once(0)
+            .chain(
+                thresholds
+                    .iter()
+                    .map(|&new| self.stages.partition_point(|&t| t <= new)),
+            )
+            .collect();
         let copy = |from: &WeightMemory, to: &mut WeightMemory| {
-            for (i, w) in to.iter_mut().enumerate() {
-                let (k, at) = (i / stride, i % stride);
-                *w.get_mut() = from[old_stage(k) * stride + at].load(Relaxed);
+            for (stage, old) in to.chunks_mut(stride).zip(&old_stages) {
+                for (w, was) in stage.iter_mut().zip(&from[old * stride..]) {
+                    *w.get_mut() = was.load(Relaxed);
+                }
             }
         };
         copy(&self.weights, &mut split.weights);
@@ -798,11 +802,6 @@ impl NTupleNetwork {
     /// rate 1): the trainers then scale each change by its weight's rate.
     pub fn enable_coherence(&mut self) {
         self.coherence = Some(Coherence::zeroed(self.weights.len()));
-    }
-
-    /// Turns temporal coherence off and drops its sums: changes then add up in full.
-    pub fn disable_coherence(&mut self) {
-        self.coherence = None;
     }
 
     /// Whether the network learns with temporal coherence.

@@ -196,13 +196,14 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
         Ok(self.device.as_mut().expect("made above"))
     }
 
-    /// Copies the device's weights, and its coherence sums when `net` keeps them, into `net`.
+    /// Copies the device's weights, and its coherence sums when it has them, into `net`.
     pub(crate) fn sync_weights(&mut self, net: &mut NTupleNetwork) -> Result<()> {
         if let Some(device) = &self.device {
             for (t, table) in device.read_tables()?.into_iter().enumerate() {
                 net.set_table(t, table.into_iter());
             }
-            if let (true, Some([sums, sizes])) = (net.coherent(), device.read_coherence()?) {
+            // The device learns with coherence when `net` does (`Self::device`).
+            if let Some([sums, sizes]) = device.read_coherence()? {
                 for (t, (e, a)) in sums.iter().zip(&sizes).enumerate() {
                     net.set_coherence_table(t, e, a);
                 }

@@ -454,9 +454,7 @@ fn learn<G: DeviceStochasticGame, F: Float>(
                 &after, held, stage, pending, hits, lut, delta, lookups, lane, cells, len, bits,
                 planes, pooled,
             );
-            // `lookups < 2^31`: a zero the compiler cannot see is one.
-            let change = unfused(f32::cast_from(lookups) * delta, lookups >> 31u32);
-            target = reward + v + change;
+            target = averaged_target(reward, v, delta, lookups);
         } else {
             if coherent {
                 if lane == 0u32 {
@@ -476,6 +474,16 @@ fn learn<G: DeviceStochasticGame, F: Float>(
                 );
         }
     }
+}
+
+/// The target of the entry before this one in an averaged launch, whose weights do not move
+/// within it: the reward, plus V, plus the change this entry's `delta` on each of the
+/// `lookups` weights asks of V.
+#[cube]
+fn averaged_target(reward: f32, v: f32, delta: f32, lookups: u32) -> f32 {
+    // `lookups < 2^31`: a zero the compiler cannot see is one.
+    let change = unfused(f32::cast_from(lookups) * delta, lookups >> 31u32);
+    reward + v + change
 }
 
 /// The weight of lookup `lane` (0 past the last lookup) of the state whose cells the lanes
@@ -558,9 +566,7 @@ fn learn_planes<G: DeviceStochasticGame, F: Float>(
                 &after, held, stage, pending, hits, lut, delta, lookups, lane, cells, len, bits,
                 true, true,
             );
-            // `lookups < 2^31`: a zero the compiler cannot see is one.
-            let change = unfused(f32::cast_from(lookups) * delta, lookups >> 31u32);
-            target = reward + v + change;
+            target = averaged_target(reward, v, delta, lookups);
             left = i > 0u32;
             i = j;
             at = next_at;

@@ -243,15 +243,14 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         let sizes: Vec<usize> = net.tables.iter().map(Vec::len).collect();
         let same_sizes =
             |tables: &[Vec<f32>]| tables.iter().map(Vec::len).eq(sizes.iter().copied());
-        let coherence = match (&net.coherence, shape.coherence) {
-            (Some(sums), true) if !sums.iter().all(|s| same_sizes(s)) => {
+        let coherence = match &net.coherence {
+            Some(sums) if shape.coherence && !sums.iter().all(|s| same_sizes(s)) => {
                 return Err(Error::Unsupported(
                     "temporal coherence's sums must have the weight tables' sizes".into(),
                 ))
             }
-            (Some(sums), true) => sums.each_ref().map(|s| s.concat()),
-            (None, true) => [0, 1].map(|_| vec![0.0f32; weight_count]),
-            (_, false) => [0, 1].map(|_| vec![0.0f32]),
+            Some(sums) if shape.coherence => sums.each_ref().map(|s| s.concat()),
+            _ => [0, 1].map(|_| vec![0.0f32; Self::sums_len(shape, weight_count)]),
         };
         let flat: Vec<f32> = net.tables.concat();
         let pending_len = Self::pending_len(shape, weight_count);
