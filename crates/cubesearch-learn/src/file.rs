@@ -367,9 +367,7 @@ impl NTupleNetwork {
                     .collect();
                 let sums = read_tensors(names, "coherence_checksum", "coherence sums")?;
                 let (e, a) = sums.split_at(tables);
-                for t in 0..tables {
-                    net.set_coherence_table(t, &e[t], &a[t]);
-                }
+                net.set_coherence_tables(e, a);
             }
         }
         let meta = WeightsMeta {

@@ -829,6 +829,24 @@ impl NTupleNetwork {
         Some([&c.sums, &c.sizes].map(|m| floats(&m[range.clone()])))
     }
 
+    /// Temporal coherence's sums of every table, `E`'s tables then `A`'s, each as
+    /// [`Self::coherence_table`] gives it; `None` without coherence.
+    pub fn coherence_tables(&self) -> Option<[Vec<Vec<f32>>; 2]> {
+        let c = self.coherence.as_ref()?;
+        Some([&c.sums, &c.sizes].map(|m| {
+            (0..self.tables())
+                .map(|t| floats(&m[self.table_range(t)]))
+                .collect()
+        }))
+    }
+
+    /// [`Self::set_coherence_table`] for every table: `sums[t]` and `sizes[t]` are table `t`'s.
+    pub fn set_coherence_tables(&mut self, sums: &[Vec<f32>], sizes: &[Vec<f32>]) {
+        for (t, (e, a)) in sums.iter().zip(sizes).enumerate() {
+            self.set_coherence_table(t, e, a);
+        }
+    }
+
     /// Overwrites temporal coherence's sums over table `t` (each as long as the table),
     /// turning coherence on first if it is off (every other weight's sums at zero).
     pub fn set_coherence_table(&mut self, t: usize, sums: &[f32], sizes: &[f32]) {

@@ -45,21 +45,12 @@ impl From<WeightStorage> for Averaging {
 /// the order V sums them (`NTupleNetwork::lookup_layout`), its stages and its temporal
 /// coherence sums.
 pub fn td_net(net: &NTupleNetwork) -> TdNet {
-    let tables = 0..net.tables();
     TdNet {
         bits: net.bits(),
-        tables: tables.clone().map(|t| net.table(t)).collect(),
+        tables: (0..net.tables()).map(|t| net.table(t)).collect(),
         lookups: net.lookup_layout(),
         stages: device_stages(net),
-        coherence: net.coherent().then(|| {
-            let (mut sums, mut sizes) = (Vec::new(), Vec::new());
-            for t in tables {
-                let [e, a] = net.coherence_table(t).expect("coherent");
-                sums.push(e);
-                sizes.push(a);
-            }
-            [sums, sizes]
-        }),
+        coherence: net.coherence_tables(),
     }
 }
 
@@ -204,9 +195,7 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
             }
             // The device learns with coherence when `net` does (`Self::device`).
             if let Some([sums, sizes]) = device.read_coherence()? {
-                for (t, (e, a)) in sums.iter().zip(&sizes).enumerate() {
-                    net.set_coherence_table(t, e, a);
-                }
+                net.set_coherence_tables(&sums, &sizes);
             }
         }
         Ok(())
