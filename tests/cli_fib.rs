@@ -409,10 +409,13 @@ fn train_and_bench_take_a_weight_storage() {
         "f16",
         "--launch-steps",
         "2",
+        "--path-cap",
+        "8",
         "--json",
     ]));
     assert_eq!(json["storage"], "f16");
     assert_eq!(json["launch_steps"], 2);
+    assert_eq!(json["path_cap"], 8);
     assert_eq!(json["games"], 1024);
     assert!(json["mean_score"].as_f64().unwrap() > 0.0);
     assert_bad_input(
@@ -434,6 +437,18 @@ fn train_and_bench_take_a_weight_storage() {
     );
     assert_bad_input(
         &train(&["--backend", "wgpu", "--units", "4", "--launch-steps", "2"]),
+        "averaged",
+    );
+    assert_bad_input(
+        &train(&["--backend", "cpu", "--path-cap", "16"]),
+        "--path-cap",
+    );
+    assert_bad_input(
+        &train(&["--backend", "wgpu", "--path-cap", "0"]),
+        "--path-cap",
+    );
+    assert_bad_input(
+        &train(&["--backend", "wgpu", "--units", "4", "--path-cap", "16"]),
         "averaged",
     );
     let json = json_of(&cubesearch(&[

@@ -577,8 +577,10 @@ fn a_network_too_large_for_the_device_is_refused(
     }
 }
 
-/// `Averaging::steps` reaches the launches: an engine given a cap trains with it, one not
-/// given one with [`STEPS_PER_LAUNCH`](cubesearch::kernels::td::STEPS_PER_LAUNCH).
+/// `Averaging::steps` and `Averaging::path` reach the launches: an engine given a cap trains
+/// with it, one not given one with [`STEPS_PER_LAUNCH`](cubesearch::kernels::td::STEPS_PER_LAUNCH)
+/// and the game's path cap (`GpuStochasticGame::TD_PATH`: 2584's 16; 2048 has none, so its
+/// paths take what memory allows).
 #[rstest]
 fn an_engine_caps_its_launches_as_asked(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
     on_gpu!(backend, launch_steps_reach_the_device);
@@ -587,21 +589,47 @@ fn an_engine_caps_its_launches_as_asked(#[values(Backend::Wgpu, Backend::Cuda)] 
 fn launch_steps_reach_the_device<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     use cubesearch::kernels::td::{AVERAGED_FROM_UNITS, STEPS_PER_LAUNCH};
     use cubesearch::td::Averaging;
+    let units = Some(AVERAGED_FROM_UNITS);
     let net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let step = 0.1 / net.lookups() as f32;
-    for (steps, used) in [(None, STEPS_PER_LAUNCH), (Some(3), 3)] {
-        let mut engine = gpu
-            .td_engine::<Game2048>(Some(AVERAGED_FROM_UNITS))
-            .with_averaging(Averaging {
-                steps,
-                ..Default::default()
-            });
+    let shape_of = |averaging: Averaging| {
+        let mut engine = gpu.td_engine::<Game2048>(units).with_averaging(averaging);
         engine
             .play(&Game2048::new(), &net, 0, 1, 7, step, &mut |_| Ok(()))
             .unwrap();
-        let shape = engine.shape().unwrap();
-        assert!(shape.averaged);
-        assert_eq!(shape.steps_per_launch, used, "{steps:?}");
+        engine.shape().unwrap()
+    };
+    // The most memory (and lavapipe's loop budget) allows.
+    let most = shape_of(Averaging::default());
+    assert!(most.averaged);
+    assert_eq!(most.steps_per_launch, STEPS_PER_LAUNCH);
+    let most = most.cap;
+    assert!(most > 40, "{most}");
+    for ((steps, path), used) in [
+        ((Some(3), Some(5)), (3, 5)),
+        ((None, Some(most + 1)), (STEPS_PER_LAUNCH, most)),
+    ] {
+        let shape = shape_of(Averaging {
+            steps,
+            path,
+            ..Default::default()
+        });
+        assert_eq!(
+            (shape.steps_per_launch, shape.cap),
+            used,
+            "{steps:?} {path:?}"
+        );
+    }
+    let net = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
+    for (path, used) in [(None, 16), (Some(40), 40)] {
+        let mut engine = gpu.td_engine::<Game2584>(units).with_averaging(Averaging {
+            path,
+            ..Default::default()
+        });
+        engine
+            .play(&Game2584::new(), &net, 0, 1, 7, step, &mut |_| Ok(()))
+            .unwrap();
+        assert_eq!(engine.shape().unwrap().cap, used, "2584, {path:?}");
     }
 }
 

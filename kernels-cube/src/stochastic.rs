@@ -78,6 +78,10 @@ pub trait GpuStochasticGame: StochasticGame {
     const STATE_WORDS: usize;
     /// Chance outcome slots of an afterstate, possible or not.
     const OUTCOMES: u32;
+    /// The path entries an averaged TD launch keeps for a game before it learns them backward
+    /// ([`TdShape::cap`](crate::td::TdShape::cap)), where the game has measured one better than
+    /// the default (`None`: as many as the paths' memory allows, 1024 for 65,536 games).
+    const TD_PATH: Option<u32> = None;
 
     /// Writes `state` as exactly [`GpuStochasticGame::STATE_WORDS`] words.
     fn encode(&self, state: &Self::State, out: &mut [u32]);

@@ -30,13 +30,17 @@ pub struct Averaging {
     /// The most TD steps a weight takes in one launch ([`TdShape::steps_per_launch`]; `None`:
     /// [`STEPS_PER_LAUNCH`]).
     pub steps: Option<u32>,
+    /// The path entries a game keeps before it learns them backward ([`TdShape::cap`]; `None`:
+    /// the game's `GpuStochasticGame::TD_PATH`, else as many as memory allows). Never more
+    /// than memory allows.
+    pub path: Option<u32>,
 }
 
 impl From<WeightStorage> for Averaging {
     fn from(storage: WeightStorage) -> Self {
         Averaging {
             storage,
-            steps: None,
+            ..Default::default()
         }
     }
 }
@@ -161,7 +165,7 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
                         .into(),
                 ));
             }
-            let shape = TdShape {
+            let mut shape = TdShape {
                 storage: self.averaging.storage,
                 steps_per_launch: self.averaging.steps.unwrap_or(STEPS_PER_LAUNCH),
                 coherence: net.coherent(),
@@ -174,13 +178,24 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
                     cubesearch_kernels::launch::planes_fit(&self.client),
                 )
             };
-            if let (Some(steps), false) = (self.averaging.steps, shape.averaged) {
-                return Err(Error::Unsupported(format!(
-                    "a cap of {steps} steps a launch needs averaged updates, from \
-                     {AVERAGED_FROM_UNITS} games at once (--units); {} games at once update the \
-                     weights directly",
-                    shape.units
-                )));
+            let capped = [
+                ("steps a launch", self.averaging.steps),
+                ("path entries", self.averaging.path),
+            ];
+            for (what, cap) in capped {
+                if let (Some(cap), false) = (cap, shape.averaged) {
+                    return Err(Error::Unsupported(format!(
+                        "a cap of {cap} {what} needs averaged updates, from \
+                         {AVERAGED_FROM_UNITS} games at once (--units); {} games at once update \
+                         the weights directly",
+                        shape.units
+                    )));
+                }
+            }
+            if shape.averaged {
+                if let Some(path) = self.averaging.path.or(G::TD_PATH) {
+                    shape.cap = shape.cap.min(path);
+                }
             }
             self.device = Some(DeviceTd::new(&self.client, &td_net(net), shape)?);
         }

@@ -66,6 +66,11 @@ fn engine<G: OnePlayerGame>(
                 "--launch-steps {steps} caps a GPU trainer's averaged launches: use a GPU backend"
             )));
         }
+        if let Some(path) = args.path_cap {
+            return Err(Error::parse(format!(
+                "--path-cap {path} caps a GPU trainer's paths: use a GPU backend"
+            )));
+        }
         let threads = thread_count(args.threads);
         return Ok((
             Box::new(CpuEngine {
@@ -85,11 +90,12 @@ fn engine<G: OnePlayerGame>(
     ))
 }
 
-/// What `--storage` and `--launch-steps` ask of a GPU trainer's averaged launches.
+/// What `--storage`, `--launch-steps` and `--path-cap` ask of a GPU trainer's averaged launches.
 fn averaging(args: &TrainArgs) -> Averaging {
     Averaging {
         storage: args.storage,
         steps: args.launch_steps,
+        path: args.path_cap,
     }
 }
 
@@ -316,6 +322,7 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
             "ranks": world,
             "storage": args.storage.name(),
             "launch_steps": args.launch_steps,
+            "path_cap": args.path_cap,
             "out": args.out,
         }),
     );

@@ -231,6 +231,8 @@ pub trait GpuTiles: TileRule {
     type Device: DeviceTiles;
     /// u32 words a board takes in device memory.
     const WORDS: usize;
+    /// [`GpuStochasticGame::TD_PATH`] for this rule's game.
+    const TD_PATH: Option<u32> = None;
 
     /// Writes `b` as exactly [`GpuTiles::WORDS`] words, low bits first.
     fn encode(b: BoardOf<Self>, out: &mut [u32]) {
@@ -268,11 +270,16 @@ pub trait GpuTiles: TileRule {
 impl GpuTiles for Fib {
     type Device = DeviceFib;
     const WORDS: usize = 3;
+    // Paths of 16 entries: on an H200 the seed network's training ran 1.10-1.36 x as fast as
+    // with 1024, and learned more a game (docs/BENCHMARKS.md, "2584's path cap"). A launch lasts
+    // as long as its longest learning pass.
+    const TD_PATH: Option<u32> = Some(16);
 }
 
 impl GpuTiles for Pow2 {
     type Device = DevicePow2;
     const WORDS: usize = 2;
+    // No cap of its own: with 16 entries 4x6patt learned 0.57 x as much a game.
 }
 
 /// 2584 or 2048 (tile rule `T`) as a [`DeviceStochasticGame`]: actions are the host's `Dir::ALL`
@@ -366,6 +373,7 @@ impl<T: GpuTiles> GpuStochasticGame for Sliding<T> {
     type Device = DeviceSliding<T::Device>;
     const STATE_WORDS: usize = T::WORDS;
     const OUTCOMES: u32 = 16 * T::SPAWNS.len() as u32;
+    const TD_PATH: Option<u32> = T::TD_PATH;
 
     fn encode(&self, state: &BoardOf<T>, out: &mut [u32]) {
         T::encode(*state, out);
