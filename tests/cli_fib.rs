@@ -418,39 +418,30 @@ fn train_and_bench_take_a_weight_storage() {
     assert_eq!(json["path_cap"], 8);
     assert_eq!(json["games"], 1024);
     assert!(json["mean_score"].as_f64().unwrap() > 0.0);
-    assert_bad_input(
-        &train(&["--backend", "wgpu", "--units", "4", "--storage", "f16"]),
-        "averaged",
-    );
-    assert_bad_input(
-        &train(&["--backend", "cpu", "--storage", "f16"]),
-        "--storage",
-    );
-    assert_bad_input(&train(&["--backend", "cpu", "--storage", "bf16"]), "bf16");
-    assert_bad_input(
-        &train(&["--backend", "cpu", "--launch-steps", "1"]),
-        "--launch-steps",
-    );
-    assert_bad_input(
-        &train(&["--backend", "wgpu", "--launch-steps", "0"]),
-        "--launch-steps",
-    );
-    assert_bad_input(
-        &train(&["--backend", "wgpu", "--units", "4", "--launch-steps", "2"]),
-        "averaged",
-    );
-    assert_bad_input(
-        &train(&["--backend", "cpu", "--path-cap", "16"]),
-        "--path-cap",
-    );
-    assert_bad_input(
-        &train(&["--backend", "wgpu", "--path-cap", "0"]),
-        "--path-cap",
-    );
-    assert_bad_input(
-        &train(&["--backend", "wgpu", "--units", "4", "--path-cap", "16"]),
-        "averaged",
-    );
+    // Each bad flag, and what its one-line error names.
+    let bad: [(&[&str], &str); 10] = [
+        (&["--units", "4", "--storage", "f16"], "averaged"),
+        (&["--backend", "cpu", "--storage", "f16"], "--storage"),
+        (&["--backend", "cpu", "--storage", "bf16"], "bf16"),
+        (
+            &["--backend", "cpu", "--launch-steps", "1"],
+            "--launch-steps",
+        ),
+        (&["--launch-steps", "0"], "--launch-steps"),
+        (&["--units", "4", "--launch-steps", "2"], "averaged"),
+        (&["--backend", "cpu", "--path-cap", "16"], "--path-cap"),
+        (&["--path-cap", "0"], "--path-cap"),
+        (&["--path-cap", "4097"], "--path-cap"),
+        (&["--units", "4", "--path-cap", "16"], "averaged"),
+    ];
+    for (flags, says) in bad {
+        // On wgpu unless the flags name the CPU.
+        let args = match flags.contains(&"cpu") {
+            true => flags.to_vec(),
+            false => [&["--backend", "wgpu"], flags].concat(),
+        };
+        assert_bad_input(&train(&args), says);
+    }
     let json = json_of(&cubesearch(&[
         "bench",
         "td-train",
