@@ -418,8 +418,21 @@ fn train_and_bench_take_a_weight_storage() {
     assert_eq!(json["path_cap"], 8);
     assert_eq!(json["games"], 1024);
     assert!(json["mean_score"].as_f64().unwrap() > 0.0);
+    // Forward TD on a GPU: each afterstate learns once the next move is chosen.
+    let json = json_of(&train(&[
+        "--backend",
+        "wgpu",
+        "--units",
+        "1024",
+        "--td-order",
+        "forward",
+        "--json",
+    ]));
+    assert_eq!(json["td_order"], "forward");
+    assert_eq!(json["games"], 1024);
+    assert!(json["mean_score"].as_f64().unwrap() > 0.0);
     // Each bad flag, and what its one-line error names.
-    let bad: [(&[&str], &str); 10] = [
+    let bad: [(&[&str], &str); 12] = [
         (&["--units", "4", "--storage", "f16"], "averaged"),
         (&["--backend", "cpu", "--storage", "f16"], "--storage"),
         (&["--backend", "cpu", "--storage", "bf16"], "bf16"),
@@ -433,6 +446,23 @@ fn train_and_bench_take_a_weight_storage() {
         (&["--path-cap", "0"], "--path-cap"),
         (&["--path-cap", "4097"], "--path-cap"),
         (&["--units", "4", "--path-cap", "16"], "averaged"),
+        (
+            &["--units", "4", "--td-order", "forward"],
+            "--td-order forward",
+        ),
+        (
+            &[
+                "--units",
+                "1024",
+                "--td-order",
+                "forward",
+                "--restarts",
+                "1",
+                "--restart-at",
+                "8",
+            ],
+            "--restarts",
+        ),
     ];
     for (flags, says) in bad {
         // On wgpu unless the flags name the CPU.

@@ -432,6 +432,7 @@ fn the_per_step_update_kernel_equals_the_cpu_update() {
         steps_per_launch: 1,
         coherence: false,
         restart: (0, 0),
+        forward: false,
     };
     let mut device = DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     device.learn_steps(&words, 2, step).unwrap();
@@ -520,6 +521,7 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
         steps_per_launch: 1,
         coherence: false,
         restart: (0, 0),
+        forward: false,
     };
     let mut device =
         DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
@@ -674,6 +676,7 @@ fn replays_over_launches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
         steps_per_launch: 1,
         coherence: false,
         restart: (restart.times, restart.at),
+        forward: false,
     };
     let mut device = DeviceTd::<_, Game2048>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
     let games = device.play_batch(0, 4, 7, step).unwrap();
@@ -777,6 +780,7 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                     steps_per_launch,
                     coherence: false,
                     restart: (0, 0),
+                    forward: false,
                 };
                 let mut device =
                     DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape)
@@ -791,6 +795,70 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                 let what = format!(
                     "2584, {} lookups, stages {stages:?}, averaged, {lanes:?}, {steps_per_launch} steps a launch",
                     cpu_net.lookups()
+                );
+                assert_same_weights(&what, &cpu_net, &gpu_net);
+            }
+        }
+    }
+}
+
+/// Forward TD with averaged updates (`TdShape::forward`) equals its CPU re-implementation bit
+/// for bit: a game in one launch, and in launches of 7 move choices, where each afterstate
+/// learns in the launch that chooses the next move, against the value it was chosen with in an
+/// earlier launch, from weights the launches between have moved.
+#[rstest]
+fn forward_averaged_updates_equal_the_cpu_re_implementation(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    on_gpu!(backend, forward_matches);
+}
+
+fn forward_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
+    use cubesearch::td::td_net;
+    let one: &[u32] = &[];
+    for stages in [one, &[34]] {
+        for lanes in lane_exchanges(gpu.client()) {
+            for (per_launch, seed) in [(400, 33), (7, 34)] {
+                let staged = || NTupleNetwork::staged::<Game2584>(&seed_shapes(), stages).unwrap();
+                let mut cpu_net = staged();
+                let step = 0.1 / cpu_net.lookups() as f32;
+                let (score, _) = cubesearch::learn::testing::averaged_forward_game(
+                    &Sliding::<Fib>::new(),
+                    &mut cpu_net,
+                    0,
+                    seed,
+                    step,
+                    4,
+                    per_launch,
+                );
+                let shape = TdShape {
+                    units: 1,
+                    max_moves: per_launch,
+                    cap: 1,
+                    averaged: true,
+                    storage: WeightStorage::F32,
+                    lanes,
+                    steps_per_launch: 4,
+                    coherence: false,
+                    restart: (0, 0),
+                    forward: true,
+                };
+                let mut gpu_net = staged();
+                let mut device =
+                    DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape)
+                        .unwrap();
+                let games = device.play_batch(0, 1, seed, step).unwrap();
+                assert!(games[0].moves > 2 * per_launch.min(40), "{games:?}");
+                assert_eq!(
+                    score, games[0].score as u64,
+                    "{lanes:?}, {per_launch} a launch"
+                );
+                for (t, table) in device.read_tables().unwrap().into_iter().enumerate() {
+                    gpu_net.set_table(t, table.into_iter());
+                }
+                let what = format!(
+                    "2584 forward, stages {stages:?}, {lanes:?}, {per_launch} moves a launch"
                 );
                 assert_same_weights(&what, &cpu_net, &gpu_net);
             }
@@ -832,6 +900,7 @@ fn averaged_coherent_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R
             steps_per_launch: 4,
             coherence: true,
             restart: (0, 0),
+            forward: false,
         };
         let gpu_net = NTupleNetwork::for_game::<Game2584>(&shapes).unwrap();
         let mut device =
@@ -921,6 +990,7 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
         steps_per_launch: 1,
         coherence: false,
         restart: (0, 0),
+        forward: false,
     };
     let mut device =
         DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&start), shape).unwrap();
@@ -989,6 +1059,7 @@ fn plane_lanes_refused<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
             steps_per_launch: 1,
             coherence: false,
             restart: (0, 0),
+            forward: false,
         };
         let made = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape);
         if averaged && fits {
@@ -1025,6 +1096,7 @@ fn f16_storage_needs_averaged_updates() {
         steps_per_launch: 1,
         coherence: false,
         restart: (0, 0),
+        forward: false,
     };
     let made = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape);
     assert!(
@@ -1115,6 +1187,7 @@ fn a_deadline_stops_gpu_training_between_launches() {
         steps_per_launch: 1,
         coherence: false,
         restart: (0, 0),
+        forward: false,
     };
     let mut device = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     let now = Some(std::time::Instant::now());

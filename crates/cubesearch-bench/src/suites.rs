@@ -318,6 +318,7 @@ impl cubesearch_search::DeviceTask for TdSteps<'_> {
             steps_per_launch: 1,
             coherence: false,
             restart: (0, 0),
+            forward: false,
         };
         let mut device = DeviceTd::<R, cubesearch_games::fib::Game2584>::new(
             client,

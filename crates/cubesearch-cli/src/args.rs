@@ -355,10 +355,11 @@ pub struct TrainArgs {
     /// the table above, where merging copies costs more than their games).
     #[arg(long, default_value = "auto")]
     pub sharing: cubesearch_learn::runner::Sharing,
-    /// When the CPU trainer's games learn: `backward` (at each game's end, last move first:
-    /// the seed's order, and the GPU trainers') or `forward` (each afterstate once the next
-    /// move is chosen, while its weights are still in the cache, its error taken against its
-    /// value when it was chosen, or with --coherence its value then: TDL2048+'s order).
+    /// When a trainer's games learn: `backward` (at each game's end, last move first: the
+    /// seed's order) or `forward` (each afterstate once the next move is chosen, while its
+    /// weights are still in the cache, its error taken against its value when it was chosen,
+    /// or on the CPU with --coherence its value then: TDL2048+'s order; GPU trainers with
+    /// averaged updates, --units ≥ 1024, keep no path then).
     #[arg(long, default_value = "backward")]
     pub td_order: cubesearch_learn::TdOrder,
     /// TD learning rate (the step on V).

@@ -39,6 +39,16 @@ pub enum TdOrder {
     Forward,
 }
 
+impl TdOrder {
+    /// The order's name, as `train --td-order` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TdOrder::Backward => "backward",
+            TdOrder::Forward => "forward",
+        }
+    }
+}
+
 impl std::str::FromStr for TdOrder {
     type Err = cubesearch_core::Error;
 

@@ -52,7 +52,7 @@ pub fn averaged_game<G: TupleGame>(
     step: f32,
     steps: u32,
     read: fn(f32) -> f32,
-    mut coherence: Option<&mut CoherenceSums>,
+    coherence: Option<&mut CoherenceSums>,
 ) -> (u64, G::State) {
     let fresh = || NTupleNetwork::staged::<G>(net.shapes(), net.stages()).unwrap();
     let (pending, hits, mut reads) = (fresh(), fresh(), fresh());
@@ -76,6 +76,68 @@ pub fn averaged_game<G: TupleGame>(
         hits.update(game, after, 1.0);
         target = reward as f32 + v + lookups * delta;
     }
+    apply_averaged(net, &pending, &hits, steps, coherence);
+    (score, s)
+}
+
+/// Game `number` of a run seeded `seed` as the GPU trainer learns it forward with averaged
+/// updates (`TdShape::forward`), in launches of `per_launch` move choices (the last, finding
+/// no move, counts): each afterstate asks `step · δ` of its lookups once the next move is
+/// chosen, `δ` that move's `reward + V` (0 at the end) less the afterstate's value when it
+/// was chosen (`reward + V` less the reward); after each launch every weight moves by what was
+/// asked of it divided by `⌈hits / steps⌉`, and the next launch reads the moved weights.
+/// Returns the score and the last state.
+pub fn averaged_forward_game<G: TupleGame>(
+    game: &G,
+    net: &mut NTupleNetwork,
+    number: u32,
+    seed: u32,
+    step: f32,
+    steps: u32,
+    per_launch: u32,
+) -> (u64, G::State) {
+    let (shapes, stages) = (net.shapes().to_vec(), net.stages().to_vec());
+    let fresh = || NTupleNetwork::staged::<G>(&shapes, &stages).unwrap();
+    let (mut pending, mut hits) = (fresh(), fresh());
+    let mut rng = XorShift32::for_worker(seed, number);
+    let mut s = game.initial(&mut rng);
+    let (mut before, mut score, mut choices) = (None, 0u64, 0u32);
+    loop {
+        if choices == per_launch {
+            apply_averaged(net, &pending, &hits, steps, None);
+            (pending, hits, choices) = (fresh(), fresh(), 0);
+        }
+        choices += 1;
+        let next = greedy(game, net, s);
+        let target = next.map_or(0.0, |(_, after, reward)| {
+            reward as f32 + net.value(game, after)
+        });
+        if let Some((after, chosen)) = before {
+            let delta = step * (target - chosen);
+            pending.update(game, after, delta);
+            hits.update(game, after, 1.0);
+        }
+        let Some((_, after, reward)) = next else {
+            break;
+        };
+        score += reward as u64;
+        before = Some((after, target - reward as f32));
+        s = game.sample_chance(&after, &mut rng);
+    }
+    apply_averaged(net, &pending, &hits, steps, None);
+    (score, s)
+}
+
+/// Moves each weight of `net` by what `pending` asked of it divided by `⌈hits / steps⌉`, scaled
+/// by its temporal-coherence rate when `coherence` holds the sums (which take the change): an
+/// averaged launch's apply kernel.
+fn apply_averaged(
+    net: &mut NTupleNetwork,
+    pending: &NTupleNetwork,
+    hits: &NTupleNetwork,
+    steps: u32,
+    mut coherence: Option<&mut CoherenceSums>,
+) {
     for t in 0..net.tables() {
         let (p, h) = (pending.table(t), hits.table(t));
         let w: Vec<f32> = net
@@ -102,7 +164,6 @@ pub fn averaged_game<G: TupleGame>(
             .collect();
         net.set_table(t, w.into_iter());
     }
-    (score, s)
 }
 
 /// A bare test game: 16 cells of `BITS` bits on a 4×4 square, no moves.

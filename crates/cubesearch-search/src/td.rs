@@ -13,7 +13,9 @@ use cubesearch_kernels::td::{
     DeviceTd, TdGame, TdNet, TdShape, AVERAGED_FROM_UNITS, STEPS_PER_LAUNCH,
 };
 use cubesearch_kernels::GpuStochasticGame;
-use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, Restart, TdEngine, TupleGame};
+use cubesearch_learn::{
+    CpuEngine, CpuTd, Episode, NTupleNetwork, Restart, TdEngine, TdOrder, TupleGame,
+};
 use std::time::Instant;
 
 pub use crate::td_multi::MultiGpuTd;
@@ -34,6 +36,9 @@ pub struct Averaging {
     /// the game's `GpuStochasticGame::TD_PATH`, else as many as memory allows). Never more
     /// than memory allows.
     pub path: Option<u32>,
+    /// When afterstates learn ([`TdShape::forward`]): backward at each game's end (the
+    /// default), or forward, each once the next move is chosen (a path of one entry).
+    pub order: TdOrder,
 }
 
 impl From<WeightStorage> for Averaging {
@@ -170,6 +175,7 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
                 steps_per_launch: self.averaging.steps.unwrap_or(STEPS_PER_LAUNCH),
                 coherence: net.coherent(),
                 restart: (self.restart.times, self.restart.at),
+                forward: self.averaging.order == TdOrder::Forward,
                 ..TdShape::for_device(
                     self.units,
                     net.lookups() as u32,
@@ -195,6 +201,9 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
             if shape.averaged {
                 if let Some(path) = self.averaging.path.or(G::TD_PATH) {
                     shape.cap = shape.cap.min(path);
+                }
+                if shape.forward {
+                    shape.cap = 1;
                 }
             }
             self.device = Some(DeviceTd::new(&self.client, &td_net(net), shape)?);

@@ -533,6 +533,7 @@ fn td_matches_in<R: Runtime>(gpu: &mut GpuExecutor<R>, stages: &[u32]) {
         steps_per_launch: 1,
         coherence: false,
         restart: (0, 0),
+        forward: false,
     };
     let mut device = DeviceTd::<_, Chute>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
     let games = device.play_batch(0, 40, 12, step).unwrap();
@@ -613,6 +614,7 @@ where
                 steps_per_launch: 4,
                 coherence: false,
                 restart: (0, 0),
+                forward: false,
             };
             let mut device = DeviceTd::<_, G>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
             for g in 0..12 {

@@ -1129,6 +1129,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
     #[comptime] replaying: bool,
     #[comptime] grouped: bool,
     #[comptime] one_round: bool,
+    #[comptime] forward: bool,
 ) {
     let u = ABSOLUTE_POS as u32 / LANES;
     let lane = UNIT_POS % LANES;
@@ -1222,9 +1223,30 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                     }
                 }
             }
-            // The stored path is learned when the game ends (toward 0), or when it fills the
-            // game's `cap` entries (toward the value of the move about to be stored).
-            if !found || plen == cap {
+            if comptime!(forward) {
+                // TD(0) in the order of play (`TdShape::forward`): the afterstate before this
+                // move, the path's one entry, learns toward this move's `reward + V` (0 once
+                // the game ends), its error taken against its value when it was chosen.
+                if plen == 1u32 {
+                    let at = (u * cap * stride) as usize;
+                    let before = G::load(paths, at);
+                    let chosen = f32::reinterpret(paths[at + words]);
+                    let delta = step * (select(found, best_v, 0.0f32) - chosen);
+                    let stage = stage_base::<G>(&before, lut, lookups, len);
+                    let mut held = 0u32;
+                    if pooled {
+                        held = held_cell::<G>(&before, lane, top);
+                        share_cells(held, lane, &mut cells, planes);
+                    }
+                    lane_accumulate::<G>(
+                        &before, held, stage, pending, hits, lut, delta, lookups, lane, &cells,
+                        len, bits, planes, pooled,
+                    );
+                }
+                plen = 0u32;
+            } else if !found || plen == cap {
+                // The stored path is learned when the game ends (toward 0), or when it fills
+                // the game's `cap` entries (toward the value of the move about to be stored).
                 if comptime!(planes && pooled && averaged && one_round) {
                     learn_planes::<G, F>(
                         frozen,
@@ -1277,7 +1299,13 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
             if found {
                 let entry = ((u * cap + plen) * stride) as usize;
                 G::store(&best_after, paths, entry);
-                paths[entry + words] = best_reward;
+                if comptime!(forward) {
+                    // Its value when chosen, for its error once the next move is chosen.
+                    let chosen = best_v - f32::cast_from(best_reward);
+                    paths[entry + words] = u32::reinterpret(chosen);
+                } else {
+                    paths[entry + words] = best_reward;
+                }
                 plen += 1u32;
                 if replays == 0u32 {
                     score += best_reward;
@@ -1415,6 +1443,7 @@ pub(crate) struct PlayArgs {
     pub averaged: bool,
     pub lanes: LaneExchange,
     pub coherent: bool,
+    pub forward: bool,
 }
 
 /// A buffer as a kernel argument.
@@ -1504,6 +1533,7 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
             args.restarts > 0,
             net.grouped(args.lanes, G::ACTIONS.len()),
             net.lookups <= LANES,
+            args.forward,
         );
     }
 }

@@ -19,7 +19,8 @@
 //! the path starts again. Runs whose games fit in `cap` are the CPU's update for update. With
 //! many game slots the updates are averaged per launch instead ([`TdShape::averaged`]): each
 //! weight moves by the sum of what a launch asked of it, divided by `⌈hits / H⌉`, at most `H`
-//! steps a launch ([`TdShape::steps_per_launch`]).
+//! steps a launch ([`TdShape::steps_per_launch`]). Averaged launches may also learn forward
+//! ([`TdShape::forward`]): each afterstate once the next move is chosen, the path one entry.
 //!
 //! Device memory (all u32 unless said):
 //! ```text
@@ -39,7 +40,8 @@
 //!            (STATE_WORDS words each; `TdShape::restart`)
 //!  units     per game slot: [game (NONE = idle), rng, score, moves, path length, replays
 //!            played, replay position held, replays' moves, progress of its own play]
-//!  paths     per game slot: cap × [afterstate (STATE_WORDS words), reward]
+//!  paths     per game slot: cap × [afterstate (STATE_WORDS words), reward]; learning
+//!            forward, one entry: [afterstate, its value when chosen (f32 bits)]
 //!  results   a ring of slots, game g in slot g % slots: [score, moves, progress, g + 1,
 //!            replays' moves]
 //!  counters  atomics, fresh each launch: [games taken, games finished, moves played]

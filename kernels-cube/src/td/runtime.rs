@@ -71,6 +71,12 @@ pub struct TdShape {
     /// game playing on `times` more times from its first position of stage progress `at` or more,
     /// once its own play has ended. `(0, _)`: none.
     pub restart: (u32, u32),
+    /// Averaged updates: TD(0) in the order of play (`cubesearch_learn::TdOrder::Forward`),
+    /// each afterstate learning once the next move is chosen, toward that move's `reward + V`,
+    /// its error taken against its value when it was chosen (`reward + V` less the reward,
+    /// rounded as f32 rounds it). The path then holds one entry, and no launch waits on a
+    /// long backward pass. False: backward, at the game's end or a full path.
+    pub forward: bool,
 }
 
 /// [`TdShape::for_device`]'s steps a launch for averaged updates
@@ -132,6 +138,7 @@ impl TdShape {
             steps_per_launch: STEPS_PER_LAUNCH,
             coherence: false,
             restart: (0, 0),
+            forward: false,
         }
     }
 }
@@ -210,6 +217,14 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             return Err(Error::Unsupported(format!(
                 "a game's lanes pool through planes only with averaged updates (from \
                  {AVERAGED_FROM_UNITS} units on) on a device with planes of {LANES} units"
+            )));
+        }
+        if shape.forward && !(shape.averaged && shape.restart.0 == 0) {
+            return Err(Error::Unsupported(format!(
+                "forward TD (--td-order forward) on a GPU needs averaged updates, from \
+                 {AVERAGED_FROM_UNITS} games at once (--units), and no replays (--restarts); {} \
+                 games at once, {} replays",
+                shape.units, shape.restart.0
             )));
         }
         if shape.storage == WeightStorage::F16 {
@@ -532,6 +547,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             averaged: shape.averaged,
             lanes: shape.lanes,
             coherent: shape.coherence,
+            forward: shape.forward,
         };
         // SAFETY: the buffers were made for this shape and network (`new`), the ring holds
         // `slots` slots and the counters 3 words; the lookup table's indices are inside the

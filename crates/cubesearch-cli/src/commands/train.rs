@@ -17,9 +17,7 @@ use cubesearch_core::io::check_writable;
 use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::runner::thread_count;
-use cubesearch_learn::{
-    curve_csv, shapes_for, train_on, CpuEngine, TdEngine, TdOrder, TrainConfig,
-};
+use cubesearch_learn::{curve_csv, shapes_for, train_on, CpuEngine, TdEngine, TrainConfig};
 use cubesearch_search::rendezvous::Ranks;
 use cubesearch_search::spec::parse_duration;
 use cubesearch_search::td::{Averaging, WeightStorage};
@@ -82,7 +80,6 @@ fn engine<G: OnePlayerGame>(
             ResolvedBackend::Cpu { threads },
         ));
     }
-    backward_only(args, &resolved)?;
     let exec = Executor::on(&resolved)?;
     Ok((
         exec.td_engine_on_gpus::<G>(args.gpus, args.units, averaging(args), args.meet_every)?,
@@ -90,24 +87,15 @@ fn engine<G: OnePlayerGame>(
     ))
 }
 
-/// What `--storage`, `--launch-steps` and `--path-cap` ask of a GPU trainer's averaged launches.
+/// What `--storage`, `--launch-steps`, `--path-cap` and `--td-order` ask of a GPU trainer's
+/// averaged launches.
 fn averaging(args: &TrainArgs) -> Averaging {
     Averaging {
         storage: args.storage,
         steps: args.launch_steps,
         path: args.path_cap,
+        order: args.td_order,
     }
-}
-
-/// GPU trainers learn at each game's end: `--td-order forward` is refused there.
-fn backward_only(args: &TrainArgs, resolved: &ResolvedBackend) -> Result<()> {
-    if args.td_order == TdOrder::Backward {
-        return Ok(());
-    }
-    Err(Error::parse(format!(
-        "--td-order forward is the CPU trainer's; {} learns backward, at each game's end",
-        resolved.backend().name()
-    )))
 }
 
 /// This process's rank of a run of several (`ranks`): one GPU a rank, NCCL on CUDA device
@@ -139,10 +127,7 @@ fn rank_backend(common: &Common, args: &TrainArgs, ranks: &Ranks) -> Result<Reso
     }
     match resolve(common.backend)? {
         #[cfg(feature = "cuda")]
-        resolved @ ResolvedBackend::Cuda { .. } => {
-            backward_only(args, &resolved)?;
-            Ok(resolved)
-        }
+        resolved @ ResolvedBackend::Cuda { .. } => Ok(resolved),
         other => Err(Error::parse(format!(
             "WORLD_SIZE={}: ranks train through NCCL on CUDA GPUs, not on {}; use --backend cuda \
              (a build with the cuda feature)",
@@ -323,6 +308,7 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
             "storage": args.storage.name(),
             "launch_steps": args.launch_steps,
             "path_cap": args.path_cap,
+            "td_order": args.td_order.name(),
             "out": args.out,
         }),
     );
