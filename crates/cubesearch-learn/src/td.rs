@@ -53,13 +53,14 @@ impl std::str::FromStr for TdOrder {
     type Err = cubesearch_core::Error;
 
     fn from_str(s: &str) -> cubesearch_core::Result<Self> {
-        match s {
-            "backward" => Ok(TdOrder::Backward),
-            "forward" => Ok(TdOrder::Forward),
-            other => Err(cubesearch_core::Error::parse(format!(
-                "unknown TD order '{other}': backward or forward"
-            ))),
-        }
+        [TdOrder::Backward, TdOrder::Forward]
+            .into_iter()
+            .find(|order| order.name() == s)
+            .ok_or_else(|| {
+                cubesearch_core::Error::parse(format!(
+                    "unknown TD order '{s}': backward or forward"
+                ))
+            })
     }
 }
 

@@ -59,15 +59,16 @@ fn engine<G: OnePlayerGame>(
                 args.storage
             )));
         }
-        if let Some(steps) = args.launch_steps {
-            return Err(Error::parse(format!(
-                "--launch-steps {steps} caps a GPU trainer's averaged launches: use a GPU backend"
-            )));
-        }
-        if let Some(path) = args.path_cap {
-            return Err(Error::parse(format!(
-                "--path-cap {path} caps a GPU trainer's paths: use a GPU backend"
-            )));
+        let gpu_caps = [
+            ("--launch-steps", args.launch_steps, "averaged launches"),
+            ("--path-cap", args.path_cap, "paths"),
+        ];
+        for (flag, cap, what) in gpu_caps {
+            if let Some(cap) = cap {
+                return Err(Error::parse(format!(
+                    "{flag} {cap} caps a GPU trainer's {what}: use a GPU backend"
+                )));
+            }
         }
         let threads = thread_count(args.threads);
         return Ok((
