@@ -486,10 +486,11 @@ fn averaged_target(reward: f32, v: f32, delta: f32, lookups: u32) -> f32 {
     reward + v + change
 }
 
-/// The weight of lookup `lane` (0 past the last lookup) of the state whose cells the lanes
-/// hold (`held`, through planes): [`held_value`]'s read for a network of at most [`LANES`]
-/// lookups in an averaged launch, apart from its sum ([`plane_round`], [`plane_total`]), so that a load can be
-/// asked for well before its weight is added.
+/// The weight of lookup `lane` of the state whose cells the lanes hold (`held`, through
+/// planes), past the last lookup the last one's (the caller drops it, [`plane_weight_used`]):
+/// [`held_value`]'s read for a network of at most [`LANES`] lookups in an averaged launch,
+/// apart from its sum ([`plane_round`], [`plane_total`]), so that a load can be asked for well
+/// before its weight is added. The load is unconditional, as [`grouped_weight`]'s is.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn plane_weight<F: Float>(
@@ -506,11 +507,13 @@ fn plane_weight<F: Float>(
     // Lanes past the last lookup make the last one's index too: every lane shuffles.
     let l = select(lane < lookups, lane, lookups - 1u32);
     let i = pooled_index(held, cells, lut, l, stage, len, bits, true);
-    let mut w = 0.0f32;
-    if lane < lookups {
-        w = f32::cast_from(frozen[i]);
-    }
-    w
+    f32::cast_from(frozen[i])
+}
+
+/// [`plane_weight`]'s weight as V adds it: 0 past the last lookup.
+#[cube]
+fn plane_weight_used(w: f32, lane: u32, lookups: u32) -> f32 {
+    select(lane < lookups, w, 0.0f32)
 }
 
 /// [`learn`] for an averaged launch whose lanes pool through planes, the network at most
@@ -560,7 +563,12 @@ fn learn_planes<G: DeviceStochasticGame, F: Float>(
             let next_w = plane_weight::<F>(
                 next_held, next_stage, frozen, lut, lookups, lane, cells, len, bits,
             );
-            let v = plane_total(plane_round(0.0, w, lane, lookups));
+            let v = plane_total(plane_round(
+                0.0,
+                plane_weight_used(w, lane, lookups),
+                lane,
+                lookups,
+            ));
             let delta = step * (target - v);
             lane_accumulate::<G>(
                 &after, held, stage, pending, hits, lut, delta, lookups, lane, cells, len, bits,
@@ -785,6 +793,36 @@ fn consider_spread<G: DeviceStochasticGame, F: Float>(
     }
 }
 
+/// [`consider_spread`] for a V of one round of lookups whose weight `w` this lane already
+/// read ([`plane_weight`]'s, for afterstate `a`): the sum [`held_value`] makes of it.
+#[cube]
+fn consider_read(
+    a: u32,
+    w: f32,
+    legal: u32,
+    reward: u32,
+    best: &mut Best,
+    lane: u32,
+    lookups: u32,
+) {
+    if plane_shuffle(legal, a) == 1u32 {
+        let r = plane_shuffle(reward, a);
+        let v = f32::cast_from(r)
+            + plane_total(plane_round(
+                0.0,
+                plane_weight_used(w, lane, lookups),
+                lane,
+                lookups,
+            ));
+        if !best.found || v > best.value {
+            best.found = true;
+            best.value = v;
+            best.action = a;
+            best.reward = r;
+        }
+    }
+}
+
 /// The greedy move from `own` (a copy of the state, which becomes this lane's afterstate) of a
 /// game of four actions whose lanes hold the cells through planes: lane `k` plays action
 /// `k mod 4` only, where every lane used to play all four (the moves are most
@@ -792,7 +830,9 @@ fn consider_spread<G: DeviceStochasticGame, F: Float>(
 /// four hold the four afterstates; in round `r` each lane takes cell `group + r` of its own
 /// afterstate and the group's lane `group + a` hands it to the lane `group + r`, which holds
 /// that cell (`held_cell`: cells past `top` read as `top`). The values are the sequential
-/// loop's, in its order.
+/// loop's, in its order. With one round of lookups a V in an averaged launch (`one_round`),
+/// the four afterstates' weights are asked for together before any is added
+/// ([`consider_read`]), instead of each V waiting for its own.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn spread_moves<G: DeviceStochasticGame, F: Float>(
@@ -808,6 +848,7 @@ fn spread_moves<G: DeviceStochasticGame, F: Float>(
     #[comptime] len: u32,
     #[comptime] bits: u32,
     #[comptime] averaged: bool,
+    #[comptime] one_round: bool,
 ) -> Best {
     let mine = lane & 3u32;
     let group = lane - mine;
@@ -837,82 +878,135 @@ fn spread_moves<G: DeviceStochasticGame, F: Float>(
         action: 0u32,
         reward: 0u32,
     };
-    consider_spread::<G, F>(
-        own,
-        0u32,
-        h0,
-        legal,
-        acted.reward,
-        stage,
-        &mut best,
-        frozen,
-        live,
-        lut,
-        lookups,
-        lane,
-        pool,
-        cells,
-        len,
-        bits,
-        averaged,
-    );
-    consider_spread::<G, F>(
-        own,
-        1u32,
-        h1,
-        legal,
-        acted.reward,
-        stage,
-        &mut best,
-        frozen,
-        live,
-        lut,
-        lookups,
-        lane,
-        pool,
-        cells,
-        len,
-        bits,
-        averaged,
-    );
-    consider_spread::<G, F>(
-        own,
-        2u32,
-        h2,
-        legal,
-        acted.reward,
-        stage,
-        &mut best,
-        frozen,
-        live,
-        lut,
-        lookups,
-        lane,
-        pool,
-        cells,
-        len,
-        bits,
-        averaged,
-    );
-    consider_spread::<G, F>(
-        own,
-        3u32,
-        h3,
-        legal,
-        acted.reward,
-        stage,
-        &mut best,
-        frozen,
-        live,
-        lut,
-        lookups,
-        lane,
-        pool,
-        cells,
-        len,
-        bits,
-        averaged,
-    );
+    if comptime!(one_round && averaged) {
+        // Lanes past the last lookup read the last one's weight too (dropped in the sum).
+        let l = select(lane < lookups, lane, lookups - 1u32);
+        let i0 = pooled_index(
+            h0,
+            cells,
+            lut,
+            l,
+            plane_shuffle(stage, 0u32),
+            len,
+            bits,
+            true,
+        );
+        let i1 = pooled_index(
+            h1,
+            cells,
+            lut,
+            l,
+            plane_shuffle(stage, 1u32),
+            len,
+            bits,
+            true,
+        );
+        let i2 = pooled_index(
+            h2,
+            cells,
+            lut,
+            l,
+            plane_shuffle(stage, 2u32),
+            len,
+            bits,
+            true,
+        );
+        let i3 = pooled_index(
+            h3,
+            cells,
+            lut,
+            l,
+            plane_shuffle(stage, 3u32),
+            len,
+            bits,
+            true,
+        );
+        let w0 = f32::cast_from(frozen[i0]);
+        let w1 = f32::cast_from(frozen[i1]);
+        let w2 = f32::cast_from(frozen[i2]);
+        let w3 = f32::cast_from(frozen[i3]);
+        consider_read(0u32, w0, legal, acted.reward, &mut best, lane, lookups);
+        consider_read(1u32, w1, legal, acted.reward, &mut best, lane, lookups);
+        consider_read(2u32, w2, legal, acted.reward, &mut best, lane, lookups);
+        consider_read(3u32, w3, legal, acted.reward, &mut best, lane, lookups);
+    } else {
+        consider_spread::<G, F>(
+            own,
+            0u32,
+            h0,
+            legal,
+            acted.reward,
+            stage,
+            &mut best,
+            frozen,
+            live,
+            lut,
+            lookups,
+            lane,
+            pool,
+            cells,
+            len,
+            bits,
+            averaged,
+        );
+        consider_spread::<G, F>(
+            own,
+            1u32,
+            h1,
+            legal,
+            acted.reward,
+            stage,
+            &mut best,
+            frozen,
+            live,
+            lut,
+            lookups,
+            lane,
+            pool,
+            cells,
+            len,
+            bits,
+            averaged,
+        );
+        consider_spread::<G, F>(
+            own,
+            2u32,
+            h2,
+            legal,
+            acted.reward,
+            stage,
+            &mut best,
+            frozen,
+            live,
+            lut,
+            lookups,
+            lane,
+            pool,
+            cells,
+            len,
+            bits,
+            averaged,
+        );
+        consider_spread::<G, F>(
+            own,
+            3u32,
+            h3,
+            legal,
+            acted.reward,
+            stage,
+            &mut best,
+            frozen,
+            live,
+            lut,
+            lookups,
+            lane,
+            pool,
+            cells,
+            len,
+            bits,
+            averaged,
+        );
+    }
     best
 }
 
@@ -947,7 +1041,10 @@ fn grouped_index(
 }
 
 /// Lane `j`'s weight of the round of lookups from `first` ([`grouped_moves`]): lookup
-/// `first + j`, 0 past the last lookup or unless `read`.
+/// `first + j`, or past the last lookup the last one's (which the sum leaves out). The load is
+/// unconditional so that nothing waits for it before the sum that adds it (a weight loaded
+/// only where it counts became a predicated move straight after the load, where the warp
+/// waited: Nsight Compute, docs/BENCHMARKS.md).
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn grouped_weight<F: Float>(
@@ -956,7 +1053,6 @@ fn grouped_weight<F: Float>(
     j: u32,
     first: u32,
     stage: u32,
-    read: bool,
     frozen: &Array<F>,
     live: &Array<Atomic<f32>>,
     lut: &Array<u32>,
@@ -976,15 +1072,11 @@ fn grouped_weight<F: Float>(
         len,
         bits,
     );
-    let mut w = 0.0f32;
-    if l < lookups && read {
-        if averaged {
-            w = f32::cast_from(frozen[i]);
-        } else {
-            w = live[i].load();
-        }
+    if averaged {
+        f32::cast_from(frozen[i])
+    } else {
+        live[i].load()
     }
-    w
 }
 
 /// The greedy move from `own` (a copy of the state, which becomes this lane's afterstate) of a
@@ -1024,9 +1116,10 @@ fn grouped_moves<G: DeviceStochasticGame, F: Float>(
         let c = 4u32 * j + k;
         held |= G::cell(own, select(c < top, c, top)) << (8u32 * k);
     }
-    let read = legal == 1u32;
+    // An illegal action's weights are read too (its sum is never used): a read only where
+    // the weights count would wait for them where they are asked.
     let mut w = grouped_weight::<F>(
-        held, base, j, 0u32, stage, read, frozen, live, lut, lookups, len, bits, averaged,
+        held, base, j, 0u32, stage, frozen, live, lut, lookups, len, bits, averaged,
     );
     let mut sum = 0.0f32;
     let mut first = 0u32;
@@ -1040,7 +1133,6 @@ fn grouped_moves<G: DeviceStochasticGame, F: Float>(
             j,
             first + GROUP,
             stage,
-            read,
             frozen,
             live,
             lut,
@@ -1195,7 +1287,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                 let mut own = state;
                 let best = spread_moves::<G, F>(
                     &mut own, frozen, weights, lut, lookups, lane, top, &mut pool, &mut cells, len,
-                    bits, averaged,
+                    bits, averaged, one_round,
                 );
                 if best.found {
                     found = true;

@@ -21,7 +21,7 @@
 //! [`DeviceStochasticGame`], [`DeviceSliding`], built on the row arithmetic of
 //! [`moves`]: [`moves::slide`](fn@moves::slide) (a direction: the new board, its reward,
 //! whether anything moved), [`moves::spawn`](fn@moves::spawn) (a tile drawn with xorshift32
-//! exactly as the host's `Sliding::spawn` draws it), [`moves::empty_count`](fn@moves::empty_count),
+//! exactly as the host's `Sliding::spawn` draws it), [`moves::empty_mask`](fn@moves::empty_mask),
 //! [`moves::cell`](fn@moves::cell). A chance outcome is `cell·S + k`: spawn kind `k` of the
 //! rule's `S` ([`DeviceTiles::spawn_kinds`]) in cell `cell`, possible when the cell is empty;
 //! packed (see [`DeviceStochasticGame::chance_packed`]) it is `nth·S + k`, the `nth` empty cell.
@@ -32,7 +32,7 @@ use crate::fib::{Board, BoardOf, BoardWord, Fib, Pow2, Sliding, TileRule};
 use cubecl::prelude::*;
 use cubesearch_kernels::stochastic::{Acted, DeviceStochasticGame, GpuStochasticGame};
 use moves::{
-    cell, empty_count, initial, max_index, put_in_empty, put_tile, set_board, slide, spawn,
+    cell, empty_mask, initial, max_index, nth_set_bit, put_tile, set_board, slide, spawn,
     two_largest_sum,
 };
 use std::marker::PhantomData;
@@ -336,9 +336,14 @@ impl<T: DeviceTiles> DeviceStochasticGame for DeviceSliding<T> {
     fn chance_packed(state: &mut FibBoard, slot: u32) -> bool {
         let kinds = T::spawn_kinds();
         let nth = slot / kinds;
-        let fits = nth < empty_count::<T>(state);
+        let empty = empty_mask::<T>(state);
+        let fits = nth < empty.count_ones();
         if fits {
-            put_in_empty::<T>(state, nth, T::spawn_kind_tile(slot % kinds));
+            put_tile::<T>(
+                state,
+                nth_set_bit(empty, nth),
+                T::spawn_kind_tile(slot % kinds),
+            );
         }
         fits
     }

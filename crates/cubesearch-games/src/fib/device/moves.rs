@@ -180,22 +180,64 @@ pub fn slide<T: DeviceTiles>(board: &FibBoard, dir: u32) -> Slide {
     }
 }
 
-/// Empty cells of one row value.
+/// The empty cells of one row value as four bits, bit `j` for cell `j`.
+///
+/// ```text
+///  a row, B bits a cell:  cell3 | cell2 | cell1 | cell0      (bits 3B.. | 2B.. | B.. | 0..)
+///  or-ed down (B ≤ 5):    bit jB set when cell j is not 0
+///  empty:                 !that & (1 | 1<<B | 1<<2B | 1<<3B)
+///  gathered:              bit jB times 2^((3-j)(B-1)) lands on bit 3(B-1) + j; the other
+///                         products land on bits of their own, so nothing carries
+/// ```
 #[cube]
-fn row_empty<T: DeviceTiles>(row: u32) -> u32 {
-    select(row_cell::<T>(row, 0u32) == 0u32, 1u32, 0u32)
-        + select(row_cell::<T>(row, 1u32) == 0u32, 1u32, 0u32)
-        + select(row_cell::<T>(row, 2u32) == 0u32, 1u32, 0u32)
-        + select(row_cell::<T>(row, 3u32) == 0u32, 1u32, 0u32)
+fn row_empty_bits<T: DeviceTiles>(row: u32) -> u32 {
+    let bits = T::bits();
+    let any = row | (row >> 1u32) | (row >> 2u32) | (row >> 3u32);
+    let any = any | select(bits > 4u32, row >> 4u32, 0u32);
+    let lowest = 1u32 | (1u32 << bits) | (1u32 << (2u32 * bits)) | (1u32 << (3u32 * bits));
+    let step = bits - 1u32;
+    let gather = 1u32 | (1u32 << step) | (1u32 << (2u32 * step)) | (1u32 << (3u32 * step));
+    (((!any & lowest) * gather) >> (3u32 * step)) & 0xFu32
 }
 
-/// How many cells are empty.
+/// The empty cells as a 16-bit mask, bit `i` for cell `i` (`4·row + col`). Counting them and
+/// finding the `n`-th are then a popcount and four halvings ([`nth_set_bit`]), where a walk
+/// over the sixteen cells was a chain of sixteen dependent steps in every move (Nsight
+/// Compute, docs/BENCHMARKS.md).
 #[cube]
-pub fn empty_count<T: DeviceTiles>(board: &FibBoard) -> u32 {
-    row_empty::<T>(board.r0)
-        + row_empty::<T>(board.r1)
-        + row_empty::<T>(board.r2)
-        + row_empty::<T>(board.r3)
+pub fn empty_mask<T: DeviceTiles>(board: &FibBoard) -> u32 {
+    row_empty_bits::<T>(board.r0)
+        | (row_empty_bits::<T>(board.r1) << 4u32)
+        | (row_empty_bits::<T>(board.r2) << 8u32)
+        | (row_empty_bits::<T>(board.r3) << 12u32)
+}
+
+/// The position of the `n`-th set bit (from 0, lowest first) of a 16-bit `mask` that has more
+/// than `n`: halve the range four times, keeping the half the bit is in.
+#[cube]
+pub fn nth_set_bit(mask: u32, n: u32) -> u32 {
+    let mut pos = 0u32;
+    let mut left = n;
+    let low = ((mask >> pos) & 0xFFu32).count_ones();
+    if left >= low {
+        pos += 8u32;
+        left -= low;
+    }
+    let low = ((mask >> pos) & 0xFu32).count_ones();
+    if left >= low {
+        pos += 4u32;
+        left -= low;
+    }
+    let low = ((mask >> pos) & 0x3u32).count_ones();
+    if left >= low {
+        pos += 2u32;
+        left -= low;
+    }
+    let low = (mask >> pos) & 0x1u32;
+    if left >= low {
+        pos += 1u32;
+    }
+    pos
 }
 
 /// The tile index in cell `i` (0..16, `4·row + col`).
@@ -210,34 +252,17 @@ pub fn cell<T: DeviceTiles>(board: &FibBoard, i: u32) -> u32 {
     row_cell::<T>(row, i % 4u32)
 }
 
-/// Puts `tile` in the `nth` empty cell counted from `*seen` on, walking one row; returns the new
-/// row value and advances `*seen` past the row's empty cells.
-#[cube]
-fn place_in_row<T: DeviceTiles>(row: u32, seen: &mut u32, nth: u32, tile: u32) -> u32 {
-    let bits = T::bits();
-    let mut out = row;
-    #[unroll]
-    for j in 0..4u32 {
-        if row_cell::<T>(row, j) == 0u32 {
-            if *seen == nth {
-                out |= tile << (j * bits);
-            }
-            *seen += 1u32;
-        }
-    }
-    out
-}
-
 /// Spawns a tile as the host's `Sliding::spawn` does: the cell is `below(empty)` (the n-th
 /// empty cell in cell order), then the tile is `below(spawn_total)` against the spawn weights.
 /// A full board is left alone and draws nothing.
 #[cube]
 pub fn spawn<T: DeviceTiles>(board: &mut FibBoard, rng: &mut u32) {
-    let empty = empty_count::<T>(board);
-    if empty > 0u32 {
-        let nth = rng::below(rng, empty);
+    let empty = empty_mask::<T>(board);
+    let count = empty.count_ones();
+    if count > 0u32 {
+        let nth = rng::below(rng, count);
         let tile = T::spawn_tile(rng::below(rng, T::spawn_total()));
-        put_in_empty::<T>(board, nth, tile);
+        put_tile::<T>(board, nth_set_bit(empty, nth), tile);
     }
 }
 
@@ -250,20 +275,6 @@ pub fn put_tile<T: DeviceTiles>(board: &mut FibBoard, c: u32, tile: u32) {
     let n1 = board.r1 | select(r == 1u32, bit, 0u32);
     let n2 = board.r2 | select(r == 2u32, bit, 0u32);
     let n3 = board.r3 | select(r == 3u32, bit, 0u32);
-    board.r0 = n0;
-    board.r1 = n1;
-    board.r2 = n2;
-    board.r3 = n3;
-}
-
-/// Puts tile index `tile` in the board's `nth` empty cell in cell order (none if it has fewer).
-#[cube]
-pub fn put_in_empty<T: DeviceTiles>(board: &mut FibBoard, nth: u32, tile: u32) {
-    let mut seen = 0u32;
-    let n0 = place_in_row::<T>(board.r0, &mut seen, nth, tile);
-    let n1 = place_in_row::<T>(board.r1, &mut seen, nth, tile);
-    let n2 = place_in_row::<T>(board.r2, &mut seen, nth, tile);
-    let n3 = place_in_row::<T>(board.r3, &mut seen, nth, tile);
     board.r0 = n0;
     board.r1 = n1;
     board.r2 = n2;
