@@ -802,6 +802,70 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     }
 }
 
+/// Two games in one averaged launch add into two copies of the sums (one a unit, so that the
+/// adds every game makes to the same few weights do not all meet at one address), and the
+/// apply kernel adds the copies: the weights equal the CPU's two games played on the starting
+/// weights, their sums added, bit for bit. (Which unit takes which game varies, but two copies
+/// add to the same bits in either order.)
+#[rstest]
+fn two_games_add_into_copies_of_the_sums_as_the_cpu_adds_them(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    on_gpu!(backend, copies_match);
+}
+
+fn copies_match<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
+    use cubesearch::kernels::td::{DeviceTd, TdShape};
+    use cubesearch::td::td_net;
+    for lanes in lane_exchanges(gpu.client()) {
+        for seed in [33, 34] {
+            let mut cpu_net = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
+            let step = 0.1 / cpu_net.lookups() as f32;
+            let mut cpu_scores: Vec<u64> = cubesearch::learn::testing::averaged_games(
+                &Sliding::<Fib>::new(),
+                &mut cpu_net,
+                &[0, 1],
+                seed,
+                step,
+                1,
+                |w| w,
+                None,
+            )
+            .into_iter()
+            .map(|(score, _)| score)
+            .collect();
+            let gpu_net = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
+            let shape = TdShape {
+                units: 2,
+                max_moves: 400,
+                cap: 1024,
+                averaged: true,
+                storage: WeightStorage::F32,
+                lanes,
+                steps_per_launch: 1,
+                coherence: false,
+                restart: (0, 0),
+                forward: false,
+            };
+            let mut device =
+                DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
+            assert!(device.sum_copies() >= 2, "{} copies", device.sum_copies());
+            let games = device.play_batch(0, 2, seed, step).unwrap();
+            assert!(games.iter().all(|g| g.moves < 400), "{games:?}");
+            let mut gpu_scores: Vec<u64> = games.iter().map(|g| g.score as u64).collect();
+            cpu_scores.sort_unstable();
+            gpu_scores.sort_unstable();
+            assert_eq!(cpu_scores, gpu_scores, "{lanes:?}");
+            let mut gpu_net = gpu_net;
+            for (t, table) in device.read_tables().unwrap().into_iter().enumerate() {
+                gpu_net.set_table(t, table.into_iter());
+            }
+            let what = format!("2584, two games in two copies of the sums, {lanes:?}");
+            assert_same_weights(&what, &cpu_net, &gpu_net);
+        }
+    }
+}
+
 /// Forward TD with averaged updates (`TdShape::forward`) equals its CPU re-implementation bit
 /// for bit: a game in one launch, and in launches of 7 move choices, where each afterstate
 /// learns in the launch that chooses the next move, against the value it was chosen with in an

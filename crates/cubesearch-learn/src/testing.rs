@@ -54,30 +54,70 @@ pub fn averaged_game<G: TupleGame>(
     read: fn(f32) -> f32,
     coherence: Option<&mut CoherenceSums>,
 ) -> (u64, G::State) {
+    averaged_games(game, net, &[number], seed, step, steps, read, coherence)[0]
+}
+
+/// [`averaged_game`] for several games in one launch, each game adding into a copy of the
+/// sums of its own (the device's copies of the averaged sums): every game is played on the
+/// starting weights, and a weight's copies are added in the order of `numbers`, leaving out
+/// those of games that did not read it. Returns each game's score and last state.
+#[allow(clippy::too_many_arguments)]
+pub fn averaged_games<G: TupleGame>(
+    game: &G,
+    net: &mut NTupleNetwork,
+    numbers: &[u32],
+    seed: u32,
+    step: f32,
+    steps: u32,
+    read: fn(f32) -> f32,
+    coherence: Option<&mut CoherenceSums>,
+) -> Vec<(u64, G::State)> {
     let fresh = || NTupleNetwork::staged::<G>(net.shapes(), net.stages()).unwrap();
-    let (pending, hits, mut reads) = (fresh(), fresh(), fresh());
+    let mut reads = fresh();
     for t in 0..net.tables() {
         reads.set_table(t, net.table(t).into_iter().map(read));
     }
-    let mut rng = XorShift32::for_worker(seed, number);
-    let mut s = game.initial(&mut rng);
-    let (mut path, mut score) = (Vec::new(), 0u64);
-    while let Some((_, after, reward)) = greedy(game, &reads, s) {
-        score += reward as u64;
-        path.push((after, reward));
-        s = game.sample_chance(&after, &mut rng);
-    }
     let lookups = net.lookups() as f32;
-    let mut target = 0.0f32;
-    for &(after, reward) in path.iter().rev() {
-        let v = reads.value(game, after);
-        let delta = step * (target - v);
-        pending.update(game, after, delta);
-        hits.update(game, after, 1.0);
-        target = reward as f32 + v + lookups * delta;
+    let mut played = Vec::new();
+    let mut copies = Vec::new();
+    for &number in numbers {
+        let (pending, hits) = (fresh(), fresh());
+        let mut rng = XorShift32::for_worker(seed, number);
+        let mut s = game.initial(&mut rng);
+        let (mut path, mut score) = (Vec::new(), 0u64);
+        while let Some((_, after, reward)) = greedy(game, &reads, s) {
+            score += reward as u64;
+            path.push((after, reward));
+            s = game.sample_chance(&after, &mut rng);
+        }
+        let mut target = 0.0f32;
+        for &(after, reward) in path.iter().rev() {
+            let v = reads.value(game, after);
+            let delta = step * (target - v);
+            pending.update(game, after, delta);
+            hits.update(game, after, 1.0);
+            target = reward as f32 + v + lookups * delta;
+        }
+        played.push((score, s));
+        copies.push((pending, hits));
+    }
+    let (mut pending, mut hits) = (fresh(), fresh());
+    for t in 0..net.tables() {
+        let mut sum = vec![0.0f32; net.table(t).len()];
+        let mut count = vec![0.0f32; sum.len()];
+        for (p, h) in &copies {
+            for (i, (&p, &h)) in p.table(t).iter().zip(&h.table(t)).enumerate() {
+                if h > 0.0 {
+                    sum[i] = if count[i] == 0.0 { p } else { sum[i] + p };
+                    count[i] += h;
+                }
+            }
+        }
+        pending.set_table(t, sum.into_iter());
+        hits.set_table(t, count.into_iter());
     }
     apply_averaged(net, &pending, &hits, steps, coherence);
-    (score, s)
+    played
 }
 
 /// Game `number` of a run seeded `seed` as the GPU trainer learns it forward with averaged

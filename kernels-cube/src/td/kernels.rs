@@ -366,6 +366,7 @@ fn lane_accumulate<G: DeviceStochasticGame>(
     delta: f32,
     lookups: u32,
     lane: u32,
+    spread: u32,
     cells: &SharedMemory<u32>,
     #[comptime] len: u32,
     #[comptime] bits: u32,
@@ -388,8 +389,9 @@ fn lane_accumulate<G: DeviceStochasticGame>(
             pooled,
         );
         if l < lookups {
-            pending[i].fetch_add(delta);
-            hits[i].fetch_add(1u32);
+            let at = i + spread as usize;
+            pending[at].fetch_add(delta);
+            hits[at].fetch_add(1u32);
         }
         first += LANES;
     }
@@ -418,6 +420,7 @@ fn learn<G: DeviceStochasticGame, F: Float>(
     step: f32,
     lookups: u32,
     lane: u32,
+    spread: u32,
     pool: &mut SharedMemory<f32>,
     cells: &mut SharedMemory<u32>,
     top: u32,
@@ -451,8 +454,8 @@ fn learn<G: DeviceStochasticGame, F: Float>(
         let delta = step * (target - v);
         if averaged {
             lane_accumulate::<G>(
-                &after, held, stage, pending, hits, lut, delta, lookups, lane, cells, len, bits,
-                planes, pooled,
+                &after, held, stage, pending, hits, lut, delta, lookups, lane, spread, cells, len,
+                bits, planes, pooled,
             );
             target = averaged_target(reward, v, delta, lookups);
         } else {
@@ -536,6 +539,7 @@ fn learn_planes<G: DeviceStochasticGame, F: Float>(
     step: f32,
     lookups: u32,
     lane: u32,
+    spread: u32,
     cells: &SharedMemory<u32>,
     top: u32,
     #[comptime] len: u32,
@@ -571,8 +575,8 @@ fn learn_planes<G: DeviceStochasticGame, F: Float>(
             ));
             let delta = step * (target - v);
             lane_accumulate::<G>(
-                &after, held, stage, pending, hits, lut, delta, lookups, lane, cells, len, bits,
-                true, true,
+                &after, held, stage, pending, hits, lut, delta, lookups, lane, spread, cells, len,
+                bits, true, true,
             );
             target = averaged_target(reward, v, delta, lookups);
             left = i > 0u32;
@@ -605,14 +609,29 @@ pub fn td_apply_kernel<F: Float>(
     sizes: &mut Array<f32>,
     total: u32,
     steps: u32,
+    copies: u32,
     #[comptime] copied: bool,
     #[comptime] coherent: bool,
 ) {
     let i = ABSOLUTE_POS;
     if i < total as usize {
-        let h = hits[i].load();
+        // The copies' sums in copy order, each copy emptied (nothing else runs: subtracting
+        // what was read leaves exactly zero). A copy no game added to is left out, so that
+        // one copy's sum keeps its bits (an added zero would turn -0 into +0).
+        let mut h = 0u32;
+        let mut sum = 0.0f32;
+        for c in 0..copies {
+            let at = i + (c * total) as usize;
+            let hc = hits[at].load();
+            if hc > 0u32 {
+                let pc = pending[at].load();
+                sum = select(h == 0u32, pc, sum + pc);
+                h += hc;
+                pending[at].fetch_add(-pc);
+                hits[at].fetch_sub(hc);
+            }
+        }
         if h > 0u32 {
-            let sum = pending[i].load();
             // ⌈h / steps⌉, h ≥ 1.
             let asked = div_rn(sum, f32::cast_from((h - 1u32) / steps + 1u32));
             let mut change = asked;
@@ -630,9 +649,6 @@ pub fn td_apply_kernel<F: Float>(
             if copied {
                 copy[i] = F::cast_from((before + change).clamp(-F16_MAX, F16_MAX));
             }
-            // Nothing else runs: subtracting what was read leaves exactly zero.
-            pending[i].fetch_add(-sum);
-            hits[i].fetch_sub(h);
         }
     }
 }
@@ -1210,6 +1226,8 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
     top: u32,
     restarts: u32,
     restart_at: u32,
+    copies: u32,
+    copy_stride: u32,
     #[comptime] len: u32,
     #[comptime] bits: u32,
     #[comptime] words: usize,
@@ -1229,6 +1247,8 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
     let mut cells = SharedMemory::<u32>::new(LANES as usize);
     let mut slot = SharedMemory::<u32>::new(1usize);
     if u < unit_count {
+        // This game's copy of the averaged sums (`sum_copies` in the runtime).
+        let spread = (u % copies) * copy_stride;
         let at = u as usize * UNIT_WORDS;
         let stride = (words + 1) as u32;
         let mut game = units[at];
@@ -1331,8 +1351,8 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                         share_cells(held, lane, &mut cells, planes);
                     }
                     lane_accumulate::<G>(
-                        &before, held, stage, pending, hits, lut, delta, lookups, lane, &cells,
-                        len, bits, planes, pooled,
+                        &before, held, stage, pending, hits, lut, delta, lookups, lane, spread,
+                        &cells, len, bits, planes, pooled,
                     );
                 }
                 plen = 0u32;
@@ -1352,6 +1372,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                         step,
                         lookups,
                         lane,
+                        spread,
                         &cells,
                         top,
                         len,
@@ -1374,6 +1395,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                         step,
                         lookups,
                         lane,
+                        spread,
                         &mut pool,
                         &mut cells,
                         top,
@@ -1536,6 +1558,9 @@ pub(crate) struct PlayArgs {
     pub lanes: LaneExchange,
     pub coherent: bool,
     pub forward: bool,
+    /// Copies of the averaged sums, and the weights' count between two copies.
+    pub copies: u32,
+    pub copy_stride: u32,
 }
 
 /// A buffer as a kernel argument.
@@ -1614,6 +1639,8 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
             net.top,
             args.restarts,
             args.restart_at,
+            args.copies,
+            args.copy_stride,
             net.len,
             net.bits,
             G::STATE_WORDS,
@@ -1635,8 +1662,8 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
 /// `coherent`.
 ///
 /// # Safety
-/// `weights`, `pending` and `hits` hold `count` elements, and so do `copy` when `copied`
-/// and the sums when `coherent`.
+/// `weights` holds `count` elements, `pending` and `hits` `copies · count`, and `copy` `count`
+/// when `copied`, the sums when `coherent`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn launch_apply<R: Runtime, F: Float + CubeElement>(
     client: &ComputeClient<R>,
@@ -1647,6 +1674,7 @@ pub(crate) unsafe fn launch_apply<R: Runtime, F: Float + CubeElement>(
     (sums, sizes): (Buffer, Buffer),
     count: u32,
     steps: u32,
+    copies: u32,
     copied: bool,
     coherent: bool,
 ) {
@@ -1666,6 +1694,7 @@ pub(crate) unsafe fn launch_apply<R: Runtime, F: Float + CubeElement>(
             arg(sizes),
             count,
             steps,
+            copies,
             copied,
             coherent,
         );

@@ -167,6 +167,30 @@ struct Window<'a> {
     limit: u32,
 }
 
+/// Most copies of the averaged sums ([`sum_copies`]).
+pub const MAX_SUM_COPIES: u32 = 4;
+/// What the copies of the averaged sums may take together, in bytes ([`sum_copies`]).
+const SUM_COPIES_BYTES: u64 = 256 << 20;
+
+/// How many copies of the averaged sums (`pending` and `hits`) an averaged launch spreads its
+/// atomic adds over, unit `u` adding into copy `u mod copies` and the apply kernel adding the
+/// copies in order: up to [`MAX_SUM_COPIES`] while they take at most 256 MiB together and
+/// each fits the device's largest buffer, else 1. With one copy, the few weights that every
+/// game reads (2584's early-game patterns) draw so many adds to one address that its L2 slice
+/// bounds the play kernel: Nsight Compute counted 3.3 × the mean slice's atomics there, and
+/// the kernel took 0.55 × the time without the adds. On an H200, 2 copies took 2584's kernel
+/// from 3.24 ms to 1.88 ms, 4 and 8 to 1.86 ms, while the apply kernel, which reads every
+/// copy, took 16, 24, 44 and 88 µs (docs/BENCHMARKS.md). 2584's 3 M weights get 4 copies;
+/// 4x6patt's 67 M one, and its slices are even (1.2 × the mean).
+fn sum_copies(shape: TdShape, weight_count: usize, largest_buffer: u64) -> u32 {
+    let one = weight_count as u64 * 4;
+    if !shape.averaged || one == 0 {
+        return 1;
+    }
+    let fit = (SUM_COPIES_BYTES / (2 * one)).min(largest_buffer / one);
+    fit.clamp(1, MAX_SUM_COPIES as u64) as u32
+}
+
 /// A TD(0) trainer of game `G` on one device: the weights and every unit's game live in device
 /// memory.
 pub struct DeviceTd<R: Runtime, G: GpuStochasticGame> {
@@ -177,9 +201,11 @@ pub struct DeviceTd<R: Runtime, G: GpuStochasticGame> {
     pub(super) weights: cubecl::server::Handle,
     /// [`WeightStorage::F16`]: the f16 copy of the weights that averaged launches read.
     pub(super) half: Option<cubecl::server::Handle>,
-    /// Averaged updates: the changes asked of each weight in a launch, and their count.
+    /// Averaged updates: the changes asked of each weight in a launch, and their count, in
+    /// `copies` copies of the weights' length ([`sum_copies`]).
     pending: cubecl::server::Handle,
     hits: cubecl::server::Handle,
+    copies: u32,
     /// Temporal coherence: each weight's sum of changes and sum of their sizes (one-element
     /// placeholders without it).
     coherence: (cubecl::server::Handle, cubecl::server::Handle),
@@ -268,7 +294,12 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             _ => [0, 1].map(|_| vec![0.0f32; Self::sums_len(shape, weight_count)]),
         };
         let flat: Vec<f32> = net.tables.concat();
-        let pending_len = Self::pending_len(shape, weight_count);
+        let copies = sum_copies(
+            shape,
+            weight_count,
+            client.properties().memory.max_page_size,
+        );
+        let pending_len = Self::pending_len(shape, weight_count) * copies as usize;
         let [sums, sum_sizes] = coherence.map(|c| client.create_from_slice(f32::as_bytes(&c)));
         Ok(Self {
             client: client.clone(),
@@ -290,6 +321,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             weights: client.create_from_slice(f32::as_bytes(&flat)),
             pending: client.create_from_slice(f32::as_bytes(&vec![0.0f32; pending_len])),
             hits: upload(client, &vec![0u32; pending_len]),
+            copies,
             coherence: (sums, sum_sizes),
             placeholder: client.create_from_slice(f32::as_bytes(&[0.0f32])),
             lut_len: lut.len(),
@@ -300,6 +332,11 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             steps: (0, 0),
             _game: std::marker::PhantomData,
         })
+    }
+
+    /// How many copies of the averaged sums the launches add into ([`sum_copies`]).
+    pub fn sum_copies(&self) -> u32 {
+        self.copies
     }
 
     /// The launch shape.
@@ -507,7 +544,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         let units = shape.units as usize;
         let words = G::STATE_WORDS;
         let weight_count = self.weight_count();
-        let pending_len = Self::pending_len(shape, weight_count);
+        let pending_len = Self::pending_len(shape, weight_count) * self.copies as usize;
         let sums_len = Self::sums_len(shape, weight_count);
         let sums = ((&self.coherence.0, sums_len), (&self.coherence.1, sums_len));
         // Averaged launches read the weights plainly (f32, or their f16 copy) and never write
@@ -548,6 +585,8 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             lanes: shape.lanes,
             coherent: shape.coherence,
             forward: shape.forward,
+            copies: self.copies,
+            copy_stride: weight_count as u32,
         };
         // SAFETY: the buffers were made for this shape and network (`new`), the ring holds
         // `slots` slots and the counters 3 words; the lookup table's indices are inside the
@@ -558,18 +597,20 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                 Some(half) => (half, weight_count),
                 None => (&self.placeholder, 1),
             };
-            // SAFETY: weights, pending and hits hold `weight_count` elements, the copy too
-            // when there is one, and the sums with coherence (`sums_len`).
+            // SAFETY: weights hold `weight_count` elements, pending and hits `copies` times as
+            // many, the copy `weight_count` when there is one, and the sums with coherence
+            // (`sums_len`).
             unsafe {
                 launch_apply::<R, F>(
                     client,
                     (&self.weights, weight_count),
-                    (&self.pending, weight_count),
-                    (&self.hits, weight_count),
+                    (&self.pending, pending_len),
+                    (&self.hits, pending_len),
                     copy,
                     sums,
                     weight_count as u32,
                     shape.steps_per_launch,
+                    self.copies,
                     self.half.is_some(),
                     shape.coherence,
                 )
