@@ -713,6 +713,28 @@ fn cpu_averaged_game(
     .0
 }
 
+/// An averaged launch shape of `units` games whose 400 moves hold a zero-weight 2584 game
+/// whole (so each game is played on the starting weights) and stay inside lavapipe's loop
+/// budget, f32 weights, backward paths.
+fn whole_game_shape(
+    units: u32,
+    lanes: cubesearch::kernels::td::LaneExchange,
+    steps_per_launch: u32,
+) -> cubesearch::kernels::td::TdShape {
+    cubesearch::kernels::td::TdShape {
+        units,
+        max_moves: 400,
+        cap: 1024,
+        averaged: true,
+        storage: WeightStorage::F32,
+        lanes,
+        steps_per_launch,
+        coherence: false,
+        restart: (0, 0),
+        forward: false,
+    }
+}
+
 /// The averaged update equals its CPU re-implementation bit for bit: one game in one launch (a
 /// window long enough for the whole game), so the game is played on the starting weights and
 /// every learned entry lands in one mean per weight. (With many units the order in which the
@@ -726,7 +748,7 @@ fn averaged_updates_equal_the_cpu_re_implementation(
 }
 
 fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
-    use cubesearch::kernels::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::DeviceTd;
     use cubesearch::td::td_net;
     // With planes, the seed's 24 lookups and 48 are read by four groups of eight lanes (3 and 6
     // rounds), 32 (as 4x6patt) by whole planes one V after another (`LutNet::grouped`);
@@ -768,20 +790,7 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                     None,
                 )];
                 let gpu_net = staged();
-                // 400 moves in one launch: a zero-weight game is far shorter, and stays inside
-                // lavapipe's loop budget.
-                let shape = TdShape {
-                    units: 1,
-                    max_moves: 400,
-                    cap: 1024,
-                    averaged: true,
-                    storage: WeightStorage::F32,
-                    lanes,
-                    steps_per_launch,
-                    coherence: false,
-                    restart: (0, 0),
-                    forward: false,
-                };
+                let shape = whole_game_shape(1, lanes, steps_per_launch);
                 let mut device =
                     DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape)
                         .unwrap();
@@ -815,7 +824,7 @@ fn two_games_add_into_copies_of_the_sums_as_the_cpu_adds_them(
 }
 
 fn copies_match<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
-    use cubesearch::kernels::td::{DeviceTd, TdShape};
+    use cubesearch::kernels::td::DeviceTd;
     use cubesearch::td::td_net;
     for lanes in lane_exchanges(gpu.client()) {
         for seed in [33, 34] {
@@ -835,18 +844,7 @@ fn copies_match<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
             .map(|(score, _)| score)
             .collect();
             let gpu_net = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
-            let shape = TdShape {
-                units: 2,
-                max_moves: 400,
-                cap: 1024,
-                averaged: true,
-                storage: WeightStorage::F32,
-                lanes,
-                steps_per_launch: 1,
-                coherence: false,
-                restart: (0, 0),
-                forward: false,
-            };
+            let shape = whole_game_shape(2, lanes, 1);
             let mut device =
                 DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
             assert!(device.sum_copies() >= 2, "{} copies", device.sum_copies());
@@ -955,16 +953,8 @@ fn averaged_coherent_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R
         // Guei et al.'s alpha 1.0 with coherence.
         let step = 1.0 / cpu_net.lookups() as f32;
         let shape = TdShape {
-            units: 1,
-            max_moves: 400,
-            cap: 1024,
-            averaged: true,
-            storage: WeightStorage::F32,
-            lanes,
-            steps_per_launch: 4,
             coherence: true,
-            restart: (0, 0),
-            forward: false,
+            ..whole_game_shape(1, lanes, 4)
         };
         let gpu_net = NTupleNetwork::for_game::<Game2584>(&shapes).unwrap();
         let mut device =
@@ -1045,16 +1035,8 @@ fn f16_storage_reads_the_weights_rounded_to_f16() {
     let seed = 5;
     // 400 moves a launch: each game ends in its first launch, and inside lavapipe's loop budget.
     let shape = TdShape {
-        units: 1,
-        max_moves: 400,
-        cap: 1024,
-        averaged: true,
         storage: WeightStorage::F16,
-        lanes: LaneExchange::Cube,
-        steps_per_launch: 1,
-        coherence: false,
-        restart: (0, 0),
-        forward: false,
+        ..whole_game_shape(1, LaneExchange::Cube, 1)
     };
     let mut device =
         DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&start), shape).unwrap();
