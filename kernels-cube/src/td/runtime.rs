@@ -167,21 +167,13 @@ struct Window<'a> {
     limit: u32,
 }
 
-/// Most copies of the averaged sums ([`sum_copies`]).
+/// Most copies of the averaged sums ([`DeviceTd::sum_copies`]).
 pub const MAX_SUM_COPIES: u32 = 4;
 /// What the copies of the averaged sums may take together, in bytes ([`sum_copies`]).
 const SUM_COPIES_BYTES: u64 = 256 << 20;
 
-/// How many copies of the averaged sums (`pending` and `hits`) an averaged launch spreads its
-/// atomic adds over, unit `u` adding into copy `u mod copies` and the apply kernel adding the
-/// copies in order: up to [`MAX_SUM_COPIES`] while they take at most 256 MiB together and
-/// each fits the device's largest buffer, else 1. With one copy, the few weights that every
-/// game reads (2584's early-game patterns) draw so many adds to one address that its L2 slice
-/// bounds the play kernel: Nsight Compute counted 3.3 × the mean slice's atomics there, and
-/// the kernel took 0.55 × the time without the adds. On an H200, 2 copies took 2584's kernel
-/// from 3.24 ms to 1.88 ms, 4 and 8 to 1.86 ms, while the apply kernel, which reads every
-/// copy, took 16, 24, 44 and 88 µs (docs/BENCHMARKS.md). 2584's 3 M weights get 4 copies;
-/// 4x6patt's 67 M one, and its slices are even (1.2 × the mean).
+/// The copies of the averaged sums for a network of `weight_count` weights
+/// ([`DeviceTd::sum_copies`]).
 fn sum_copies(shape: TdShape, weight_count: usize, largest_buffer: u64) -> u32 {
     let one = weight_count as u64 * 4;
     if !shape.averaged || one == 0 {
@@ -202,7 +194,7 @@ pub struct DeviceTd<R: Runtime, G: GpuStochasticGame> {
     /// [`WeightStorage::F16`]: the f16 copy of the weights that averaged launches read.
     pub(super) half: Option<cubecl::server::Handle>,
     /// Averaged updates: the changes asked of each weight in a launch, and their count, in
-    /// `copies` copies of the weights' length ([`sum_copies`]).
+    /// `copies` copies of the weights' length ([`DeviceTd::sum_copies`]).
     pending: cubecl::server::Handle,
     hits: cubecl::server::Handle,
     copies: u32,
@@ -334,7 +326,16 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         })
     }
 
-    /// How many copies of the averaged sums the launches add into ([`sum_copies`]).
+    /// How many copies of the averaged sums (`pending` and `hits`) an averaged launch spreads its
+    /// atomic adds over, unit `u` adding into copy `u mod copies` and the apply kernel adding the
+    /// copies in order: up to [`MAX_SUM_COPIES`] while they take at most 256 MiB together and
+    /// each fits the device's largest buffer, else 1. With one copy, the few weights that every
+    /// game reads (2584's early-game patterns) draw so many adds to one address that its L2 slice
+    /// bounds the play kernel: Nsight Compute counted 3.3 × the mean slice's atomics there, and
+    /// the kernel took 0.55 × the time without the adds. On an H200, 2 copies took 2584's kernel
+    /// from 3.24 ms to 1.88 ms, 4 and 8 to 1.86 ms, while the apply kernel, which reads every
+    /// copy, took 16, 24, 44 and 88 µs (docs/BENCHMARKS.md). 2584's 3 M weights get 4 copies;
+    /// 4x6patt's 67 M one, and its slices are even (1.2 × the mean).
     pub fn sum_copies(&self) -> u32 {
         self.copies
     }
