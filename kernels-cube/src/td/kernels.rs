@@ -896,51 +896,50 @@ fn spread_moves<G: DeviceStochasticGame, F: Float>(
     };
     if comptime!(one_round && averaged) {
         // Lanes past the last lookup read the last one's weight too (dropped in the sum).
-        let l = select(lane < lookups, lane, lookups - 1u32);
-        let i0 = pooled_index(
+        let w0 = plane_weight::<F>(
             h0,
-            cells,
-            lut,
-            l,
             plane_shuffle(stage, 0u32),
+            frozen,
+            lut,
+            lookups,
+            lane,
+            cells,
             len,
             bits,
-            true,
         );
-        let i1 = pooled_index(
+        let w1 = plane_weight::<F>(
             h1,
-            cells,
-            lut,
-            l,
             plane_shuffle(stage, 1u32),
+            frozen,
+            lut,
+            lookups,
+            lane,
+            cells,
             len,
             bits,
-            true,
         );
-        let i2 = pooled_index(
+        let w2 = plane_weight::<F>(
             h2,
-            cells,
-            lut,
-            l,
             plane_shuffle(stage, 2u32),
-            len,
-            bits,
-            true,
-        );
-        let i3 = pooled_index(
-            h3,
-            cells,
+            frozen,
             lut,
-            l,
-            plane_shuffle(stage, 3u32),
+            lookups,
+            lane,
+            cells,
             len,
             bits,
-            true,
         );
-        let w0 = f32::cast_from(frozen[i0]);
-        let w1 = f32::cast_from(frozen[i1]);
-        let w2 = f32::cast_from(frozen[i2]);
-        let w3 = f32::cast_from(frozen[i3]);
+        let w3 = plane_weight::<F>(
+            h3,
+            plane_shuffle(stage, 3u32),
+            frozen,
+            lut,
+            lookups,
+            lane,
+            cells,
+            len,
+            bits,
+        );
         consider_read(0u32, w0, legal, acted.reward, &mut best, lane, lookups);
         consider_read(1u32, w1, legal, acted.reward, &mut best, lane, lookups);
         consider_read(2u32, w2, legal, acted.reward, &mut best, lane, lookups);

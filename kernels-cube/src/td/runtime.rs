@@ -291,7 +291,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             weight_count,
             client.properties().memory.max_page_size,
         );
-        let pending_len = Self::pending_len(shape, weight_count) * copies as usize;
+        let pending_len = Self::pending_len(shape, weight_count, copies);
         let [sums, sum_sizes] = coherence.map(|c| client.create_from_slice(f32::as_bytes(&c)));
         Ok(Self {
             client: client.clone(),
@@ -355,11 +355,11 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         self.sizes.iter().sum()
     }
 
-    /// Length of the `pending` and `hits` buffers: one per weight when averaging, else a
-    /// placeholder of one.
-    fn pending_len(shape: TdShape, weight_count: usize) -> usize {
+    /// Length of the `pending` and `hits` buffers: one per weight in each of `copies` copies
+    /// when averaging, else a placeholder of one.
+    fn pending_len(shape: TdShape, weight_count: usize, copies: u32) -> usize {
         if shape.averaged {
-            weight_count
+            weight_count * copies as usize
         } else {
             1
         }
@@ -545,7 +545,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         let units = shape.units as usize;
         let words = G::STATE_WORDS;
         let weight_count = self.weight_count();
-        let pending_len = Self::pending_len(shape, weight_count) * self.copies as usize;
+        let pending_len = Self::pending_len(shape, weight_count, self.copies);
         let sums_len = Self::sums_len(shape, weight_count);
         let sums = ((&self.coherence.0, sums_len), (&self.coherence.1, sums_len));
         // Averaged launches read the weights plainly (f32, or their f16 copy) and never write
