@@ -489,28 +489,45 @@ fn averaged_target(reward: f32, v: f32, delta: f32, lookups: u32) -> f32 {
     reward + v + change
 }
 
-/// The weight of lookup `lane` of the state whose cells the lanes hold (`held`, through
-/// planes), past the last lookup the last one's (the caller drops it, [`plane_weight_used`]):
-/// [`held_value`]'s read for a network of at most [`LANES`] lookups in an averaged launch,
-/// apart from its sum ([`plane_round`], [`plane_total`]), so that a load can be asked for well
-/// before its weight is added. The load is unconditional, as [`grouped_weight`]'s is.
+/// This lane's row of the lookup table ([`lut_words`](crate::ntuple::lut_words)): lookup
+/// `lane`'s table offset, then the `len` cells it reads; past the last lookup the last one's
+/// (every lane shuffles). A network of at most [`LANES`] lookups gives each lane one lookup for
+/// the whole launch, so the row is read once into registers ([`plane_index`]) instead of at
+/// every index: 7 loads an index for a 6-tuple, which NVIDIA's Vulkan compiler did not merge.
 #[cube]
-#[allow(clippy::too_many_arguments)]
-fn plane_weight<F: Float>(
+fn lane_row(lut: &Array<u32>, lane: u32, lookups: u32, #[comptime] len: u32) -> Array<u32> {
+    let l = select(lane < lookups, lane, lookups - 1u32);
+    let base = l * (len + 1u32);
+    let mut row = Array::<u32>::new(comptime!((len + 1) as usize));
+    #[unroll]
+    for j in 0..len + 1 {
+        row[j as usize] = lut[(base + j) as usize];
+    }
+    row
+}
+
+/// The weight index of this lane's lookup ([`lane_row`]) of the state whose cells the lanes
+/// hold (`held`, through planes) in the stage whose tables start at `stage`: what
+/// [`pooled_index`] makes of it. [`held_value`]'s index for a network of at most [`LANES`]
+/// lookups in an averaged launch, apart from its read and sum ([`plane_round`],
+/// [`plane_total`]), so that a load can be asked for well before its weight is added, and the
+/// index kept for the change. Loads with it are unconditional, as [`grouped_weight`]'s is; a
+/// lane past the last lookup reads the last one's weight, which its caller drops
+/// ([`plane_weight_used`]).
+#[cube]
+fn plane_index(
     held: u32,
+    row: &Array<u32>,
     stage: u32,
-    frozen: &Array<F>,
-    lut: &Array<u32>,
-    lookups: u32,
-    lane: u32,
-    cells: &SharedMemory<u32>,
     #[comptime] len: u32,
     #[comptime] bits: u32,
-) -> f32 {
-    // Lanes past the last lookup make the last one's index too: every lane shuffles.
-    let l = select(lane < lookups, lane, lookups - 1u32);
-    let i = pooled_index(held, cells, lut, l, stage, len, bits, true);
-    f32::cast_from(frozen[i])
+) -> usize {
+    let mut idx = row[0] + stage;
+    #[unroll]
+    for j in 0..len {
+        idx += plane_shuffle(held, row[(j + 1) as usize]) << (j * bits);
+    }
+    idx as usize
 }
 
 /// [`plane_weight`]'s weight as V adds it: 0 past the last lookup.
@@ -532,6 +549,7 @@ fn learn_planes<G: DeviceStochasticGame, F: Float>(
     pending: &Array<Atomic<f32>>,
     hits: &Array<Atomic<u32>>,
     lut: &Array<u32>,
+    row: &Array<u32>,
     paths: &Array<u32>,
     first: u32,
     count: u32,
@@ -540,7 +558,6 @@ fn learn_planes<G: DeviceStochasticGame, F: Float>(
     lookups: u32,
     lane: u32,
     spread: u32,
-    cells: &SharedMemory<u32>,
     top: u32,
     #[comptime] len: u32,
     #[comptime] bits: u32,
@@ -549,24 +566,22 @@ fn learn_planes<G: DeviceStochasticGame, F: Float>(
     if count > 0u32 {
         let stride = (words + 1) as u32;
         let mut target = target0;
-        let mut i = count - 1u32;
-        let mut at = ((first + i) * stride) as usize;
-        let mut after = G::load(paths, at);
-        let mut stage = stage_base::<G>(&after, lut, lookups, len);
-        let mut held = held_cell::<G>(&after, lane, top);
-        let mut w = plane_weight::<F>(held, stage, frozen, lut, lookups, lane, cells, len, bits);
+        let mut e = count - 1u32;
+        let mut at = ((first + e) * stride) as usize;
+        let entry = G::load(paths, at);
+        let stage = stage_base::<G>(&entry, lut, lookups, len);
+        let mut i = plane_index(held_cell::<G>(&entry, lane, top), row, stage, len, bits);
+        let mut w = f32::cast_from(frozen[i]);
         let mut left = true;
         while left {
             let reward = f32::cast_from(paths[at + words]);
             // The entry before (or this one again at the path's start), asked for now.
-            let j = select(i > 0u32, i - 1u32, 0u32);
-            let next_at = ((first + j) * stride) as usize;
+            let before = select(e > 0u32, e - 1u32, 0u32);
+            let next_at = ((first + before) * stride) as usize;
             let next = G::load(paths, next_at);
             let next_stage = stage_base::<G>(&next, lut, lookups, len);
-            let next_held = held_cell::<G>(&next, lane, top);
-            let next_w = plane_weight::<F>(
-                next_held, next_stage, frozen, lut, lookups, lane, cells, len, bits,
-            );
+            let next_i = plane_index(held_cell::<G>(&next, lane, top), row, next_stage, len, bits);
+            let next_w = f32::cast_from(frozen[next_i]);
             let v = plane_total(plane_round(
                 0.0,
                 plane_weight_used(w, lane, lookups),
@@ -574,17 +589,17 @@ fn learn_planes<G: DeviceStochasticGame, F: Float>(
                 lookups,
             ));
             let delta = step * (target - v);
-            lane_accumulate::<G>(
-                &after, held, stage, pending, hits, lut, delta, lookups, lane, spread, cells, len,
-                bits, true, true,
-            );
+            // `lane_accumulate`'s changes, at the index the read used.
+            if lane < lookups {
+                let to = i + spread as usize;
+                pending[to].fetch_add(delta);
+                hits[to].fetch_add(1u32);
+            }
             target = averaged_target(reward, v, delta, lookups);
-            left = i > 0u32;
-            i = j;
+            left = e > 0u32;
+            e = before;
             at = next_at;
-            G::assign(&mut after, &next);
-            stage = next_stage;
-            held = next_held;
+            i = next_i;
             w = next_w;
         }
     }
@@ -810,7 +825,7 @@ fn consider_spread<G: DeviceStochasticGame, F: Float>(
 }
 
 /// [`consider_spread`] for a V of one round of lookups whose weight `w` this lane already
-/// read ([`plane_weight`]'s, for afterstate `a`): the sum [`held_value`] makes of it.
+/// read (at [`plane_index`], for afterstate `a`): the sum [`held_value`] makes of it.
 #[cube]
 fn consider_read(
     a: u32,
@@ -856,6 +871,7 @@ fn spread_moves<G: DeviceStochasticGame, F: Float>(
     frozen: &Array<F>,
     live: &Array<Atomic<f32>>,
     lut: &Array<u32>,
+    row: &Array<u32>,
     lookups: u32,
     lane: u32,
     top: u32,
@@ -896,50 +912,14 @@ fn spread_moves<G: DeviceStochasticGame, F: Float>(
     };
     if comptime!(one_round && averaged) {
         // Lanes past the last lookup read the last one's weight too (dropped in the sum).
-        let w0 = plane_weight::<F>(
-            h0,
-            plane_shuffle(stage, 0u32),
-            frozen,
-            lut,
-            lookups,
-            lane,
-            cells,
-            len,
-            bits,
-        );
-        let w1 = plane_weight::<F>(
-            h1,
-            plane_shuffle(stage, 1u32),
-            frozen,
-            lut,
-            lookups,
-            lane,
-            cells,
-            len,
-            bits,
-        );
-        let w2 = plane_weight::<F>(
-            h2,
-            plane_shuffle(stage, 2u32),
-            frozen,
-            lut,
-            lookups,
-            lane,
-            cells,
-            len,
-            bits,
-        );
-        let w3 = plane_weight::<F>(
-            h3,
-            plane_shuffle(stage, 3u32),
-            frozen,
-            lut,
-            lookups,
-            lane,
-            cells,
-            len,
-            bits,
-        );
+        let w0 =
+            f32::cast_from(frozen[plane_index(h0, row, plane_shuffle(stage, 0u32), len, bits)]);
+        let w1 =
+            f32::cast_from(frozen[plane_index(h1, row, plane_shuffle(stage, 1u32), len, bits)]);
+        let w2 =
+            f32::cast_from(frozen[plane_index(h2, row, plane_shuffle(stage, 2u32), len, bits)]);
+        let w3 =
+            f32::cast_from(frozen[plane_index(h3, row, plane_shuffle(stage, 3u32), len, bits)]);
         consider_read(0u32, w0, legal, acted.reward, &mut best, lane, lookups);
         consider_read(1u32, w1, legal, acted.reward, &mut best, lane, lookups);
         consider_read(2u32, w2, legal, acted.reward, &mut best, lane, lookups);
@@ -1272,6 +1252,8 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
         let here = 2 * u as usize * words;
         let mark_at = here + words;
         let mut state = G::load(states, here);
+        // Read only by the one-round plane paths (unused loads fold away elsewhere).
+        let row = lane_row(lut, lane, lookups, len);
         let mut budget = max_moves;
         if game == NONE {
             take_game::<G>(
@@ -1305,8 +1287,8 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
             } else if comptime!(planes && pooled && actions == 4) {
                 let mut own = state;
                 let best = spread_moves::<G, F>(
-                    &mut own, frozen, weights, lut, lookups, lane, top, &mut pool, &mut cells, len,
-                    bits, averaged, one_round,
+                    &mut own, frozen, weights, lut, &row, lookups, lane, top, &mut pool,
+                    &mut cells, len, bits, averaged, one_round,
                 );
                 if best.found {
                     found = true;
@@ -1364,6 +1346,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                         pending,
                         hits,
                         lut,
+                        &row,
                         paths,
                         u * cap,
                         plen,
@@ -1372,7 +1355,6 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
                         lookups,
                         lane,
                         spread,
-                        &cells,
                         top,
                         len,
                         bits,
