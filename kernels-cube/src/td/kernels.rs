@@ -1099,6 +1099,7 @@ fn grouped_moves<G: DeviceStochasticGame, F: Float>(
     #[comptime] len: u32,
     #[comptime] bits: u32,
     #[comptime] averaged: bool,
+    #[comptime] rounds: u32,
 ) -> Best {
     let j = lane % GROUP;
     let base = lane - j;
@@ -1113,20 +1114,16 @@ fn grouped_moves<G: DeviceStochasticGame, F: Float>(
     }
     // An illegal action's weights are read too (its sum is never used): a read only where
     // the weights count would wait for them where they are asked.
-    let mut w = grouped_weight::<F>(
-        held, base, j, 0u32, stage, frozen, live, lut, lookups, len, bits, averaged,
-    );
-    let mut sum = 0.0f32;
-    let mut first = 0u32;
-    while first < lookups {
-        let l = first + j;
-        // The next round's weight is asked for before this round's is added, so that the
-        // rounds' loads wait together rather than one after another.
-        let ahead = grouped_weight::<F>(
+    // Every round's weight is asked for before any is added (`rounds` is known when the kernel
+    // is compiled), so that the loads wait together rather than one after another.
+    let mut w = Array::<f32>::new(comptime!(rounds as usize));
+    #[unroll]
+    for r in 0..rounds {
+        w[r as usize] = grouped_weight::<F>(
             held,
             base,
             j,
-            first + GROUP,
+            r * GROUP,
             stage,
             frozen,
             live,
@@ -1136,17 +1133,20 @@ fn grouped_moves<G: DeviceStochasticGame, F: Float>(
             bits,
             averaged,
         );
-        let paired = plane_shuffle(w, lane ^ (GROUP / 2u32));
+    }
+    let mut sum = 0.0f32;
+    #[unroll]
+    for r in 0..rounds {
+        let l = r * GROUP + j;
+        let paired = plane_shuffle(w[r as usize], lane ^ (GROUP / 2u32));
         if j < 4u32 {
             if l < lookups {
-                sum += w;
+                sum += w[r as usize];
             }
             if l + 4u32 < lookups {
                 sum += paired;
             }
         }
-        w = ahead;
-        first += GROUP;
     }
     let pair = sum + plane_shuffle_xor(sum, 1u32);
     let value = f32::cast_from(acted.reward) + (pair + plane_shuffle_xor(pair, 2u32));
@@ -1216,7 +1216,7 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
     #[comptime] coherent: bool,
     #[comptime] pooled: bool,
     #[comptime] replaying: bool,
-    #[comptime] grouped: bool,
+    #[comptime] group_rounds: u32,
     #[comptime] one_round: bool,
     #[comptime] forward: bool,
 ) {
@@ -1272,10 +1272,20 @@ pub fn td_play_kernel<G: DeviceStochasticGame, F: Float>(
             let mut best_v = 0.0f32;
             let mut best_after = state;
             let mut best_reward = 0u32;
-            if comptime!(grouped) {
+            if comptime!(group_rounds > 0) {
                 let mut own = state;
                 let best = grouped_moves::<G, F>(
-                    &mut own, frozen, weights, lut, lookups, lane, top, len, bits, averaged,
+                    &mut own,
+                    frozen,
+                    weights,
+                    lut,
+                    lookups,
+                    lane,
+                    top,
+                    len,
+                    bits,
+                    averaged,
+                    group_rounds,
                 );
                 if best.found {
                     found = true;
@@ -1503,6 +1513,16 @@ impl LutNet {
             && self.bits <= 8
             && self.lookups.div_ceil(GROUP) < 4 * self.lookups.div_ceil(LANES)
     }
+
+    /// The rounds of [`GROUP`] lookups a grouped move reads ([`grouped_moves`]), 0 where the
+    /// moves do not go by groups ([`LutNet::grouped`]): the play kernel is compiled for it.
+    fn group_rounds(&self, lanes: LaneExchange, actions: usize) -> u32 {
+        if self.grouped(lanes, actions) {
+            self.lookups.div_ceil(GROUP)
+        } else {
+            0
+        }
+    }
 }
 
 /// The buffers of [`td_play_kernel`](fn@td_play_kernel), in its order.
@@ -1631,7 +1651,7 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame, F: Float + Cu
             args.coherent,
             net.top < LANES,
             args.restarts > 0,
-            net.grouped(args.lanes, G::ACTIONS.len()),
+            net.group_rounds(args.lanes, G::ACTIONS.len()),
             net.lookups <= LANES,
             args.forward,
         );
