@@ -389,12 +389,18 @@ fn lane_accumulate<G: DeviceStochasticGame>(
             pooled,
         );
         if l < lookups {
-            let at = i + spread as usize;
-            pending[at].fetch_add(delta);
-            hits[at].fetch_add(1u32);
+            ask_change(pending, hits, i + spread as usize, delta);
         }
         first += LANES;
     }
+}
+
+/// One averaged change: `delta` added to the pending change of weight slot `at` (a weight's
+/// index plus its copy's offset), and the hit counted.
+#[cube]
+fn ask_change(pending: &Array<Atomic<f32>>, hits: &Array<Atomic<u32>>, at: usize, delta: f32) {
+    pending[at].fetch_add(delta);
+    hits[at].fetch_add(1u32);
 }
 
 /// The backward TD(0) pass over `count` path entries starting at entry `first`, the last
@@ -530,7 +536,7 @@ fn plane_index(
     idx as usize
 }
 
-/// [`plane_weight`]'s weight as V adds it: 0 past the last lookup.
+/// A weight read at [`plane_index`] as V adds it: 0 past the last lookup.
 #[cube]
 fn plane_weight_used(w: f32, lane: u32, lookups: u32) -> f32 {
     select(lane < lookups, w, 0.0f32)
@@ -589,11 +595,9 @@ fn learn_planes<G: DeviceStochasticGame, F: Float>(
                 lookups,
             ));
             let delta = step * (target - v);
-            // `lane_accumulate`'s changes, at the index the read used.
+            // `lane_accumulate`'s change, at the index the read used.
             if lane < lookups {
-                let to = i + spread as usize;
-                pending[to].fetch_add(delta);
-                hits[to].fetch_add(1u32);
+                ask_change(pending, hits, i + spread as usize, delta);
             }
             target = averaged_target(reward, v, delta, lookups);
             left = e > 0u32;
@@ -1112,10 +1116,10 @@ fn grouped_moves<G: DeviceStochasticGame, F: Float>(
         let c = 4u32 * j + k;
         held |= G::cell(own, select(c < top, c, top)) << (8u32 * k);
     }
-    // An illegal action's weights are read too (its sum is never used): a read only where
-    // the weights count would wait for them where they are asked.
     // Every round's weight is asked for before any is added (`rounds` is known when the kernel
-    // is compiled), so that the loads wait together rather than one after another.
+    // is compiled), so that the loads wait together rather than one after another. An illegal
+    // action's weights are read too (its sum is never used): a read only where the weights
+    // count would wait for them where they are asked.
     let mut w = Array::<f32>::new(comptime!(rounds as usize));
     #[unroll]
     for r in 0..rounds {
