@@ -4,10 +4,14 @@
 //! shared memory, [`LaneExchange`], in the CPU's summation order), the n-tuple weights in
 //! device memory as f32 updated with atomic adds, never copied back while training. (One unit
 //! a game, as the seed had it, left a GPU mostly idle: a warp ran as long as its longest
-//! game's learning pass, with one live lane; see docs/BENCHMARKS.md.) [`kernels`] holds the kernels and their thin launchers, [`runtime`] the trainer
-//! that keeps the device's games and weights between launches ([`DeviceTd`]), [`storage`] the
-//! f16 copy of the weights, and `meeting` what a trainer hands in and takes back when it
-//! meets trainers on other GPUs ([`DeviceTd::changes_since`], [`DeviceTd::take_mean`]).
+//! game's learning pass, with one live lane; see docs/BENCHMARKS.md.)
+//!
+//! One concern a file: [`kernels`] holds the kernels and their thin launchers; `lanes` how a
+//! game's lanes share its cells and pool the weights they read; `moves` how they choose a
+//! move (spread or grouped); `learn` the learning pass; [`runtime`] the trainer that keeps the
+//! device's games and weights between launches ([`DeviceTd`]); [`storage`] the f16 copy of the
+//! weights; and `meeting` what a trainer hands in and takes back when it meets trainers on
+//! other GPUs ([`DeviceTd::changes_since`], [`DeviceTd::take_mean`]).
 //!
 //! The rules are the CPU trainer's (`cubesearch_learn::td`): greedy on `reward + V(afterstate)`
 //! (ties to the first action in canonical order), the game's `(afterstate, reward)` path
@@ -65,10 +69,14 @@
 //! would make, so the results are unchanged bit for bit.
 
 pub mod kernels;
+mod lanes;
+mod learn;
 mod meeting;
+mod moves;
 pub mod runtime;
 pub mod storage;
 
-pub use kernels::{LaneExchange, LANES, NONE, UNIT_WORDS};
+pub use kernels::{NONE, UNIT_WORDS};
+pub use lanes::{LaneExchange, LANES};
 pub use runtime::{DeviceTd, TdGame, TdNet, TdShape, AVERAGED_FROM_UNITS, STEPS_PER_LAUNCH};
 pub use storage::WeightStorage;

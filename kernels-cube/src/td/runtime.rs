@@ -3,9 +3,10 @@
 //! (layout in the parent module).
 
 use super::kernels::{
-    launch_apply, launch_play, launch_start, launch_steps, LaneExchange, LutNet, PlayArgs,
-    PlayBuffers, LANES, RESULT_WORDS, UNIT_WORDS,
+    launch_apply, launch_play, launch_start, launch_steps, LutNet, PlayArgs, PlayBuffers,
+    RESULT_WORDS, UNIT_WORDS,
 };
+use super::lanes::{LaneExchange, LANES};
 use super::storage::{upload_f16, WeightStorage};
 use crate::launch::{check_buffer, planes_fit, read, read_range, upload};
 use crate::ntuple::{check_lookups, lut_words, Stages};
