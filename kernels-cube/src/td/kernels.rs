@@ -505,25 +505,22 @@ pub(crate) struct LutNet {
 }
 
 impl LutNet {
-    /// Whether the lanes of a game choose its moves by groups ([`grouped_moves`]): with planes,
-    /// four actions and the cells held by the lanes (below [`LANES`], at most 8 bits), where
-    /// groups read every candidate in fewer rounds of weight loads than whole planes do one V
-    /// after another ([`spread_moves`]). 2584's seed network (24 lookups: 3 rounds against 4)
-    /// gained 1.09 × on an H200, 2048's `4x6patt` (32: 4 against 4) ran at 0.95 ×
-    /// (docs/BENCHMARKS.md). Decided here, so that no other kernel variant is compiled for it.
-    fn grouped(&self, lanes: LaneExchange, actions: usize) -> bool {
-        lanes == LaneExchange::Plane
+    /// The rounds of [`GROUP`] lookups a grouped move reads ([`grouped_moves`]), or 0 where the
+    /// lanes of a game do not choose its moves by groups; the play kernel is compiled for it.
+    /// Groups go with planes, four actions and the cells held by the lanes (below [`LANES`], at
+    /// most 8 bits), where they read every candidate in fewer rounds of weight loads than whole
+    /// planes do one V after another ([`spread_moves`]). 2584's seed network (24 lookups: 3
+    /// rounds against 4) gained 1.09 × on an H200, 2048's `4x6patt` (32: 4 against 4) ran at
+    /// 0.95 × (docs/BENCHMARKS.md).
+    fn group_rounds(&self, lanes: LaneExchange, actions: usize) -> u32 {
+        let rounds = self.lookups.div_ceil(GROUP);
+        let grouped = lanes == LaneExchange::Plane
             && actions == 4
             && self.top < LANES
             && self.bits <= 8
-            && self.lookups.div_ceil(GROUP) < 4 * self.lookups.div_ceil(LANES)
-    }
-
-    /// The rounds of [`GROUP`] lookups a grouped move reads ([`grouped_moves`]), 0 where the
-    /// moves do not go by groups ([`LutNet::grouped`]): the play kernel is compiled for it.
-    fn group_rounds(&self, lanes: LaneExchange, actions: usize) -> u32 {
-        if self.grouped(lanes, actions) {
-            self.lookups.div_ceil(GROUP)
+            && rounds < 4 * self.lookups.div_ceil(LANES);
+        if grouped {
+            rounds
         } else {
             0
         }

@@ -327,9 +327,10 @@ pub(super) fn grouped_weight<F: Float>(
 /// group lookups `j, j + GROUP, …`, so every lane reads a weight in every round, where
 /// [`spread_moves`]' one V at a time over the whole plane leaves lanes idle when the lookups
 /// are not a multiple of [`LANES`] (it pools each V over the plane, but skips an illegal
-/// action's V, and makes fewer cells a lane: [`LutNet::grouped`](super::kernels::LutNet::grouped)
-/// picks). Lane `j < 4` of a group keeps V's partial sum `j`: lookups `j, j + 4, …` in order, its own
-/// weight and then lane `j + 4`'s each round; two butterfly steps then give
+/// action's V, and makes fewer cells a lane:
+/// [`LutNet::group_rounds`](super::kernels::LutNet::group_rounds) picks). Lane `j < 4` of a
+/// group keeps V's partial sum `j`: lookups `j, j + 4, …` in order, its own weight and then lane
+/// `j + 4`'s each round; two butterfly steps then give
 /// `(s₀ + s₁) + (s₂ + s₃)`, the sequential loop's bits (an add of the same two values in either
 /// order rounds alike). Every lane then takes the four candidates from the groups' first lanes
 /// and keeps the first best.
