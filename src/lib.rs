@@ -19,7 +19,7 @@
 
 pub use cubesearch_core::{
     backend, rng, Backend, Error, Game, Outcome, Perft, Playouts, ResolvedBackend, Result,
-    StochasticGame, SubtreeSearch, TdUpdate, WinDrawCounts,
+    StochasticGame, Stop, SubtreeSearch, TdUpdate, WinDrawCounts,
 };
 pub use cubesearch_core::{AfterstateValue, ExpectimaxEval, RootValue};
 pub use cubesearch_kernels::{DeviceGame, DeviceStochasticGame, GpuGame, GpuStochasticGame};
@@ -133,7 +133,7 @@ pub use cubesearch_search::perft;
 /// let mut first = first.build(Backend::Auto, 1)?;
 /// let mut second = "random".parse::<PlayerSpec<Nim>>()?.build(Backend::Auto, 2)?;
 /// let start = Nim.parse_position("1,3,5,7")?;
-/// let record = play_game(&Nim, start, [first.as_mut(), second.as_mut()], |_, _, _| {})?;
+/// let record = play_game(&Nim, start, [first.as_mut(), second.as_mut()], |_, _, _| Ok(()))?;
 /// assert!(record.result == 1 || record.result == -1); // Nim has no draws
 /// assert!("mcts:time=fast".parse::<PlayerSpec<Nim>>().is_err());
 /// # Ok::<(), cubesearch::Error>(())

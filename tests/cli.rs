@@ -817,3 +817,344 @@ fn a_match_appends_its_results_and_resumes_from_them() {
     assert_bad_input(&cubesearch(&args("6", "random")), "holds another match");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Outputs that are not regular files: a FIFO, a device node, a folder, a `--plot` in a
+/// missing folder or of a format that is not drawn. Each is refused before any work: nothing
+/// is trained or written, and the FIFO and the device are left as they were.
+#[cfg(unix)]
+#[test]
+fn outputs_that_are_not_regular_files_are_refused_and_left_alone() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (fifo, fifo_png) = (at("fifo"), at("fifo.png"));
+    for path in [&fifo, &fifo_png] {
+        let made = std::process::Command::new("mkfifo").arg(path).status();
+        assert!(made.unwrap().success());
+    }
+    // A device node of our own where we may make one (as root), else the system's.
+    let device = match std::process::Command::new("mknod")
+        .args([&at("null"), "c", "1", "3"])
+        .output()
+    {
+        Ok(made) if made.status.success() => at("null"),
+        _ => "/dev/null".to_string(),
+    };
+    let weights = at("w.safetensors");
+    let train = |extra: &[&str]| {
+        let mut args = vec!["train", "2048", "--games", "20", "--backend", "cpu"];
+        args.extend_from_slice(extra);
+        cubesearch(&args)
+    };
+    let missing_folder = at("no/such/folder/c.png");
+    for (out, says) in [
+        (train(&["--out", &fifo]), "is a FIFO"),
+        (train(&["--out", &device]), "is a device"),
+        (
+            train(&["--out", &weights, "--curve", &device]),
+            "is a device",
+        ),
+        (
+            train(&["--out", &weights, "--plot", &fifo_png]),
+            "is a FIFO",
+        ),
+        (
+            train(&["--out", &weights, "--plot", &at("c.jpg")]),
+            "PNG or SVG",
+        ),
+        (
+            train(&["--out", &weights, "--plot", &missing_folder]),
+            "no/such/folder",
+        ),
+        (
+            train(&["--out", dir.path().to_str().unwrap()]),
+            "is a folder",
+        ),
+    ] {
+        assert_bad_input(&out, says);
+    }
+    assert_bad_input(
+        &cubesearch(&[
+            "match",
+            "nim",
+            "--p1",
+            "random",
+            "--p2",
+            "random",
+            "--games",
+            "2",
+            "--results",
+            &fifo,
+        ]),
+        "is a FIFO",
+    );
+    assert_bad_input(
+        &cubesearch(&[
+            "play", "checkers", "--p1", "random", "--p2", "random", "--pdn", &device,
+        ]),
+        "is a device",
+    );
+    assert!(
+        !std::path::Path::new(&weights).exists(),
+        "trained before refusing"
+    );
+    let kind = |path: &str| std::fs::metadata(path).unwrap().file_type();
+    assert!(kind(&fifo).is_fifo() && kind(&fifo_png).is_fifo());
+    assert!(kind(&device).is_char_device());
+}
+
+/// `--plot` draws the format its name asks for, and a second run's start leaves the temporary
+/// file of a live run writing the same `--out` alone, while an ended run's goes.
+#[test]
+fn the_plot_takes_its_format_from_its_name_and_live_runs_keep_their_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let mut ended = std::process::Command::new("true").spawn().unwrap();
+    ended.wait().unwrap();
+    let live = format!(".w.safetensors.tmp{}-0", std::process::id());
+    let dead = format!(".w.safetensors.tmp{}-0", ended.id());
+    for name in [&live, &dead] {
+        std::fs::write(at(name), b"half").unwrap();
+    }
+    let (weights, svg, png) = (at("w.safetensors"), at("c.svg"), at("c.png"));
+    json_of(&cubesearch(&[
+        "train",
+        "2048",
+        "--games",
+        "20",
+        "--backend",
+        "cpu",
+        "--out",
+        &weights,
+        "--plot",
+        &svg,
+        "--json",
+    ]));
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    assert!(
+        std::path::Path::new(&at(&live)).exists(),
+        "a live run's file was removed"
+    );
+    assert!(
+        !std::path::Path::new(&at(&dead)).exists(),
+        "an ended run's file was kept"
+    );
+    json_of(&cubesearch(&[
+        "train",
+        "2048",
+        "--games",
+        "20",
+        "--backend",
+        "cpu",
+        "--out",
+        &weights,
+        "--plot",
+        &png,
+        "--json",
+    ]));
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+}
+
+/// Whether process `pid` handles `signal` (its `SigCgt` mask in /proc): its handlers are in.
+#[cfg(target_os = "linux")]
+fn handles(pid: u32, signal: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask >> (signal - 1) & 1 == 1)
+}
+
+/// Starts `cubesearch args`, waits until it handles `signal` and `ready` holds, sends it the
+/// signal and returns what it did.
+#[cfg(target_os = "linux")]
+fn interrupted(args: &[&str], signal: u32, ready: impl Fn() -> bool) -> std::process::Output {
+    use std::process::Stdio;
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !(handles(child.id(), signal) && ready()) {
+        assert!(started.elapsed().as_secs() < 120, "never got ready");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let sent = std::process::Command::new("kill")
+        .args([format!("-{signal}"), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    child.wait_with_output().unwrap()
+}
+
+/// SIGTERM in the middle of training, with no checkpoints asked for: the weights are saved,
+/// whole, and the run exits 143 with one line that says where.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_mid_training_saves_the_weights_and_exits_128_plus_its_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let weights = dir.path().join("w.safetensors");
+    let w = weights.to_str().unwrap();
+    let args = [
+        "train",
+        "2048",
+        "--games",
+        "1000000000",
+        "--backend",
+        "cpu",
+        "--out",
+        w,
+    ];
+    let out = interrupted(&args, 15, || true);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("interrupted by SIGTERM") && stderr.contains(w),
+        "{stderr}"
+    );
+    let (_, meta) = cubesearch::NTupleNetwork::load::<cubesearch::games::Game2048>(&weights, None)
+        .expect("a whole weights file");
+    assert!(
+        stderr.contains(&format!("({} in all)", meta.games)),
+        "{stderr} vs {} games",
+        meta.games
+    );
+    // It goes on from them.
+    let resumed = json_of(&cubesearch(&[
+        "train",
+        "2048",
+        "--games",
+        "5",
+        "--backend",
+        "cpu",
+        "--out",
+        w,
+        "--resume",
+        w,
+        "--json",
+    ]));
+    assert_eq!(resumed["total_games"], meta.games + 5);
+}
+
+/// SIGINT during a match: the game in play is dropped, every game before it stays in the
+/// results file, whole, the match exits 130, and the same command finishes it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_mid_match_keeps_the_results_file_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("r.jsonl");
+    let r = results.to_str().unwrap();
+    let args = |games: &str| {
+        [
+            "match",
+            "checkers",
+            "--p1",
+            "random",
+            "--p2",
+            "mcts:playouts=64",
+            "--games",
+            games,
+            "--results",
+            r,
+            "--backend",
+            "cpu",
+            "--json",
+        ]
+        .map(str::to_string)
+    };
+    let lines = || std::fs::read_to_string(&results).map_or(0, |t| t.lines().count());
+    let out = interrupted(&args("100000").each_ref().map(String::as_str), 2, || {
+        lines() >= 3
+    });
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted by SIGINT"), "{stderr}");
+    let text = std::fs::read_to_string(&results).unwrap();
+    assert!(text.ends_with('\n'));
+    let kept = text.lines().count() - 1;
+    assert!(
+        stderr.contains(&format!("the {kept} games played are in")),
+        "{stderr}"
+    );
+    for (i, line) in text.lines().skip(1).enumerate() {
+        let game: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(game["index"], i);
+    }
+    let more = args(&(kept + 2).to_string());
+    let done = json_of(&cubesearch(&more.each_ref().map(String::as_str)));
+    assert_eq!(done["games"], kept as u64 + 2);
+    assert_eq!(lines(), kept + 3);
+}
+
+/// A start refused for a typo writes no results file, and a file holding only the header of
+/// a match that never started (left by older builds, or a player that failed to start) is
+/// taken over by the corrected command.
+#[test]
+fn a_refused_start_leaves_no_results_and_a_bare_header_is_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("r.jsonl");
+    let r = results.to_str().unwrap();
+    let run = |p2: &str| {
+        cubesearch(&[
+            "match",
+            "nim",
+            "--p1",
+            "random",
+            "--p2",
+            p2,
+            "--games",
+            "2",
+            "--results",
+            r,
+            "--backend",
+            "cpu",
+            "--json",
+        ])
+    };
+    for p2 in [
+        "mcts:playout=10",
+        "checkerboard:lib=/no/such/engine.so",
+        "ugi:cmd=/no/such/engine",
+    ] {
+        assert_eq!(run(p2).status.code(), Some(2), "{p2}");
+        assert!(!results.exists(), "{p2} left a results file");
+    }
+    // The header the typo would have written: this match's, with the typo as p2.
+    let other = dir.path().join("other.jsonl");
+    let o = other.to_str().unwrap();
+    json_of(&cubesearch(&[
+        "match",
+        "nim",
+        "--p1",
+        "random",
+        "--p2",
+        "mcts:playouts=10",
+        "--games",
+        "1",
+        "--results",
+        o,
+        "--backend",
+        "cpu",
+        "--json",
+    ]));
+    let text = std::fs::read_to_string(&other).unwrap();
+    let header = text
+        .lines()
+        .next()
+        .unwrap()
+        .replace("playouts=10", "playout=10");
+    std::fs::write(&results, format!("{header}\n")).unwrap();
+    assert_eq!(json_of(&run("mcts:playouts=10"))["games"], 2);
+    let text = std::fs::read_to_string(&results).unwrap();
+    assert!(
+        text.lines().next().unwrap().contains("mcts:playouts=10"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 3);
+    // A file that holds games of another match is still refused.
+    assert_bad_input(&run("random"), "holds another match");
+}

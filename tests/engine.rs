@@ -223,6 +223,68 @@ fn a_match_is_played_against_a_checkerboard_library() {
     }
 }
 
+/// `tests/data/checkerboard/relay.c` built into `dir`: an engine that asks cubesearch's own
+/// CheckerBoard library for each move and reports it in one channel only (`CB_RELAY_MODE`).
+fn relay_library(dir: &std::path::Path) -> std::path::PathBuf {
+    let source = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/checkerboard/relay.c"
+    );
+    let library = dir.join("librelay.so");
+    let built = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(&library)
+        .arg(source)
+        .arg("-ldl")
+        .output()
+        .expect("a C compiler (cc) builds the test engine");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    library
+}
+
+/// A checkers match of `games` games, random against the relay engine in `mode`.
+fn match_against_relay(relay: &std::path::Path, mode: &str, games: &str) -> std::process::Output {
+    let spec = format!("checkerboard:time=20ms,lib={}", relay.display());
+    std::process::Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+        .args(["match", "checkers", "--p1", "random", "--p2", &spec])
+        .args(["--games", games, "--json", "--backend", "cpu"])
+        .env("CB_RELAY_ENGINE", cubesearch_checkerboard::built_library())
+        .env("CB_RELAY_MODE", mode)
+        .env("CUBESEARCH_PLAYER", "mcts:playouts=100,exec=cpu")
+        .env("CUBESEARCH_BACKEND", "cpu")
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn engines_that_report_their_move_in_cbmove_or_in_the_board_alone_are_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = relay_library(dir.path());
+    // Whole games: steps, captures and crownings, each reported in one channel only.
+    for mode in ["cbmove", "board"] {
+        let json = common::json_of(&match_against_relay(&relay, mode, "4"));
+        assert_eq!(json["games"], 4, "{mode}: {json}");
+        assert!(
+            json["p2"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("relay {mode}")),
+            "{json}"
+        );
+    }
+    // A board and a CBmove naming different moves, or neither naming one, are refused.
+    for (mode, says) in [
+        ("disagree", "its board and its CBmove disagree"),
+        ("neither", "reported no move"),
+    ] {
+        common::assert_bad_input(&match_against_relay(&relay, mode, "2"), says);
+    }
+}
+
 #[test]
 fn a_match_is_played_against_an_nboard_engine() {
     let engine = format!(

@@ -370,6 +370,7 @@ fn replayed_run<R: TileRule>(order: TdOrder, restart: Restart) -> (Vec<Episode>,
         sharing: Sharing::Copies,
         order,
         restart,
+        stop: Default::default(),
     };
     let mut episodes = Vec::new();
     let step = 0.1 / net.lookups() as f32;

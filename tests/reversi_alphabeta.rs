@@ -40,13 +40,13 @@ fn depth_3_beats_random_in_at_least_95_of_100_games() {
         // Colours alternate: alpha-beta moves first in even games.
         let won = if game % 2 == 0 {
             let players: [&mut dyn Player<Reversi>; 2] = [&mut *ab, &mut random];
-            play_game(&Reversi, Reversi.initial(), players, |_, _, _| {})
+            play_game(&Reversi, Reversi.initial(), players, |_, _, _| Ok(()))
                 .unwrap()
                 .result
                 == 1
         } else {
             let players: [&mut dyn Player<Reversi>; 2] = [&mut random, &mut *ab];
-            play_game(&Reversi, Reversi.initial(), players, |_, _, _| {})
+            play_game(&Reversi, Reversi.initial(), players, |_, _, _| Ok(()))
                 .unwrap()
                 .result
                 == -1

@@ -53,6 +53,7 @@ fn one_unit_run<T: GpuTiles>(
         sharing: Sharing::Copies,
         order: TdOrder::Backward,
         restart: Restart::default(),
+        stop: Default::default(),
     });
     let (gpu, gpu_net) = run(exec.td_engine::<Sliding<T>>(Some(1)).as_mut());
     Some((cpu, gpu, cpu_net, gpu_net))
@@ -658,6 +659,7 @@ fn replays_over_launches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
         sharing: Sharing::Copies,
         order: TdOrder::Backward,
         restart,
+        stop: Default::default(),
     };
     engine
         .play(&Game2048::new(), &cpu_net, 0, 4, 7, step, &mut |e| {
@@ -1210,11 +1212,11 @@ fn averaged_training_with_many_units_learns(
     );
 }
 
-/// A time budget stops a GPU run between launches: a batch whose deadline has passed returns
-/// after one launch with only the games that finished, an engine past its deadline starts no
-/// batch, and both carry on normally once the deadline is lifted.
+/// A time budget or a raised stop request ends a GPU run between launches: a batch whose
+/// deadline has passed returns after one launch with only the games that finished, an engine
+/// told to stop starts no batch, and both carry on normally once the request is lifted.
 #[test]
-fn a_deadline_stops_gpu_training_between_launches() {
+fn a_deadline_or_a_raised_stop_ends_gpu_training_between_launches() {
     use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
     use cubesearch::td::td_net;
     use cubesearch::Executor;
@@ -1236,23 +1238,28 @@ fn a_deadline_stops_gpu_training_between_launches() {
         forward: false,
     };
     let mut device = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape).unwrap();
-    let now = Some(std::time::Instant::now());
-    let cut = device.play_batch_until(0, 64, 3, step, now).unwrap();
+    let now = cubesearch::Stop::new().with_deadline(std::time::Instant::now());
+    let cut = device.play_batch_until(0, 64, 3, step, &now).unwrap();
     assert!(cut.len() < 64 && cut.iter().all(|g| g.moves > 0), "{cut:?}");
     let whole = device.play_batch(64, 64, 3, step).unwrap();
     assert_eq!(whole.len(), 64);
 
     let mut engine = gpu.td_engine::<Game2048>(Some(64));
-    engine.set_deadline(now);
+    // A deadline passed, and a request raised (a signal), each stop it before any game.
+    let raised = cubesearch::Stop::new();
+    raised.request(15);
     let mut finished = 0u64;
-    engine
-        .play(&Game2048::new(), &net, 0, 100_000, 3, step, &mut |_| {
-            finished += 1;
-            Ok(())
-        })
-        .unwrap();
+    for stop in [now, raised] {
+        engine.set_stop(&stop);
+        engine
+            .play(&Game2048::new(), &net, 0, 100_000, 3, step, &mut |_| {
+                finished += 1;
+                Ok(())
+            })
+            .unwrap();
+    }
     assert_eq!(finished, 0);
-    engine.set_deadline(None);
+    engine.set_stop(&cubesearch::Stop::new());
     engine
         .play(&Game2048::new(), &net, 0, 64, 3, step, &mut |_| {
             finished += 1;

@@ -200,7 +200,7 @@ fn record(p1: &str, p2: &str, games: u32, common: &Common) -> Result<(u32, u32, 
         } else {
             [two.as_mut(), one.as_mut()]
         };
-        let r = play_game(&Reversi, Reversi.initial(), order, |_, _, _| {})?.result;
+        let r = play_game(&Reversi, Reversi.initial(), order, |_, _, _| Ok(()))?.result;
         match if first { r } else { -r } {
             1 => w += 1,
             -1 => l += 1,

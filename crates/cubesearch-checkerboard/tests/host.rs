@@ -200,7 +200,7 @@ fn match_loads_the_library_as_a_player() {
             [&mut random, engine.as_mut()]
         };
         let record =
-            play_game(&game, game.initial(), players, |_, _, _| {}).expect("every move legal");
+            play_game(&game, game.initial(), players, |_, _, _| Ok(())).expect("every move legal");
         assert!(!record.moves.is_empty());
     }
 }

@@ -336,7 +336,8 @@ pub struct TrainArgs {
     #[arg(long, required_unless_present = "time", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     pub games: Option<u64>,
     /// Train for this long (`300s`, `5m`, `1500ms`). A GPU stops at the first launch past it,
-    /// dropping the games in flight (what they learned stays); CPU threads finish theirs.
+    /// dropping the games in flight (what they learned stays); CPU threads finish the game each
+    /// is playing. SIGINT or SIGTERM ends a run the same way, saves it and exits 130 or 143.
     #[arg(long)]
     pub time: Option<String>,
     /// Where to save the weights (safetensors).
@@ -399,14 +400,16 @@ pub struct TrainArgs {
     /// it splits, so `16384` then `16384,24576` grows the third stage from the second.
     #[arg(long, value_name = "THRESHOLDS", value_parser = parse_stage_list)]
     pub stages: Option<StageList>,
-    /// Save the weights every N games (0 = only at the end).
+    /// Save the weights every N games (0 = only at the end, or when SIGINT or SIGTERM stops
+    /// the run).
     #[arg(long, default_value_t = 0)]
     pub checkpoint_every: u64,
     /// Write the learning curve (games,mean_score,max_score) as CSV here.
     #[arg(long)]
     pub curve: Option<String>,
-    /// Draw the learning curve as a PNG here: mean score (blue) and best score (grey) of each
-    /// curve window against games, with numbered axes and a legend.
+    /// Draw the learning curve here, as PNG or SVG by the name's extension (.png, .svg): mean
+    /// score (blue) and best score (grey) of each curve window against games, with numbered
+    /// axes and a legend.
     #[arg(long)]
     pub plot: Option<String>,
     /// GPU backends: games played at once, one unit each (default: 65536; 64 on lavapipe);

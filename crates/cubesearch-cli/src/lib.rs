@@ -1,9 +1,11 @@
 //! The `cubesearch` command-line tool. Every subcommand takes `--backend`, `--seed` and `--json`;
-//! any error prints one line on stderr and exits with status 2.
+//! any error prints one line on stderr and exits with status 2. Work stopped by SIGINT or
+//! SIGTERM says what it kept and exits 128 + the signal's number.
 
 mod args;
 mod commands;
 mod output;
+mod signals;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -28,6 +30,10 @@ pub fn main() -> ExitCode {
     };
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(cubesearch_core::Error::Interrupted(what)) => {
+            eprintln!("{}", one_line(&what));
+            ExitCode::from(signals::exit_status(&signals::stop_on_signals()))
+        }
         Err(e) => {
             eprintln!("error: {}", one_line(&e.to_string()));
             ExitCode::from(2)

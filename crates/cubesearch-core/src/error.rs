@@ -52,6 +52,10 @@ pub enum Error {
         /// What is wrong with it.
         why: String,
     },
+    /// Work stopped on request (a signal, a stop command) after keeping what it had done; the
+    /// message says where that is.
+    #[error("{0}")]
+    Interrupted(String),
 }
 
 /// `Result` with the cubesearch [`Error`].

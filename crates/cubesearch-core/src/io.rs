@@ -1,24 +1,123 @@
 //! Files written safely.
+//!
+//! Every output goes through two steps: [`check_output`] before any work starts, and
+//! [`write_atomically`] once there is something to write. An output is a regular file or a
+//! new path; a device, a FIFO, a socket or a folder is refused, and a symbolic link is written
+//! through to the file it names (the link stays, its target is replaced atomically). A write
+//! goes to a temporary file beside its target (`.NAME.tmpPID-N`), synced, then renamed over
+//! it, so the target is never half written; the temporary files that a run killed mid-write
+//! left behind are removed once the process that made them is gone, and never before.
 
 use crate::error::{Error, Result};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Writes `bytes` to a temporary file beside `path` (`.NAME.tmpPID`), syncs it to disk, and
-/// renames it to `path`, so that `path` is never left half written. On failure the temporary
-/// file is removed and the error names `path`.
+/// Writes `bytes` to `path` (or, for a symbolic link, the file it names) through a temporary
+/// file beside it, synced to disk and renamed over it, so that the file is never left half
+/// written. The same checks as [`check_output`] come first; on failure the temporary file is
+/// removed and the error names `path`.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let (tmp, _) = temporary_beside(path)?;
+    let target = landing(path)?;
+    let tmp = temporary_beside(&target)?;
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, &target)?;
+        sync_folder(&target);
+        Ok(())
     })();
     result.map_err(|source| {
         let _ = std::fs::remove_file(&tmp);
         io_error(path, source)
     })
+}
+
+/// Checks, before any work, that `path` can be written the way [`write_atomically`] writes it:
+/// it is a regular file, a symbolic link to one, or a new name in a folder that takes new
+/// files. Also removes the temporary files that earlier runs, now ended, left beside it.
+pub fn check_output(path: &Path) -> Result<()> {
+    let target = landing(path)?;
+    let probe = temporary_beside(&target)?;
+    std::fs::File::create(&probe).map_err(|e| io_error(path, e))?;
+    let _ = std::fs::remove_file(&probe);
+    remove_stale_temporaries(&target);
+    Ok(())
+}
+
+/// The file a write of `path` replaces: `path`, or the file its symbolic links lead to.
+fn landing(path: &Path) -> Result<PathBuf> {
+    let refuse = |why: String| {
+        io_error(
+            path,
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, why),
+        )
+    };
+    let meta = match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(path.to_path_buf()),
+        Err(e) => return Err(io_error(path, e)),
+        Ok(meta) => meta,
+    };
+    let target = if meta.file_type().is_symlink() {
+        std::fs::canonicalize(path).map_err(|_| {
+            refuse("a symbolic link to nothing: give a file, or make the link's target".into())
+        })?
+    } else {
+        path.to_path_buf()
+    };
+    let kind = std::fs::metadata(&target)
+        .map_err(|e| io_error(path, e))?
+        .file_type();
+    match kind_of(&kind) {
+        None => Ok(target),
+        Some(kind) => Err(refuse(format!(
+            "is {kind}, not a regular file: give a file name to write"
+        ))),
+    }
+}
+
+/// What a file that is not a regular file is, for the error that refuses it.
+fn kind_of(kind: &std::fs::FileType) -> Option<&'static str> {
+    if kind.is_file() {
+        return None;
+    }
+    if kind.is_dir() {
+        return Some("a folder");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_char_device() || kind.is_block_device() {
+            return Some("a device");
+        }
+        if kind.is_fifo() {
+            return Some("a FIFO");
+        }
+        if kind.is_socket() {
+            return Some("a socket");
+        }
+    }
+    Some("not a plain file")
+}
+
+/// Syncs the folder holding `path`, so that a rename into it survives a crash (best effort:
+/// not every system can open a folder).
+fn sync_folder(path: &Path) {
+    #[cfg(unix)]
+    if let Ok(folder) = std::fs::File::open(folder_of(path)) {
+        let _ = folder.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
+/// The folder holding `path` (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
 }
 
 /// Today's date (UTC) as game records (PDN, GGF) write it, `YYYY.MM.DD`.
@@ -53,44 +152,60 @@ fn io_error(path: &Path, source: std::io::Error) -> Error {
     }
 }
 
-/// The temporary file a write of `path` goes through (`.NAME.tmpPID`, beside it), and the
-/// prefix every such file has (`.NAME.tmp`), whichever process wrote it.
-fn temporary_beside(path: &Path) -> Result<(std::path::PathBuf, String)> {
+/// The prefix of every temporary file a write of `path` goes through: `.NAME.tmp`.
+fn temporary_prefix(path: &Path) -> Result<String> {
     let name = path.file_name().ok_or_else(|| {
         let why = std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name");
         io_error(path, why)
     })?;
-    let prefix = format!(".{}.tmp", name.to_string_lossy());
-    let tmp = path.with_file_name(format!("{prefix}{}", std::process::id()));
-    Ok((tmp, prefix))
+    Ok(format!(".{}.tmp", name.to_string_lossy()))
 }
 
-/// Checks, before any work, that `path` can be written the way [`write_atomically`] writes it:
-/// its folder exists and takes a new file, and `path` is not a folder. Also removes the
-/// temporary files that interrupted writes of `path` by earlier runs left beside it.
-pub fn check_writable(path: &Path) -> Result<()> {
-    if path.is_dir() {
-        let why = std::io::Error::new(std::io::ErrorKind::InvalidInput, "is a folder, not a file");
-        return Err(io_error(path, why));
-    }
-    let (probe, stale) = temporary_beside(path)?;
-    std::fs::File::create(&probe).map_err(|e| io_error(path, e))?;
-    let _ = std::fs::remove_file(&probe);
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
+/// A new temporary file name beside `path`: `.NAME.tmpPID-N`, unique to this process and call.
+fn temporary_beside(path: &Path) -> Result<PathBuf> {
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let prefix = temporary_prefix(path)?;
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    Ok(path.with_file_name(format!("{prefix}{}-{call}", std::process::id())))
+}
+
+/// Removes the temporary files beside `path` whose process has ended: what a run killed
+/// mid-write left. Those of live processes (another run writing the same file) stay, and so
+/// does everything where liveness cannot be told.
+fn remove_stale_temporaries(path: &Path) {
+    let Ok(prefix) = temporary_prefix(path) else {
+        return;
     };
-    for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
-        let file = entry.file_name();
-        let file = file.to_string_lossy();
-        if file
-            .strip_prefix(&stale)
-            .is_some_and(|pid| pid.parse::<u32>().is_ok())
-        {
+    for entry in std::fs::read_dir(folder_of(path))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let name = entry.file_name();
+        let Some(owner) = name
+            .to_string_lossy()
+            .strip_prefix(&prefix)
+            .and_then(|rest| {
+                let pid = rest.split_once('-').map_or(rest, |(pid, _)| pid);
+                pid.parse::<u32>().ok()
+            })
+        else {
+            continue;
+        };
+        if process_has_ended(owner) == Some(true) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
-    Ok(())
+}
+
+/// Whether process `pid` has ended; `None` where this system cannot say.
+pub fn process_has_ended(pid: u32) -> Option<bool> {
+    if pid == std::process::id() {
+        return Some(false);
+    }
+    let proc = Path::new("/proc");
+    (cfg!(target_os = "linux") && proc.join("self").exists())
+        .then(|| !proc.join(pid.to_string()).exists())
 }
 
 /// A digest of `parts`' bytes in order, `fnv1a64:` and 16 hex digits: FNV-1a, a few lines,
@@ -105,7 +220,8 @@ pub fn digest<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{check_writable, civil_from_days, write_atomically};
+    use super::{check_output, civil_from_days, write_atomically};
+    use std::path::Path;
 
     #[test]
     fn dates_are_civil() {
@@ -114,45 +230,103 @@ mod tests {
         assert_eq!(civil_from_days(11_016), (2000, 2, 29));
     }
 
-    #[test]
-    fn outputs_are_checked_and_stale_temporary_files_go() {
-        let dir = std::env::temp_dir().join(format!("cubesearch-check-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("w.safetensors");
-        std::fs::write(dir.join(".w.safetensors.tmp12345"), b"half").unwrap();
-        std::fs::write(dir.join(".other.tmp12345"), b"keep").unwrap();
-        check_writable(&path).unwrap();
-        let mut names: Vec<_> = std::fs::read_dir(&dir)
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
-        assert_eq!(names, [".other.tmp12345"]);
-        let missing = dir.join("no/such/dir/w.safetensors");
-        let err = check_writable(&missing).unwrap_err().to_string();
+        names
+    }
+
+    #[test]
+    fn only_the_temporary_files_of_ended_processes_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.safetensors");
+        // A process that has ended, and one that lives (this test's), each with a file.
+        let mut ended = std::process::Command::new("true").spawn().unwrap();
+        ended.wait().unwrap();
+        let dead = format!(".w.safetensors.tmp{}", ended.id());
+        let live = format!(".w.safetensors.tmp{}-0", std::process::id());
+        for name in [&dead, &live, &".other.tmp12345".to_string()] {
+            std::fs::write(dir.path().join(name), b"half").unwrap();
+        }
+        check_output(&path).unwrap();
+        assert_eq!(
+            names(dir.path()),
+            [".other.tmp12345".to_string(), live.clone()]
+        );
+        assert_eq!(std::fs::read(dir.path().join(&live)).unwrap(), b"half");
+    }
+
+    #[test]
+    fn outputs_that_are_not_regular_files_are_refused_before_any_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no/such/dir/w.safetensors");
+        let err = check_output(&missing).unwrap_err().to_string();
         assert!(err.starts_with(&missing.display().to_string()), "{err}");
-        let err = check_writable(&dir).unwrap_err().to_string();
-        assert!(err.contains("folder"), "{err}");
-        std::fs::remove_dir_all(&dir).ok();
+        let err = check_output(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("is a folder"), "{err}");
+        let err = write_atomically(dir.path(), b"x").unwrap_err().to_string();
+        assert!(err.contains("is a folder"), "{err}");
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("fifo");
+            let made = std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap();
+            assert!(made.success());
+            for err in [
+                check_output(&fifo).unwrap_err(),
+                write_atomically(&fifo, b"x").unwrap_err(),
+            ] {
+                assert!(err.to_string().contains("is a FIFO"), "{err}");
+            }
+            let null = Path::new("/dev/null");
+            let err = check_output(null).unwrap_err().to_string();
+            assert!(err.contains("is a device"), "{err}");
+            let link = dir.path().join("dangling");
+            std::os::unix::fs::symlink(dir.path().join("nowhere"), &link).unwrap();
+            let err = check_output(&link).unwrap_err().to_string();
+            assert!(err.contains("symbolic link to nothing"), "{err}");
+            let socket = dir.path().join("socket");
+            let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+            let err = check_output(&socket).unwrap_err().to_string();
+            assert!(err.contains("is a socket"), "{err}");
+            assert!(names(dir.path()).iter().all(|n| !n.contains(".tmp")));
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_is_written_through_to_its_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("run7.csv");
+        let link = dir.path().join("latest.csv");
+        std::fs::write(&target, b"old").unwrap();
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        check_output(&link).unwrap();
+        write_atomically(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert_eq!(names(dir.path()), ["latest.csv", "run7.csv"]);
     }
 
     #[test]
     fn writes_the_bytes_and_leaves_no_temporary_file() {
-        let dir = std::env::temp_dir().join(format!("cubesearch-io-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("out.txt");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
         write_atomically(&path, b"first").unwrap();
         write_atomically(&path, b"second").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"second");
-        let names: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["out.txt"]);
-        let missing = dir.join("no/such/dir/out.txt");
+        assert_eq!(names(dir.path()), ["out.txt"]);
+        let missing = dir.path().join("no/such/dir/out.txt");
         let err = write_atomically(&missing, b"x").unwrap_err().to_string();
         assert!(err.starts_with(&missing.display().to_string()), "{err}");
-        assert!(write_atomically(std::path::Path::new("/"), b"x").is_err());
-        std::fs::remove_dir_all(&dir).ok();
+        assert!(write_atomically(Path::new("/"), b"x").is_err());
     }
 }

@@ -12,6 +12,7 @@ pub mod exec;
 pub mod game;
 pub mod io;
 pub mod rng;
+pub mod stop;
 
 pub use backend::{Backend, BackendInfo, ResolvedBackend};
 pub use error::{Error, Result};
@@ -20,3 +21,4 @@ pub use exec::{
     WinDrawCounts, Window,
 };
 pub use game::{reciprocal_weight, Game, Outcome, StochasticGame};
+pub use stop::Stop;

@@ -47,6 +47,7 @@ fn time<G: TupleGame>(
             Err(_) => Default::default(),
         },
         restart: Default::default(),
+        stop: Default::default(),
     };
     let mut rates = Vec::new();
     for rep in 0..reps {

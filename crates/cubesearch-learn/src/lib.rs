@@ -58,6 +58,7 @@ impl<G: TupleGame> TdUpdate<G, NTupleNetwork> for CpuTd {
             sharing: runner::Sharing::default(),
             order: TdOrder::default(),
             restart: Default::default(),
+            stop: Default::default(),
         };
         train_scores(&mut engine, game, value, games, alpha, seed)
     }

@@ -2,9 +2,9 @@
 
 use crate::game::TupleGame;
 use crate::network::NTupleNetwork;
-use crate::runner::{run_games, Policy};
+use crate::runner::{run_games, Policy, Schedule};
 use crate::td::Episode;
-use cubesearch_core::Result;
+use cubesearch_core::{Result, Stop};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -44,7 +44,13 @@ fn collect<G: TupleGame>(
 ) -> Result<PlayStats> {
     let start = Instant::now();
     let mut episodes: Vec<Episode> = Vec::with_capacity(games as usize);
-    run_games(game, policy, 0, games, seed, threads, |e| {
+    let schedule = Schedule {
+        games: 0..games,
+        seed,
+        threads,
+        stop: &Stop::new(),
+    };
+    run_games(game, policy, schedule, |e| {
         episodes.push(e);
         Ok(())
     })?;

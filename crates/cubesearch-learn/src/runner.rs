@@ -26,7 +26,7 @@ use crate::game::TupleGame;
 use crate::network::NTupleNetwork;
 use crate::td::{play_episode, random_episode, Episode, Restart, TdOrder, Trajectory};
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::Result;
+use cubesearch_core::{Result, Stop};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Barrier, OnceLock};
 
@@ -116,18 +116,35 @@ pub fn thread_count(requested: usize) -> usize {
     }
 }
 
-/// Plays games `first..first + games` on `threads` threads, handing each finished game to
-/// `on_game` on the calling thread (in the order they finish). An error from `on_game` stops
-/// the run and is returned.
+/// Which games a run plays, on how many threads, until when.
+#[derive(Clone, Debug)]
+pub struct Schedule<'a> {
+    /// Game numbers: game `g` draws from `XorShift32::for_worker(seed, g)`.
+    pub games: std::ops::Range<u64>,
+    /// The run's seed.
+    pub seed: u32,
+    /// CPU threads (0 = every core).
+    pub threads: usize,
+    /// Raised: each thread ends its game in hand and takes no other.
+    pub stop: &'a Stop,
+}
+
+/// Plays the games of `schedule`, handing each finished game to `on_game` on the calling thread
+/// (in the order they finish). An error from `on_game` stops the run and is returned; a raised
+/// stop ends it once each thread's game in hand is over.
 pub fn run_games<G: TupleGame>(
     game: &G,
     policy: Policy<'_>,
-    first: u64,
-    games: u64,
-    seed: u32,
-    threads: usize,
+    schedule: Schedule<'_>,
     mut on_game: impl FnMut(Episode) -> Result<()>,
 ) -> Result<()> {
+    let Schedule {
+        games: range,
+        seed,
+        threads,
+        stop,
+    } = schedule;
+    let (first, games) = (range.start, range.end.saturating_sub(range.start));
     let play = |g: u64, path: &mut Trajectory<G>| {
         let mut rng = XorShift32::for_worker(seed, g as u32);
         match policy {
@@ -139,27 +156,35 @@ pub fn run_games<G: TupleGame>(
     if let Policy::Greedy(net, Some(learning)) = policy {
         let sharing = learning.sharing.resolve(threads, net.memory_bytes());
         if threads > 1 && sharing == Sharing::Copies {
-            let games = first..first + games;
-            return run_on_copies(game, net, learning, games, seed, threads, on_game);
+            let schedule = Schedule {
+                games: range,
+                seed,
+                threads,
+                stop,
+            };
+            return run_on_copies(game, net, learning, schedule, on_game);
         }
     }
     if threads <= 1 {
         let mut path = Trajectory::default();
         for g in first..first + games {
+            if stop.is_raised() {
+                break;
+            }
             on_game(play(g, &mut path))?;
         }
         return Ok(());
     }
     let next = AtomicU64::new(first);
-    let stop = AtomicBool::new(false);
+    let failed = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<Episode>();
         for _ in 0..threads {
             let tx = tx.clone();
-            let (next, stop, play) = (&next, &stop, &play);
+            let (next, failed, play) = (&next, &failed, &play);
             scope.spawn(move || {
                 let mut path = Trajectory::default();
-                while !stop.load(Ordering::Relaxed) {
+                while !failed.load(Ordering::Relaxed) && !stop.is_raised() {
                     let g = next.fetch_add(1, Ordering::Relaxed);
                     if g >= first + games || tx.send(play(g, &mut path)).is_err() {
                         break;
@@ -168,7 +193,7 @@ pub fn run_games<G: TupleGame>(
             });
         }
         drop(tx);
-        hand_over(rx, &stop, &mut on_game)
+        hand_over(rx, &failed, &mut on_game)
     })
 }
 
@@ -178,40 +203,45 @@ fn run_on_copies<G: TupleGame>(
     game: &G,
     net: &NTupleNetwork,
     learning: Learning,
-    games: std::ops::Range<u64>,
-    seed: u32,
-    threads: usize,
+    schedule: Schedule<'_>,
     mut on_game: impl FnMut(Episode) -> Result<()>,
 ) -> Result<()> {
+    let Schedule {
+        games,
+        seed,
+        threads,
+        stop,
+    } = schedule;
     let copies: Vec<OnceLock<NTupleNetwork>> = (0..threads).map(|_| OnceLock::new()).collect();
     let blocks = net.weight_count().div_ceil(MERGE_BLOCK);
     let changed: Vec<ChangedBlocks> = (0..threads).map(|_| ChangedBlocks::new(blocks)).collect();
     let playing = StillPlaying::default();
-    let stop = AtomicBool::new(false);
+    let failed = AtomicBool::new(false);
     let barrier = Barrier::new(threads);
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<Episode>();
         for t in 0..threads {
             let tx = tx.clone();
-            let (copies, changed, playing, stop, barrier, games) =
-                (&copies, &changed, &playing, &stop, &barrier, &games);
+            let (copies, changed, playing, failed, barrier, games) =
+                (&copies, &changed, &playing, &failed, &barrier, &games);
+            let ended = move || failed.load(Ordering::Relaxed) || stop.is_raised();
             scope.spawn(move || {
                 let copy = copies[t].get_or_init(|| net.replica());
                 let mut path = Trajectory::default();
                 let mut g = games.start + t as u64;
                 for round in 0.. {
                     let mut moves = 0u64;
-                    while moves < ROUND_MOVES && g < games.end && !stop.load(Ordering::Relaxed) {
+                    while moves < ROUND_MOVES && g < games.end && !ended() {
                         let mut rng = XorShift32::for_worker(seed, g as u32);
                         let episode = play_episode(game, copy, &mut rng, Some(learning), &mut path);
                         changed[t].mark(path.indices());
                         moves += episode.all_moves();
                         if tx.send(episode).is_err() {
-                            stop.store(true, Ordering::Relaxed);
+                            failed.store(true, Ordering::Relaxed);
                         }
                         g += threads as u64;
                     }
-                    let more = g < games.end && !stop.load(Ordering::Relaxed);
+                    let more = g < games.end && !ended();
                     playing.report(round, t, more);
                     barrier.wait();
                     let all: Vec<&NTupleNetwork> =
@@ -231,7 +261,7 @@ fn run_on_copies<G: TupleGame>(
             });
         }
         drop(tx);
-        hand_over(rx, &stop, &mut on_game)
+        hand_over(rx, &failed, &mut on_game)
     })
 }
 
@@ -318,10 +348,10 @@ impl StillPlaying {
 }
 
 /// Hands the threads' finished games to `on_game` on this thread until they are all done; after
-/// an error from it, tells them to `stop` and returns the error once they are.
+/// an error from it, tells them it `failed` and returns the error once they are.
 fn hand_over(
     rx: mpsc::Receiver<Episode>,
-    stop: &AtomicBool,
+    failed: &AtomicBool,
     on_game: &mut impl FnMut(Episode) -> Result<()>,
 ) -> Result<()> {
     let mut result = Ok(());
@@ -329,7 +359,7 @@ fn hand_over(
         if result.is_ok() {
             result = on_game(episode);
             if result.is_err() {
-                stop.store(true, Ordering::Relaxed);
+                failed.store(true, Ordering::Relaxed);
             }
         }
     }

@@ -4,9 +4,9 @@
 
 use crate::game::TupleGame;
 use crate::network::{default_shapes, NTupleNetwork};
-use crate::runner::{run_games, thread_count, Learning, Policy, Sharing};
+use crate::runner::{run_games, thread_count, Learning, Policy, Schedule, Sharing};
 use crate::td::{Episode, Restart, TdOrder};
-use cubesearch_core::{Error, Result};
+use cubesearch_core::{Error, Result, Stop};
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -46,9 +46,13 @@ pub struct TrainConfig {
     /// Least time between two progress reports.
     pub progress_interval: Duration,
     /// Stop once this much time has passed: a training budget in time rather than games,
-    /// `games` then being an upper bound. The engine is told the deadline
-    /// ([`TdEngine::set_deadline`]); CPU threads finish the games in flight.
+    /// `games` then being an upper bound. The engine is told the deadline with the stop
+    /// request ([`TdEngine::set_stop`]).
     pub time_limit: Option<Duration>,
+    /// Ends the run early when raised (a signal, say): the games in flight are finished or
+    /// dropped as the engine does at a deadline, and the weights are saved to `out` as at
+    /// the end of any run.
+    pub stop: Stop,
     /// Start a new network with every state's value at this instead of 0 (optimistic
     /// initialisation: each weight is this value over the lookups). States the games have not
     /// reached keep looking better than those they have, so the greedy player keeps trying new
@@ -86,6 +90,7 @@ impl Default for TrainConfig {
             curve_every: 0,
             progress_interval: Duration::from_millis(250),
             time_limit: None,
+            stop: Stop::new(),
             optimistic: None,
             coherence: false,
             restart: Restart::default(),
@@ -175,6 +180,7 @@ pub fn train<G: TupleGame>(
         sharing: cfg.sharing,
         order: cfg.order,
         restart: cfg.restart,
+        stop: Default::default(),
     };
     train_on(game, cfg, &mut engine, progress)
 }
@@ -227,10 +233,10 @@ pub trait TdEngine<G: TupleGame> {
     /// Threads (CPU) or game units (GPU) playing at once.
     fn parallelism(&self) -> usize;
 
-    /// Asks `play` to return soon after `deadline`, dropping the games it has not finished
-    /// (a GPU engine plays many long games at once; a CPU engine finishes its games, which
-    /// are short next to a time budget, and ignores it).
-    fn set_deadline(&mut self, _deadline: Option<Instant>) {}
+    /// Asks `play` to return soon once `stop` is raised or its deadline passes: a GPU engine
+    /// after its next launch, dropping the games it has not finished, CPU threads once their
+    /// games in hand end.
+    fn set_stop(&mut self, stop: &Stop);
 
     /// Games a time-limited run hands `play` at a time, checking the clock in between.
     fn games_between_clock_checks(&self) -> u64 {
@@ -264,7 +270,7 @@ pub trait TdEngine<G: TupleGame> {
 
 /// TD(0) on CPU threads, learning on a copy of the weights each or on one table without locks
 /// ([`Sharing`]); one thread replays a run exactly, and so do several on copies.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct CpuEngine {
     /// Threads (≥ 1).
     pub threads: usize,
@@ -274,6 +280,8 @@ pub struct CpuEngine {
     pub order: TdOrder,
     /// Replays of the games' late positions.
     pub restart: Restart,
+    /// Raised: each thread ends the game in hand and takes no other ([`TdEngine::set_stop`]).
+    pub stop: Stop,
 }
 
 impl<G: TupleGame> TdEngine<G> for CpuEngine {
@@ -298,16 +306,22 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
                     restart: self.restart,
                 }),
             ),
-            first,
-            games,
-            seed,
-            self.threads,
+            Schedule {
+                games: first..first + games,
+                seed,
+                threads: self.threads,
+                stop: &self.stop,
+            },
             on_game,
         )
     }
 
     fn parallelism(&self) -> usize {
         self.threads
+    }
+
+    fn set_stop(&mut self, stop: &Stop) {
+        self.stop = stop.clone();
     }
 
     fn set_restart(&mut self, restart: Restart) -> Result<()> {
@@ -428,8 +442,12 @@ pub fn train_on<G: TupleGame>(
         _ if cfg.time_limit.is_some() => engine.games_between_clock_checks(),
         _ => cfg.games.max(1),
     };
-    let time_up = || cfg.time_limit.is_some_and(|limit| start.elapsed() >= limit);
-    engine.set_deadline(cfg.time_limit.map(|limit| start + limit));
+    let stop = match cfg.time_limit {
+        Some(limit) => cfg.stop.with_deadline(start + limit),
+        None => cfg.stop.clone(),
+    };
+    let time_up = || stop.is_raised();
+    engine.set_stop(&stop);
     let mut started = 0u64;
     while started < cfg.games && !time_up() {
         let games = chunk.min(cfg.games - started);

@@ -271,12 +271,14 @@ pub struct GameRecord<M> {
     pub result: i32,
 }
 
-/// Plays one game from `start`, `players[0]` moving first.
+/// Plays one game from `start`, `players[0]` moving first. `on_move` hears each move (the
+/// position before it, the move, the mover's index); an error from it ends the game there
+/// and is returned (a match stopped by a signal, say).
 pub fn play_game<'p, G: Game>(
     game: &G,
     start: G::State,
     players: [&mut (dyn Player<G> + 'p); 2],
-    mut on_move: impl FnMut(&G::State, G::Move, usize),
+    mut on_move: impl FnMut(&G::State, G::Move, usize) -> Result<()>,
 ) -> Result<GameRecord<G::Move>> {
     let mut players = players;
     let mut state = start;
@@ -302,7 +304,7 @@ pub fn play_game<'p, G: Game>(
         for p in players.iter_mut() {
             p.observe(game, &state, mv);
         }
-        on_move(&state, mv, turn);
+        on_move(&state, mv, turn)?;
         state = game.apply(&state, mv);
         moves.push(mv);
     }

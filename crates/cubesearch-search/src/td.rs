@@ -7,7 +7,7 @@
 
 use crate::{CpuExecutor, Executor, GpuExecutor};
 use cubecl::prelude::*;
-use cubesearch_core::{Error, Result, TdUpdate};
+use cubesearch_core::{Error, Result, Stop, TdUpdate};
 use cubesearch_kernels::ntuple::Stages;
 use cubesearch_kernels::td::{
     DeviceTd, TdGame, TdNet, TdShape, AVERAGED_FROM_UNITS, STEPS_PER_LAUNCH,
@@ -16,7 +16,6 @@ use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::{
     CpuEngine, CpuTd, Episode, NTupleNetwork, Restart, TdEngine, TdOrder, TupleGame,
 };
-use std::time::Instant;
 
 pub use crate::td_multi::MultiGpuTd;
 pub use crate::td_ranks::MERGE_EVERY;
@@ -90,7 +89,7 @@ pub struct GpuTd<R: Runtime, G: GpuStochasticGame> {
     averaging: Averaging,
     restart: Restart,
     pub(crate) device: Option<DeviceTd<R, G>>,
-    pub(crate) deadline: Option<Instant>,
+    pub(crate) stop: Stop,
 }
 
 impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
@@ -104,7 +103,7 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
             averaging: Averaging::default(),
             restart: Restart::default(),
             device: None,
-            deadline: None,
+            stop: Stop::new(),
         }
     }
 
@@ -142,9 +141,9 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
                 first + games
             )));
         }
-        let deadline = self.deadline;
+        let stop = self.stop.clone();
         let device = self.device(net)?;
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if stop.is_raised() {
             return Ok(());
         }
         // One stream of games: units take the next game as they free up.
@@ -153,7 +152,7 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
             games as u32,
             seed,
             step,
-            deadline,
+            &stop,
             on_game,
             between,
         )
@@ -266,12 +265,12 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdEngine<G> for GpuTd<R, G> {
         self.units()
     }
 
-    fn set_deadline(&mut self, deadline: Option<Instant>) {
-        self.deadline = deadline;
+    fn set_stop(&mut self, stop: &Stop) {
+        self.stop = stop.clone();
     }
 
     fn games_between_clock_checks(&self) -> u64 {
-        // The device checks the deadline after every launch; every call ends with its longest
+        // The device checks the stop request after every launch; every call ends with its longest
         // games alone on the device, so calls are long.
         self.parallelism() as u64 * 1024
     }
@@ -316,6 +315,7 @@ impl CpuExecutor {
             sharing: Default::default(),
             order: Default::default(),
             restart: Default::default(),
+            stop: Default::default(),
         })
     }
 }

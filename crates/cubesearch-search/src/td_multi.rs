@@ -8,10 +8,9 @@ use crate::collective::LocalCollective;
 use crate::td::{Averaging, GpuTd};
 use crate::td_ranks::RankTd;
 use cubecl::prelude::*;
-use cubesearch_core::{Error, Result};
+use cubesearch_core::{Error, Result, Stop};
 use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::{Episode, NTupleNetwork, TdEngine, TupleGame};
-use std::time::Instant;
 
 /// TD(0) of game `G` on several GPUs (see the module docs).
 pub struct MultiGpuTd<R: Runtime, G: GpuStochasticGame> {
@@ -118,10 +117,10 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdEngine<G> for MultiGpuTd<R,
         self.ranks.first().map_or(0, |r| r.parallelism())
     }
 
-    fn set_deadline(&mut self, deadline: Option<Instant>) {
+    fn set_stop(&mut self, stop: &Stop) {
         // The leader sends the time left with every call.
         if let Some(rank) = self.ranks.first_mut() {
-            rank.set_deadline(deadline);
+            rank.set_stop(stop);
         }
     }
 

@@ -25,7 +25,7 @@ use crate::collective::Collective;
 use crate::td::{episode, Averaging, GpuTd};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
-use cubesearch_core::{Error, Result};
+use cubesearch_core::{Error, Result, Stop};
 use cubesearch_kernels::td::{DeviceTd, TdGame};
 use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::{Episode, NTupleNetwork, TdEngine, TupleGame};
@@ -57,6 +57,8 @@ pub struct RankTd<R: Runtime, G: GpuStochasticGame, C: Collective<R>> {
     interval: Duration,
     launches: u64,
     meetings: u64,
+    /// When the run ends (the leader sends the time left with every call).
+    deadline: Option<Instant>,
 }
 
 impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
@@ -70,6 +72,7 @@ impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
             interval: MERGE_EVERY,
             launches: FIRST_LAUNCHES,
             meetings: 0,
+            deadline: None,
         }
     }
 
@@ -173,7 +176,12 @@ impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
         let [_, first, games, seed, step, left, interval] = *call;
         let (seed, step) = (seed as u32, f32::from_bits(step as u32));
         self.interval = Duration::from_micros(interval.max(1));
-        self.agent.deadline = (left > 0).then(|| Instant::now() + Duration::from_millis(left - 1));
+        // Only the time left reaches every rank: a rank that stopped on its own flag would
+        // leave the others waiting at the next meeting.
+        self.agent.stop = match left {
+            0 => Stop::new(),
+            left => Stop::new().with_deadline(Instant::now() + Duration::from_millis(left - 1)),
+        };
         let (rank, world) = (self.rank() as u64, self.collective.world() as u64);
         let slice = games.div_ceil(world);
         let (lo, hi) = ((rank * slice).min(games), ((rank + 1) * slice).min(games));
@@ -365,7 +373,7 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame, C: Collective<R>> TdEngine<G>
                 "only rank 0 plays calls; the other ranks follow it".into(),
             ));
         }
-        let left = self.agent.deadline.map_or(0, |d| {
+        let left = self.deadline.map_or(0, |d| {
             d.saturating_duration_since(Instant::now()).as_millis() as u64 + 1
         });
         let interval = self.interval.as_micros().min(u64::MAX as u128) as u64;
@@ -398,8 +406,10 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame, C: Collective<R>> TdEngine<G>
         self.agent.parallelism() * self.collective.world()
     }
 
-    fn set_deadline(&mut self, deadline: Option<Instant>) {
-        self.agent.set_deadline(deadline);
+    /// Only the deadline: the ranks stop together at its end, and a raised flag stops the run
+    /// between calls.
+    fn set_stop(&mut self, stop: &Stop) {
+        self.deadline = stop.deadline();
     }
 
     fn games_between_clock_checks(&self) -> u64 {

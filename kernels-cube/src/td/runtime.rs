@@ -12,7 +12,7 @@ use crate::launch::{check_buffer, planes_fit, read, read_range, upload};
 use crate::ntuple::{check_lookups, lut_words, Stages};
 use crate::stochastic::GpuStochasticGame;
 use cubecl::prelude::*;
-use cubesearch_core::{Error, Result};
+use cubesearch_core::{Error, Result, Stop};
 
 /// An n-tuple network as the device sees it: its bits a cell, its weights (the tables, one
 /// after another), and every lookup in the order V sums them as its table's offset in the
@@ -393,10 +393,10 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         seed: u32,
         step: f32,
     ) -> Result<Vec<TdGame>> {
-        self.play_batch_until(first, games, seed, step, None)
+        self.play_batch_until(first, games, seed, step, &Stop::new())
     }
 
-    /// [`DeviceTd::play_batch`], stopping after the first launch that ends past `deadline`:
+    /// [`DeviceTd::play_batch`], stopping after the first launch that ends with `stop` raised:
     /// the games finished before the oldest one still in flight come back, in order; the rest
     /// are dropped (what they learned stays).
     pub fn play_batch_until(
@@ -405,10 +405,10 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         games: u32,
         seed: u32,
         step: f32,
-        deadline: Option<std::time::Instant>,
+        stop: &Stop,
     ) -> Result<Vec<TdGame>> {
         let mut finished = Vec::new();
-        self.play_games(first, games, seed, step, deadline, &mut |g| {
+        self.play_games(first, games, seed, step, stop, &mut |g| {
             finished.push(g);
             Ok(())
         })?;
@@ -425,10 +425,10 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         games: u32,
         seed: u32,
         step: f32,
-        deadline: Option<std::time::Instant>,
+        stop: &Stop,
         on_game: &mut dyn FnMut(TdGame) -> Result<()>,
     ) -> Result<()> {
-        self.play_games_pausing(first, games, seed, step, deadline, on_game, &mut |_| Ok(()))
+        self.play_games_pausing(first, games, seed, step, stop, on_game, &mut |_| Ok(()))
     }
 
     /// [`DeviceTd::play_games`], calling `between` after every launch that leaves games to
@@ -442,7 +442,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         games: u32,
         seed: u32,
         step: f32,
-        deadline: Option<std::time::Instant>,
+        stop: &Stop,
         on_game: &mut dyn FnMut(TdGame) -> Result<()>,
         between: &mut dyn FnMut(&mut Self) -> Result<()>,
     ) -> Result<()> {
@@ -479,7 +479,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             finished += c[1];
             self.steps.0 += c[2] as u64;
             self.steps.1 += units as u64 * shape.max_moves as u64;
-            let late = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+            let late = stop.is_raised();
             // Hand over the finished games from the oldest on, up to the first still in
             // flight: a look at the oldest slot first, then the finished ones after it. A run
             // cut short drops the games after that one, finished or not: keeping the short

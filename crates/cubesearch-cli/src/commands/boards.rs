@@ -38,7 +38,7 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &BoardsArgs) -> Result
             args.layers
         )));
     }
-    cubesearch_core::io::check_writable(Path::new(&args.out))?;
+    cubesearch_core::io::check_output(Path::new(&args.out))?;
     let (net, meta) = NTupleNetwork::load::<G>(Path::new(&args.weights), None)?;
     let mut exec = CpuExecutor::new(0)?;
     let bar = progress(common.json, args.games as u64, "games");

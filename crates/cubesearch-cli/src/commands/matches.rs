@@ -7,8 +7,9 @@ use super::play::{check_records_file, player, refuse_endless_players, write_reco
 use super::TwoPlayerCommand;
 use crate::args::Common;
 use crate::output::{emit, progress};
+use crate::signals::{self, stop_on_signals};
 use cubesearch_core::game::{read_moves, write_moves};
-use cubesearch_core::io::check_writable;
+use cubesearch_core::io::check_output;
 use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::TwoPlayerGame;
 use cubesearch_search::player::{play_game, Player};
@@ -92,13 +93,10 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
     if let Some(path) = pdn {
         check_records_file::<G>(path)?;
     }
-    let (past, mut log) = match results {
-        Some(path) => {
-            let (past, file) = results_file(Path::new(path), &header)?;
-            (past, Some(file))
-        }
-        None => (Vec::new(), None),
-    };
+    let results_file = results
+        .map(|path| ResultsFile::read(Path::new(path), &header))
+        .transpose()?;
+    let past = results_file.as_ref().map_or(&[][..], |r| &r.past[..]);
     let specs: [PlayerSpec<G>; 2] = [p1.parse()?, p2.parse()?];
     if specs.iter().any(|s| matches!(s, PlayerSpec::Human)) {
         return Err(Error::parse(
@@ -116,6 +114,15 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
         Player::<G>::name(one.as_ref()),
         Player::<G>::name(two.as_ref()),
     ];
+    // Both players have started: only now does the results file get its header.
+    let mut log = results_file.as_ref().map(|r| r.open(&header)).transpose()?;
+    let stop = stop_on_signals();
+    let stopped = || -> Result<()> {
+        match stop.is_raised() {
+            true => Err(Error::Interrupted(String::new())),
+            false => Ok(()),
+        }
+    };
     // The record of game `g`, `moves` from its opening's start; `for_p1` its result for p1.
     let record = |g: usize, moves: &[G::Move], for_p1: i32| {
         let (k, p1_first) = pairing(g, openings.len());
@@ -163,7 +170,25 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
         } else {
             [two.as_mut(), one.as_mut()]
         };
-        let played = play_game(game, opening.end(game), order, |_, _, _| {})?;
+        let played =
+            stopped().and_then(|()| play_game(game, opening.end(game), order, |_, _, _| stopped()));
+        let played = match played {
+            // A game cut short by a signal is dropped; the games before it are all kept.
+            Err(_) if stop.reason().is_some() => {
+                bar.finish_and_clear();
+                let kept = match results {
+                    Some(path) => format!(
+                        "the {g} games played are in {path}; the same command resumes the match"
+                    ),
+                    None => format!("{g} games were played (--results FILE keeps them to resume)"),
+                };
+                return Err(Error::Interrupted(format!(
+                    "interrupted by {}: {kept}",
+                    signals::name(&stop)
+                )));
+            }
+            other => other?,
+        };
         let for_p1 = if p1_first {
             played.result
         } else {
@@ -270,43 +295,65 @@ impl Tally {
     }
 }
 
-/// Opens `--results`: a new file gets `header` as its first line; an existing one must hold
-/// the same match (`header`) and gives back its games, in order. The file is left open for
-/// appending.
-fn results_file(path: &Path, header: &serde_json::Value) -> Result<(Vec<Played>, std::fs::File)> {
-    let bad = |why: String| Error::Data {
-        path: path.display().to_string(),
-        why,
-    };
-    let io = |e| Error::Io {
-        path: path.display().to_string(),
-        source: e,
-    };
-    let mut past = Vec::new();
-    if path.exists() {
-        let mut text = std::fs::read_to_string(path).map_err(io)?;
-        // A line cut short when a run was killed mid-write is dropped, from the file too.
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.truncate(text.rfind('\n').map_or(0, |i| i + 1));
-            let file = std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map_err(io)?;
-            file.set_len(text.len() as u64).map_err(io)?;
-        }
-        let mut lines = text.lines();
-        let first: serde_json::Value = lines
-            .next()
-            .and_then(|l| serde_json::from_str(l).ok())
+/// A match's `--results` file: a JSON header naming the match, then a line a game. It is read
+/// before anything starts and written only once both players have started.
+struct ResultsFile {
+    path: std::path::PathBuf,
+    /// The games it holds, in order.
+    past: Vec<Played>,
+    /// Bytes to keep: all but a line cut short by a killed run, or nothing when the file
+    /// holds no game of this match (empty, or only the header of a match that never started).
+    keep: u64,
+}
+
+impl ResultsFile {
+    /// Reads `path` (a new file holds no games): the same match (`header`) gives back its
+    /// games; a file that holds another match's games is refused, and one that holds only
+    /// another match's header, left by a start that failed, is taken over.
+    fn read(path: &Path, header: &serde_json::Value) -> Result<Self> {
+        check_output(path)?;
+        let fresh = |keep| ResultsFile {
+            path: path.to_path_buf(),
+            past: Vec::new(),
+            keep,
+        };
+        let bad = |why: String| Error::Data {
+            path: path.display().to_string(),
+            why,
+        };
+        let text = match std::fs::read_to_string(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(fresh(0)),
+            Err(e) => {
+                return Err(Error::Io {
+                    path: path.display().to_string(),
+                    source: e,
+                })
+            }
+            Ok(text) => text,
+        };
+        // A line cut short when a run was killed mid-write is dropped.
+        let whole = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
+        let mut lines = whole.lines();
+        let Some(first) = lines.next() else {
+            return Ok(fresh(0));
+        };
+        let first: serde_json::Value = serde_json::from_str(first)
+            .ok()
+            .filter(|v: &serde_json::Value| ["game", "p1", "p2"].iter().all(|k| v.get(k).is_some()))
             .ok_or_else(|| {
                 bad("not a match results file (its first line is not a match header)".into())
             })?;
+        let games: Vec<&str> = lines.collect();
         if &first != header {
+            if games.is_empty() {
+                return Ok(fresh(0));
+            }
             return Err(bad(format!(
                 "holds another match ({first}); give a new file, or the same game, players, position and openings"
             )));
         }
-        for (i, line) in lines.enumerate() {
+        let mut past = Vec::with_capacity(games.len());
+        for (i, line) in games.into_iter().enumerate() {
             let game = serde_json::from_str::<serde_json::Value>(line)
                 .ok()
                 .filter(|v| v["index"] == i)
@@ -325,18 +372,33 @@ fn results_file(path: &Path, header: &serde_json::Value) -> Result<(Vec<Played>,
                 });
             past.push(game.ok_or_else(|| bad(format!("line {} is not game {i}'s result", i + 2)))?);
         }
-    } else {
-        check_writable(path)?;
+        Ok(ResultsFile {
+            path: path.to_path_buf(),
+            past,
+            keep: whole.len() as u64,
+        })
     }
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(io)?;
-    if past.is_empty() && file.metadata().map_err(io)?.len() == 0 {
-        writeln!(file, "{header}").map_err(io)?;
+
+    /// Opens the file for appending a line a game: cut to what it keeps, with `header` first
+    /// when it keeps nothing.
+    fn open(&self, header: &serde_json::Value) -> Result<std::fs::File> {
+        let io = |e| Error::Io {
+            path: self.path.display().to_string(),
+            source: e,
+        };
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .map_err(io)?;
+        file.set_len(self.keep).map_err(io)?;
+        if self.keep == 0 {
+            writeln!(file, "{header}")
+                .and_then(|_| file.sync_data())
+                .map_err(io)?;
+        }
+        Ok(file)
     }
-    Ok((past, file))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use crate::args::Common;
 use crate::output::ask;
 use cubesearch_core::game::write_moves;
-use cubesearch_core::io::{check_writable, write_atomically};
+use cubesearch_core::io::{check_output, write_atomically};
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
 use cubesearch_search::alphabeta_player::Limit;
@@ -78,7 +78,7 @@ pub(super) fn check_records_file<G: TwoPlayerGame>(path: &str) -> Result<()> {
             registry::record_formats()
         )));
     }
-    check_writable(Path::new(path))
+    check_output(Path::new(path))
 }
 
 /// Writes `records` to `path` in one piece (a temporary file renamed over it).
@@ -158,6 +158,7 @@ fn play<G: TwoPlayerGame>(game: &G, args: &Play) -> Result<()> {
                     game.format_move(state, mv)
                 );
             }
+            Ok(())
         })?;
         if pdn.is_some() {
             records.extend(game.game_record(&first, &record.moves, record.result, [p1, p2]));

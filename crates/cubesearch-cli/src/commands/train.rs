@@ -12,10 +12,12 @@
 use super::OnePlayerCommand;
 use crate::args::{Common, TrainArgs};
 use crate::output::{emit, progress};
+use crate::signals::{self, stop_on_signals};
 use cubesearch_core::backend::{resolve, ResolvedBackend};
-use cubesearch_core::io::check_writable;
+use cubesearch_core::io::{check_output, write_atomically};
 use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::OnePlayerGame;
+use cubesearch_learn::plot::{write_curve, ImageFormat};
 use cubesearch_learn::runner::thread_count;
 use cubesearch_learn::{curve_csv, shapes_for, train_on, CpuEngine, TdEngine, TrainConfig};
 use cubesearch_search::rendezvous::Ranks;
@@ -23,7 +25,7 @@ use cubesearch_search::spec::parse_duration;
 use cubesearch_search::td::{Averaging, WeightStorage};
 use cubesearch_search::Executor;
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A training engine for game `G`, boxed.
 type Engine<G> = Box<dyn TdEngine<G>>;
@@ -77,6 +79,7 @@ fn engine<G: OnePlayerGame>(
                 sharing: args.sharing,
                 order: args.td_order,
                 restart: Default::default(),
+                stop: Default::default(),
             }),
             ResolvedBackend::Cpu { threads },
         ));
@@ -158,6 +161,9 @@ fn rank_engine<G: OnePlayerGame>(
 
 /// A rank other than 0: follows rank 0's calls, writing nothing and printing nothing.
 fn follow<G: OnePlayerGame>(common: &Common, args: &TrainArgs, ranks: &Ranks) -> Result<()> {
+    // A follower ends when rank 0 says so: a signal to the whole group (Ctrl-C under a
+    // launcher) lets rank 0 save and release the others, and only a second one ends it.
+    let _ = stop_on_signals();
     #[cfg(feature = "cuda")]
     {
         let (mut rank, _) = rank::<G>(common, args, ranks)?;
@@ -220,11 +226,16 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
         return follow::<G>(common, args, ranks);
     }
     // Outputs first: a run that cannot save its work does not start.
-    check_writable(std::path::Path::new(&args.out))?;
+    check_output(Path::new(&args.out))?;
     if let Some(curve) = &args.curve {
-        check_writable(std::path::Path::new(curve))?;
+        check_output(Path::new(curve))?;
     }
-    let (time_limit, cfg) = config::<G>(common, args)?;
+    if let Some(plot) = &args.plot {
+        ImageFormat::of_path(Path::new(plot))?;
+        check_output(Path::new(plot))?;
+    }
+    let (time_limit, mut cfg) = config::<G>(common, args)?;
+    cfg.stop = stop_on_signals();
     let (mut engine, device) = match &ranks {
         Some(ranks) => rank_engine::<G>(common, args, ranks)?,
         None => engine::<G>(common, args)?,
@@ -254,20 +265,21 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
     engine.finish()?;
     bar.finish_and_clear();
     if let Some(path) = &args.curve {
-        cubesearch_core::io::write_atomically(
-            std::path::Path::new(path),
-            curve_csv(&report.curve).as_bytes(),
-        )
-        .map_err(|e| match e {
-            Error::Io { source, .. } => Error::Io {
-                path: path.clone(),
-                source,
-            },
-            other => other,
-        })?;
+        write_atomically(Path::new(path), curve_csv(&report.curve).as_bytes())?;
     }
     if let Some(path) = &args.plot {
-        cubesearch_learn::plot::write_curve_png(&report.curve, std::path::Path::new(path))?;
+        write_curve(&report.curve, Path::new(path))?;
+    }
+    if cfg.stop.reason().is_some() {
+        return Err(Error::Interrupted(format!(
+            "interrupted by {}: the weights after {} games ({} in all) are saved in {}; \
+             --resume {} goes on from them",
+            signals::name(&cfg.stop),
+            report.games,
+            report.total_games,
+            args.out,
+            args.out
+        )));
     }
     emit(
         common.json,

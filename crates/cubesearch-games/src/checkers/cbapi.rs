@@ -236,6 +236,95 @@ pub fn move_to(
         .find(|&m| same_board(&game.apply(before, m), after))
 }
 
+/// The bit index of the square at CheckerBoard's coordinates `c`, if it is a dark square.
+pub fn index_of_coor(c: Coor) -> Option<u8> {
+    let (x, y) = (7 - c.x, 7 - c.y);
+    on_board(x, y).then(|| index_of(x, y))
+}
+
+/// The legal move from `state` that `reported` describes: the same `from` and `to`, the same
+/// number of pieces taken, and the same set of captured squares (`del`, in any order). Engines
+/// differ in the rest: Cake 1.22 lists `del` by square and repeats `to` through `path`, so
+/// neither `path`'s order nor the pieces' values are compared.
+pub fn move_of_cb_move(
+    game: &Checkers,
+    state: &CheckersState,
+    reported: &CbMove,
+) -> Option<CheckersMove> {
+    let (from, to) = (index_of_coor(reported.from)?, index_of_coor(reported.to)?);
+    let jumps = usize::try_from(reported.ismove).ok().filter(|&j| j <= 12)?;
+    let mut captured = 0u32;
+    for &square in &reported.del[..jumps] {
+        captured |= 1 << index_of_coor(square)?;
+    }
+    game.moves(state)
+        .into_iter()
+        .find(|m| (m.from, m.to, usize::from(m.jumps), m.captured) == (from, to, jumps, captured))
+}
+
+/// What `getmove` handed back, read against the position it was asked about: the board it
+/// wrote and the `CBmove` it filled must name one legal move. Engines report the move in
+/// either or both (Cake 1.22's Linux build fills only `CBmove` and leaves the board as it
+/// was); `move_filled` says whether `CBmove` was written at all.
+pub fn reported_move(
+    game: &Checkers,
+    state: &CheckersState,
+    board: &CbBoard,
+    reported: Option<&CbMove>,
+) -> std::result::Result<CheckersMove, String> {
+    let mut asked = [[0; 8]; 8];
+    write_board(state, &mut asked);
+    let from_board = if same_squares(board, &asked) {
+        None
+    } else {
+        let after = read_board(game, board, BLACK + WHITE - color(state.side()))
+            .map_err(|e| format!("returned a bad board: {e}"))?;
+        Some(move_to(game, state, &after).ok_or("returned a board no legal move reaches")?)
+    };
+    let from_cb_move = match reported {
+        None => None,
+        Some(cb) => Some(move_of_cb_move(game, state, cb).ok_or_else(|| {
+            format!(
+                "reported a CBmove that is no legal move ({})",
+                describe_cb_move(cb)
+            )
+        })?),
+    };
+    match (from_board, from_cb_move) {
+        (Some(a), Some(b)) if !same_board(&game.apply(state, a), &game.apply(state, b)) => {
+            Err(format!(
+                "its board and its CBmove disagree: the board shows {}, the CBmove {}",
+                game.format_move(state, a),
+                game.format_move(state, b)
+            ))
+        }
+        (Some(mv), _) | (None, Some(mv)) => Ok(mv),
+        (None, None) => {
+            Err("reported no move: the board came back unchanged and CBmove empty".into())
+        }
+    }
+}
+
+/// Whether two boards hold the same pieces on the dark squares (light squares may be 0 or FREE).
+fn same_squares(a: &CbBoard, b: &CbBoard) -> bool {
+    (0..8).all(|x| (0..8).all(|y| !on_board(7 - x as i32, 7 - y as i32) || a[x][y] == b[x][y]))
+}
+
+/// `from`–`to` of a `CBmove` in standard numbers, or its raw coordinates off the board.
+fn describe_cb_move(cb: &CbMove) -> String {
+    let square = |c: Coor| match index_of_coor(c) {
+        Some(i) => GEOMETRY.number[i as usize].to_string(),
+        None => format!("({}, {})", c.x, c.y),
+    };
+    let sep = if cb.ismove > 0 { 'x' } else { '-' };
+    format!(
+        "{}{sep}{}, {} taken",
+        square(cb.from),
+        square(cb.to),
+        cb.ismove
+    )
+}
+
 /// The legal move from square `from` to square `to` (standard numbers), if there is one.
 pub fn move_between(
     game: &Checkers,
@@ -351,7 +440,13 @@ impl cubesearch_search::player::Player<Checkers> for CheckerBoardPlayer {
         write_board(state, &mut board);
         let mut text = [0 as c_char; 1024];
         let mut playnow: c_int = 0;
-        let mut mv = CbMove::default();
+        // Coordinates no square has: an engine that fills CBmove overwrites them.
+        let unset = CbMove {
+            from: Coor { x: -1, y: -1 },
+            to: Coor { x: -1, y: -1 },
+            ..CbMove::default()
+        };
+        let mut mv = unset;
         // Bit 0 on the first move: whatever the engine remembers is from another game.
         let info = c_int::from(std::mem::take(&mut self.fresh));
         // SAFETY: every pointer is to a live local of the size the API fixes.
@@ -372,12 +467,12 @@ impl cubesearch_search::player::Player<Checkers> for CheckerBoardPlayer {
         let said = unsafe { CStr::from_ptr(text.as_ptr()) }
             .to_string_lossy()
             .into_owned();
-        let failed = |why: String| Error::Unsupported(format!("{}: {why}", self.spec.text));
-        let after = read_board(game, &board, BLACK + WHITE - color(state.side()))
-            .map_err(|e| failed(format!("returned a bad board: {e} ({said})")))?;
-        move_to(game, state, &after).ok_or_else(|| {
-            failed(format!(
-                "returned a board no legal move reaches from {} ({said})",
+        // A CBmove left as given, or zeroed, was not filled.
+        let filled = (mv.from, mv.to) != (unset.from, unset.to) && mv != CbMove::default();
+        reported_move(game, state, &board, filled.then_some(&mv)).map_err(|why| {
+            Error::Unsupported(format!(
+                "{}: {why} from {} ({said})",
+                self.spec.text,
                 game.format_position(state)
             ))
         })
@@ -387,5 +482,81 @@ impl cubesearch_search::player::Player<Checkers> for CheckerBoardPlayer {
         if let Some(time) = limits.time {
             self.spec.time = time;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `mv` from `state` as Cake 1.22's Linux build fills CBmove: the captured squares in
+    /// another order, `to` again and again in `path`, the mover's colour as each captured piece.
+    fn cake_cb_move(game: &Checkers, state: &CheckersState, mv: &CheckersMove) -> CbMove {
+        let mut cb = cb_move(game, state, mv);
+        let n = cb.ismove as usize;
+        cb.del[..n].reverse();
+        for k in 0..n.max(1) {
+            cb.path[k] = cb.to;
+            cb.delpiece[k] = color(state.side());
+        }
+        cb
+    }
+
+    #[test]
+    fn a_move_is_read_from_cbmove_or_the_board_and_both_must_agree() {
+        let game = Checkers::default();
+        let mut most_taken = 0;
+        for fen in [
+            "W:WK26:B14,15,22,23",
+            "B:W14,23:B9",
+            "B:W21,22,23,24:B11,12",
+        ] {
+            let state = game.parse_position(fen).unwrap();
+            let moves = game.moves(&state);
+            most_taken = moves
+                .iter()
+                .map(|m| m.jumps)
+                .max()
+                .unwrap_or(0)
+                .max(most_taken);
+            assert!(!moves.is_empty(), "{fen}");
+            let mut unchanged = [[0; 8]; 8];
+            write_board(&state, &mut unchanged);
+            for mv in &moves {
+                let mut after = [[0; 8]; 8];
+                write_board(&game.apply(&state, *mv), &mut after);
+                let cake = cake_cb_move(&game, &state, mv);
+                let exact = cb_move(&game, &state, mv);
+                let same =
+                    |m: CheckersMove| same_board(&game.apply(&state, m), &game.apply(&state, *mv));
+                // CBmove alone (Cake), the board alone, and both.
+                for (board, cb) in [
+                    (&unchanged, Some(&cake)),
+                    (&after, None),
+                    (&after, Some(&exact)),
+                ] {
+                    let read = reported_move(&game, &state, board, cb).unwrap();
+                    assert!(same(read), "{fen}: {}", game.format_move(&state, *mv));
+                }
+                // Another legal move in CBmove, beside this move's board, is refused.
+                if let Some(other) = moves.iter().find(|m| !same(**m)) {
+                    let cb = cb_move(&game, &state, other);
+                    let err = reported_move(&game, &state, &after, Some(&cb)).unwrap_err();
+                    assert!(err.contains("disagree"), "{err}");
+                }
+            }
+            let err = reported_move(&game, &state, &unchanged, None).unwrap_err();
+            assert!(err.contains("reported no move"), "{err}");
+            // A CBmove with a square off the board, or too many captures, names no move.
+            let mut wrong = cb_move(&game, &state, &moves[0]);
+            wrong.to = Coor { x: 1, y: 0 };
+            assert!(reported_move(&game, &state, &unchanged, Some(&wrong)).is_err());
+            wrong.ismove = 13;
+            assert!(move_of_cb_move(&game, &state, &wrong).is_none());
+        }
+        assert!(
+            most_taken >= 2,
+            "a multi-jump, whose captures Cake lists out of order"
+        );
     }
 }
