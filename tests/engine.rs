@@ -266,7 +266,14 @@ fn engines_that_report_their_move_in_cbmove_or_in_the_board_alone_are_played() {
     let relay = relay_library(dir.path());
     // Whole games: steps, captures and crownings, each reported in one channel only.
     for mode in ["cbmove", "board"] {
-        let json = common::json_of(&match_against_relay(&relay, mode, "4"));
+        let out = match_against_relay(&relay, mode, "4");
+        // What the engine printed stays out of stdout, which --json keeps to one object.
+        assert_eq!(
+            out.stdout.iter().filter(|&&b| b == b'\n').count(),
+            1,
+            "{out:?}"
+        );
+        let json = common::json_of(&out);
         assert_eq!(json["games"], 4, "{mode}: {json}");
         assert!(
             json["p2"]

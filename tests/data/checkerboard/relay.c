@@ -9,6 +9,8 @@
  *   disagree  the board after the engine's move, and the CBmove of another legal move;
  *   neither   nothing: the board and CBmove as they were given.
  *
+ * Like Cake, it prints its search to stdout (through C's buffered stdio), which a host must
+ * keep out of its own output.
  * Build: cc -shared -fPIC -o librelay.so relay.c -ldl */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -76,6 +78,7 @@ int getmove(int board[8][8], int color, double maxtime, char str[1024], int *pla
     memcpy(given, board, sizeof given);
     memset(&chosen, 0, sizeof chosen);
     verdict = get(board, color, maxtime, str, playnow, info, moreinfo, &chosen);
+    printf("relay: searched, %s\n", str);
     if (strcmp(mode(), "cbmove") == 0) {
         memcpy(board, given, sizeof given);
         *move = chosen;

@@ -430,6 +430,52 @@ impl CheckerBoardPlayer {
     }
 }
 
+/// The process's stdout pointed at /dev/null while this lives (Unix; elsewhere nothing
+/// changes). What the engine wrote through C's stdio is flushed there before stdout returns.
+struct SilencedStdout {
+    #[cfg(unix)]
+    saved: Option<std::os::fd::OwnedFd>,
+}
+
+impl SilencedStdout {
+    fn new() -> Self {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        #[cfg(unix)]
+        {
+            use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+            let null = std::fs::OpenOptions::new().write(true).open("/dev/null");
+            // SAFETY: dup and dup2 on descriptors this process owns; the copy of stdout is
+            // owned by `saved` and put back on drop.
+            let saved = null.ok().and_then(|null| unsafe {
+                let copy = libc::dup(libc::STDOUT_FILENO);
+                if copy < 0 {
+                    return None;
+                }
+                let saved = OwnedFd::from_raw_fd(copy);
+                (libc::dup2(null.as_raw_fd(), libc::STDOUT_FILENO) >= 0).then_some(saved)
+            });
+            Self { saved }
+        }
+        #[cfg(not(unix))]
+        Self {}
+    }
+}
+
+impl Drop for SilencedStdout {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(saved) = self.saved.take() {
+            use std::os::fd::AsRawFd;
+            // SAFETY: flushes C's streams into /dev/null, then puts the saved stdout back.
+            unsafe {
+                libc::fflush(std::ptr::null_mut());
+                libc::dup2(saved.as_raw_fd(), libc::STDOUT_FILENO);
+            }
+        }
+    }
+}
+
 impl cubesearch_search::player::Player<Checkers> for CheckerBoardPlayer {
     fn name(&self) -> String {
         self.name.clone()
@@ -449,6 +495,9 @@ impl cubesearch_search::player::Player<Checkers> for CheckerBoardPlayer {
         let mut mv = unset;
         // Bit 0 on the first move: whatever the engine remembers is from another game.
         let info = c_int::from(std::mem::take(&mut self.fresh));
+        // Engines print their search to stdout (Cake does): it goes to /dev/null, so that
+        // our stdout stays ours (`--json` keeps it to one object).
+        let silenced = SilencedStdout::new();
         // SAFETY: every pointer is to a live local of the size the API fixes.
         unsafe {
             (self.getmove)(
@@ -462,6 +511,7 @@ impl cubesearch_search::player::Player<Checkers> for CheckerBoardPlayer {
                 &mut mv,
             )
         };
+        drop(silenced);
         text[1023] = 0;
         // SAFETY: NUL-terminated just above at the latest.
         let said = unsafe { CStr::from_ptr(text.as_ptr()) }
