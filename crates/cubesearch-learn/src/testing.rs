@@ -54,18 +54,19 @@ pub fn averaged_game<G: TupleGame>(
     read: fn(f32) -> f32,
     coherence: Option<&mut CoherenceSums>,
 ) -> (u64, G::State) {
-    averaged_games(game, net, &[number], seed, step, steps, read, coherence)[0]
+    averaged_games(game, net, &[&[number]], seed, step, steps, read, coherence)[0]
 }
 
-/// [`averaged_game`] for several games in one launch, each game adding into a copy of the
-/// sums of its own (the device's copies of the averaged sums): every game is played on the
-/// starting weights, and a weight's copies are added in the order of `numbers`, leaving out
-/// those of games that did not read it. Returns each game's score and last state.
+/// [`averaged_game`] for several games in one launch, each slice of `copies` the games that add
+/// into one copy of the sums, one game after another (the device's copies of the averaged sums:
+/// a unit adds into its own copy, and a unit that ends a game takes the next): every game is
+/// played on the starting weights, and a weight's copies are added in order, leaving out
+/// those no game of which read it. Returns each game's score and last state, in order.
 #[allow(clippy::too_many_arguments)]
 pub fn averaged_games<G: TupleGame>(
     game: &G,
     net: &mut NTupleNetwork,
-    numbers: &[u32],
+    copies: &[&[u32]],
     seed: u32,
     step: f32,
     steps: u32,
@@ -79,33 +80,35 @@ pub fn averaged_games<G: TupleGame>(
     }
     let lookups = net.lookups() as f32;
     let mut played = Vec::new();
-    let mut copies = Vec::new();
-    for &number in numbers {
+    let mut sums = Vec::new();
+    for &numbers in copies {
         let (pending, hits) = (fresh(), fresh());
-        let mut rng = XorShift32::for_worker(seed, number);
-        let mut s = game.initial(&mut rng);
-        let (mut path, mut score) = (Vec::new(), 0u64);
-        while let Some((_, after, reward)) = greedy(game, &reads, s) {
-            score += reward as u64;
-            path.push((after, reward));
-            s = game.sample_chance(&after, &mut rng);
+        for &number in numbers {
+            let mut rng = XorShift32::for_worker(seed, number);
+            let mut s = game.initial(&mut rng);
+            let (mut path, mut score) = (Vec::new(), 0u64);
+            while let Some((_, after, reward)) = greedy(game, &reads, s) {
+                score += reward as u64;
+                path.push((after, reward));
+                s = game.sample_chance(&after, &mut rng);
+            }
+            let mut target = 0.0f32;
+            for &(after, reward) in path.iter().rev() {
+                let v = reads.value(game, after);
+                let delta = step * (target - v);
+                pending.update(game, after, delta);
+                hits.update(game, after, 1.0);
+                target = reward as f32 + v + lookups * delta;
+            }
+            played.push((score, s));
         }
-        let mut target = 0.0f32;
-        for &(after, reward) in path.iter().rev() {
-            let v = reads.value(game, after);
-            let delta = step * (target - v);
-            pending.update(game, after, delta);
-            hits.update(game, after, 1.0);
-            target = reward as f32 + v + lookups * delta;
-        }
-        played.push((score, s));
-        copies.push((pending, hits));
+        sums.push((pending, hits));
     }
     let (mut pending, mut hits) = (fresh(), fresh());
     for t in 0..net.tables() {
         let mut sum = vec![0.0f32; net.table(t).len()];
         let mut count = vec![0.0f32; sum.len()];
-        for (p, h) in &copies {
+        for (p, h) in &sums {
             for (i, (&p, &h)) in p.table(t).iter().zip(&h.table(t)).enumerate() {
                 if h > 0.0 {
                     sum[i] = if count[i] == 0.0 { p } else { sum[i] + p };
