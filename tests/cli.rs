@@ -916,43 +916,32 @@ fn the_plot_takes_its_format_from_its_name_and_live_runs_keep_their_files() {
     for name in [&live, &dead] {
         std::fs::write(at(name), b"half").unwrap();
     }
-    let (weights, svg, png) = (at("w.safetensors"), at("c.svg"), at("c.png"));
-    json_of(&cubesearch(&[
-        "train",
-        "2048",
-        "--games",
-        "20",
-        "--backend",
-        "cpu",
-        "--out",
-        &weights,
-        "--plot",
-        &svg,
-        "--json",
-    ]));
-    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
-    assert!(
-        std::path::Path::new(&at(&live)).exists(),
-        "a live run's file was removed"
-    );
-    assert!(
-        !std::path::Path::new(&at(&dead)).exists(),
-        "an ended run's file was kept"
-    );
-    json_of(&cubesearch(&[
-        "train",
-        "2048",
-        "--games",
-        "20",
-        "--backend",
-        "cpu",
-        "--out",
-        &weights,
-        "--plot",
-        &png,
-        "--json",
-    ]));
-    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    let weights = at("w.safetensors");
+    for (plot, starts) in [("c.svg", &b"<svg"[..]), ("c.png", &b"\x89PNG"[..])] {
+        let plot = at(plot);
+        json_of(&cubesearch(&[
+            "train",
+            "2048",
+            "--games",
+            "20",
+            "--backend",
+            "cpu",
+            "--out",
+            &weights,
+            "--plot",
+            &plot,
+            "--json",
+        ]));
+        assert!(std::fs::read(&plot).unwrap().starts_with(starts), "{plot}");
+        assert!(
+            std::path::Path::new(&at(&live)).exists(),
+            "a live run's file was removed"
+        );
+        assert!(
+            !std::path::Path::new(&at(&dead)).exists(),
+            "an ended run's file was kept"
+        );
+    }
 }
 
 /// Whether process `pid` handles `signal` (its `SigCgt` mask in /proc): its handlers are in.
