@@ -4,8 +4,8 @@ use cubesearch_games::fib::{seed_shapes, Board, BoardOf, Dir, Fib, Pow2, Sliding
 use cubesearch_games::{Game2048, Game2584};
 use cubesearch_learn::runner::{Sharing, ROUND_MOVES};
 use cubesearch_learn::{
-    coherence_rate, curve_csv, parse_shapes, play, play_random, starting_network, train, CpuEngine,
-    CpuTd, Episode, NTupleNetwork, Restart, TdEngine, TdOrder, TrainConfig, TABLE_GAP,
+    coherence_rate, curve_csv, parse_shapes, play, play_random, starting_network, train, CpuTd,
+    NTupleNetwork, TdOrder, TrainConfig, TABLE_GAP,
 };
 use rstest::rstest;
 
@@ -175,17 +175,13 @@ enum Order {
 /// `XorShift32::for_worker(seed, g)`, greedy on `value_cells` (ties to the first of left,
 /// right, up, down), then [`reference_learn`]; or, learning forward, each afterstate moved
 /// toward the next move's value once that move is chosen and the last toward 0, the error
-/// taken as `order` says. Then the game plays on
-/// `restart.times` more times from its first position whose two largest tiles summed to
-/// `restart.at` or more, if one did, learning from each play alike. Returns the scores of the games'
-/// own plays.
+/// taken as `order` says. Returns the games' scores.
 fn reference_train<R: TileRule>(
     net: &NTupleNetwork,
     games: u32,
     alpha: f32,
     seed: u32,
     order: Order,
-    restart: Restart,
 ) -> Vec<u64> {
     let forward = order != Order::Backward;
     let valued_now = |b: BoardOf<R>, then: f32| match order {
@@ -199,52 +195,38 @@ fn reference_train<R: TileRule>(
         .map(|g| {
             let mut rng = XorShift32::for_worker(seed, g);
             let mut s = game.initial(&mut rng);
-            let (mut own, mut mark) = (0, None);
-            for replay in 0..=restart.times {
-                let (mut score, mut last_valued) = (0, 0.0);
-                path.clear();
-                loop {
-                    let mut best: Option<(f32, BoardOf<R>, u32, f32)> = None;
-                    for d in Dir::ALL {
-                        if let Some((after, reward)) = game.afterstate(&s, d) {
-                            let valued = reference_value::<R>(net, after);
-                            let v = reward as f32 + valued;
-                            if best.is_none_or(|b| v > b.0) {
-                                best = Some((v, after, reward, valued));
-                            }
+            let (mut score, mut last_valued) = (0, 0.0);
+            path.clear();
+            loop {
+                let mut best: Option<(f32, BoardOf<R>, u32, f32)> = None;
+                for d in Dir::ALL {
+                    if let Some((after, reward)) = game.afterstate(&s, d) {
+                        let valued = reference_value::<R>(net, after);
+                        let v = reward as f32 + valued;
+                        if best.is_none_or(|b| v > b.0) {
+                            best = Some((v, after, reward, valued));
                         }
                     }
-                    let Some((value, after, reward, valued)) = best else {
-                        break;
-                    };
-                    if let (true, Some(&(last, _))) = (forward, path.last()) {
-                        reference_move::<R>(net, last, valued_now(last, last_valued), value, step);
-                    }
-                    last_valued = valued;
-                    score += reward as u64;
-                    path.push((after, reward));
-                    s = game.sample_chance(&after, &mut rng);
-                    let two = two_largest_by_hand(game.values(s));
-                    if restart.times > 0 && mark.is_none() && two >= restart.at {
-                        mark = Some(s);
-                    }
                 }
-                match (forward, path.last()) {
-                    (true, Some(&(last, _))) => {
-                        reference_move::<R>(net, last, valued_now(last, last_valued), 0.0, step)
-                    }
-                    (true, None) => {}
-                    (false, _) => reference_learn::<R>(net, &path, step),
+                let Some((value, after, reward, valued)) = best else {
+                    break;
+                };
+                if let (true, Some(&(last, _))) = (forward, path.last()) {
+                    reference_move::<R>(net, last, valued_now(last, last_valued), value, step);
                 }
-                if replay == 0 {
-                    own = score;
-                }
-                match mark {
-                    Some(m) => s = m,
-                    None => break,
-                }
+                last_valued = valued;
+                score += reward as u64;
+                path.push((after, reward));
+                s = game.sample_chance(&after, &mut rng);
             }
-            own
+            match (forward, path.last()) {
+                (true, Some(&(last, _))) => {
+                    reference_move::<R>(net, last, valued_now(last, last_valued), 0.0, step)
+                }
+                (true, None) => {}
+                (false, _) => reference_learn::<R>(net, &path, step),
+            }
+            score
         })
         .collect()
 }
@@ -260,14 +242,7 @@ fn check_training<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32], games: u32) {
         .unwrap();
     assert_eq!(
         scores,
-        reference_train::<R>(
-            &reference,
-            games,
-            0.1,
-            21,
-            Order::Backward,
-            Restart::default()
-        )
+        reference_train::<R>(&reference, games, 0.1, 21, Order::Backward)
     );
     for t in 0..fast.tables() {
         let bits = |net: &NTupleNetwork| -> Vec<u32> {
@@ -324,7 +299,7 @@ fn check_forward_training<R: TileRule>(
         if coherent {
             net.enable_coherence();
         }
-        let scores = reference_train::<R>(&net, games, alpha, 21, order, Restart::default());
+        let scores = reference_train::<R>(&net, games, alpha, 21, order);
         (net, scores.iter().sum::<u64>() as f64 / games as f64)
     };
     let (same, other) = match coherent {
@@ -358,69 +333,6 @@ fn the_forward_trainer_learns_exactly_what_the_forward_reference_learns() {
     check_forward_training::<Pow2>(&seed_shapes(), &[], 150, false);
     check_forward_training::<Pow2>(&odd_shapes(), &[], 60, false);
     check_forward_training::<Pow2>(&seed_shapes(), &[64, 128], 150, false);
-}
-
-/// 40 games from zero weights on one CPU thread, replaying as `restart` says: each game's
-/// episode and the network learned.
-fn replayed_run<R: TileRule>(order: TdOrder, restart: Restart) -> (Vec<Episode>, NTupleNetwork) {
-    let game = Sliding::<R>::new();
-    let net = NTupleNetwork::for_game::<Sliding<R>>(&seed_shapes()).unwrap();
-    let mut engine = CpuEngine {
-        threads: 1,
-        sharing: Sharing::Copies,
-        order,
-        restart,
-        stop: Default::default(),
-    };
-    let mut episodes = Vec::new();
-    let step = 0.1 / net.lookups() as f32;
-    TdEngine::<Sliding<R>>::play(&mut engine, &game, &net, 0, 40, 21, step, &mut |e| {
-        episodes.push(e);
-        Ok(())
-    })
-    .unwrap();
-    (episodes, net)
-}
-
-/// Replays (Matsuzaki's restart): one thread, learning backward or forward, learns bit for bit
-/// what the reference learns replaying each game twice from its first position whose two
-/// largest tiles sum to `at`, and its games' own plays score as the reference's. The first game's own play is
-/// the one a run without replays plays (nothing was learned before it), its replays played
-/// moves, and the weights came out otherwise.
-fn check_replays<R: TileRule>(order: TdOrder, at: u32) {
-    let restart = Restart { times: 2, at };
-    let (episodes, fast) = replayed_run::<R>(order, restart);
-    let reference = NTupleNetwork::for_game::<Sliding<R>>(&seed_shapes()).unwrap();
-    let forward = order == TdOrder::Forward;
-    let learns = if forward {
-        Order::Forward
-    } else {
-        Order::Backward
-    };
-    let scores = reference_train::<R>(&reference, 40, 0.1, 21, learns, restart);
-    let what = format!("{} {order:?}", R::NAME);
-    assert_eq!(
-        episodes.iter().map(|e| e.score).collect::<Vec<_>>(),
-        scores,
-        "{what}"
-    );
-    let bits =
-        |net: &NTupleNetwork| -> Vec<u32> { net.table(0).iter().map(|w| w.to_bits()).collect() };
-    assert!(bits(&fast) == bits(&reference), "{what}");
-    let (plain, plain_net) = replayed_run::<R>(order, Restart::default());
-    let own = |e: &Episode| (e.score, e.moves, e.progress);
-    assert_eq!(own(&episodes[0]), own(&plain[0]), "{what}");
-    assert!(plain.iter().all(|e| e.replayed == 0), "{what}");
-    let replayed = episodes.iter().filter(|e| e.replayed > 0).count();
-    assert!(replayed >= 10, "{what}: {replayed} of 40 games replayed");
-    assert!(bits(&fast) != bits(&plain_net), "{what}");
-}
-
-#[test]
-fn replays_learn_exactly_what_the_reference_learns() {
-    check_replays::<Pow2>(TdOrder::Backward, 64);
-    check_replays::<Pow2>(TdOrder::Forward, 64);
-    check_replays::<Fib>(TdOrder::Backward, Fib::value(9));
 }
 
 #[test]

@@ -4,27 +4,24 @@
 
 use cubesearch::games::fib::seed_shapes;
 use cubesearch::games::fib::GpuTiles;
-use cubesearch::kernels::td::WeightStorage;
 use cubesearch::learn::runner::Sharing;
-use cubesearch::learn::{play, CpuEngine, NTupleNetwork, Restart, TdEngine, TdOrder};
+use cubesearch::learn::{play, CpuEngine, NTupleNetwork, TdEngine, TdOrder};
 use cubesearch::testing::{executor, lane_exchanges};
 use cubesearch::{Backend, TdUpdate};
 use cubesearch_games::fib::{Fib, Pow2, Sliding, TileRule};
 use cubesearch_games::{Game2048, Game2584};
 use rstest::rstest;
 
-/// A game as a trainer reports it: score, moves, progress, replays' moves.
-type Played = (u64, u32, u32, u32);
+/// A game as a trainer reports it: score, moves, progress.
+type Played = (u64, u32, u32);
 
 /// Trains `games` games from zero weights with one GPU unit (game order as the CPU's) and with
-/// the CPU single-thread trainer, with temporal coherence if `coherent` and replays as
-/// `restart` says; returns (CPU games, GPU games, CPU net, GPU net), a game as its score,
-/// moves, progress and replays' moves.
+/// the CPU single-thread trainer, with temporal coherence if `coherent`; returns (CPU games,
+/// GPU games, CPU net, GPU net), a game as its score, moves and progress.
 fn one_unit_run<T: GpuTiles>(
     backend: Backend,
     stages: &[u32],
     coherent: bool,
-    restart: Restart,
     games: u32,
     alpha: f32,
     seed: u32,
@@ -36,12 +33,11 @@ fn one_unit_run<T: GpuTiles>(
         if coherent {
             net.enable_coherence();
         }
-        engine.set_restart(restart).unwrap();
         let step = alpha / net.lookups() as f32;
         let mut played = Vec::new();
         engine
             .play(&game, &net, 0, games as u64, seed, step, &mut |e| {
-                played.push((e.score, e.moves, e.progress, e.replayed));
+                played.push((e.score, e.moves, e.progress));
                 Ok(())
             })
             .unwrap();
@@ -52,7 +48,6 @@ fn one_unit_run<T: GpuTiles>(
         threads: 1,
         sharing: Sharing::Copies,
         order: TdOrder::Backward,
-        restart: Restart::default(),
         stop: Default::default(),
     });
     let (gpu, gpu_net) = run(exec.td_engine::<Sliding<T>>(Some(1)).as_mut());
@@ -76,7 +71,7 @@ fn one_unit_equals_cpu<T: GpuTiles>(backend: Backend, stages: &[u32], coherent: 
     // Temporal coherence at Guei et al.'s alpha 1.0.
     let alpha = if coherent { 1.0 } else { 0.1 };
     let Some((cpu_scores, gpu_scores, cpu_net, gpu_net)) =
-        one_unit_run::<T>(backend, stages, coherent, Restart::default(), 6, alpha, 5)
+        one_unit_run::<T>(backend, stages, coherent, 6, alpha, 5)
     else {
         return;
     };
@@ -155,32 +150,6 @@ fn a_resumed_coherent_device_run_goes_on_from_its_files_sums(
     }
 }
 
-/// Replays (Matsuzaki's restart): one unit replays each game twice from its first position
-/// whose two largest tiles sum to 64 (or 2584's 55) and learns exactly as the CPU does, each game's own score and
-/// its replays' moves alike.
-#[rstest]
-fn one_unit_replays_late_positions_exactly_as_the_cpu(
-    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
-) {
-    for (what, at) in [("2048", 64), ("2584", Fib::value(9))] {
-        let restart = Restart { times: 2, at };
-        let run = match what {
-            "2048" => one_unit_run::<Pow2>(backend, &[], false, restart, 8, 0.1, 5),
-            _ => one_unit_run::<Fib>(backend, &[], false, restart, 8, 0.1, 5),
-        };
-        let Some((cpu, gpu, cpu_net, gpu_net)) = run else {
-            return;
-        };
-        assert_eq!(
-            cpu, gpu,
-            "{what}: (score, moves, progress, replays' moves) of each game"
-        );
-        let replayed = cpu.iter().filter(|g| g.3 > 0).count();
-        assert!(replayed >= 3, "{what}: {replayed} of 8 games replayed");
-        assert_same_weights(&format!("{what} replayed"), &cpu_net, &gpu_net);
-    }
-}
-
 /// One unit has 16 result slots: 20 games go round the ring and still come back in
 /// order, each the CPU trainer's game.
 #[rstest]
@@ -188,7 +157,7 @@ fn games_past_the_result_ring_come_back_in_order(
     #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
 ) {
     let Some((cpu_scores, gpu_scores, cpu_net, gpu_net)) =
-        one_unit_run::<Pow2>(backend, &[], false, Restart::default(), 20, 0.1, 9)
+        one_unit_run::<Pow2>(backend, &[], false, 20, 0.1, 9)
     else {
         return;
     };
@@ -428,11 +397,9 @@ fn the_per_step_update_kernel_equals_the_cpu_update() {
         max_moves: 1,
         cap: 1,
         averaged: false,
-        storage: WeightStorage::F32,
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
         coherence: false,
-        restart: (0, 0),
         forward: false,
     };
     let mut device = DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&net), shape).unwrap();
@@ -517,11 +484,9 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
         max_moves: 5,
         cap: 16,
         averaged: false,
-        storage: WeightStorage::F32,
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
         coherence: false,
-        restart: (0, 0),
         forward: false,
     };
     let mut device =
@@ -580,123 +545,6 @@ fn a_network_too_large_for_the_device_is_refused(
     }
 }
 
-/// `Averaging::steps` and `Averaging::path` reach the launches: an engine given a cap trains
-/// with it, one not given one with [`STEPS_PER_LAUNCH`](cubesearch::kernels::td::STEPS_PER_LAUNCH)
-/// and the game's path cap (`GpuStochasticGame::TD_PATH`: 2584's 16; 2048 has none, so its
-/// paths take what memory allows).
-#[rstest]
-fn an_engine_caps_its_launches_as_asked(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
-    on_gpu!(backend, launch_steps_reach_the_device);
-}
-
-fn launch_steps_reach_the_device<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
-    use cubesearch::kernels::td::{AVERAGED_FROM_UNITS, STEPS_PER_LAUNCH};
-    use cubesearch::td::Averaging;
-    let units = Some(AVERAGED_FROM_UNITS);
-    let net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
-    let step = 0.1 / net.lookups() as f32;
-    let shape_of = |averaging: Averaging| {
-        let mut engine = gpu.td_engine::<Game2048>(units).with_averaging(averaging);
-        engine
-            .play(&Game2048::new(), &net, 0, 1, 7, step, &mut |_| Ok(()))
-            .unwrap();
-        engine.shape().unwrap()
-    };
-    // The most memory (and lavapipe's loop budget) allows.
-    let most = shape_of(Averaging::default());
-    assert!(most.averaged);
-    assert_eq!(most.steps_per_launch, STEPS_PER_LAUNCH);
-    let most = most.cap;
-    assert!(most > 40, "{most}");
-    for ((steps, path), used) in [
-        ((Some(3), Some(5)), (3, 5)),
-        ((None, Some(most + 1)), (STEPS_PER_LAUNCH, most)),
-    ] {
-        let shape = shape_of(Averaging {
-            steps,
-            path,
-            ..Default::default()
-        });
-        assert_eq!(
-            (shape.steps_per_launch, shape.cap),
-            used,
-            "{steps:?} {path:?}"
-        );
-    }
-    let net = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
-    for (path, used) in [(None, 16), (Some(40), 40)] {
-        let mut engine = gpu.td_engine::<Game2584>(units).with_averaging(Averaging {
-            path,
-            ..Default::default()
-        });
-        engine
-            .play(&Game2584::new(), &net, 0, 1, 7, step, &mut |_| Ok(()))
-            .unwrap();
-        assert_eq!(engine.shape().unwrap().cap, used, "2584, {path:?}");
-    }
-}
-
-/// Replays across launches: one unit playing 7 moves a launch carries a game's replays (its
-/// unit words and the position stored beside its own) from launch to launch, and its games
-/// and weights are the CPU trainer's.
-#[rstest]
-fn replays_over_many_launches_equal_the_cpu(
-    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
-) {
-    on_gpu!(backend, replays_over_launches);
-}
-
-fn replays_over_launches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
-    use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
-    use cubesearch::td::td_net;
-    let restart = Restart { times: 2, at: 64 };
-    let fresh = || NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
-    let cpu_net = fresh();
-    let step = 0.1 / cpu_net.lookups() as f32;
-    let mut cpu: Vec<Played> = Vec::new();
-    let mut engine = CpuEngine {
-        threads: 1,
-        sharing: Sharing::Copies,
-        order: TdOrder::Backward,
-        restart,
-        stop: Default::default(),
-    };
-    engine
-        .play(&Game2048::new(), &cpu_net, 0, 4, 7, step, &mut |e| {
-            cpu.push((e.score, e.moves, e.progress, e.replayed));
-            Ok(())
-        })
-        .unwrap();
-    let mut gpu_net = fresh();
-    let shape = TdShape {
-        units: 1,
-        max_moves: 7,
-        cap: 4096,
-        averaged: false,
-        storage: WeightStorage::F32,
-        lanes: LaneExchange::Cube,
-        steps_per_launch: 1,
-        coherence: false,
-        restart: (restart.times, restart.at),
-        forward: false,
-    };
-    let mut device = DeviceTd::<_, Game2048>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
-    let games = device.play_batch(0, 4, 7, step).unwrap();
-    let got: Vec<Played> = games
-        .iter()
-        .map(|g| (g.score as u64, g.moves, g.progress, g.replayed))
-        .collect();
-    assert_eq!(
-        cpu, got,
-        "(score, moves, progress, replays' moves) of each game"
-    );
-    assert!(got.iter().all(|g| g.3 > 7), "{got:?}");
-    for (t, table) in device.read_tables().unwrap().into_iter().enumerate() {
-        gpu_net.set_table(t, table.into_iter());
-    }
-    assert_same_weights("2048, replays over launches", &cpu_net, &gpu_net);
-}
-
 /// Game `number` of 2584 learned with averaged updates in one launch, on the CPU
 /// (`cubesearch::learn::testing::averaged_game`): its score.
 fn cpu_averaged_game(
@@ -705,14 +553,10 @@ fn cpu_averaged_game(
     seed: u32,
     step: f32,
     steps: u32,
-    read: fn(f32) -> f32,
     coherence: Option<&mut cubesearch::learn::testing::CoherenceSums>,
 ) -> u64 {
     let game = Sliding::<Fib>::new();
-    cubesearch::learn::testing::averaged_game(
-        &game, net, number, seed, step, steps, read, coherence,
-    )
-    .0
+    cubesearch::learn::testing::averaged_game(&game, net, number, seed, step, steps, coherence).0
 }
 
 /// An averaged launch shape of `units` games whose 400 moves hold a zero-weight 2584 game
@@ -728,11 +572,9 @@ fn whole_game_shape(
         max_moves: 400,
         cap: 1024,
         averaged: true,
-        storage: WeightStorage::F32,
         lanes,
         steps_per_launch,
         coherence: false,
-        restart: (0, 0),
         forward: false,
     }
 }
@@ -788,7 +630,6 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                     seed,
                     step,
                     steps_per_launch,
-                    |w| w,
                     None,
                 )];
                 let gpu_net = staged();
@@ -844,7 +685,6 @@ fn copies_match<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                     seed,
                     step,
                     1,
-                    |w| w,
                     None,
                 );
                 let mut scores: Vec<u64> = scores.into_iter().map(|(score, _)| score).collect();
@@ -913,11 +753,9 @@ fn forward_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                     max_moves: per_launch,
                     cap: 1,
                     averaged: true,
-                    storage: WeightStorage::F32,
                     lanes,
                     steps_per_launch: 4,
                     coherence: false,
-                    restart: (0, 0),
                     forward: true,
                 };
                 let mut gpu_net = staged();
@@ -974,7 +812,7 @@ fn averaged_coherent_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R
         let mut device =
             DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
         for number in 0..3 {
-            let want = cpu_averaged_game(&mut cpu_net, number, 41, step, 4, |w| w, Some(&mut sums));
+            let want = cpu_averaged_game(&mut cpu_net, number, 41, step, 4, Some(&mut sums));
             let games = device.play_batch(number, 1, 41, step).unwrap();
             assert!(games[0].moves < 400, "{games:?}");
             assert_eq!(want, games[0].score as u64, "{lanes:?}, game {number}");
@@ -992,103 +830,6 @@ fn averaged_coherent_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R
             &cpu_net,
             &gpu_net,
         );
-    }
-}
-
-/// A weight as an f16 copy holds it (round to nearest, ties to even).
-fn f16_rounding(w: f32) -> f32 {
-    half::f16::from_f32(w).to_f32()
-}
-
-/// The largest gap between two sets of 2584 tables, in units of a tolerance of a few f32
-/// roundings of the weights' size (the device may divide or contract `a·b + c` a rounding
-/// away from the CPU).
-fn worst_gap(want: &NTupleNetwork, got: &[Vec<f32>]) -> f32 {
-    let mut worst = 0.0f32;
-    for (t, table) in got.iter().enumerate() {
-        for (&w, &g) in want.table(t).iter().zip(table) {
-            let tolerance = 4.0 * f32::EPSILON * w.abs().max(1.0);
-            worst = worst.max((g - w).abs() / tolerance);
-        }
-    }
-    worst
-}
-
-/// f16 weight storage (`WeightStorage::F16`): averaged launches read every weight as its f16
-/// rounding while the f32 weights learn. From weights f16 cannot hold (1024 ≤ |w| < 2048, where
-/// f16 keeps only integers: each read is off by up to 0.5), two games in two launches must
-/// equal the CPU re-implementation reading rounded weights — the second game reading the copy
-/// that the first launch's apply kernel rewrote — and must not equal the one reading f32.
-#[test]
-fn f16_storage_reads_the_weights_rounded_to_f16() {
-    use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
-    use cubesearch::rng::XorShift32;
-    use cubesearch::td::td_net;
-    use cubesearch::Executor;
-    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
-        panic!("the wgpu executor")
-    };
-    let mut start = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
-    let mut rng = XorShift32::for_worker(77, 0);
-    for t in 0..start.shapes().len() {
-        let n = start.table(t).len();
-        let weights: Vec<f32> = (0..n)
-            .map(|_| {
-                let w = 1024.0 + (rng.next_u32() >> 8) as f32 / (1 << 14) as f32;
-                if rng.below(2) == 0 {
-                    w
-                } else {
-                    -w
-                }
-            })
-            .collect();
-        start.set_table(t, weights.into_iter());
-    }
-    // A large step (alpha 0.5) makes the reads' rounding stand well clear of the tolerance.
-    let step = 0.5 / start.lookups() as f32;
-    let seed = 5;
-    // 400 moves a launch: each game ends in its first launch, and inside lavapipe's loop budget.
-    let shape = TdShape {
-        storage: WeightStorage::F16,
-        ..whole_game_shape(1, LaneExchange::Cube, 1)
-    };
-    let mut device =
-        DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&start), shape).unwrap();
-    let copy = |net: &NTupleNetwork| {
-        let mut c = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
-        for t in 0..net.shapes().len() {
-            c.set_table(t, net.table(t).into_iter());
-        }
-        c
-    };
-    let (mut want, mut as_f32) = (copy(&start), copy(&start));
-    for number in 0..2 {
-        let games = device.play_batch(number, 1, seed, step).unwrap();
-        assert!(games[0].moves < 400, "{games:?}");
-        let want_score = cpu_averaged_game(&mut want, number, seed, step, 1, f16_rounding, None);
-        let f32_score = cpu_averaged_game(&mut as_f32, number, seed, step, 1, |w| w, None);
-        let got = device.read_tables().unwrap();
-        let gap = worst_gap(&want, &got);
-        let f32_gap = worst_gap(&as_f32, &got);
-        eprintln!(
-            "game {number}: {} moves, score {} (f32 reads: {f32_score}); gap to the f16 \
-             reference {gap:.2}, to the f32 one {f32_gap:.0} tolerances",
-            games[0].moves, games[0].score
-        );
-        assert_eq!(games[0].score as u64, want_score, "game {number}'s score");
-        assert!(
-            gap <= 1.0,
-            "game {number}: the weights are {gap} tolerances off"
-        );
-        assert!(
-            f32_gap > 100.0,
-            "game {number}: the f32 reads learn the same ({f32_gap} tolerances): no rounding?"
-        );
-        // The next game starts from the device's weights (the reference's, within rounding).
-        for (t, table) in got.into_iter().enumerate() {
-            want.set_table(t, table.clone().into_iter());
-            as_f32.set_table(t, table.into_iter());
-        }
     }
 }
 
@@ -1114,11 +855,9 @@ fn plane_lanes_refused<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
             max_moves: 32,
             cap: 512,
             averaged,
-            storage: WeightStorage::F32,
             lanes: LaneExchange::Plane,
             steps_per_launch: 1,
             coherence: false,
-            restart: (0, 0),
             forward: false,
         };
         let made = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape);
@@ -1134,67 +873,10 @@ fn plane_lanes_refused<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     }
 }
 
-/// f16 storage is for averaged launches only: an immediate launch reads the weights it is
-/// changing (atomics), so there is no read-only copy to store in f16. The CPU trainer's weights
-/// are f32 only.
-#[test]
-fn f16_storage_needs_averaged_updates() {
-    use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
-    use cubesearch::td::td_net;
-    use cubesearch::{Error, Executor};
-    let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
-        panic!("the wgpu executor")
-    };
-    let net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
-    let shape = TdShape {
-        units: 16,
-        max_moves: 32,
-        cap: 512,
-        averaged: false,
-        storage: WeightStorage::F16,
-        lanes: LaneExchange::Cube,
-        steps_per_launch: 1,
-        coherence: false,
-        restart: (0, 0),
-        forward: false,
-    };
-    let made = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape);
-    assert!(
-        matches!(&made, Err(Error::Unsupported(why)) if why.contains("averaged")),
-        "{:?}",
-        made.err()
-    );
-    let cpu = executor(Backend::Cpu).unwrap();
-    assert!(cpu
-        .td_engine_on_gpus::<Game2048>(
-            1,
-            None,
-            WeightStorage::F16.into(),
-            cubesearch::td::MERGE_EVERY,
-        )
-        .is_err());
-    assert_eq!("f16".parse::<WeightStorage>().unwrap(), WeightStorage::F16);
-    assert_eq!("F32".parse::<WeightStorage>().unwrap(), WeightStorage::F32);
-    assert!("bf16".parse::<WeightStorage>().is_err());
-}
-
-/// A weight past f16's range is stored as f16's largest value, not as infinity (which would
-/// make V infinite and the learned weights NaN); one inside it is rounded to nearest.
-#[test]
-fn the_f16_copy_saturates_instead_of_overflowing() {
-    use cubesearch::kernels::td::storage::to_f16;
-    assert_eq!(to_f16(1.0e6).to_f32(), 65504.0);
-    assert_eq!(to_f16(-1.0e6).to_f32(), -65504.0);
-    assert_eq!(to_f16(1024.4).to_f32(), 1024.0);
-    assert_eq!(to_f16(1024.6).to_f32(), 1025.0);
-}
-
-/// Many units averaging their updates learn, reading f32 weights or their f16 copy: greedy play
-/// after training beats untrained play.
+/// Many units averaging their updates learn: greedy play after training beats untrained play.
 #[rstest]
 fn averaged_training_with_many_units_learns(
     #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
-    #[values(WeightStorage::F32, WeightStorage::F16)] storage: WeightStorage,
 ) {
     use cubesearch::kernels::td::AVERAGED_FROM_UNITS;
     let Some(exec) = executor(backend) else {
@@ -1203,21 +885,14 @@ fn averaged_training_with_many_units_learns(
     let game = Sliding::<Pow2>::new();
     let mut net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let untrained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
-    let mut engine = exec
-        .td_engine_on_gpus::<Game2048>(
-            1,
-            Some(AVERAGED_FROM_UNITS),
-            storage.into(),
-            cubesearch::td::MERGE_EVERY,
-        )
-        .unwrap();
+    let mut engine = exec.td_engine::<Game2048>(Some(AVERAGED_FROM_UNITS));
     let step = 0.1 / net.lookups() as f32;
     engine
         .play(&Game2048::new(), &net, 0, 4096, 7, step, &mut |_| Ok(()))
         .unwrap();
     engine.sync(&mut net).unwrap();
     let trained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
-    eprintln!("2048, {AVERAGED_FROM_UNITS} units averaged, {storage} reads: greedy untrained {untrained:.0}, trained {trained:.0}");
+    eprintln!("2048, {AVERAGED_FROM_UNITS} units averaged: greedy untrained {untrained:.0}, trained {trained:.0}");
     assert!(
         trained > 1.2 * untrained,
         "untrained {untrained}, trained {trained}"
@@ -1242,11 +917,9 @@ fn a_deadline_or_a_raised_stop_ends_gpu_training_between_launches() {
         max_moves: 32,
         cap: 512,
         averaged: false,
-        storage: WeightStorage::F32,
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
         coherence: false,
-        restart: (0, 0),
         forward: false,
     };
     let mut device = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape).unwrap();

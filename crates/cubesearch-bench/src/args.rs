@@ -1,7 +1,6 @@
 //! The flags of `cubesearch bench`.
 
 use clap::Args;
-use cubesearch_search::td::WeightStorage;
 
 /// What `bench` takes: the suite and how to time it.
 #[derive(Args, Debug, Clone)]
@@ -31,9 +30,6 @@ pub struct BenchArgs {
     /// td-train: games a GPU plays at once (default 65536; at least 1).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub units: Option<u32>,
-    /// td-train: the weight storage of GPU rows, comma-separated (`f32,f16`: a row each).
-    #[arg(long, value_delimiter = ',', default_value = "f32")]
-    pub storage: Vec<WeightStorage>,
     /// expectimax suites: the layers to time, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = [1, 2, 3])]
     pub layers: Vec<u32>,

@@ -35,8 +35,7 @@ mod targets;
 
 pub use args::BenchArgs;
 
-use cubesearch_core::{Backend, Error, Result};
-use cubesearch_search::td::WeightStorage;
+use cubesearch_core::{Backend, Result};
 use indicatif::ProgressBar;
 use serde_json::Value;
 
@@ -89,9 +88,6 @@ pub fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
             text: list(),
             json: None,
         });
-    }
-    if args.storage != [WeightStorage::F32] && args.suite != "td-train" {
-        return Err(Error::parse("--storage is an option of td-train"));
     }
     if args.suite == "nim-minimax" {
         return suites::nim_minimax(common, args);

@@ -14,7 +14,6 @@ use cubesearch_core::{Error, Playouts, Result};
 use cubesearch_games::checkers::{Checkers, Rules};
 use cubesearch_games::nim::{Nim, NimState};
 use cubesearch_games::reversi::Reversi;
-use cubesearch_kernels::td::WeightStorage;
 use cubesearch_kernels::GpuGame;
 use cubesearch_search::mcts::{Budget, Mcts, MctsConfig};
 use cubesearch_search::perft::perft_split;
@@ -171,7 +170,7 @@ fn td_games_at(level: u32) -> u64 {
 
 /// TD(0) training of the default 2584 network (from zero weights, or `--weights`) for
 /// `td_games_at(level)` games on the executor's engine (CPU threads, or the GPU with `--units`
-/// games at once, reading the weights as the row's `--storage`); the units are moves played
+/// games at once); the units are moves played
 /// (and learned from). A fresh engine each run, so GPU figures include the weight upload and
 /// the read-back at the end.
 fn td_train(exec: &mut Executor, level: u32, seed: u32, args: &BenchArgs) -> Result<u64> {
@@ -182,13 +181,7 @@ fn td_train(exec: &mut Executor, level: u32, seed: u32, args: &BenchArgs) -> Res
         None => NTupleNetwork::for_game::<Game2584>(&seed_shapes())?,
     };
     let step = 0.1 / net.lookups() as f32;
-    let storage = args.storage.first().copied().unwrap_or_default();
-    let mut engine = exec.td_engine_on_gpus::<Game2584>(
-        1,
-        args.units,
-        storage.into(),
-        cubesearch_search::td::MERGE_EVERY,
-    )?;
+    let mut engine = exec.td_engine::<Game2584>(args.units);
     let mut moves = 0u64;
     engine.play(
         &Game2584::new(),
@@ -313,11 +306,9 @@ impl cubesearch_search::DeviceTask for TdSteps<'_> {
             max_moves: 1,
             cap: 1,
             averaged: false,
-            storage: WeightStorage::F32,
             lanes: LaneExchange::Cube,
             steps_per_launch: 1,
             coherence: false,
-            restart: (0, 0),
             forward: false,
         };
         let mut device = DeviceTd::<R, cubesearch_games::fib::Game2584>::new(
@@ -485,24 +476,11 @@ pub(crate) fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
             )));
         }
     }
-    let default_storage = args.storage == [WeightStorage::F32];
     // One step a timed run. Targets differ by orders of magnitude (cpu-1 against a GPU), so
     // a rate over all of them would promise nothing: the bar says what the current target has
     // left, from its own last run, and how many targets follow.
     let runs_each = (args.warmup + args.reps) as u64;
-    // A row per weight storage on a GPU, each labelled with it when --storage is given (the
-    // CPU trainer's weights are f32: one row).
-    let storages = |exec: &Executor| {
-        if exec.is_cpu() {
-            &[WeightStorage::F32][..]
-        } else {
-            &args.storage[..]
-        }
-    };
-    let total: u64 = targets
-        .iter()
-        .map(|t| storages(&t.2).len() as u64 * runs_each)
-        .sum();
+    let total = targets.len() as u64 * runs_each;
     let bar = common.progress(total, suite.name);
     if let Ok(style) =
         ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} runs {elapsed_precise}")
@@ -512,33 +490,23 @@ pub(crate) fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
     let mut rows = Vec::new();
     let count = targets.len();
     for (i, (label, device, mut exec)) in targets.into_iter().enumerate() {
-        for &storage in storages(&exec) {
-            let label = match default_storage {
-                true => label.clone(),
-                false => format!("{label} {storage}"),
-            };
-            let args = BenchArgs {
-                storage: vec![storage],
-                ..args.clone()
-            };
-            let mut on_run = |stage: Stage| {
-                if let Stage::Timed { .. } = stage {
-                    bar.inc(1);
-                }
-                let fixed = args.level.is_some();
-                bar.set_message(stage.describe(suite.name, &label, fixed, count - 1 - i));
-            };
-            on_run(Stage::Calibrating(args.level.unwrap_or(0)));
-            rows.push(measure(
-                suite,
-                &label,
-                &device,
-                &mut exec,
-                &args,
-                common.seed,
-                &mut on_run,
-            )?);
-        }
+        let mut on_run = |stage: Stage| {
+            if let Stage::Timed { .. } = stage {
+                bar.inc(1);
+            }
+            let fixed = args.level.is_some();
+            bar.set_message(stage.describe(suite.name, &label, fixed, count - 1 - i));
+        };
+        on_run(Stage::Calibrating(args.level.unwrap_or(0)));
+        rows.push(measure(
+            suite,
+            &label,
+            &device,
+            &mut exec,
+            args,
+            common.seed,
+            &mut on_run,
+        )?);
     }
     bar.finish_and_clear();
     let table = || table(suite, &rows);

@@ -5,7 +5,6 @@ use clap::{Args, Parser, Subcommand};
 use cubesearch_core::Backend;
 use cubesearch_games::registry::GameOptions;
 use cubesearch_search::minimax::Strategy;
-use cubesearch_search::td::WeightStorage;
 
 /// Game-tree search on GPUs: MCTS, alpha-beta and expectimax on CUDA, wgpu or the CPU.
 ///
@@ -78,24 +77,11 @@ fn parse_strategy(text: &str) -> Result<Strategy, String> {
         .map_err(|e: cubesearch_core::Error| e.to_string())
 }
 
-fn parse_storage(text: &str) -> Result<WeightStorage, String> {
-    text.parse()
-        .map_err(|e: cubesearch_core::Error| e.to_string())
-}
-
 /// A finite number.
 fn parse_finite(text: &str) -> Result<f32, String> {
     match text.trim().parse::<f32>() {
         Ok(v) if v.is_finite() => Ok(v),
         _ => Err(format!("expected a finite number, got '{text}'")),
-    }
-}
-
-/// A duration above zero, `2s` or `250ms` (`--meet-every`).
-fn parse_interval(text: &str) -> Result<std::time::Duration, String> {
-    match cubesearch_search::spec::parse_duration(text).map_err(|e| e.to_string())? {
-        d if d.is_zero() => Err("ranks meet after a stretch of play; give e.g. 250ms".into()),
-        d => Ok(d),
     }
 }
 
@@ -370,20 +356,9 @@ pub struct TrainArgs {
     /// the changes asked of it, A the sum of their sizes), slowing where its errors cancel out.
     /// TDL2048+'s OTD+TC finishes an optimistic run with it at --alpha 1.0 on the CPU; GPU
     /// trainers of 1024+ games average their updates: use 0.5 there (the 2048 agent's best; 1.0
-    /// collapsed, even at --launch-steps 1). The sums go into --out, and --resume goes on from them.
+    /// collapsed). The sums go into --out, and --resume goes on from them.
     #[arg(long)]
     pub coherence: bool,
-    /// Replay each game N more times from its first position whose stage progress (what
-    /// --stages counts; 2048/2584: the sum of the two largest tiles) reached --restart-at, once
-    /// its own play ends: the late game learns from N
-    /// more times its moves (Matsuzaki's restart). Replays score nothing. One GPU or the CPU;
-    /// at most 100 (a CPU thread keeps every play's weight indices until the game ends).
-    #[arg(long, value_name = "N", default_value_t = 0, requires = "restart_at", value_parser = clap::value_parser!(u32).range(0..=100))]
-    pub restarts: u32,
-    /// The stage progress a position needs to be replayed from (--restarts), e.g. 16384 in
-    /// 2048, or 24576 to replay from the third of Yeh et al.'s stages (--stages 16384,24576).
-    #[arg(long, value_name = "PROGRESS", requires = "restarts", value_parser = clap::value_parser!(u32).range(1..))]
-    pub restart_at: Option<u32>,
     /// Start a new network with every state valued at V, not 0 (optimistic initialisation,
     /// which makes the player try what it has not seen: 320000 for 2048's 4x6patt).
     #[arg(long, value_name = "V", conflicts_with = "resume", value_parser = parse_finite)]
@@ -417,31 +392,8 @@ pub struct TrainArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub units: Option<u32>,
     /// CUDA: train on this many GPUs in this process, a rank each, their changes merged (as
-    /// `--sharing copies` merges) through host memory every `--meet-every` while their games
-    /// run (NCCL on the GPUs, one process a GPU: `cubesearch launch`).
+    /// `--sharing copies` merges) every 2 s while their games run (NCCL on the GPUs, one
+    /// process a GPU: `cubesearch launch`).
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
-    /// Several GPUs (`--gpus K`, or ranks under `launch`): how often they merge their changes
-    /// (`2s`, `250ms`; ranks meet at rank 0's).
-    #[arg(long, default_value = "2s", value_parser = parse_interval)]
-    pub meet_every: std::time::Duration,
-    /// GPU backends with averaged updates (--units ≥ 1024): read the weights from an f32 or
-    /// an f16 copy while playing (the f32 weights stay the master that learns and is saved).
-    #[arg(long, default_value = "f32", value_parser = parse_storage)]
-    pub storage: WeightStorage,
-    /// GPU backends with averaged updates (--units ≥ 1024): the most TD steps a weight takes
-    /// in one launch (default 16: from zero weights 1, 4 and 64 learned less; in the 2048
-    /// agent's recipe 10 learned alike in greedy play and played worse at 3 layers). A launch reads
-    /// every game's values from the same weights, so a weight asked h times moves by the sum
-    /// of the changes over ⌈h / N⌉: N steps at most, where sequential updates would each see
-    /// the one before.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=65536))]
-    pub launch_steps: Option<u32>,
-    /// GPU backends with averaged updates (--units ≥ 1024): the path entries a game keeps
-    /// before it learns them backward, last move first, at most what memory allows (default:
-    /// the game's, else that most, 1024 for 65,536 games). A launch lasts as long as its longest
-    /// learning pass: 2584 keeps 16, which trained 1.10-1.36 × as fast and learned more a game;
-    /// 2048's 4x6patt learned 0.57 × as much a game with 16.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub path_cap: Option<u32>,
 }

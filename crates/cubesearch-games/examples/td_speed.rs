@@ -46,7 +46,6 @@ fn time<G: TupleGame>(
             Ok(s) => s.parse()?,
             Err(_) => Default::default(),
         },
-        restart: Default::default(),
         stop: Default::default(),
     };
     let mut rates = Vec::new();

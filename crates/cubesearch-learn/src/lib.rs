@@ -28,7 +28,7 @@ pub use network::{
     shapes_for, NTupleNetwork, TABLE_GAP,
 };
 pub use play::{play, play_random, stats, PlayStats, Reach};
-pub use td::{Episode, Restart, TdOrder};
+pub use td::{Episode, TdOrder};
 pub use train::{
     curve_csv, starting_network, train, train_on, train_scores, CpuEngine, CurvePoint, TdEngine,
     TrainConfig, TrainProgress, TrainReport,
@@ -57,7 +57,6 @@ impl<G: TupleGame> TdUpdate<G, NTupleNetwork> for CpuTd {
             threads: runner::thread_count(self.threads),
             sharing: runner::Sharing::default(),
             order: TdOrder::default(),
-            restart: Default::default(),
             stop: Default::default(),
         };
         train_scores(&mut engine, game, value, games, alpha, seed)

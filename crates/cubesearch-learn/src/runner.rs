@@ -24,7 +24,7 @@
 
 use crate::game::TupleGame;
 use crate::network::NTupleNetwork;
-use crate::td::{play_episode, random_episode, Episode, Restart, TdOrder, Trajectory};
+use crate::td::{play_episode, random_episode, Episode, TdOrder, Trajectory};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Result, Stop};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -49,8 +49,6 @@ pub struct Learning {
     pub sharing: Sharing,
     /// When a game's afterstates learn.
     pub order: TdOrder,
-    /// Replays of a game's late positions.
-    pub restart: Restart,
 }
 
 /// How several learning threads share the weights (see the module docs).
@@ -235,7 +233,7 @@ fn run_on_copies<G: TupleGame>(
                         let mut rng = XorShift32::for_worker(seed, g as u32);
                         let episode = play_episode(game, copy, &mut rng, Some(learning), &mut path);
                         changed[t].mark(path.indices());
-                        moves += episode.all_moves();
+                        moves += episode.moves as u64;
                         if tx.send(episode).is_err() {
                             failed.store(true, Ordering::Relaxed);
                         }

@@ -64,22 +64,6 @@ impl std::str::FromStr for TdOrder {
     }
 }
 
-/// Replays of a learning game from its first position that got far (Matsuzaki's restart,
-/// 2017): once a game's own play has ended, it plays on `times` more times from the first
-/// position whose [`TupleGame::stage_progress`] reached `at` (the measure a multi-stage
-/// network's stages start at, so that `at` may be a stage's threshold), if it reached it, each
-/// replay learning as a game does and drawing on from the game's generator. The late game, which few moves of a
-/// game reach, so learns from several times as many moves. Replays score nothing: the game's
-/// score, moves and progress are its own play's. Positions are looked at after each chance
-/// event (never the start), and one that ends the game gives replays of no moves.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Restart {
-    /// Replays a game plays (0: none).
-    pub times: u32,
-    /// The stage progress a position needs to be replayed from.
-    pub at: u32,
-}
-
 /// What one game came to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Episode {
@@ -89,15 +73,6 @@ pub struct Episode {
     pub moves: u32,
     /// How far the game got ([`TupleGame::progress`] of its last state).
     pub progress: u32,
-    /// Moves its replays played ([`Restart`]), learned from but not scored.
-    pub replayed: u32,
-}
-
-impl Episode {
-    /// Every move the game played and learned from: its own and its replays'.
-    pub fn all_moves(&self) -> u64 {
-        self.moves as u64 + self.replayed as u64
-    }
 }
 
 /// The greedy action in `s`: `(action, afterstate, reward)`, or `None` when the game is over.
@@ -229,9 +204,8 @@ fn best_of_four<G: TupleGame>(
 }
 
 /// Plays one game greedily with `net` from a start drawn by `rng`; when `learn` is given (the
-/// change per weight per unit of TD error, the order and the replays; its sharing is the
-/// caller's), learns from it. `path` ends holding the indices of every afterstate learned
-/// from, replays' too.
+/// change per weight per unit of TD error and the order; its sharing is the caller's), learns
+/// from it. `path` ends holding the indices of every afterstate learned from.
 ///
 /// Compiled twice: for any x86-64 and for one with AVX2 and BMI2, picked at run time (the
 /// symmetric views and indices of four states at once fill 256-bit registers, and the weights
@@ -254,63 +228,41 @@ pub fn play_episode<G: TupleGame>(
     path.candidates
         .resize(G::ACTIONS.len().div_ceil(4) * 4 * lookups, 0);
     let forward = learn.filter(|l| l.order == TdOrder::Forward);
-    let restart = learn.map_or(Restart::default(), |l| l.restart);
     let mut s = game.initial(rng);
-    let mut mark = None;
-    let mut episode = Episode::default();
-    for replay in 0..=restart.times {
-        // This play's afterstates: the path from `first` on (in afterstates).
-        let first = path.rewards.len();
-        let mut score = 0u64;
-        // V of the last afterstate as valued when it was chosen.
-        let mut valued = 0.0;
-        while let Some((value, k, after, reward, v)) = greedy_indexed(game, net, s, path, reads) {
-            if let Some(l) = forward {
-                let last = &path.indices[first * lookups..];
-                // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index; `reads`
-                // is as above.
-                unsafe { learn_last(net, last, valued, value, l.step, reads) };
-            }
-            valued = v;
-            score += reward as u64;
-            let four = &path.candidates[k / 4 * 4 * lookups..][..4 * lookups];
-            path.indices
-                .extend(four.chunks_exact(4).map(|lanes| lanes[k % 4]));
-            path.rewards.push(reward);
-            s = game.sample_chance(&after, rng);
-            if restart.times > 0 && mark.is_none() && game.stage_progress(&s) >= restart.at {
-                mark = Some(s);
-            }
+    let mut score = 0u64;
+    // V of the last afterstate as valued when it was chosen.
+    let mut valued = 0.0;
+    while let Some((value, k, after, reward, v)) = greedy_indexed(game, net, s, path, reads) {
+        if let Some(l) = forward {
+            // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index; `reads` is as
+            // above.
+            unsafe { learn_last(net, &path.indices, valued, value, l.step, reads) };
         }
-        let (indices, rewards) = (&path.indices[first * lookups..], &path.rewards[first..]);
-        match learn.map(|l| (l.step, l.order)) {
-            // The last afterstate: nothing follows it.
-            // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
-            Some((step, TdOrder::Forward)) => unsafe {
-                learn_last(net, indices, valued, 0.0, step, reads)
-            },
-            // SAFETY: as above.
-            Some((step, TdOrder::Backward)) => unsafe {
-                learn_indexed(net, indices, rewards, step, reads)
-            },
-            None => {}
-        }
-        if replay == 0 {
-            episode = Episode {
-                score,
-                moves: rewards.len() as u32,
-                progress: game.progress(&s),
-                replayed: 0,
-            };
-        } else {
-            episode.replayed += rewards.len() as u32;
-        }
-        match mark {
-            Some(m) => s = m,
-            None => break,
-        }
+        valued = v;
+        score += reward as u64;
+        let four = &path.candidates[k / 4 * 4 * lookups..][..4 * lookups];
+        path.indices
+            .extend(four.chunks_exact(4).map(|lanes| lanes[k % 4]));
+        path.rewards.push(reward);
+        s = game.sample_chance(&after, rng);
     }
-    episode
+    match learn.map(|l| (l.step, l.order)) {
+        // The last afterstate: nothing follows it.
+        // SAFETY: `greedy_indexed`'s `indices_of` of `net` made every index.
+        Some((step, TdOrder::Forward)) => unsafe {
+            learn_last(net, &path.indices, valued, 0.0, step, reads)
+        },
+        // SAFETY: as above.
+        Some((step, TdOrder::Backward)) => unsafe {
+            learn_indexed(net, &path.indices, &path.rewards, step, reads)
+        },
+        None => {}
+    }
+    Episode {
+        score,
+        moves: path.rewards.len() as u32,
+        progress: game.progress(&s),
+    }
 }
 
 /// One forward TD(0) step: the last afterstate of `indices` (a block of the network's lookups
@@ -398,6 +350,5 @@ pub fn random_episode<G: TupleGame>(game: &G, rng: &mut XorShift32) -> Episode {
         score,
         moves,
         progress: game.progress(&s),
-        replayed: 0,
     }
 }

@@ -38,8 +38,7 @@ pub type CoherenceSums = [(Vec<f32>, Vec<f32>)];
 
 /// A CPU re-implementation of game `number` of a run seeded `seed` learned with averaged
 /// updates in a launch of its own (the GPU trainer's `TdShape::averaged`): the game is played
-/// greedily on the starting weights, each weight read as `read` gives it (itself for f32
-/// storage, its f16 rounding for f16); each learned entry asks `step · δ` of its lookups, the
+/// greedily on the starting weights; each learned entry asks `step · δ` of its lookups, the
 /// next target being `reward + v + lookups · step · δ`; then every weight moves by what was
 /// asked of it divided by `⌈hits / steps⌉`, scaled by its temporal-coherence rate when
 /// `coherence` holds the sums (which take the change). Returns the score and the last state.
@@ -51,10 +50,9 @@ pub fn averaged_game<G: TupleGame>(
     seed: u32,
     step: f32,
     steps: u32,
-    read: fn(f32) -> f32,
     coherence: Option<&mut CoherenceSums>,
 ) -> (u64, G::State) {
-    averaged_games(game, net, &[&[number]], seed, step, steps, read, coherence)[0]
+    averaged_games(game, net, &[&[number]], seed, step, steps, coherence)[0]
 }
 
 /// [`averaged_game`] for several games in one launch, each slice of `copies` the games that add
@@ -70,13 +68,13 @@ pub fn averaged_games<G: TupleGame>(
     seed: u32,
     step: f32,
     steps: u32,
-    read: fn(f32) -> f32,
     coherence: Option<&mut CoherenceSums>,
 ) -> Vec<(u64, G::State)> {
     let fresh = || NTupleNetwork::staged::<G>(net.shapes(), net.stages()).unwrap();
+    // The weights every game reads: as they stood when the launch began.
     let mut reads = fresh();
     for t in 0..net.tables() {
-        reads.set_table(t, net.table(t).into_iter().map(read));
+        reads.set_table(t, net.table(t).into_iter());
     }
     let lookups = net.lookups() as f32;
     let mut played = Vec::new();

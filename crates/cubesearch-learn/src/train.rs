@@ -5,7 +5,7 @@
 use crate::game::TupleGame;
 use crate::network::{default_shapes, NTupleNetwork};
 use crate::runner::{run_games, thread_count, Learning, Policy, Schedule, Sharing};
-use crate::td::{Episode, Restart, TdOrder};
+use crate::td::{Episode, TdOrder};
 use cubesearch_core::{Error, Result, Stop};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -68,9 +68,6 @@ pub struct TrainConfig {
     /// CPU copies merge them, while several GPUs each keep the sums of their own changes
     /// (their meetings merge the weights alone) and the file takes the first GPU's.
     pub coherence: bool,
-    /// Replays of each game from its first position that reached a stage progress ([`Restart`];
-    /// none by default). The engine must take them ([`TdEngine::set_restart`]).
-    pub restart: Restart,
 }
 
 impl Default for TrainConfig {
@@ -93,7 +90,6 @@ impl Default for TrainConfig {
             stop: Stop::new(),
             optimistic: None,
             coherence: false,
-            restart: Restart::default(),
         }
     }
 }
@@ -111,7 +107,7 @@ pub struct TrainProgress {
     pub recent_mean_score: f64,
     /// Games a second so far.
     pub games_per_sec: f64,
-    /// Moves a second so far, replays' included.
+    /// Moves a second so far.
     pub moves_per_sec: f64,
     /// Seconds so far.
     pub seconds: f64,
@@ -141,7 +137,7 @@ pub struct TrainReport {
     pub recent_mean_score: f64,
     /// Best score of this run.
     pub max_score: u64,
-    /// Moves played, replays' included.
+    /// Moves played.
     pub moves: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
@@ -179,7 +175,6 @@ pub fn train<G: TupleGame>(
         threads: thread_count(cfg.threads),
         sharing: cfg.sharing,
         order: cfg.order,
-        restart: cfg.restart,
         stop: Default::default(),
     };
     train_on(game, cfg, &mut engine, progress)
@@ -254,18 +249,6 @@ pub trait TdEngine<G: TupleGame> {
     fn finish(&mut self) -> Result<()> {
         Ok(())
     }
-
-    /// Replays the games' late positions as `restart` says, from the next `play` on; an engine
-    /// that cannot refuses.
-    fn set_restart(&mut self, restart: Restart) -> Result<()> {
-        if restart.times == 0 {
-            return Ok(());
-        }
-        Err(Error::Unsupported(
-            "this trainer cannot replay late positions (--restarts): train on one GPU or the CPU"
-                .into(),
-        ))
-    }
 }
 
 /// TD(0) on CPU threads, learning on a copy of the weights each or on one table without locks
@@ -278,8 +261,6 @@ pub struct CpuEngine {
     pub sharing: Sharing,
     /// When the games learn.
     pub order: TdOrder,
-    /// Replays of the games' late positions.
-    pub restart: Restart,
     /// Raised: each thread ends the game in hand and takes no other ([`TdEngine::set_stop`]).
     pub stop: Stop,
 }
@@ -303,7 +284,6 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
                     step,
                     sharing: self.sharing,
                     order: self.order,
-                    restart: self.restart,
                 }),
             ),
             Schedule {
@@ -324,15 +304,10 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
         self.stop = stop.clone();
     }
 
-    fn set_restart(&mut self, restart: Restart) -> Result<()> {
-        self.restart = restart;
-        Ok(())
-    }
-
     /// Enough games for a few rounds of the copies on every thread: each call makes the
-    /// copies afresh and merges them at its end. Fewer with replays, which make games longer.
+    /// copies afresh and merges them at its end.
     fn games_between_clock_checks(&self) -> u64 {
-        (self.threads as u64 * 1024 / (1 + self.restart.times as u64)).max(self.threads as u64)
+        self.threads as u64 * 1024
     }
 }
 
@@ -401,7 +376,6 @@ pub fn train_on<G: TupleGame>(
             cfg.alpha
         )));
     }
-    engine.set_restart(cfg.restart)?;
     let (mut net, prior) = starting_network::<G>(cfg)?;
     let step = cfg.alpha / net.lookups() as f32;
     let threads = engine.parallelism();
@@ -453,7 +427,7 @@ pub fn train_on<G: TupleGame>(
         let games = chunk.min(cfg.games - started);
         let mut on_game = |e: Episode| -> Result<()> {
             done += 1;
-            moves += e.all_moves();
+            moves += e.moves as u64;
             score_sum += e.score as f64;
             max_score = max_score.max(e.score);
             if recent.len() == 1000 {

@@ -9,46 +9,12 @@ use crate::{CpuExecutor, Executor, GpuExecutor};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result, Stop, TdUpdate};
 use cubesearch_kernels::ntuple::Stages;
-use cubesearch_kernels::td::{
-    DeviceTd, TdGame, TdNet, TdShape, AVERAGED_FROM_UNITS, STEPS_PER_LAUNCH,
-};
+use cubesearch_kernels::td::{DeviceTd, TdGame, TdNet, TdShape};
 use cubesearch_kernels::GpuStochasticGame;
-use cubesearch_learn::{
-    CpuEngine, CpuTd, Episode, NTupleNetwork, Restart, TdEngine, TdOrder, TupleGame,
-};
+use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, TdEngine, TdOrder, TupleGame};
 
 pub use crate::td_multi::MultiGpuTd;
 pub use crate::td_ranks::MERGE_EVERY;
-pub use cubesearch_kernels::td::WeightStorage;
-
-/// How a GPU trainer's averaged launches (from
-/// `cubesearch_kernels::td::AVERAGED_FROM_UNITS` games at once on, [`TdShape::averaged`])
-/// read the weights and move them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Averaging {
-    /// What the launches read the weights from ([`WeightStorage`]).
-    pub storage: WeightStorage,
-    /// The most TD steps a weight takes in one launch ([`TdShape::steps_per_launch`]; `None`:
-    /// [`STEPS_PER_LAUNCH`]).
-    pub steps: Option<u32>,
-    /// The path entries a game keeps before it learns them backward ([`TdShape::cap`]; `None`:
-    /// the game's `GpuStochasticGame::TD_PATH`, else as many as memory allows). Never more
-    /// than memory allows.
-    pub path: Option<u32>,
-    /// When afterstates learn ([`TdShape::forward`]): backward at each game's end (the
-    /// default), or forward, each once the next move is chosen (a path of one entry).
-    pub order: TdOrder,
-}
-
-impl From<WeightStorage> for Averaging {
-    fn from(storage: WeightStorage) -> Self {
-        Averaging {
-            storage,
-            ..Default::default()
-        }
-    }
-}
-
 /// The device form of `net`: its bits a cell, its tables (stage after stage), its lookups in
 /// the order V sums them (`NTupleNetwork::lookup_layout`), its stages and its temporal
 /// coherence sums.
@@ -76,7 +42,6 @@ pub(crate) fn episode(g: TdGame) -> Episode {
         score: g.score as u64,
         moves: g.moves,
         progress: g.progress,
-        replayed: g.replayed,
     }
 }
 
@@ -86,8 +51,7 @@ pub struct GpuTd<R: Runtime, G: GpuStochasticGame> {
     client: ComputeClient<R>,
     units: Option<u32>,
     loop_budget: Option<u32>,
-    averaging: Averaging,
-    restart: Restart,
+    order: TdOrder,
     pub(crate) device: Option<DeviceTd<R, G>>,
     pub(crate) stop: Stop,
 }
@@ -100,19 +64,18 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
             client: client.clone(),
             units,
             loop_budget,
-            averaging: Averaging::default(),
-            restart: Restart::default(),
+            order: TdOrder::default(),
             device: None,
             stop: Stop::new(),
         }
     }
 
-    /// The engine's averaged launches reading and moving the weights as `averaging` says. f16
-    /// storage and a steps cap need averaged updates, so at least
-    /// `cubesearch_kernels::td::AVERAGED_FROM_UNITS` units: the first `play` fails without
-    /// them, and with f16 storage on a device without f16 buffers.
-    pub fn with_averaging(self, averaging: Averaging) -> Self {
-        Self { averaging, ..self }
+    /// The engine learning in `order` ([`TdShape::forward`]): backward at each game's end
+    /// (the default), or forward, each afterstate once the next move is chosen, which needs
+    /// averaged launches (from `cubesearch_kernels::td::AVERAGED_FROM_UNITS` units on: the
+    /// first `play` fails without them).
+    pub fn with_order(self, order: TdOrder) -> Self {
+        Self { order, ..self }
     }
 
     /// The launch shape in use (known after the first `play`).
@@ -170,11 +133,8 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
                 ));
             }
             let mut shape = TdShape {
-                storage: self.averaging.storage,
-                steps_per_launch: self.averaging.steps.unwrap_or(STEPS_PER_LAUNCH),
                 coherence: net.coherent(),
-                restart: (self.restart.times, self.restart.at),
-                forward: self.averaging.order == TdOrder::Forward,
+                forward: self.order == TdOrder::Forward,
                 ..TdShape::for_device(
                     self.units,
                     net.lookups() as u32,
@@ -183,22 +143,8 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
                     cubesearch_kernels::launch::planes_fit(&self.client),
                 )
             };
-            let capped = [
-                ("steps a launch", self.averaging.steps),
-                ("path entries", self.averaging.path),
-            ];
-            for (what, cap) in capped {
-                if let (Some(cap), false) = (cap, shape.averaged) {
-                    return Err(Error::Unsupported(format!(
-                        "a cap of {cap} {what} needs averaged updates, from \
-                         {AVERAGED_FROM_UNITS} games at once (--units); {} games at once update \
-                         the weights directly",
-                        shape.units
-                    )));
-                }
-            }
             if shape.averaged {
-                if let Some(path) = self.averaging.path.or(G::TD_PATH) {
+                if let Some(path) = G::TD_PATH {
                     shape.cap = shape.cap.min(path);
                 }
                 if shape.forward {
@@ -278,17 +224,6 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdEngine<G> for GpuTd<R, G> {
     fn occupancy(&self) -> Option<f64> {
         self.device.as_ref().and_then(|d| d.occupancy())
     }
-
-    /// Taken before the device engine is made (the first `play`); refused after.
-    fn set_restart(&mut self, restart: Restart) -> Result<()> {
-        if self.device.is_some() && restart != self.restart {
-            return Err(Error::Unsupported(
-                "replays are set before a GPU trainer's first games".into(),
-            ));
-        }
-        self.restart = restart;
-        Ok(())
-    }
 }
 
 impl<R: Runtime> GpuExecutor<R> {
@@ -314,7 +249,6 @@ impl CpuExecutor {
             threads: self.threads(),
             sharing: Default::default(),
             order: Default::default(),
-            restart: Default::default(),
             stop: Default::default(),
         })
     }
@@ -330,29 +264,25 @@ impl Executor {
         crate::dispatch!(self, e => e.boxed_td_engine::<G>(units))
     }
 
-    /// A TD(0) engine on `gpus` devices of this executor's backend ([`MultiGpuTd`]), its
-    /// averaged launches as `averaging` says ([`GpuTd::with_averaging`]); one GPU averaging
-    /// by default is [`Executor::td_engine`]. Several GPUs need CUDA and that many devices;
-    /// any other averaging needs a GPU. Several GPUs meet about every `meet_every`
-    /// ([`MultiGpuTd::meeting_interval`]; [`MERGE_EVERY`] is the default).
+    /// A TD(0) engine on `gpus` devices of this executor's backend ([`MultiGpuTd`]), learning
+    /// in `order` ([`GpuTd::with_order`]); one GPU learning backward is
+    /// [`Executor::td_engine`]. Several GPUs need CUDA and that many devices; forward order
+    /// needs a GPU.
     pub fn td_engine_on_gpus<G: GpuStochasticGame + TupleGame>(
         &self,
         gpus: usize,
         units: Option<u32>,
-        averaging: Averaging,
-        #[cfg_attr(not(feature = "cuda"), allow(unused_variables))] meet_every: std::time::Duration,
+        order: TdOrder,
     ) -> Result<Box<dyn TdEngine<G>>> {
         if gpus <= 1 {
-            if averaging == Averaging::default() {
+            if order == TdOrder::Backward {
                 return Ok(self.td_engine::<G>(units));
             }
             return crate::dispatch_gpu!(
                 self,
-                e => Ok(Box::new(e.td_engine::<G>(units).with_averaging(averaging))),
+                e => Ok(Box::new(e.td_engine::<G>(units).with_order(order))),
                 cpu => Err(Error::Unsupported(
-                    "averaged launches are a GPU trainer's: the CPU trainer's weights are f32 and \
-                     move one step an update"
-                        .into()
+                    "a CPU trainer's order is its own (CpuEngine::order)".into()
                 ))
             );
         }
@@ -375,9 +305,7 @@ impl Executor {
                     })
                     .collect::<Result<Vec<_>>>()?;
                 Ok(Box::new(
-                    MultiGpuTd::<CudaRuntime, G>::new(&clients, units, None)
-                        .with_averaging(averaging)
-                        .meeting_interval(meet_every),
+                    MultiGpuTd::<CudaRuntime, G>::new(&clients, units, None).with_order(order),
                 ))
             }
             _ => Err(Error::Unsupported(format!(

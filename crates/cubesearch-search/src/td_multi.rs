@@ -5,7 +5,7 @@
 //! are the same.
 
 use crate::collective::LocalCollective;
-use crate::td::{Averaging, GpuTd};
+use crate::td::GpuTd;
 use crate::td_ranks::RankTd;
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result, Stop};
@@ -29,9 +29,9 @@ impl<R: Runtime, G: GpuStochasticGame> MultiGpuTd<R, G> {
         }
     }
 
-    /// Every rank averaging its launches as `averaging` says ([`GpuTd::with_averaging`]).
-    pub fn with_averaging(self, averaging: Averaging) -> Self {
-        self.map(|r| r.with_averaging(averaging))
+    /// Every rank learning in `order` ([`GpuTd::with_order`]).
+    pub fn with_order(self, order: cubesearch_learn::TdOrder) -> Self {
+        self.map(|r| r.with_order(order))
     }
 
     /// Every rank meeting about every `interval` ([`RankTd::meeting_interval`]).

@@ -22,7 +22,7 @@
 //! every game of the run.
 
 use crate::collective::Collective;
-use crate::td::{episode, Averaging, GpuTd};
+use crate::td::{episode, GpuTd};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 use cubesearch_core::{Error, Result, Stop};
@@ -98,10 +98,10 @@ impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
         }
     }
 
-    /// The rank averaging its launches as `averaging` says ([`GpuTd::with_averaging`]).
-    pub fn with_averaging(self, averaging: Averaging) -> Self {
+    /// The rank learning in `order` ([`GpuTd::with_order`]).
+    pub fn with_order(self, order: cubesearch_learn::TdOrder) -> Self {
         Self {
-            agent: self.agent.with_averaging(averaging),
+            agent: self.agent.with_order(order),
             ..self
         }
     }
@@ -316,20 +316,19 @@ fn meeting<R: Runtime, G: GpuStochasticGame, C: Collective<R>>(
     let mut games = Vec::new();
     if total > 0 {
         let at = counts[..rank].iter().sum::<u64>() as usize;
-        let mut words = vec![0u64; 4 * total as usize];
-        for (slot, g) in words[4 * at..].chunks_exact_mut(4).zip(&mine) {
-            let g = [g.score, g.moves, g.progress, g.replayed];
+        let mut words = vec![0u64; 3 * total as usize];
+        for (slot, g) in words[3 * at..].chunks_exact_mut(3).zip(&mine) {
+            let g = [g.score, g.moves, g.progress];
             slot.copy_from_slice(&g.map(u64::from));
         }
         collective.sum_u64(&mut words)?;
         if rank == 0 {
             games = words
-                .chunks_exact(4)
+                .chunks_exact(3)
                 .map(|w| TdGame {
                     score: w[0] as u32,
                     moves: w[1] as u32,
                     progress: w[2] as u32,
-                    replayed: w[3] as u32,
                 })
                 .collect();
         }
@@ -430,13 +429,12 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame, C: Collective<R>> TdEngine<G>
 pub type CudaRank<G> = RankTd<cubecl::cuda::CudaRuntime, G, crate::nccl::NcclCollective>;
 
 /// This process's rank of the run `ranks` describes, on its CUDA device (`ranks.local_rank`),
-/// playing `units` games at once (default per `TdShape::for_device`), its averaged launches
-/// as `averaging` says.
+/// playing `units` games at once (default per `TdShape::for_device`), learning in `order`.
 #[cfg(feature = "cuda")]
 pub fn cuda_rank<G: GpuStochasticGame>(
     ranks: &crate::rendezvous::Ranks,
     units: Option<u32>,
-    averaging: Averaging,
+    order: cubesearch_learn::TdOrder,
 ) -> Result<CudaRank<G>> {
     use cubecl::cuda::{CudaDevice, CudaRuntime};
     let found = cubesearch_core::backend::cuda_device_count();
@@ -450,7 +448,7 @@ pub fn cuda_rank<G: GpuStochasticGame>(
         &CudaDevice::new(ranks.local_rank),
         "cuda",
     )?;
-    let agent = GpuTd::new(&client, units, None).with_averaging(averaging);
+    let agent = GpuTd::new(&client, units, None).with_order(order);
     Ok(RankTd::new(
         agent,
         crate::nccl::NcclCollective::start(ranks)?,

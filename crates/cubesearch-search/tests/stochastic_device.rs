@@ -16,7 +16,7 @@ use cubesearch_core::{AfterstateValue, Backend, Result, RootValue, StochasticGam
 use cubesearch_kernels::expectimax::launch::ExpectimaxMethod;
 use cubesearch_kernels::rng;
 use cubesearch_kernels::stochastic::{Acted, DeviceStochasticGame, GpuStochasticGame};
-use cubesearch_kernels::td::{DeviceTd, LaneExchange, TdShape, WeightStorage};
+use cubesearch_kernels::td::{DeviceTd, LaneExchange, TdShape};
 use cubesearch_learn::testing::averaged_game;
 use cubesearch_learn::{default_shapes, pack_views, NTupleNetwork, TupleGame};
 use cubesearch_search::expectimax::search;
@@ -528,11 +528,9 @@ fn td_matches_in<R: Runtime>(gpu: &mut GpuExecutor<R>, stages: &[u32]) {
         max_moves: 64,
         cap: 64,
         averaged: false,
-        storage: WeightStorage::F32,
         lanes: LaneExchange::Cube,
         steps_per_launch: 1,
         coherence: false,
-        restart: (0, 0),
         forward: false,
     };
     let mut device = DeviceTd::<_, Chute>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
@@ -609,16 +607,14 @@ where
                 max_moves: 64,
                 cap: 64,
                 averaged: true,
-                storage: WeightStorage::F32,
                 lanes,
                 steps_per_launch: 4,
                 coherence: false,
-                restart: (0, 0),
                 forward: false,
             };
             let mut device = DeviceTd::<_, G>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
             for g in 0..12 {
-                let (score, last) = averaged_game(&game, &mut cpu_net, g, 12, step, 4, |w| w, None);
+                let (score, last) = averaged_game(&game, &mut cpu_net, g, 12, step, 4, None);
                 let want = (score as u32, last >> 6);
                 let game = device.play_batch(g, 1, 12, step).unwrap()[0];
                 assert_eq!(

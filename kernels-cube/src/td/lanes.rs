@@ -1,37 +1,11 @@
 //! How the [`LANES`] lanes of one game share its board's cells and pool the weights they read
 //! into V: plane shuffles on CUDA and NVIDIA's Vulkan, shared memory on a cube elsewhere
-//! ([`LaneExchange`]), each lane's lookup row read once a launch.
+//! ([`LaneExchange`](super::config::LaneExchange)), each lane's lookup row read once a launch.
 
+use super::config::{Lanes, NetTable, PlayConfig, WeightBuffers, LANES};
 use crate::ntuple::{lookup_index, partial_sums, stage_base};
 use crate::stochastic::DeviceStochasticGame;
 use cubecl::prelude::*;
-
-/// Units that play one game together
-/// ([`td_play_kernel`](fn@super::kernels::td_play_kernel)): lane `k` of a game reads lookups
-/// `k, k + LANES, …` of every V, so a move's reads go out at once and the units of a warp
-/// never wait on another game's control flow.
-pub const LANES: u32 = crate::launch::PLANE;
-
-/// How the [`LANES`] lanes of one game pool the weights they read into V.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LaneExchange {
-    /// Plane shuffles, on a device whose planes are exactly [`LANES`] units (CUDA, NVIDIA's
-    /// Vulkan): a cube holds several games, one a plane. Averaged updates only: the lanes of
-    /// an immediate update must see each other's atomic adds, which needs a barrier.
-    Plane,
-    /// Shared memory and cube barriers, on every device: a cube is one game.
-    Cube,
-}
-
-impl LaneExchange {
-    /// Units a cube: eight games a cube with planes, one without.
-    pub fn units_per_cube(self) -> u32 {
-        match self {
-            LaneExchange::Plane => 8 * LANES,
-            LaneExchange::Cube => LANES,
-        }
-    }
-}
 
 /// Cell `min(lane, top)` of `state`. The lanes of a game hold its cells between them (lane
 /// `c` cell `c`, up to `top`, the highest cell a lookup reads), and a lookup takes each of its
@@ -46,132 +20,142 @@ pub(super) fn held_cell<G: DeviceStochasticGame>(state: &G::State, lane: u32, to
 /// Without planes, each lane stores the cell it holds in the cube's `cells`, where
 /// [`pooled_index`] reads them; with planes nothing (the lookups shuffle).
 #[cube]
-pub(super) fn share_cells(
-    held: u32,
-    lane: u32,
-    cells: &mut SharedMemory<u32>,
-    #[comptime] planes: bool,
-) {
-    if !planes {
+pub(super) fn share_cells(held: u32, lanes: &mut Lanes, #[comptime] config: PlayConfig) {
+    if comptime!(!config.planes()) {
         sync_cube();
-        cells[lane as usize] = held;
+        lanes.cells[lanes.lane as usize] = held;
         sync_cube();
     }
+}
+
+/// The stage of `state` and, with cells held by the lanes, this lane's cell of it shared with
+/// the others ([`share_cells`]): what every read of its weights takes. Every lane of the game
+/// must call it, with the same `state`.
+#[cube]
+pub(super) fn hold<G: DeviceStochasticGame>(
+    state: &G::State,
+    net: &NetTable,
+    lanes: &mut Lanes,
+    #[comptime] config: PlayConfig,
+) -> Held {
+    let mut held = Held {
+        stage: stage_base::<G>(state, &net.lut, net.lookups, comptime!(config.lookup.len)),
+        cell: 0u32,
+    };
+    if comptime!(config.held()) {
+        held.cell = held_cell::<G>(state, lanes.lane, net.top);
+        share_cells(held.cell, lanes, config);
+    }
+    held
+}
+
+/// What a lane holds of a state while reading its weights: the weight offset of its stage's
+/// tables, and its cell (with cells held by the lanes).
+#[derive(CubeType, Clone, Copy)]
+pub(super) struct Held {
+    pub(super) stage: u32,
+    pub(super) cell: u32,
 }
 
 /// The weight index of lookup `l` of a runtime table, as [`lookup_index()`] makes it, from the
 /// cells the game's lanes hold ([`held_cell`]): by plane shuffles, or from the cube's `cells`
 /// ([`share_cells`]). Every lane of the game must call it (a shuffle takes all of them).
 #[cube]
-#[allow(clippy::too_many_arguments)]
 pub(super) fn pooled_index(
-    held: u32,
-    cells: &SharedMemory<u32>,
-    lut: &Array<u32>,
+    held: &Held,
+    lanes: &Lanes,
+    net: &NetTable,
     l: u32,
-    stage: u32,
-    #[comptime] len: u32,
-    #[comptime] bits: u32,
-    #[comptime] planes: bool,
+    #[comptime] config: PlayConfig,
 ) -> usize {
+    let len = comptime!(config.lookup.len);
+    let bits = comptime!(config.lookup.bits);
     let base = l * (len + 1u32);
-    let mut idx = lut[base as usize] + stage;
+    let mut idx = net.lut[base as usize] + held.stage;
     #[unroll]
     for j in 0..len {
-        let c = lut[(base + 1u32 + j) as usize];
-        let v = if planes {
-            plane_shuffle(held, c)
+        let c = net.lut[(base + 1u32 + j) as usize];
+        let v = if comptime!(config.planes()) {
+            plane_shuffle(held.cell, c)
         } else {
-            cells[c as usize]
+            lanes.cells[c as usize]
         };
         idx += v << (j * bits);
     }
     idx as usize
 }
 
-/// The weight index of lookup `l` (below `lookups`) for the lane that reads it: from the
-/// lanes' cells when `pooled` (every cell a lookup reads below [`LANES`]; `held` is this
-/// lane's, shared as [`share_cells`] does), else straight from the state.
+/// The weight index of lookup `l` (below the table's lookups) for the lane that reads it: from
+/// the lanes' cells when they hold them, else straight from the state.
 #[cube]
-#[allow(clippy::too_many_arguments)]
 pub(super) fn lane_index<G: DeviceStochasticGame>(
     state: &G::State,
-    held: u32,
-    cells: &SharedMemory<u32>,
-    lut: &Array<u32>,
+    held: &Held,
+    lanes: &Lanes,
+    net: &NetTable,
     l: u32,
-    stage: u32,
-    #[comptime] len: u32,
-    #[comptime] bits: u32,
-    #[comptime] planes: bool,
-    #[comptime] pooled: bool,
+    #[comptime] config: PlayConfig,
 ) -> usize {
-    if pooled {
-        pooled_index(held, cells, lut, l, stage, len, bits, planes)
+    if comptime!(config.held()) {
+        pooled_index(held, lanes, net, l, config)
     } else {
-        lookup_index::<G>(state, lut, l, stage, len, bits)
+        lookup_index::<G>(
+            state,
+            &net.lut,
+            l,
+            held.stage,
+            comptime!(config.lookup.len),
+            comptime!(config.lookup.bits),
+        )
+    }
+}
+
+/// Weight `i` as a launch reads it: as it stood when an averaged launch began, or as an
+/// immediate launch's own updates have left it.
+#[cube]
+pub(super) fn read_weight(
+    weights: &WeightBuffers,
+    i: usize,
+    #[comptime] config: PlayConfig,
+) -> f32 {
+    if comptime!(config.averaged()) {
+        weights.frozen[i]
+    } else {
+        weights.live[i].load()
     }
 }
 
 /// V(state) read by the [`LANES`] lanes of one game and pooled so that every lane gets
 /// [`value()`](super::learn::value)'s bits: partial sum `k` adds lookups `k, k + 4, …` in
-/// order (each lane of a plane keeps the sum of its lane number mod 4, gathered by shuffles; with a cube every lane
-/// adds all of them from shared memory), then `(s₀ + s₁) + (s₂ + s₃)`, which the two
-/// butterfly steps give in every lane (an add of the same two values in either order rounds
-/// alike). Averaged launches read `frozen` as `F` (the weights do not change until the apply
-/// kernel runs), immediate ones `live` atomically: the launch's own updates change it. Every lane of the game must call it, with the same `state`.
+/// order (each lane of a plane keeps the sum of its lane number mod 4, gathered by shuffles;
+/// with a cube every lane adds all of them from shared memory), then `(s₀ + s₁) + (s₂ + s₃)`,
+/// which the two butterfly steps give in every lane (an add of the same two values in either
+/// order rounds alike). Every lane of the game must call it, with the same `state`.
 #[cube]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn lane_value<G: DeviceStochasticGame, F: Float>(
+pub(super) fn lane_value<G: DeviceStochasticGame>(
     state: &G::State,
-    frozen: &Array<F>,
-    live: &Array<Atomic<f32>>,
-    lut: &Array<u32>,
-    lookups: u32,
-    lane: u32,
-    pool: &mut SharedMemory<f32>,
-    cells: &mut SharedMemory<u32>,
-    top: u32,
-    #[comptime] len: u32,
-    #[comptime] bits: u32,
-    #[comptime] averaged: bool,
-    #[comptime] planes: bool,
-    #[comptime] pooled: bool,
+    weights: &WeightBuffers,
+    net: &NetTable,
+    lanes: &mut Lanes,
+    #[comptime] config: PlayConfig,
 ) -> f32 {
-    let stage = stage_base::<G>(state, lut, lookups, len);
-    let mut held = 0u32;
-    if pooled {
-        held = held_cell::<G>(state, lane, top);
-        share_cells(held, lane, cells, planes);
-    }
-    held_value::<G, F>(
-        state, held, stage, frozen, live, lut, lookups, lane, pool, cells, len, bits, averaged,
-        planes, pooled,
-    )
+    let held = hold::<G>(state, net, lanes, config);
+    held_value::<G>(state, &held, weights, net, lanes, config)
 }
 
-/// [`lane_value`] of a state whose stage's tables start at weight `stage`, this lane holding
-/// its cell `held` (shared as [`share_cells`] does) when `pooled`: `state` itself is read only
-/// without `pooled`.
+/// [`lane_value`] of a state whose stage and cell this lane holds ([`hold`]): `state` itself is
+/// read only when the lanes do not hold its cells.
 #[cube]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn held_value<G: DeviceStochasticGame, F: Float>(
+pub(super) fn held_value<G: DeviceStochasticGame>(
     state: &G::State,
-    held: u32,
-    stage: u32,
-    frozen: &Array<F>,
-    live: &Array<Atomic<f32>>,
-    lut: &Array<u32>,
-    lookups: u32,
-    lane: u32,
-    pool: &mut SharedMemory<f32>,
-    cells: &mut SharedMemory<u32>,
-    #[comptime] len: u32,
-    #[comptime] bits: u32,
-    #[comptime] averaged: bool,
-    #[comptime] planes: bool,
-    #[comptime] pooled: bool,
+    held: &Held,
+    weights: &WeightBuffers,
+    net: &NetTable,
+    lanes: &mut Lanes,
+    #[comptime] config: PlayConfig,
 ) -> f32 {
+    let lookups = net.lookups;
+    let lane = lanes.lane;
     let mut own = 0.0f32;
     let mut sums = partial_sums();
     let mut first = 0u32;
@@ -182,38 +166,35 @@ pub(super) fn held_value<G: DeviceStochasticGame, F: Float>(
         let i = lane_index::<G>(
             state,
             held,
-            cells,
-            lut,
+            lanes,
+            net,
             select(l < lookups, l, lookups - 1u32),
-            stage,
-            len,
-            bits,
-            planes,
-            pooled,
+            config,
         );
         if l < lookups {
-            if averaged {
-                w = f32::cast_from(frozen[i]);
-            } else {
-                w = live[i].load();
-            }
+            w = read_weight(weights, i, config);
         }
         let here = lookups - first;
-        if planes {
+        if comptime!(config.planes()) {
             own = plane_round(own, w, lane, here);
         } else {
             sync_cube();
-            pool[lane as usize] = w;
+            lanes.pool[lane as usize] = w;
             sync_cube();
             let quads = select(here < LANES, here, LANES) / 4u32;
             for q in 0..quads {
                 let at = (4u32 * q) as usize;
-                sums.add(pool[at], pool[at + 1], pool[at + 2], pool[at + 3]);
+                sums.add(
+                    lanes.pool[at],
+                    lanes.pool[at + 1],
+                    lanes.pool[at + 2],
+                    lanes.pool[at + 3],
+                );
             }
         }
         first += LANES;
     }
-    if planes {
+    if comptime!(config.planes()) {
         plane_total(own)
     } else {
         sums.total()
@@ -245,66 +226,58 @@ pub(super) fn plane_total(own: f32) -> f32 {
 
 /// `x` as lane 0 of the game has it, in every lane.
 #[cube]
-pub(super) fn from_lane0(
-    x: u32,
-    lane: u32,
-    slot: &mut SharedMemory<u32>,
-    #[comptime] planes: bool,
-) -> u32 {
-    if planes {
+pub(super) fn from_lane0(x: u32, lanes: &mut Lanes, #[comptime] config: PlayConfig) -> u32 {
+    if comptime!(config.planes()) {
         plane_broadcast(x, 0u32)
     } else {
         sync_cube();
-        if lane == 0u32 {
-            slot[0] = x;
+        if lanes.lane == 0u32 {
+            lanes.slot[0] = x;
         }
         sync_cube();
-        slot[0]
+        lanes.slot[0]
     }
 }
 
 /// This lane's row of the lookup table ([`lut_words`](crate::ntuple::lut_words)): lookup
-/// `lane`'s table offset, then the `len` cells it reads; past the last lookup the last one's
+/// `lane`'s table offset, then the cells it reads; past the last lookup the last one's
 /// (every lane shuffles). A network of at most [`LANES`] lookups gives each lane one lookup for
 /// the whole launch, so the row is read once into registers ([`plane_index`]) instead of at
 /// every index: 7 loads an index for a 6-tuple, which NVIDIA's Vulkan compiler did not merge.
 #[cube]
-pub(super) fn lane_row(
-    lut: &Array<u32>,
-    lane: u32,
-    lookups: u32,
-    #[comptime] len: u32,
-) -> Array<u32> {
-    let l = select(lane < lookups, lane, lookups - 1u32);
+pub(super) fn lane_row(net: &NetTable, lane: u32, #[comptime] config: PlayConfig) -> Array<u32> {
+    let len = comptime!(config.lookup.len);
+    let l = select(lane < net.lookups, lane, net.lookups - 1u32);
     let base = l * (len + 1u32);
     let mut row = Array::<u32>::new(comptime!((len + 1) as usize));
     #[unroll]
     for j in 0..len + 1 {
-        row[j as usize] = lut[(base + j) as usize];
+        row[j as usize] = net.lut[(base + j) as usize];
     }
     row
 }
 
 /// The weight index of this lane's lookup ([`lane_row`]) of the state whose cells the lanes
-/// hold (`held`, through planes) in the stage whose tables start at `stage`: what
+/// hold (`cell`, through planes) in the stage whose tables start at `stage`: what
 /// [`pooled_index`] makes of it. [`held_value`]'s index for a network of at most [`LANES`]
 /// lookups in an averaged launch, apart from its read and sum ([`plane_round`],
 /// [`plane_total`]), so that a load can be asked for well before its weight is added, and the
 /// index kept for the change. Loads with it are unconditional, as
-/// [`grouped_weight`](super::moves::grouped_weight)'s is; a lane past the last lookup reads the last one's weight, which its caller drops
-/// ([`plane_weight_used`]).
+/// [`grouped_weight`](super::moves::grouped_weight)'s is; a lane past the last lookup reads
+/// the last one's weight, which its caller drops ([`plane_weight_used`]).
 #[cube]
 pub(super) fn plane_index(
-    held: u32,
+    cell: u32,
     row: &Array<u32>,
     stage: u32,
-    #[comptime] len: u32,
-    #[comptime] bits: u32,
+    #[comptime] config: PlayConfig,
 ) -> usize {
+    let len = comptime!(config.lookup.len);
+    let bits = comptime!(config.lookup.bits);
     let mut idx = row[0] + stage;
     #[unroll]
     for j in 0..len {
-        idx += plane_shuffle(held, row[(j + 1) as usize]) << (j * bits);
+        idx += plane_shuffle(cell, row[(j + 1) as usize]) << (j * bits);
     }
     idx as usize
 }

@@ -10,7 +10,6 @@
 //! A contribution, the buffer a trainer hands in, is `[changes; marks]`: 2 f32 a weight.
 
 use super::runtime::DeviceTd;
-use super::storage::F16_MAX;
 use crate::exact::div_rn;
 use crate::stochastic::GpuStochasticGame;
 use cubecl::prelude::*;
@@ -38,16 +37,13 @@ fn td_changes_kernel(
 }
 
 /// `weights[i] = base[i] = base[i] + sum[i] / max(sum[total + i], 1)`, `sum` being the
-/// contributions' sum; with `copied`, the `F` copy the launches read too, saturated as
-/// [`to_f16`](super::storage::to_f16) saturates it.
+/// contributions' sum.
 #[cube(launch_unchecked)]
-fn td_take_mean_kernel<F: Float>(
+fn td_take_mean_kernel(
     weights: &mut Array<f32>,
     base: &mut Array<f32>,
     sum: &Array<f32>,
-    copy: &mut Array<F>,
     total: u32,
-    #[comptime] copied: bool,
 ) {
     let i = ABSOLUTE_POS;
     if i < total as usize {
@@ -58,9 +54,6 @@ fn td_take_mean_kernel<F: Float>(
         let w = base[i] + div_rn(sum[i], changed_by);
         weights[i] = w;
         base[i] = w;
-        if copied {
-            copy[i] = F::cast_from(w.clamp(-F16_MAX, F16_MAX));
-        }
     }
 }
 
@@ -124,35 +117,19 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
     /// the sum of every trainer's contribution) as the weights, and as the next meeting's
     /// `base` (a buffer of [`DeviceTd::weight_count`] f32).
     pub fn take_mean(&mut self, base: &Handle, sum: &Handle) {
-        match &self.half {
-            Some(half) => {
-                self.launch_take_mean::<half::f16>(base, sum, (half, self.weight_count()))
-            }
-            None => self.launch_take_mean::<f32>(base, sum, (&self.placeholder, 1)),
-        }
-    }
-
-    fn launch_take_mean<F: Float + CubeElement>(
-        &self,
-        base: &Handle,
-        sum: &Handle,
-        (copy, copy_len): (&Handle, usize),
-    ) {
         let n = self.weight_count();
         let (cubes, dim) = crate::launch::grid(&self.client, n);
-        // SAFETY: weights and base hold `n` f32, sum `2n`, the copy `n` elements when there
-        // is one; unit i touches elements i and n + i only.
+        // SAFETY: weights and base hold `n` f32, sum `2n`; unit i touches elements i and
+        // n + i only.
         unsafe {
-            td_take_mean_kernel::launch_unchecked::<F, R>(
+            td_take_mean_kernel::launch_unchecked::<R>(
                 &self.client,
                 cubes,
                 dim,
                 ArrayArg::from_raw_parts(self.weights.clone(), n),
                 ArrayArg::from_raw_parts(base.clone(), n),
                 ArrayArg::from_raw_parts(sum.clone(), 2 * n),
-                ArrayArg::from_raw_parts(copy.clone(), copy_len),
                 n as u32,
-                self.half.is_some(),
             );
         }
     }

@@ -6,12 +6,13 @@
 //! a game, as the seed had it, left a GPU mostly idle: a warp ran as long as its longest
 //! game's learning pass, with one live lane; see docs/BENCHMARKS.md.)
 //!
-//! One concern a file: [`kernels`] holds the kernels and their thin launchers; `lanes` how a
-//! game's lanes share its cells and pool the weights they read; `moves` how they choose a
-//! move (spread or grouped); `learn` the learning pass; [`runtime`] the trainer that keeps the
-//! device's games and weights between launches ([`DeviceTd`]); [`storage`] the f16 copy of the
-//! weights; and `meeting` what a trainer hands in and takes back when it meets trainers on
-//! other GPUs ([`DeviceTd::changes_since`], [`DeviceTd::take_mean`]).
+//! One concern a file: [`config`] what the kernels bind (buffers grouped by concern) and the
+//! one comptime [`PlayConfig`] they are compiled for; [`kernels`] the kernels and their thin
+//! launchers; `lanes` how a game's lanes share its cells and pool the weights they read;
+//! `moves` how they choose a move (each lane every afterstate, spread or grouped); `learn` the
+//! learning pass; [`runtime`] the trainer that keeps the device's games and weights between
+//! launches ([`DeviceTd`]); and `meeting` what a trainer hands in and takes back when it meets
+//! trainers on other GPUs ([`DeviceTd::changes_since`], [`DeviceTd::take_mean`]).
 //!
 //! The rules are the CPU trainer's (`cubesearch_learn::td`): greedy on `reward + V(afterstate)`
 //! (ties to the first action in canonical order), the game's `(afterstate, reward)` path
@@ -30,8 +31,6 @@
 //! ```text
 //!  weights   f32, the tables one after another: atomics where a launch updates them, plain
 //!            reads in an averaging launch (the kernel has both views, one bound to a placeholder)
-//!  half      f16, the weights' copy an averaging launch reads instead with f16 storage
-//!            ([`WeightStorage`]); the apply kernel rewrites each weight it changes
 //!  pending   f32 atomics, one per weight: a launch's requested changes (averaged updates only)
 //!  hits      one per weight: how many changes were requested (averaged updates only)
 //!  sums      f32, two per weight with temporal coherence (`TdShape::coherence`): the sum of
@@ -40,14 +39,11 @@
 //!            [table offset, cell 0, .., cell len-1]; every lookup has the same length `len`
 //!            (comptime: the cell loop unrolls); then [thresholds, stage length, threshold
 //!            0, ..] (a multi-stage network's tables repeat stage after stage in `weights`)
-//!  states    per game slot: the position, and the position its replays start from
-//!            (STATE_WORDS words each; `TdShape::restart`)
-//!  units     per game slot: [game (NONE = idle), rng, score, moves, path length, replays
-//!            played, replay position held, replays' moves, progress of its own play]
+//!  states    per game slot: the position (STATE_WORDS words)
+//!  units     per game slot: [game (NONE = idle), rng, score, moves, path length]
 //!  paths     per game slot: cap × [afterstate (STATE_WORDS words), reward]; learning
 //!            forward, one entry: [afterstate, its value when chosen (f32 bits)]
-//!  results   a ring of slots, game g in slot g % slots: [score, moves, progress, g + 1,
-//!            replays' moves]
+//!  results   a ring of slots, game g in slot g % slots: [score, moves, progress, g + 1]
 //!  counters  atomics, fresh each launch: [games taken, games finished, moves played]
 //! ```
 //! A launch plays at most `max_moves` moves per game slot (lavapipe stops long loops, see
@@ -68,15 +64,14 @@
 //! (`DeviceStochasticGame::from_lane`). Every index and value stays the one a single lane
 //! would make, so the results are unchanged bit for bit.
 
+pub mod config;
 pub mod kernels;
 mod lanes;
 mod learn;
 mod meeting;
 mod moves;
 pub mod runtime;
-pub mod storage;
 
+pub use config::{LaneExchange, PlayConfig, LANES};
 pub use kernels::{NONE, UNIT_WORDS};
-pub use lanes::{LaneExchange, LANES};
 pub use runtime::{DeviceTd, TdGame, TdNet, TdShape, AVERAGED_FROM_UNITS, STEPS_PER_LAUNCH};
-pub use storage::WeightStorage;

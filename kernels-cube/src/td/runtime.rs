@@ -2,12 +2,11 @@
 //! weights in device memory between launches, and streaming finished games back in order
 //! (layout in the parent module).
 
+use super::config::{Coherence, LaneExchange, LANES};
 use super::kernels::{
     launch_apply, launch_play, launch_start, launch_steps, LutNet, PlayArgs, PlayBuffers,
-    RESULT_WORDS, UNIT_WORDS,
+    PlayChoices, WeightViews, RESULT_WORDS, UNIT_WORDS,
 };
-use super::lanes::{LaneExchange, LANES};
-use super::storage::{upload_f16, WeightStorage};
 use crate::launch::{check_buffer, planes_fit, read, read_range, upload};
 use crate::ntuple::{check_lookups, lut_words, Stages};
 use crate::stochastic::GpuStochasticGame;
@@ -49,9 +48,6 @@ pub struct TdShape {
     /// each weight moves by what was asked of it, at most [`TdShape::steps_per_launch`] TD
     /// steps however many games share the weight.
     pub averaged: bool,
-    /// What an averaged launch reads the weights from: the f32 weights, or an f16 copy of
-    /// them ([`WeightStorage`]). Immediate launches read the f32 weights only.
-    pub storage: WeightStorage,
     /// How a game's lanes pool the weights they read ([`LaneExchange`]).
     pub lanes: LaneExchange,
     /// Averaged updates: the most TD steps a weight takes in one launch. A weight that `h`
@@ -68,10 +64,6 @@ pub struct TdShape {
     /// immediate ones have one unit of a game make its updates one after another in the
     /// network's order (the CPU trainer's exactly, with one game slot).
     pub coherence: bool,
-    /// Replays of each game's late positions (`cubesearch_learn::Restart`): `(times, at)`, a
-    /// game playing on `times` more times from its first position of stage progress `at` or more,
-    /// once its own play has ended. `(0, _)`: none.
-    pub restart: (u32, u32),
     /// Averaged updates: TD(0) in the order of play (`cubesearch_learn::TdOrder::Forward`),
     /// each afterstate learning once the next move is chosen, toward that move's `reward + V`,
     /// its error taken against its value when it was chosen (`reward + V` less the reward,
@@ -130,7 +122,6 @@ impl TdShape {
             max_moves,
             cap: cap.min(cap_in_a_gib),
             averaged,
-            storage: WeightStorage::F32,
             lanes: if planes && averaged {
                 LaneExchange::Plane
             } else {
@@ -138,7 +129,6 @@ impl TdShape {
             },
             steps_per_launch: STEPS_PER_LAUNCH,
             coherence: false,
-            restart: (0, 0),
             forward: false,
         }
     }
@@ -153,8 +143,6 @@ pub struct TdGame {
     pub moves: u32,
     /// How far the game got: the device game's `progress` of its last position.
     pub progress: u32,
-    /// Moves its replays played ([`TdShape::restart`]).
-    pub replayed: u32,
 }
 
 /// A launch's share of the game stream: the result ring of `slots` slots, fresh counters, and
@@ -192,8 +180,6 @@ pub struct DeviceTd<R: Runtime, G: GpuStochasticGame> {
     sizes: Vec<usize>,
     net: LutNet,
     pub(super) weights: cubecl::server::Handle,
-    /// [`WeightStorage::F16`]: the f16 copy of the weights that averaged launches read.
-    pub(super) half: Option<cubecl::server::Handle>,
     /// Averaged updates: the changes asked of each weight in a launch, and their count, in
     /// `copies` copies of the weights' length ([`DeviceTd::sum_copies`]).
     pending: cubecl::server::Handle,
@@ -238,29 +224,12 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                  {AVERAGED_FROM_UNITS} units on) on a device with planes of {LANES} units"
             )));
         }
-        if shape.forward && !(shape.averaged && shape.restart.0 == 0) {
+        if shape.forward && !shape.averaged {
             return Err(Error::Unsupported(format!(
                 "forward TD (--td-order forward) on a GPU needs averaged updates, from \
-                 {AVERAGED_FROM_UNITS} games at once (--units), and no replays (--restarts); {} \
-                 games at once, {} replays",
-                shape.units, shape.restart.0
+                 {AVERAGED_FROM_UNITS} games at once (--units); {} games at once",
+                shape.units
             )));
-        }
-        if shape.storage == WeightStorage::F16 {
-            if !shape.averaged {
-                return Err(Error::Unsupported(format!(
-                    "f16 weight storage needs averaged updates (from {AVERAGED_FROM_UNITS} units on): \
-                     {} units update the f32 weights as they read them",
-                    shape.units
-                )));
-            }
-            if !WeightStorage::f16_supported(client) {
-                return Err(Error::Unsupported(
-                    "this device cannot keep f16 values in its buffers (on wgpu: an adapter \
-                     without SHADER_F16); use f32 weight storage"
-                        .into(),
-                ));
-            }
         }
         // Every check before the weights are copied into one buffer.
         let weight_count: usize = net.tables.iter().map(Vec::len).sum();
@@ -310,7 +279,6 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                     .max()
                     .unwrap_or(0),
             },
-            half: (shape.storage == WeightStorage::F16).then(|| upload_f16(client, &flat)),
             weights: client.create_from_slice(f32::as_bytes(&flat)),
             pending: client.create_from_slice(f32::as_bytes(&vec![0.0f32; pending_len])),
             hits: upload(client, &vec![0u32; pending_len]),
@@ -319,7 +287,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             placeholder: client.create_from_slice(f32::as_bytes(&[0.0f32])),
             lut_len: lut.len(),
             lut: upload(client, &lut),
-            states: client.empty(2 * units * G::STATE_WORDS * 4),
+            states: client.empty(units * G::STATE_WORDS * 4),
             units: client.empty(units * UNIT_WORDS * 4),
             paths: client.empty(path_words.max(1) * 4),
             steps: (0, 0),
@@ -470,10 +438,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                 base,
                 limit,
             };
-            match shape.storage {
-                WeightStorage::F32 => self.launch::<f32>(&window, step, seed, first),
-                WeightStorage::F16 => self.launch::<half::f16>(&window, step, seed, first),
-            }
+            self.launch(&window, step, seed, first);
             let c = read::<R, u32>(client, counters)?;
             base += c[0].min(limit - base);
             finished += c[1];
@@ -515,7 +480,6 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                         score: slot[0],
                         moves: slot[1],
                         progress: slot[2],
-                        replayed: slot[4],
                     })?;
                 }
                 delivered += ready as u32;
@@ -539,8 +503,8 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
     }
 
     /// One launch of the play kernel over every unit, and in an averaged run the apply kernel
-    /// after it, the launch reading the weights as `F` (the shape's [`WeightStorage`]).
-    fn launch<F: Float + CubeElement>(&self, window: &Window, step: f32, seed: u32, first: u32) {
+    /// after it.
+    fn launch(&self, window: &Window, step: f32, seed: u32, first: u32) {
         let client = &self.client;
         let shape = self.shape;
         let units = shape.units as usize;
@@ -548,24 +512,25 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         let weight_count = self.weight_count();
         let pending_len = Self::pending_len(shape, weight_count, self.copies);
         let sums_len = Self::sums_len(shape, weight_count);
-        let sums = ((&self.coherence.0, sums_len), (&self.coherence.1, sums_len));
-        // Averaged launches read the weights plainly (f32, or their f16 copy) and never write
-        // them; immediate ones update them atomically. Each binds the view it does not use to
-        // the placeholder.
-        let (frozen, live) = match (&self.half, shape.averaged) {
-            (Some(half), _) => ((half, weight_count), (&self.placeholder, 1)),
-            (None, true) => ((&self.weights, weight_count), (&self.placeholder, 1)),
-            (None, false) => ((&self.placeholder, 1), (&self.weights, weight_count)),
+        let placeholder = (&self.placeholder, 1);
+        let weights = (&self.weights, weight_count);
+        // Averaged launches read the weights plainly and never write them; immediate ones
+        // update them atomically. Each binds the view it does not use to the placeholder.
+        let (frozen, live) = match shape.averaged {
+            true => (weights, placeholder),
+            false => (placeholder, weights),
         };
-        let buffers = PlayBuffers {
+        let mut views = WeightViews {
             frozen,
             live,
             pending: (&self.pending, pending_len),
             hits: (&self.hits, pending_len),
-            sums: sums.0,
-            sizes: sums.1,
+            sums: (&self.coherence.0, sums_len),
+            sizes: (&self.coherence.1, sums_len),
+        };
+        let buffers = PlayBuffers {
             lut: (&self.lut, self.lut_len),
-            states: (&self.states, 2 * units * words),
+            states: (&self.states, units * words),
             units: (&self.units, units * UNIT_WORDS),
             paths: (&self.paths, units * shape.cap as usize * (words + 1)),
             results: (window.results, window.slots as usize * RESULT_WORDS),
@@ -581,40 +546,38 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             units: shape.units,
             max_moves: shape.max_moves,
             cap: shape.cap,
-            restarts: shape.restart.0,
-            restart_at: shape.restart.1,
+            copies: self.copies,
+            copy_stride: weight_count as u32,
+        };
+        let choices = PlayChoices {
             averaged: shape.averaged,
             lanes: shape.lanes,
             coherent: shape.coherence,
             forward: shape.forward,
-            copies: self.copies,
-            copy_stride: weight_count as u32,
         };
+        let config = self
+            .net
+            .play_config(&choices, words, G::ACTIONS.len() as u32);
         // SAFETY: the buffers were made for this shape and network (`new`), the ring holds
         // `slots` slots and the counters 3 words; the lookup table's indices are inside the
         // weights (`check_lookups`), and the unused view is read by no unit.
-        unsafe { launch_play::<R, G, F>(client, &buffers, &args, self.net) };
+        unsafe { launch_play::<R, G>(client, &views, &buffers, &args, self.net, config) };
         if shape.averaged {
-            let copy = match &self.half {
-                Some(half) => (half, weight_count),
-                None => (&self.placeholder, 1),
+            (views.frozen, views.live) = (placeholder, weights);
+            let coherence = match shape.coherence {
+                true => Coherence::On,
+                false => Coherence::Off,
             };
-            // SAFETY: weights hold `weight_count` elements, pending and hits `copies` times as
-            // many, the copy `weight_count` when there is one, and the sums with coherence
-            // (`sums_len`).
+            // SAFETY: the weights hold `weight_count` elements, pending and hits `copies` times
+            // as many, and the sums `weight_count` with coherence (`sums_len`).
             unsafe {
-                launch_apply::<R, F>(
+                launch_apply::<R>(
                     client,
-                    (&self.weights, weight_count),
-                    (&self.pending, pending_len),
-                    (&self.hits, pending_len),
-                    copy,
-                    sums,
+                    &views,
                     weight_count as u32,
                     shape.steps_per_launch,
                     self.copies,
-                    self.half.is_some(),
-                    shape.coherence,
+                    coherence,
                 )
             };
         }
@@ -665,9 +628,6 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             ));
         }
         let flat: Vec<f32> = tables.concat();
-        if self.half.is_some() {
-            self.half = Some(upload_f16(&self.client, &flat));
-        }
         self.weights = self.client.create_from_slice(f32::as_bytes(&flat));
         Ok(())
     }

@@ -86,7 +86,6 @@ pub fn run<G: OnePlayerGame>(
                     score: r.score,
                     moves: r.moves,
                     progress: game.progress(&r.last),
-                    replayed: 0,
                 })
                 .collect();
             stats::<G>(&episodes, start.elapsed().as_secs_f64())
@@ -167,7 +166,6 @@ fn play_by_hand<G: OnePlayerGame>(
             score,
             moves,
             progress: game.progress(&state),
-            replayed: 0,
         });
     }
     Ok(stats::<G>(&episodes, began.elapsed().as_secs_f64()))

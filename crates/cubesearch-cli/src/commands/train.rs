@@ -22,7 +22,6 @@ use cubesearch_learn::runner::thread_count;
 use cubesearch_learn::{curve_csv, shapes_for, train_on, CpuEngine, TdEngine, TrainConfig};
 use cubesearch_search::rendezvous::Ranks;
 use cubesearch_search::spec::parse_duration;
-use cubesearch_search::td::{Averaging, WeightStorage};
 use cubesearch_search::Executor;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -41,12 +40,6 @@ fn engine<G: OnePlayerGame>(
     if args.units == Some(0) {
         return Err(Error::parse("--units must be at least 1"));
     }
-    if args.gpus > 1 && args.restarts > 0 {
-        return Err(Error::parse(format!(
-            "--restarts replays on one GPU or the CPU, not on --gpus {}",
-            args.gpus
-        )));
-    }
     let resolved = resolve(common.backend)?;
     if let ResolvedBackend::Cpu { .. } = resolved {
         if args.gpus > 1 {
@@ -55,30 +48,12 @@ fn engine<G: OnePlayerGame>(
                 args.gpus
             )));
         }
-        if args.storage != WeightStorage::F32 {
-            return Err(Error::parse(format!(
-                "--storage {} stores the weights on a GPU: use a GPU backend, or --storage f32",
-                args.storage
-            )));
-        }
-        let gpu_caps = [
-            ("--launch-steps", args.launch_steps, "averaged launches"),
-            ("--path-cap", args.path_cap, "paths"),
-        ];
-        for (flag, cap, what) in gpu_caps {
-            if let Some(cap) = cap {
-                return Err(Error::parse(format!(
-                    "{flag} {cap} caps a GPU trainer's {what}: use a GPU backend"
-                )));
-            }
-        }
         let threads = thread_count(args.threads);
         return Ok((
             Box::new(CpuEngine {
                 threads,
                 sharing: args.sharing,
                 order: args.td_order,
-                restart: Default::default(),
                 stop: Default::default(),
             }),
             ResolvedBackend::Cpu { threads },
@@ -86,20 +61,9 @@ fn engine<G: OnePlayerGame>(
     }
     let exec = Executor::on(&resolved)?;
     Ok((
-        exec.td_engine_on_gpus::<G>(args.gpus, args.units, averaging(args), args.meet_every)?,
+        exec.td_engine_on_gpus::<G>(args.gpus, args.units, args.td_order)?,
         resolved,
     ))
-}
-
-/// What `--storage`, `--launch-steps`, `--path-cap` and `--td-order` ask of a GPU trainer's
-/// averaged launches.
-fn averaging(args: &TrainArgs) -> Averaging {
-    Averaging {
-        storage: args.storage,
-        steps: args.launch_steps,
-        path: args.path_cap,
-        order: args.td_order,
-    }
 }
 
 /// This process's rank of a run of several (`ranks`): one GPU a rank, NCCL on CUDA device
@@ -111,18 +75,12 @@ fn rank<G: OnePlayerGame>(
     ranks: &Ranks,
 ) -> Result<(cubesearch_search::td_ranks::CudaRank<G>, ResolvedBackend)> {
     let resolved = rank_backend(common, args, ranks)?;
-    let rank = cubesearch_search::td_ranks::cuda_rank::<G>(ranks, args.units, averaging(args))?
-        .meeting_interval(args.meet_every);
+    let rank = cubesearch_search::td_ranks::cuda_rank::<G>(ranks, args.units, args.td_order)?;
     Ok((rank, resolved))
 }
 
 /// The backend a rank trains on: CUDA, one GPU a rank.
 fn rank_backend(common: &Common, args: &TrainArgs, ranks: &Ranks) -> Result<ResolvedBackend> {
-    if args.restarts > 0 {
-        return Err(Error::parse(
-            "--restarts replays on one GPU or the CPU, not under a launcher",
-        ));
-    }
     if args.gpus != 1 {
         return Err(Error::parse(format!(
             "--gpus {} under a launcher: each rank trains on one GPU (start more ranks)",
@@ -198,10 +156,6 @@ fn config<G: OnePlayerGame>(
             resume: args.resume.as_ref().map(PathBuf::from),
             optimistic: args.optimistic,
             coherence: args.coherence,
-            restart: cubesearch_learn::Restart {
-                times: args.restarts,
-                at: args.restart_at.unwrap_or(0),
-            },
             ..TrainConfig::default()
         },
     ))
@@ -318,9 +272,6 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
             "device": device.device_name(),
             "gpus": args.gpus * world,
             "ranks": world,
-            "storage": args.storage.name(),
-            "launch_steps": args.launch_steps,
-            "path_cap": args.path_cap,
             "td_order": args.td_order.name(),
             "out": args.out,
         }),
