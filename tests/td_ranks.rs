@@ -316,8 +316,8 @@ fn training_over_ranks_saves_and_resumes_at_any_world_size() {
 #[test]
 fn nccl_with_one_rank_learns_as_one_engine() {
     use cubecl::cuda::CudaRuntime;
+    use cubesearch::learn::TdOrder;
     use cubesearch::rendezvous::{Ranks, Rendezvous};
-    use cubesearch::td::Averaging;
     use cubesearch::td_ranks::cuda_rank;
     let Some(Executor::Cuda(gpu)) = executor(Backend::Cuda) else {
         return;
@@ -330,7 +330,7 @@ fn nccl_with_one_rank_learns_as_one_engine() {
     };
     let net = zero_net();
     let step = 0.1 / net.lookups() as f32;
-    let mut rank = cuda_rank::<Game2048>(&ranks, Some(1), Averaging::default())
+    let mut rank = cuda_rank::<Game2048>(&ranks, Some(1), TdOrder::Backward)
         .unwrap()
         .meeting_every(u64::MAX);
     let scores = play(&mut rank, &net, 0, 8, step).unwrap();
@@ -351,7 +351,7 @@ fn nccl_with_one_rank_learns_as_one_engine() {
         assert_eq!(got.table(t), one.table(t), "table {t}");
     }
     // Many units, meeting after every launch.
-    let mut rank = cuda_rank::<Game2048>(&ranks, Some(4096), Averaging::default())
+    let mut rank = cuda_rank::<Game2048>(&ranks, Some(4096), TdOrder::Backward)
         .unwrap()
         .meeting_every(1);
     let games = play(&mut rank, &net, 0, 8192, step).unwrap().len();
