@@ -11,8 +11,9 @@ use cubesearch::backend::resolve;
 use cubesearch::expectimax::play_games;
 use cubesearch::kernels::rng;
 use cubesearch::kernels::stochastic::Acted;
-use cubesearch::learn::{default_shapes, pack_views, square_symmetries, train_on, TrainConfig};
+use cubesearch::learn::{default_shapes, pack_views, square_symmetries};
 use cubesearch::rng::XorShift32;
+use cubesearch::train::{engine_on, train_on, TrainConfig};
 use cubesearch::{Backend, CpuExecutor, DeviceStochasticGame, Error, Executor, GpuStochasticGame};
 use cubesearch::{Result, StochasticGame, TupleGame};
 use std::time::Instant;
@@ -484,7 +485,7 @@ fn main() -> Result<()> {
         seed: 7,
         ..TrainConfig::default()
     };
-    let mut engine = exec.td_engine::<Mini2048>(None);
+    let mut engine = engine_on::<Mini2048>(&exec, None);
     let (net, report) = train_on(&game, &cfg, engine.as_mut(), |_| {})?;
     println!(
         "trained {} games ({} moves) in {:.2} s: {:.3e} moves/s, mean score of the last games {:.0}",

@@ -6,7 +6,8 @@
 //! ```
 
 use cubesearch::games::Game2584;
-use cubesearch::learn::{play, train, NTupleNetwork, TrainConfig};
+use cubesearch::learn::{play, NTupleNetwork};
+use cubesearch::train::{train, EngineConfig, TrainConfig};
 use cubesearch::Result;
 
 fn main() -> Result<()> {
@@ -17,7 +18,11 @@ fn main() -> Result<()> {
     let game = Game2584::new();
     let config = TrainConfig {
         games,
-        threads: 0, // every core, sharing one weight table without locks
+        // Every core, each thread on a copy of the weights, merged every round.
+        engine: EngineConfig {
+            threads: 0,
+            ..EngineConfig::default()
+        },
         ..TrainConfig::default()
     };
     let (network, report) = train(&game, &config, |_| {})?;

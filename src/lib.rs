@@ -19,7 +19,7 @@
 
 pub use cubesearch_core::{
     backend, rng, Backend, Error, Game, Outcome, Perft, Playouts, ResolvedBackend, Result,
-    StochasticGame, Stop, SubtreeSearch, TdUpdate, WinDrawCounts,
+    StochasticGame, Stop, SubtreeSearch, WinDrawCounts,
 };
 pub use cubesearch_core::{AfterstateValue, ExpectimaxEval, RootValue};
 pub use cubesearch_kernels::{DeviceGame, DeviceStochasticGame, GpuGame, GpuStochasticGame};
@@ -160,50 +160,61 @@ pub use cubesearch_search::player;
 /// ```
 pub use cubesearch_search::spec;
 
-/// TD(0) training on a GPU (or CPU threads), on a game:
+/// TD(0) self-play training: one [`train::TrainConfig`] says what to train and where, and
+/// [`train::train`] runs it on CPU threads, one GPU, several GPUs or NCCL ranks:
+///
+/// ```
+/// use cubesearch::games::Game2584;
+/// use cubesearch::learn::play;
+/// use cubesearch::train::{train, EngineConfig, TrainConfig};
+/// let game = Game2584::new();
+/// let cfg = TrainConfig {
+///     games: 300,
+///     engine: EngineConfig { threads: 0, ..EngineConfig::default() },
+///     ..TrainConfig::default()
+/// };
+/// let (net, report) = train(&game, &cfg, |p| eprintln!("{} games, mean {:.0}", p.games, p.recent_mean_score))?;
+/// let stats = play(&game, &net, 100, 7, 0)?;
+/// println!("{} → {}", report.mean_score, stats.mean_score);
+/// # Ok::<(), cubesearch::Error>(())
+/// ```
+///
+/// Every engine plays through one seam, [`train::TdEngine`]; on whichever executor a backend
+/// resolves to:
 ///
 /// ```
 /// use cubesearch::games::fib::seed_shapes;
 /// use cubesearch::games::Game2584;
+/// use cubesearch::train::{engine_on, TdEngine};
 /// use cubesearch::{Backend, Executor, NTupleNetwork};
 ///
 /// let (exec, _) = Executor::new(Backend::Auto)?;
 /// let mut net = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?;
 /// // 65,536 games at once on a GPU (64 on lavapipe), CPU threads on the CPU.
-/// let mut engine = exec.td_engine::<Game2584>(None);
-/// let step = 0.1 / net.lookups() as f32; // alpha 0.1 on V
-/// let mut games = 0;
-/// engine.play(&Game2584::new(), &net, 0, 64, 7, step, &mut |_| {
-///     games += 1;
-///     Ok(())
-/// })?;
-/// engine.sync(&mut net)?; // the device's weights back into `net`
-/// assert_eq!(games, 64);
+/// let mut engine = engine_on::<Game2584>(&exec, None);
+/// let scores = engine.learn_games(&Game2584::new(), &mut net, 64, 0.1, 7)?;
+/// assert_eq!(scores.len(), 64);
 /// assert!(net.table(0).iter().any(|&w| w != 0.0));
 /// # Ok::<(), cubesearch::Error>(())
 /// ```
-pub use cubesearch_search::td;
-
-/// TD(0) over several GPUs, one rank a GPU: [`td_ranks::RankTd`] plays a rank's share of the
-/// games and meets the others through a [`collective::Collective`] (NCCL across processes with
-/// the `cuda` feature, `nccl::NcclCollective`; threads of one process with
-/// [`collective::LocalCollective`]), summing the weights' changes on the devices. Rank 0 leads;
-/// the others follow its calls:
+///
+/// Ranks, one a GPU, meet through a collective (NCCL across processes with the `cuda`
+/// feature; threads of one process here) and sum the weights' changes on the devices. Rank 0
+/// leads; the others follow its calls:
 ///
 /// ```
-/// use cubesearch::collective::LocalCollective;
 /// use cubesearch::games::fib::seed_shapes;
 /// use cubesearch::games::Game2584;
-/// use cubesearch::learn::TdEngine;
-/// use cubesearch::td_ranks::RankTd;
 /// use cubesearch::testing::executor;
+/// use cubesearch::train::collective::LocalCollective;
+/// use cubesearch::train::{GpuTd, RankTd, TdEngine};
 /// use cubesearch::{Backend, Executor, NTupleNetwork};
 ///
 /// let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else { return Ok(()) };
 /// let net = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?;
 /// let [lead, follow]: [LocalCollective; 2] = LocalCollective::group(2).try_into().ok().unwrap();
-/// let mut leader = RankTd::new(gpu.td_engine::<Game2584>(Some(4)), lead);
-/// let mut follower = RankTd::new(gpu.td_engine::<Game2584>(Some(4)), follow);
+/// let mut leader = RankTd::new(GpuTd::<_, Game2584>::on(&gpu, Some(4)), lead);
+/// let mut follower = RankTd::new(GpuTd::<_, Game2584>::on(&gpu, Some(4)), follow);
 /// let mut games = 0;
 /// std::thread::scope(|s| {
 ///     let followed = s.spawn(|| follower.follow(&net));
@@ -214,17 +225,7 @@ pub use cubesearch_search::td;
 /// assert_eq!(games, 16); // both ranks' games, on the leader
 /// # Ok::<(), cubesearch::Error>(())
 /// ```
-pub use cubesearch_search::td_ranks;
-
-/// How ranks sum what they learned ([`td_ranks`]).
-pub use cubesearch_search::collective;
-
-/// How the ranks of a run find each other (the environment a launcher sets).
-pub use cubesearch_search::rendezvous;
-
-/// NCCL as a [`collective::Collective`] (CUDA).
-#[cfg(feature = "cuda")]
-pub use cubesearch_search::nccl;
+pub use cubesearch_train as train;
 
 /// Holding a game's device rules to its host rules:
 ///
@@ -263,18 +264,8 @@ pub mod games {
     }
 }
 
-/// n-tuple networks, TD(0) training and weights files, for any [`TupleGame`]:
-///
-/// ```
-/// use cubesearch::games::Game2584;
-/// use cubesearch::learn::{play, train, TrainConfig};
-/// let game = Game2584::new();
-/// let cfg = TrainConfig { games: 300, threads: 0, ..TrainConfig::default() };
-/// let (net, report) = train(&game, &cfg, |p| eprintln!("{} games, mean {:.0}", p.games, p.recent_mean_score))?;
-/// let stats = play(&game, &net, 100, 7, 0)?;
-/// println!("{} → {}", report.mean_score, stats.mean_score);
-/// # Ok::<(), cubesearch::Error>(())
-/// ```
+/// n-tuple networks, TD(0) on afterstates, greedy play statistics and weights files, for any
+/// [`TupleGame`] (training runs: [`train`]).
 pub use cubesearch_learn as learn;
 
 /// Device code: the `#[cube]` game traits and generic kernels, for users who launch kernels

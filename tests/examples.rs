@@ -12,12 +12,13 @@ mod mini2048;
 
 use connect4::ConnectFour;
 use cubesearch::expectimax_gpu::ExpectimaxMethod;
-use cubesearch::learn::{default_shapes, CpuTd};
+use cubesearch::learn::default_shapes;
 use cubesearch::minimax::{self, Strategy};
 use cubesearch::rng::XorShift32;
 use cubesearch::testing::{assert_same, assert_same_root_values, assert_same_weights, executor};
+use cubesearch::train::{engine_on, CpuEngine, TdEngine};
 use cubesearch::{perft, Backend, CpuExecutor, Executor, Game, Playouts};
-use cubesearch::{ExpectimaxEval, NTupleNetwork, TdUpdate};
+use cubesearch::{ExpectimaxEval, NTupleNetwork};
 use mini2048::Mini2048;
 use rstest::rstest;
 
@@ -234,11 +235,11 @@ fn mini2048_one_td_unit_learns_as_the_cpu_trainer(
     };
     let shapes = default_shapes::<Mini2048>();
     let mut cpu_net = NTupleNetwork::for_game::<Mini2048>(&shapes).unwrap();
-    let cpu_scores = CpuTd { threads: 1 }
-        .train(&Mini2048, &mut cpu_net, 30, 0.1, 5)
+    let cpu_scores = CpuEngine::new(1)
+        .learn_games(&Mini2048, &mut cpu_net, 30, 0.1, 5)
         .unwrap();
     let mut gpu_net = NTupleNetwork::for_game::<Mini2048>(&shapes).unwrap();
-    let mut engine = exec.td_engine::<Mini2048>(Some(1));
+    let mut engine = engine_on::<Mini2048>(&exec, Some(1));
     let step = 0.1 / gpu_net.lookups() as f32;
     let mut gpu_scores = Vec::new();
     engine

@@ -2,20 +2,21 @@
 //! one-layer reference, and itself (tree-parallel, transposition table, batching).
 
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::{StochasticGame, TdUpdate};
+use cubesearch_core::StochasticGame;
 use cubesearch_games::fib::seed_shapes;
 use cubesearch_games::fib::{BoardOf, Dir, Sliding, TileRule};
 use cubesearch_games::{Fib, Game2048, Game2584, Pow2};
 use cubesearch_learn::td::greedy;
-use cubesearch_learn::{CpuTd, NTupleNetwork};
+use cubesearch_learn::NTupleNetwork;
 use cubesearch_search::expectimax::{play_games, search, search_many, ExpectimaxOptions};
 use cubesearch_search::CpuExecutor;
+use cubesearch_train::{CpuEngine, TdEngine};
 
 /// A network trained for a few hundred games: small, but with weights of every sign.
 fn trained<R: TileRule>(games: u32) -> NTupleNetwork {
     let mut net = NTupleNetwork::for_game::<Sliding<R>>(&seed_shapes()).unwrap();
-    CpuTd { threads: 1 }
-        .train(&Sliding::<R>::new(), &mut net, games, 0.1, 11)
+    CpuEngine::new(1)
+        .learn_games(&Sliding::<R>::new(), &mut net, games, 0.1, 11)
         .unwrap();
     net
 }

@@ -3,19 +3,20 @@
 //! (lavapipe on a machine without a GPU); CUDA too in a build with the `cuda` feature.
 
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::{Backend, ExpectimaxEval, RootValue, StochasticGame, TdUpdate};
+use cubesearch_core::{Backend, ExpectimaxEval, RootValue, StochasticGame};
 use cubesearch_games::fib::seed_shapes;
 use cubesearch_games::fib::GpuTiles;
 use cubesearch_games::fib::{BoardOf, Sliding};
 use cubesearch_games::{Fib, Game2048, Game2584, Pow2};
 use cubesearch_kernels::expectimax::launch::words_per_root;
 use cubesearch_kernels::expectimax::TreeShape;
-use cubesearch_learn::{CpuTd, NTupleNetwork};
+use cubesearch_learn::NTupleNetwork;
 use cubesearch_search::boards;
 use cubesearch_search::expectimax::search;
 use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
 use cubesearch_search::testing::assert_same_root_values;
 use cubesearch_search::{Executor, GpuExecutor};
+use cubesearch_train::{CpuEngine, TdEngine};
 
 fn trained<R: GpuTiles>(games: u32) -> NTupleNetwork {
     trained_shapes::<R>(&seed_shapes(), games)
@@ -28,8 +29,8 @@ fn trained_shapes<R: GpuTiles>(shapes: &[Vec<u8>], games: u32) -> NTupleNetwork 
 /// A network of `shapes` with a stage after each of `stages`, trained `games` games.
 fn trained_staged<R: GpuTiles>(shapes: &[Vec<u8>], stages: &[u32], games: u32) -> NTupleNetwork {
     let mut net = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
-    CpuTd { threads: 1 }
-        .train(&Sliding::<R>::new(), &mut net, games, 0.1, 11)
+    CpuEngine::new(1)
+        .learn_games(&Sliding::<R>::new(), &mut net, games, 0.1, 11)
         .unwrap();
     net
 }

@@ -1,11 +1,15 @@
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::{Error, StochasticGame, TdUpdate};
-use cubesearch_games::fib::{seed_shapes, Board, BoardOf, Dir, Fib, Pow2, Sliding, TileRule};
+use cubesearch_core::{Error, StochasticGame};
+use cubesearch_games::fib::{
+    seed_shapes, Board, BoardOf, Dir, Fib, GpuTiles, Pow2, Sliding, TileRule,
+};
 use cubesearch_games::{Game2048, Game2584};
 use cubesearch_learn::runner::{Sharing, ROUND_MOVES};
 use cubesearch_learn::{
-    coherence_rate, curve_csv, parse_shapes, play, play_random, starting_network, train, CpuTd,
-    NTupleNetwork, TdOrder, TrainConfig, TABLE_GAP,
+    coherence_rate, parse_shapes, play, play_random, NTupleNetwork, TdOrder, TABLE_GAP,
+};
+use cubesearch_train::{
+    curve_csv, starting_network, train, CpuEngine, EngineConfig, TdEngine, TrainConfig,
 };
 use rstest::rstest;
 
@@ -237,8 +241,8 @@ fn check_training<R: TileRule>(shapes: &[Vec<u8>], stages: &[u32], games: u32) {
     let game = Sliding::<R>::new();
     let mut fast = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
     let reference = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
-    let scores = CpuTd { threads: 1 }
-        .train(&game, &mut fast, games, 0.1, 21)
+    let scores = CpuEngine::new(1)
+        .learn_games(&game, &mut fast, games, 0.1, 21)
         .unwrap();
     assert_eq!(
         scores,
@@ -274,7 +278,7 @@ fn the_fast_trainer_learns_exactly_what_the_reference_learns() {
 /// coherence (at alpha 1.0) the reference reads each afterstate's value again before its
 /// update (TDL2048+'s TC), and the trainer learns what it learns and not what the value read
 /// when the afterstate was chosen gives.
-fn check_forward_training<R: TileRule>(
+fn check_forward_training<R: TileRule + GpuTiles>(
     shapes: &[Vec<u8>],
     stages: &[u32],
     games: u32,
@@ -530,7 +534,7 @@ fn a_one_stage_network_resumed_with_stages_starts_each_stage_from_its_weights() 
         out: Some(dir.path().join("split.safetensors")),
         ..TrainConfig::default()
     };
-    let (split, games) = cubesearch_learn::starting_network::<Game2048>(&cfg).unwrap();
+    let (split, games) = cubesearch_train::starting_network::<Game2048>(&cfg).unwrap();
     assert_eq!((split.stages(), games), (&[64, 128][..], 5));
     for t in 0..split.tables() {
         assert_eq!(split.table(t), one.table(t % one.tables()), "table {t}");
@@ -775,12 +779,15 @@ fn bad_shapes_are_refused(#[case] text: &str) {
 }
 
 /// Mean scores: random play, and greedy play after TD training, same seeds.
-fn learning_beats_random<R: TileRule>(games: u64, threads: usize) -> (f64, f64, f64) {
+fn learning_beats_random<R: TileRule + GpuTiles>(games: u64, threads: usize) -> (f64, f64, f64) {
     let game = Sliding::<R>::new();
     let random = play_random(&game, 300, 99, 1).unwrap().mean_score;
     let cfg = TrainConfig {
+        engine: EngineConfig {
+            threads,
+            ..EngineConfig::default()
+        },
         games,
-        threads,
         seed: 7,
         ..TrainConfig::default()
     };
@@ -847,9 +854,12 @@ fn td_training_on_copies_and_on_one_table_both_learn() {
         let game = Game2048::new();
         let random = play_random(&game, 300, 99, 1).unwrap().mean_score;
         let cfg = TrainConfig {
+            engine: EngineConfig {
+                threads: 3,
+                sharing,
+                ..EngineConfig::default()
+            },
             games: 600,
-            threads: 3,
-            sharing,
             seed: 7,
             ..TrainConfig::default()
         };
@@ -870,8 +880,11 @@ fn training_on_copies_is_reproducible() {
     // Enough games for at least two rounds of `ROUND_MOVES` on each of 3 threads (checked
     // below).
     let cfg = TrainConfig {
+        engine: EngineConfig {
+            threads: 3,
+            ..EngineConfig::default()
+        },
         games: 12_000,
-        threads: 3,
         seed: 3,
         ..TrainConfig::default()
     };
@@ -986,8 +999,11 @@ fn a_coherent_run_resumed_from_its_file_learns_as_the_unbroken_run() {
     let file = |name: &str| dir.path().join(name);
     let game = Game2048::new();
     let cfg = TrainConfig {
+        engine: EngineConfig {
+            threads: 1,
+            ..EngineConfig::default()
+        },
         games: 60,
-        threads: 1,
         seed: 5,
         alpha: 1.0,
         coherence: true,
@@ -1072,8 +1088,11 @@ fn td_training_with_temporal_coherence_learns() {
     let random = play_random(&game, 300, 99, 1).unwrap().mean_score;
     for threads in [1, 3] {
         let cfg = TrainConfig {
+            engine: EngineConfig {
+                threads,
+                ..EngineConfig::default()
+            },
             games: 600,
-            threads,
             seed: 7,
             alpha: 1.0,
             coherence: true,
@@ -1235,8 +1254,8 @@ fn an_optimistic_start_values_every_board_at_v_and_learning_moves_it() {
 fn play_reports_tile_shares_and_the_executor_trait_trains() {
     let game = Game2048::new();
     let mut net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
-    let scores = CpuTd { threads: 2 }
-        .train(&game, &mut net, 20, 0.1, 5)
+    let scores = CpuEngine::new(2)
+        .learn_games(&game, &mut net, 20, 0.1, 5)
         .unwrap();
     assert_eq!(scores.len(), 20);
     assert!(net.table(0).iter().any(|&w| w != 0.0));

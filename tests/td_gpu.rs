@@ -5,9 +5,10 @@
 use cubesearch::games::fib::seed_shapes;
 use cubesearch::games::fib::GpuTiles;
 use cubesearch::learn::runner::Sharing;
-use cubesearch::learn::{play, CpuEngine, NTupleNetwork, TdEngine, TdOrder};
+use cubesearch::learn::{play, NTupleNetwork, TdOrder};
 use cubesearch::testing::{executor, lane_exchanges};
-use cubesearch::{Backend, TdUpdate};
+use cubesearch::train::{engine_on, CpuEngine, GpuTd, TdEngine};
+use cubesearch::Backend;
 use cubesearch_games::fib::{Fib, Pow2, Sliding, TileRule};
 use cubesearch_games::{Game2048, Game2584};
 use rstest::rstest;
@@ -50,7 +51,7 @@ fn one_unit_run<T: GpuTiles>(
         order: TdOrder::Backward,
         stop: Default::default(),
     });
-    let (gpu, gpu_net) = run(exec.td_engine::<Sliding<T>>(Some(1)).as_mut());
+    let (gpu, gpu_net) = run(engine_on::<Sliding<T>>(&exec, Some(1)).as_mut());
     Some((cpu, gpu, cpu_net, gpu_net))
 }
 
@@ -119,7 +120,7 @@ fn a_resumed_coherent_device_run_goes_on_from_its_files_sums(
     };
     let step = 1.0 / fresh().lookups() as f32;
     let play = |net: &mut NTupleNetwork, first: u64, games: u64| {
-        let mut engine = exec.td_engine::<Game2048>(Some(1));
+        let mut engine = engine_on::<Game2048>(&exec, Some(1));
         engine
             .play(&game, net, first, games, 5, step, &mut |_| Ok(()))
             .unwrap();
@@ -166,22 +167,24 @@ fn games_past_the_result_ring_come_back_in_order(
     assert_same_weights("2048, 20 games", &cpu_net, &gpu_net);
 }
 
+/// Every backend's engine learns through the one seam, [`TdEngine::learn_games`].
 #[rstest]
-fn the_td_update_executor_trains_on_every_backend(
+fn every_backends_engine_learns_through_the_one_seam(
     #[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend,
 ) {
-    let Some(mut exec) = executor(backend) else {
+    let Some(exec) = executor(backend) else {
         return;
     };
     let game = Sliding::<Pow2>::new();
     let mut net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
-    let scores = exec.train(&game, &mut net, 40, 0.1, 3).unwrap();
+    let mut engine = engine_on::<Sliding<Pow2>>(&exec, None);
+    let scores = engine.learn_games(&game, &mut net, 40, 0.1, 3).unwrap();
     assert_eq!(scores.len(), 40);
     assert!(scores.iter().all(|&s| s > 0));
     assert!(net.table(0).iter().any(|&w| w != 0.0));
     // A network of the other game is refused, not trained.
     let mut wrong = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
-    assert!(exec.train(&game, &mut wrong, 1, 0.1, 3).is_err());
+    assert!(engine.learn_games(&game, &mut wrong, 1, 0.1, 3).is_err());
 }
 
 /// Mean greedy score (CPU, 300 games, fixed seed) before and after `games` of GPU training.
@@ -190,7 +193,7 @@ fn gpu_learning<T: TileRule + GpuTiles>(backend: Backend, games: u64) -> Option<
     let game = Sliding::<T>::new();
     let mut net = NTupleNetwork::for_game::<Sliding<T>>(&seed_shapes()).unwrap();
     let untrained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
-    let mut engine = exec.td_engine::<Sliding<T>>(Some(32));
+    let mut engine = engine_on::<Sliding<T>>(&exec, Some(32));
     let step = 0.1 / net.lookups() as f32;
     let mut n = 0;
     engine
@@ -223,7 +226,7 @@ fn gpu_training_improves_greedy_play(#[values(Backend::Wgpu, Backend::Cuda)] bac
 /// (one unit each, so each agent's run is deterministic).
 #[test]
 fn multi_gpu_agents_take_each_weights_mean_change() {
-    use cubesearch::td::MultiGpuTd;
+    use cubesearch::train::MultiGpuTd;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
         panic!("the wgpu executor")
@@ -246,7 +249,7 @@ fn multi_gpu_agents_take_each_weights_mean_change() {
     multi.sync(&mut merged).unwrap();
     let alone = |first: u64| {
         let mut net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
-        let mut engine = gpu.td_engine::<Game2048>(Some(1));
+        let mut engine = GpuTd::<_, Game2048>::on(&gpu, Some(1));
         let mut s = Vec::new();
         engine
             .play(&Game2048::new(), &net, first, 8, 9, step, &mut |e| {
@@ -294,7 +297,7 @@ fn multi_gpu_agents_take_each_weights_mean_change() {
 /// the mean of every change: meeting-free runs from those weights give equal games on each agent.
 #[test]
 fn multi_gpu_agents_meet_while_their_games_run() {
-    use cubesearch::td::MultiGpuTd;
+    use cubesearch::train::MultiGpuTd;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
         panic!("the wgpu executor")
@@ -319,7 +322,7 @@ fn multi_gpu_agents_meet_while_their_games_run() {
     assert!((0..3).any(|t| learned.table(t).iter().any(|&w| w != 0.0)));
     // Both agents now hold those weights: with no learning (step 0), games 100..103 score on
     // either agent as on one engine started from them.
-    let mut alone = gpu.td_engine::<Game2048>(Some(1));
+    let mut alone = GpuTd::<_, Game2048>::on(&gpu, Some(1));
     let reference: Vec<u64> = (100..103)
         .map(|g| {
             let mut score = 0;
@@ -361,7 +364,7 @@ fn multi_gpu_agents_meet_while_their_games_run() {
 #[test]
 fn the_per_step_update_kernel_equals_the_cpu_update() {
     use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
-    use cubesearch::td::td_net;
+    use cubesearch::train::td_net;
     use cubesearch::Executor;
     use cubesearch_games::fib::Board;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
@@ -470,7 +473,7 @@ fn cpu_capped_training(
 #[test]
 fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
     use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
-    use cubesearch::td::td_net;
+    use cubesearch::train::td_net;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
         panic!("the wgpu executor")
@@ -532,7 +535,7 @@ fn a_network_too_large_for_the_device_is_refused(
         vec![0, 1, 2, 4, 5, 6],
     ];
     let net = NTupleNetwork::for_game::<Game2048>(&shapes).unwrap();
-    let mut engine = exec.td_engine::<Game2048>(Some(1));
+    let mut engine = engine_on::<Game2048>(&exec, Some(1));
     let mut games = 0;
     let step = 0.1 / net.lookups() as f32;
     match engine.play(&Game2048::new(), &net, 0, 1, 7, step, &mut |_| {
@@ -593,7 +596,7 @@ fn averaged_updates_equal_the_cpu_re_implementation(
 
 fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     use cubesearch::kernels::td::DeviceTd;
-    use cubesearch::td::td_net;
+    use cubesearch::train::td_net;
     // With planes, the seed's 24 lookups and 48 are read by four groups of eight lanes (3 and 6
     // rounds), 32 (as 4x6patt) by whole planes one V after another (`LutNet::grouped`);
     // and the seed's in two stages (a second once the two largest tiles sum to 34: the lanes pass the stage on too).
@@ -670,7 +673,7 @@ fn two_games_add_into_copies_of_the_sums_as_the_cpu_adds_them(
 
 fn copies_match<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     use cubesearch::kernels::td::DeviceTd;
-    use cubesearch::td::td_net;
+    use cubesearch::train::td_net;
     for lanes in lane_exchanges(gpu.client()) {
         for seed in [33, 34] {
             let fresh = || NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
@@ -731,7 +734,7 @@ fn forward_averaged_updates_equal_the_cpu_re_implementation(
 
 fn forward_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     use cubesearch::kernels::td::{DeviceTd, TdShape};
-    use cubesearch::td::td_net;
+    use cubesearch::train::td_net;
     let one: &[u32] = &[];
     for stages in [one, &[34]] {
         for lanes in lane_exchanges(gpu.client()) {
@@ -792,7 +795,7 @@ fn averaged_coherent_updates_equal_the_cpu_re_implementation(
 
 fn averaged_coherent_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     use cubesearch::kernels::td::{DeviceTd, TdShape};
-    use cubesearch::td::td_net;
+    use cubesearch::train::td_net;
     let shapes = seed_shapes();
     for lanes in lane_exchanges(gpu.client()) {
         let mut cpu_net = NTupleNetwork::for_game::<Game2584>(&shapes).unwrap();
@@ -845,7 +848,7 @@ fn plane_lanes_need_averaged_updates_on_fitting_planes(
 
 fn plane_lanes_refused<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
     use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
-    use cubesearch::td::td_net;
+    use cubesearch::train::td_net;
     use cubesearch::Error;
     let net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let fits = cubesearch::kernels::launch::planes_fit(gpu.client());
@@ -885,7 +888,7 @@ fn averaged_training_with_many_units_learns(
     let game = Sliding::<Pow2>::new();
     let mut net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let untrained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
-    let mut engine = exec.td_engine::<Game2048>(Some(AVERAGED_FROM_UNITS));
+    let mut engine = engine_on::<Game2048>(&exec, Some(AVERAGED_FROM_UNITS));
     let step = 0.1 / net.lookups() as f32;
     engine
         .play(&Game2048::new(), &net, 0, 4096, 7, step, &mut |_| Ok(()))
@@ -905,7 +908,7 @@ fn averaged_training_with_many_units_learns(
 #[test]
 fn a_deadline_or_a_raised_stop_ends_gpu_training_between_launches() {
     use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
-    use cubesearch::td::td_net;
+    use cubesearch::train::td_net;
     use cubesearch::Executor;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
         panic!("the wgpu executor")
@@ -929,7 +932,7 @@ fn a_deadline_or_a_raised_stop_ends_gpu_training_between_launches() {
     let whole = device.play_batch(64, 64, 3, step).unwrap();
     assert_eq!(whole.len(), 64);
 
-    let mut engine = gpu.td_engine::<Game2048>(Some(64));
+    let mut engine = GpuTd::<_, Game2048>::on(&gpu, Some(64));
     // A deadline passed, and a request raised (a signal), each stop it before any game.
     let raised = cubesearch::Stop::new();
     raised.request(15);

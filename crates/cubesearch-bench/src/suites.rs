@@ -181,7 +181,7 @@ fn td_train(exec: &mut Executor, level: u32, seed: u32, args: &BenchArgs) -> Res
         None => NTupleNetwork::for_game::<Game2584>(&seed_shapes())?,
     };
     let step = 0.1 / net.lookups() as f32;
-    let mut engine = exec.td_engine::<Game2584>(args.units);
+    let mut engine = cubesearch_train::engine_on::<Game2584>(exec, args.units);
     let mut moves = 0u64;
     engine.play(
         &Game2584::new(),
@@ -299,7 +299,7 @@ struct TdSteps<'a> {
 
 impl cubesearch_search::DeviceTask for TdSteps<'_> {
     type Output = ();
-    fn run<R: cubecl::Runtime>(self, client: &cubecl::prelude::ComputeClient<R>) -> Result<()> {
+    fn run<R: cubecl::Runtime>(self, gpu: &cubesearch_search::GpuExecutor<R>) -> Result<()> {
         use cubesearch_kernels::td::{DeviceTd, LaneExchange, TdShape};
         let shape = TdShape {
             units: 1,
@@ -312,8 +312,8 @@ impl cubesearch_search::DeviceTask for TdSteps<'_> {
             forward: false,
         };
         let mut device = DeviceTd::<R, cubesearch_games::fib::Game2584>::new(
-            client,
-            &cubesearch_search::td::td_net(self.net),
+            gpu.client(),
+            &cubesearch_train::td_net(self.net),
             shape,
         )?;
         device.learn_steps(self.words, TD_UPDATE_ROUNDS as u32, self.step)?;

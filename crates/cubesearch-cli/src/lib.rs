@@ -5,6 +5,7 @@
 mod args;
 mod commands;
 mod output;
+mod plot;
 mod signals;
 
 use clap::Parser;

@@ -135,17 +135,3 @@ pub trait ExpectimaxEval<G: StochasticGame, V: ?Sized> {
         layers: u32,
     ) -> Result<Vec<RootValue>>;
 }
-
-/// TD(0) learning on afterstates: plays games with the current value function and updates it.
-pub trait TdUpdate<G: StochasticGame, V> {
-    /// Plays `games` self-play games, updating `value` with learning rate `alpha`;
-    /// returns the final score of each game.
-    fn train(
-        &mut self,
-        game: &G,
-        value: &mut V,
-        games: u32,
-        alpha: f32,
-        seed: u32,
-    ) -> Result<Vec<u64>>;
-}

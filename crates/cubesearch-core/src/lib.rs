@@ -17,7 +17,7 @@ pub mod stop;
 pub use backend::{Backend, BackendInfo, ResolvedBackend};
 pub use error::{Error, Result};
 pub use exec::{
-    AfterstateValue, ExpectimaxEval, Perft, Playouts, RootValue, Searched, SubtreeSearch, TdUpdate,
+    AfterstateValue, ExpectimaxEval, Perft, Playouts, RootValue, Searched, SubtreeSearch,
     WinDrawCounts, Window,
 };
 pub use game::{reciprocal_weight, Game, Outcome, StochasticGame};

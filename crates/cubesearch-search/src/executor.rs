@@ -3,7 +3,7 @@
 
 use crate::minimax::RootSearcher;
 use crate::{CpuExecutor, GpuExecutor};
-use cubecl::prelude::{ComputeClient, Runtime};
+use cubecl::prelude::Runtime;
 use cubesearch_core::backend::{self, Backend, ResolvedBackend};
 use cubesearch_core::{Perft, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window};
 use cubesearch_kernels::alphabeta::{RootSearch, RootShape};
@@ -93,7 +93,7 @@ impl Executor {
     pub fn on_device<T: DeviceTask>(&self, task: T, cpu_refusal: &str) -> Result<T::Output> {
         dispatch_gpu!(
             self,
-            e => task.run(e.client()),
+            e => task.run(e),
             cpu => {
                 drop(task);
                 Err(cubesearch_core::Error::Unsupported(cpu_refusal.into()))
@@ -102,13 +102,14 @@ impl Executor {
     }
 }
 
-/// Work on one GPU client, written once for every runtime: how code outside this crate (a game's
-/// own kernels, a benchmark) launches through an [`Executor`] without matching on its backend.
+/// Work on one GPU, written once for every runtime: how code outside this crate (a game's own
+/// kernels, a trainer, a benchmark) launches through an [`Executor`] without matching on its
+/// backend.
 pub trait DeviceTask {
     /// What the work gives back.
     type Output;
-    /// Launches the work on `client`.
-    fn run<R: Runtime>(self, client: &ComputeClient<R>) -> Result<Self::Output>;
+    /// Does the work on `gpu` (its client, its limits).
+    fn run<R: Runtime>(self, gpu: &GpuExecutor<R>) -> Result<Self::Output>;
 }
 
 impl<G: GpuGame> Playouts<G> for Executor {

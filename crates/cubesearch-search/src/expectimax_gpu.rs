@@ -12,6 +12,7 @@ pub use cubesearch_kernels::expectimax::launch::ExpectimaxMethod;
 use cubesearch_kernels::expectimax::launch::{
     launch_expectimax, DeviceNetwork, SearchShape, Workspace,
 };
+use cubesearch_kernels::ntuple::Stages;
 use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::{NTupleNetwork, TupleGame};
 
@@ -79,7 +80,7 @@ impl<R: Runtime> GpuExecutor<R> {
         let state = &mut self.expectimax;
         if state.network.as_ref().is_none_or(|(k, _)| *k != key) {
             let weights: Vec<f32> = (0..net.tables()).flat_map(|t| net.table(t)).collect();
-            let stages = crate::td::device_stages(net);
+            let stages = device_stages(net);
             let device = DeviceNetwork::upload(
                 &self.client,
                 net.bits(),
@@ -174,5 +175,13 @@ impl Executor {
         if let Executor::Cpu(cpu) = self {
             cpu.expectimax.transposition = on;
         }
+    }
+}
+
+/// `net`'s stages as the device reads them.
+pub fn device_stages(net: &NTupleNetwork) -> Stages {
+    Stages {
+        thresholds: net.stages().to_vec(),
+        len: net.stage_len() as u32,
     }
 }

@@ -10,7 +10,6 @@
 
 pub mod alphabeta_player;
 pub mod boards;
-pub mod collective;
 pub mod cpu;
 pub mod effort;
 pub mod executor;
@@ -20,16 +19,10 @@ pub mod external;
 pub mod gpu;
 pub mod mcts;
 pub mod minimax;
-#[cfg(feature = "cuda")]
-pub mod nccl;
 pub mod perft;
 pub mod player;
-pub mod rendezvous;
 pub mod spec;
 pub mod stochastic_rules;
-pub mod td;
-mod td_multi;
-pub mod td_ranks;
 pub mod testing;
 
 pub use cpu::CpuExecutor;
@@ -38,4 +31,3 @@ pub(crate) use executor::{dispatch, dispatch_gpu};
 pub use executor::{DeviceTask, Executor};
 pub use gpu::GpuExecutor;
 pub use stochastic_rules::StochasticRules;
-pub use td::GpuTd;

@@ -1,7 +1,7 @@
 //! `cubesearch launch --gpus K -- train …`: starts `train` as K processes of this program, one
 //! a GPU of this host, with the environment `torchrun` gives its workers (`RANK`,
 //! `LOCAL_RANK`, `WORLD_SIZE`, `MASTER_ADDR`, `MASTER_PORT`; see
-//! `cubesearch_search::rendezvous`). Rank 0 prints and saves; the others are silent. When a
+//! `cubesearch_train::rendezvous`). Rank 0 prints and saves; the others are silent. When a
 //! rank fails, the others are stopped (they would wait for it forever inside NCCL).
 
 use crate::args::Common;

@@ -6,13 +6,13 @@
 
 use super::players::{easy_move, medium_move, reservoir_best};
 use super::{is_finished, Board, Reversi, ReversiMove};
-use cubecl::prelude::{ComputeClient, Runtime};
+use cubecl::prelude::Runtime;
 use cubesearch_core::backend::Backend;
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Result};
 use cubesearch_search::player::Player;
 use cubesearch_search::spec::{Exec, SpecText};
-use cubesearch_search::{DeviceTask, Executor};
+use cubesearch_search::{DeviceTask, Executor, GpuExecutor};
 
 /// Which of the seed's players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,8 +60,8 @@ pub fn device_square_values(
     struct SquareValues<'a>(&'a [Board], bool);
     impl DeviceTask for SquareValues<'_> {
         type Output = Vec<[i32; 64]>;
-        fn run<R: Runtime>(self, client: &ComputeClient<R>) -> Result<Self::Output> {
-            super::device::seed_players::launch_seed_values(client, self.0, self.1)
+        fn run<R: Runtime>(self, gpu: &GpuExecutor<R>) -> Result<Self::Output> {
+            super::device::seed_players::launch_seed_values(gpu.client(), self.0, self.1)
         }
     }
     exec.on_device(
@@ -86,9 +86,9 @@ pub fn device_seed_games(
     }
     impl DeviceTask for SeedGames {
         type Output = (Vec<u32>, Vec<i32>);
-        fn run<R: Runtime>(self, client: &ComputeClient<R>) -> Result<Self::Output> {
+        fn run<R: Runtime>(self, gpu: &GpuExecutor<R>) -> Result<Self::Output> {
             super::device::seed_players::launch_seed_match(
-                client,
+                gpu.client(),
                 self.games,
                 self.seed,
                 self.medium,

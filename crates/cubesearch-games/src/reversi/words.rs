@@ -5,7 +5,7 @@
 use super::device::words::{launch_board_words, upload_boards};
 use cubecl::prelude::*;
 use cubesearch_core::Result;
-use cubesearch_search::{DeviceTask, Executor};
+use cubesearch_search::{DeviceTask, Executor, GpuExecutor};
 use std::time::Instant;
 
 fn time_on<R: Runtime>(
@@ -41,8 +41,8 @@ pub fn time_board_words(
     }
     impl DeviceTask for BoardWords<'_> {
         type Output = (f64, Vec<u32>);
-        fn run<R: Runtime>(self, client: &ComputeClient<R>) -> Result<Self::Output> {
-            time_on(client, self.boards, self.split, self.reps)
+        fn run<R: Runtime>(self, gpu: &GpuExecutor<R>) -> Result<Self::Output> {
+            time_on(gpu.client(), self.boards, self.split, self.reps)
         }
     }
     let task = BoardWords {

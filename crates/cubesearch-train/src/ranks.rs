@@ -22,13 +22,14 @@
 //! every game of the run.
 
 use crate::collective::Collective;
-use crate::td::{episode, GpuTd};
+use crate::engine::TdEngine;
+use crate::gpu::{episode, GpuTd};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 use cubesearch_core::{Error, Result, Stop};
 use cubesearch_kernels::td::{DeviceTd, TdGame};
 use cubesearch_kernels::GpuStochasticGame;
-use cubesearch_learn::{Episode, NTupleNetwork, TdEngine, TupleGame};
+use cubesearch_learn::{Episode, NTupleNetwork, TupleGame};
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
@@ -425,12 +426,12 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame, C: Collective<R>> TdEngine<G>
 }
 
 /// A rank on a CUDA device, meeting the others through NCCL.
-#[cfg(feature = "cuda")]
+#[cfg(all(feature = "ranks", feature = "cuda"))]
 pub type CudaRank<G> = RankTd<cubecl::cuda::CudaRuntime, G, crate::nccl::NcclCollective>;
 
 /// This process's rank of the run `ranks` describes, on its CUDA device (`ranks.local_rank`),
 /// playing `units` games at once (default per `TdShape::for_device`), learning in `order`.
-#[cfg(feature = "cuda")]
+#[cfg(all(feature = "ranks", feature = "cuda"))]
 pub fn cuda_rank<G: GpuStochasticGame>(
     ranks: &crate::rendezvous::Ranks,
     units: Option<u32>,

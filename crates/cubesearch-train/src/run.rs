@@ -1,27 +1,64 @@
-//! The training loop the CLI calls: TD(0) self-play on one thread or on several (sharing the
-//! weights as [`crate::runner::Sharing`] says), with progress reports, a learning curve,
-//! checkpoints and resuming.
+//! The training loop: one [`TrainConfig`] says what to train, how it learns, for how long,
+//! where the games are played ([`EngineConfig`]) and what is kept; [`train`] builds the engine
+//! it names and runs [`train_on`], which gives every engine the same progress reports,
+//! learning curve, checkpoints and resuming.
 
-use crate::game::TupleGame;
-use crate::network::{default_shapes, NTupleNetwork};
-use crate::runner::{run_games, thread_count, Learning, Policy, Schedule, Sharing};
-use crate::td::{Episode, TdOrder};
-use cubesearch_core::{Error, Result, Stop};
+use crate::engine::TdEngine;
+use crate::placement::{start_engine, Placement};
+use cubesearch_core::{Backend, Error, Result, Stop};
+use cubesearch_kernels::GpuStochasticGame;
+use cubesearch_learn::runner::Sharing;
+use cubesearch_learn::{default_shapes, Episode, NTupleNetwork, TdOrder, TupleGame};
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// How to train.
+/// Where a run's games are played.
 #[derive(Clone, Debug)]
-pub struct TrainConfig {
-    /// Games to play in this run (on top of those a resumed file already had).
-    pub games: u64,
+pub struct EngineConfig {
+    /// `cpu`, a GPU backend, or `auto`: a real GPU when there is one (CUDA, or wgpu on a
+    /// hardware adapter), else the CPU. A software rasteriser (lavapipe) is slower than the
+    /// CPU trainer, so `auto` uses it only when asked for by name.
+    pub backend: Backend,
     /// CPU threads (0 = every core); 1 is the deterministic single-thread trainer.
     pub threads: usize,
     /// How several CPU threads share the weights ([`Sharing`]).
     pub sharing: Sharing,
-    /// When a CPU trainer's games learn ([`TdOrder`]; GPU trainers learn backward).
+    /// GPU trainers: games at once, one unit each (default per
+    /// `cubesearch_kernels::td::TdShape::for_device`).
+    pub units: Option<u32>,
+    /// GPUs of this process (CUDA), a rank each, meeting through host memory.
+    pub gpus: usize,
+    /// This process's rank of several started by a launcher, one CUDA GPU a rank.
+    #[cfg(feature = "ranks")]
+    pub ranks: Option<crate::rendezvous::Ranks>,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            backend: Backend::Cpu,
+            threads: 1,
+            sharing: Sharing::default(),
+            units: None,
+            gpus: 1,
+            #[cfg(feature = "ranks")]
+            ranks: None,
+        }
+    }
+}
+
+/// How to train: the network, how it learns, the budget, where the games are played and what is
+/// kept. The command line builds one from its flags and hands it to [`train`].
+#[derive(Clone, Debug)]
+pub struct TrainConfig {
+    /// Games to play in this run (on top of those a resumed file already had).
+    pub games: u64,
+    /// Where the games are played (default: one CPU thread).
+    pub engine: EngineConfig,
+    /// When a game's afterstates learn ([`TdOrder`]): at its end (the default), or each once
+    /// the next move is chosen (GPU trainers: with averaged updates only).
     pub order: TdOrder,
     /// The TD step on V: each of the network's lookups moves by `alpha / lookups · δ`.
     pub alpha: f32,
@@ -62,8 +99,7 @@ pub struct TrainConfig {
     /// Learn with temporal coherence: each weight's step is `alpha` scaled by its own rate,
     /// `|E| / A` ([`NTupleNetwork::enable_coherence`]). Guei, Chen and Wu (2022) finish an
     /// optimistic TD run with it at `alpha` 1.0 (TDL2048+'s OTD+TC); a GPU engine averaging
-    /// its updates collapsed at 1.0, even at one step a launch, and learns well at 0.1
-    /// (docs/BENCHMARKS.md). Its sums go into the weights file, and a run resumed with it
+    /// its updates collapsed at 1.0 and learns best at 0.5 (docs/BENCHMARKS.md). Its sums go into the weights file, and a run resumed with it
     /// goes on from them (from zero where the file has none; a run without it saves none).
     /// CPU copies merge them, while several GPUs each keep the sums of their own changes
     /// (their meetings merge the weights alone) and the file takes the first GPU's.
@@ -74,8 +110,7 @@ impl Default for TrainConfig {
     fn default() -> Self {
         TrainConfig {
             games: 1000,
-            threads: 1,
-            sharing: Sharing::default(),
+            engine: EngineConfig::default(),
             order: TdOrder::default(),
             alpha: 0.1,
             seed: 1,
@@ -145,10 +180,12 @@ pub struct TrainReport {
     pub games_per_sec: f64,
     /// Moves a second.
     pub moves_per_sec: f64,
-    /// Threads used.
+    /// Threads (CPU) or games at once (GPU).
     pub threads: usize,
     /// The learning curve.
     pub curve: Vec<CurvePoint>,
+    /// Where the games ran ([`train`]; `None` from [`train_on`], whose caller chose the engine).
+    pub placement: Option<Placement>,
 }
 
 /// Writes the learning curve as CSV (`games,mean_score,max_score`).
@@ -163,152 +200,20 @@ pub fn curve_csv(curve: &[CurvePoint]) -> String {
     s
 }
 
-/// Trains an n-tuple network for `game` by TD(0) self-play (see [`crate::td`]) and returns it
-/// with a report. `progress` hears about the run at most every `progress_interval`, and once
-/// at the end.
-pub fn train<G: TupleGame>(
+/// Trains an n-tuple network for `game` by TD(0) self-play (`cubesearch_learn::td`) on the
+/// engine `cfg.engine` names, and returns it with a report. `progress` hears about the run at
+/// most every `progress_interval`, and once at the end. Under a launcher, rank 0 runs here and
+/// the other ranks follow it ([`crate::follow`]).
+pub fn train<G: GpuStochasticGame + TupleGame>(
     game: &G,
     cfg: &TrainConfig,
     progress: impl FnMut(&TrainProgress),
 ) -> Result<(NTupleNetwork, TrainReport)> {
-    let mut engine = CpuEngine {
-        threads: thread_count(cfg.threads),
-        sharing: cfg.sharing,
-        order: cfg.order,
-        stop: Default::default(),
-    };
-    train_on(game, cfg, &mut engine, progress)
-}
-
-/// The [`TdUpdate`](cubesearch_core::TdUpdate) step every executor shares: plays `games` with
-/// `engine` from `net`'s weights at learning rate `alpha` (split over the network's lookups),
-/// copies the learned weights back and returns each game's score.
-pub fn train_scores<G: TupleGame>(
-    engine: &mut dyn TdEngine<G>,
-    game: &G,
-    net: &mut NTupleNetwork,
-    games: u32,
-    alpha: f32,
-    seed: u32,
-) -> Result<Vec<u64>> {
-    net.check_game::<G>()?;
-    let step = alpha / net.lookups() as f32;
-    let mut scores = Vec::with_capacity(games as usize);
-    engine.play(game, net, 0, games as u64, seed, step, &mut |e| {
-        scores.push(e.score);
-        Ok(())
-    })?;
-    engine.sync(net)?;
-    Ok(scores)
-}
-
-/// Where the games of a training run are played and learned from: CPU threads ([`CpuEngine`])
-/// or a GPU, whose weights live on the device between [`TdEngine::sync`] calls.
-pub trait TdEngine<G: TupleGame> {
-    /// Plays games `first..first + games` (game `g` draws from `XorShift32::for_worker(seed, g)`)
-    /// greedily on the engine's weights, learning with `step` per weight, and hands each
-    /// finished game to `on_game`. The first call starts from `net`'s weights.
-    #[allow(clippy::too_many_arguments)]
-    fn play(
-        &mut self,
-        game: &G,
-        net: &NTupleNetwork,
-        first: u64,
-        games: u64,
-        seed: u32,
-        step: f32,
-        on_game: &mut dyn FnMut(Episode) -> Result<()>,
-    ) -> Result<()>;
-
-    /// Copies the engine's weights into `net` (a CPU engine learns in `net` itself).
-    fn sync(&mut self, _net: &mut NTupleNetwork) -> Result<()> {
-        Ok(())
-    }
-
-    /// Threads (CPU) or game units (GPU) playing at once.
-    fn parallelism(&self) -> usize;
-
-    /// Asks `play` to return soon once `stop` is raised or its deadline passes: a GPU engine
-    /// after its next launch, dropping the games it has not finished, CPU threads once their
-    /// games in hand end.
-    fn set_stop(&mut self, stop: &Stop);
-
-    /// Games a time-limited run hands `play` at a time, checking the clock in between.
-    fn games_between_clock_checks(&self) -> u64 {
-        self.parallelism() as u64 * 8
-    }
-
-    /// The share of the device's unit steps that did work so far (GPU engines; see
-    /// `cubesearch_kernels::td::DeviceTd::occupancy`).
-    fn occupancy(&self) -> Option<f64> {
-        None
-    }
-
-    /// Ends the engine's last run: an engine leading others (`cubesearch::td_ranks`) lets
-    /// them go. Nothing to do for the others.
-    fn finish(&mut self) -> Result<()> {
-        Ok(())
-    }
-}
-
-/// TD(0) on CPU threads, learning on a copy of the weights each or on one table without locks
-/// ([`Sharing`]); one thread replays a run exactly, and so do several on copies.
-#[derive(Clone, Debug)]
-pub struct CpuEngine {
-    /// Threads (≥ 1).
-    pub threads: usize,
-    /// How the threads share the weights.
-    pub sharing: Sharing,
-    /// When the games learn.
-    pub order: TdOrder,
-    /// Raised: each thread ends the game in hand and takes no other ([`TdEngine::set_stop`]).
-    pub stop: Stop,
-}
-
-impl<G: TupleGame> TdEngine<G> for CpuEngine {
-    fn play(
-        &mut self,
-        game: &G,
-        net: &NTupleNetwork,
-        first: u64,
-        games: u64,
-        seed: u32,
-        step: f32,
-        on_game: &mut dyn FnMut(Episode) -> Result<()>,
-    ) -> Result<()> {
-        run_games(
-            game,
-            Policy::Greedy(
-                net,
-                Some(Learning {
-                    step,
-                    sharing: self.sharing,
-                    order: self.order,
-                }),
-            ),
-            Schedule {
-                games: first..first + games,
-                seed,
-                threads: self.threads,
-                stop: &self.stop,
-            },
-            on_game,
-        )
-    }
-
-    fn parallelism(&self) -> usize {
-        self.threads
-    }
-
-    fn set_stop(&mut self, stop: &Stop) {
-        self.stop = stop.clone();
-    }
-
-    /// Enough games for a few rounds of the copies on every thread: each call makes the
-    /// copies afresh and merges them at its end.
-    fn games_between_clock_checks(&self) -> u64 {
-        self.threads as u64 * 1024
-    }
+    let (mut engine, placement) = start_engine::<G>(&cfg.engine, cfg.order)?;
+    let (net, mut report) = train_on(game, cfg, engine.as_mut(), progress)?;
+    engine.finish()?;
+    report.placement = Some(placement);
+    Ok((net, report))
 }
 
 /// The network a run of `cfg` starts from, and the games it had learned from: the file it
@@ -510,6 +415,7 @@ pub fn train_on<G: TupleGame>(
         moves_per_sec: last.moves_per_sec,
         threads,
         curve,
+        placement: None,
     };
     Ok((net, report))
 }

@@ -6,9 +6,9 @@
 //! `fonts/`, through plotters' `ab_glyph` feature), so drawing needs no fonts on the machine;
 //! an SVG keeps its text as text.
 
-use crate::train::CurvePoint;
 use cubesearch_core::io::write_atomically;
 use cubesearch_core::{Error, Result};
+use cubesearch_train::CurvePoint;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};

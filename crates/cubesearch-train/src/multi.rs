@@ -1,16 +1,17 @@
 //! TD(0) on several GPUs of one process (`train --gpus K`, the seed's 4.6): a rank a device
 //! ([`RankTd`]), each on a thread of its own, meeting through a [`LocalCollective`], which sums
 //! their changes in host memory. Ranks in processes of their own, on one host or many, meet
-//! through NCCL on the devices instead (`crate::td_ranks`, `cubesearch launch`); the meetings
+//! through NCCL on the devices instead (`crate::ranks`, `cubesearch launch`); the meetings
 //! are the same.
 
 use crate::collective::LocalCollective;
-use crate::td::GpuTd;
-use crate::td_ranks::RankTd;
+use crate::engine::TdEngine;
+use crate::gpu::GpuTd;
+use crate::ranks::RankTd;
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result, Stop};
 use cubesearch_kernels::GpuStochasticGame;
-use cubesearch_learn::{Episode, NTupleNetwork, TdEngine, TupleGame};
+use cubesearch_learn::{Episode, NTupleNetwork, TupleGame};
 
 /// TD(0) of game `G` on several GPUs (see the module docs).
 pub struct MultiGpuTd<R: Runtime, G: GpuStochasticGame> {

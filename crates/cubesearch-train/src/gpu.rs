@@ -1,20 +1,16 @@
 //! TD(0) training on a GPU: [`GpuTd`] plays the trainer's games with
 //! `cubesearch_kernels::td` (weights on the device, f32 atomic adds) behind the same
-//! [`TdEngine`] interface as the CPU trainer, so `cubesearch_learn::train_on` gives it the
+//! [`TdEngine`] interface as the CPU trainer, so [`train_on`](crate::train_on) gives it the
 //! CPU trainer's progress reports, learning curve, checkpoints and resuming.
-//!
-//! `cubesearch::td` trains a network of a game this way.
 
-use crate::{CpuExecutor, Executor, GpuExecutor};
+use crate::engine::TdEngine;
 use cubecl::prelude::*;
-use cubesearch_core::{Error, Result, Stop, TdUpdate};
-use cubesearch_kernels::ntuple::Stages;
+use cubesearch_core::{Error, Result, Stop};
 use cubesearch_kernels::td::{DeviceTd, TdGame, TdNet, TdShape};
 use cubesearch_kernels::GpuStochasticGame;
-use cubesearch_learn::{CpuEngine, CpuTd, Episode, NTupleNetwork, TdEngine, TdOrder, TupleGame};
-
-pub use crate::td_multi::MultiGpuTd;
-pub use crate::td_ranks::MERGE_EVERY;
+use cubesearch_learn::{Episode, NTupleNetwork, TdOrder, TupleGame};
+use cubesearch_search::expectimax_gpu::device_stages;
+use cubesearch_search::GpuExecutor;
 /// The device form of `net`: its bits a cell, its tables (stage after stage), its lookups in
 /// the order V sums them (`NTupleNetwork::lookup_layout`), its stages and its temporal
 /// coherence sums.
@@ -25,14 +21,6 @@ pub fn td_net(net: &NTupleNetwork) -> TdNet {
         lookups: net.lookup_layout(),
         stages: device_stages(net),
         coherence: net.coherence_tables(),
-    }
-}
-
-/// `net`'s stages as the device reads them.
-pub(crate) fn device_stages(net: &NTupleNetwork) -> Stages {
-    Stages {
-        thresholds: net.stages().to_vec(),
-        len: net.stage_len() as u32,
     }
 }
 
@@ -57,6 +45,11 @@ pub struct GpuTd<R: Runtime, G: GpuStochasticGame> {
 }
 
 impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
+    /// An engine on `gpu` playing `units` games at once (default per [`TdShape::for_device`]).
+    pub fn on(gpu: &GpuExecutor<R>, units: Option<u32>) -> Self {
+        Self::new(gpu.client(), units, gpu.limits().loop_iterations)
+    }
+
     /// An engine on `client` playing `units` games at once (default per
     /// [`TdShape::for_device`]); `loop_budget` is the device's loop limit, if any.
     pub fn new(client: &ComputeClient<R>, units: Option<u32>, loop_budget: Option<u32>) -> Self {
@@ -223,137 +216,5 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdEngine<G> for GpuTd<R, G> {
 
     fn occupancy(&self) -> Option<f64> {
         self.device.as_ref().and_then(|d| d.occupancy())
-    }
-}
-
-impl<R: Runtime> GpuExecutor<R> {
-    /// A TD(0) engine on this device playing `units` games at once (default per
-    /// [`TdShape::for_device`]).
-    pub fn td_engine<G: GpuStochasticGame>(&self, units: Option<u32>) -> GpuTd<R, G> {
-        GpuTd::new(self.client(), units, self.limits().loop_iterations)
-    }
-
-    /// [`GpuExecutor::td_engine`] boxed, as [`Executor`] hands it out.
-    fn boxed_td_engine<G: GpuStochasticGame + TupleGame>(
-        &self,
-        units: Option<u32>,
-    ) -> Box<dyn TdEngine<G>> {
-        Box::new(self.td_engine::<G>(units))
-    }
-}
-
-impl CpuExecutor {
-    /// The CPU trainer on this executor's threads (`units` is for GPUs).
-    fn boxed_td_engine<G: TupleGame>(&self, _units: Option<u32>) -> Box<dyn TdEngine<G>> {
-        Box::new(CpuEngine {
-            threads: self.threads(),
-            sharing: Default::default(),
-            order: Default::default(),
-            stop: Default::default(),
-        })
-    }
-}
-
-impl Executor {
-    /// A TD(0) engine on this executor: CPU threads, or the GPU with `units` games at once
-    /// (default per [`TdShape::for_device`]).
-    pub fn td_engine<G: GpuStochasticGame + TupleGame>(
-        &self,
-        units: Option<u32>,
-    ) -> Box<dyn TdEngine<G>> {
-        crate::dispatch!(self, e => e.boxed_td_engine::<G>(units))
-    }
-
-    /// A TD(0) engine on `gpus` devices of this executor's backend ([`MultiGpuTd`]), learning
-    /// in `order` ([`GpuTd::with_order`]); one GPU learning backward is
-    /// [`Executor::td_engine`]. Several GPUs need CUDA and that many devices; forward order
-    /// needs a GPU.
-    pub fn td_engine_on_gpus<G: GpuStochasticGame + TupleGame>(
-        &self,
-        gpus: usize,
-        units: Option<u32>,
-        order: TdOrder,
-    ) -> Result<Box<dyn TdEngine<G>>> {
-        if gpus <= 1 {
-            if order == TdOrder::Backward {
-                return Ok(self.td_engine::<G>(units));
-            }
-            return crate::dispatch_gpu!(
-                self,
-                e => Ok(Box::new(e.td_engine::<G>(units).with_order(order))),
-                cpu => Err(Error::Unsupported(
-                    "a CPU trainer's order is its own (CpuEngine::order)".into()
-                ))
-            );
-        }
-        match self {
-            #[cfg(feature = "cuda")]
-            Executor::Cuda(_) => {
-                use cubecl::cuda::{CudaDevice, CudaRuntime};
-                let found = cubesearch_core::backend::cuda_device_count();
-                if found < gpus {
-                    return Err(Error::Unsupported(format!(
-                        "--gpus {gpus}: only {found} CUDA device(s) found"
-                    )));
-                }
-                let clients = (0..gpus)
-                    .map(|i| {
-                        cubesearch_core::backend::start_client::<CudaRuntime>(
-                            &CudaDevice::new(i),
-                            "cuda",
-                        )
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(Box::new(
-                    MultiGpuTd::<CudaRuntime, G>::new(&clients, units, None).with_order(order),
-                ))
-            }
-            _ => Err(Error::Unsupported(format!(
-                "--gpus {gpus} trains on several CUDA devices: use --backend cuda on an NVIDIA host"
-            ))),
-        }
-    }
-}
-
-impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdUpdate<G, NTupleNetwork> for GpuExecutor<R> {
-    fn train(
-        &mut self,
-        game: &G,
-        value: &mut NTupleNetwork,
-        games: u32,
-        alpha: f32,
-        seed: u32,
-    ) -> Result<Vec<u64>> {
-        let mut engine = self.td_engine::<G>(None);
-        cubesearch_learn::train_scores(&mut engine, game, value, games, alpha, seed)
-    }
-}
-
-impl<G: TupleGame> TdUpdate<G, NTupleNetwork> for CpuExecutor {
-    fn train(
-        &mut self,
-        game: &G,
-        value: &mut NTupleNetwork,
-        games: u32,
-        alpha: f32,
-        seed: u32,
-    ) -> Result<Vec<u64>> {
-        CpuTd {
-            threads: self.threads(),
-        }
-        .train(game, value, games, alpha, seed)
-    }
-}
-
-impl<G: GpuStochasticGame + TupleGame> TdUpdate<G, NTupleNetwork> for Executor {
-    fn train(
-        &mut self,
-        game: &G,
-        value: &mut NTupleNetwork,
-        games: u32,
-        alpha: f32,
-        seed: u32,
-    ) -> Result<Vec<u64>> {
-        crate::dispatch!(self, e => e.train(game, value, games, alpha, seed))
     }
 }

@@ -20,12 +20,12 @@ use cubesearch_kernels::td::{DeviceTd, LaneExchange, TdShape};
 use cubesearch_learn::testing::averaged_game;
 use cubesearch_learn::{default_shapes, pack_views, NTupleNetwork, TupleGame};
 use cubesearch_search::expectimax::search;
-use cubesearch_search::td::td_net;
 use cubesearch_search::testing::{
     assert_same_root_values, assert_same_weights, assert_stochastic_rules_match, executor,
     lane_exchanges,
 };
 use cubesearch_search::{Executor, GpuExecutor};
+use cubesearch_train::td_net;
 use rstest::rstest;
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -1,7 +1,7 @@
 //! How trainers on several GPUs sum what they learned: a [`Collective`] is one rank's end of
 //! an all-reduce. NCCL is the real one (`crate::nccl`, CUDA, one process a GPU, on one host or
 //! many); [`LocalCollective`] is a stand-in of threads in one process that sums through host
-//! memory, so the meeting logic (`crate::td_ranks`) runs wherever a GPU trainer runs, CI's
+//! memory, so the meeting logic (`crate::ranks`) runs wherever a GPU trainer runs, CI's
 //! lavapipe included.
 
 use cubecl::prelude::*;

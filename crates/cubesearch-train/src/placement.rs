@@ -1,0 +1,238 @@
+//! Where a run's games are played: the engine an [`EngineConfig`] names, started, and the
+//! [`Placement`] a report gives back.
+
+use crate::engine::{CpuEngine, TdEngine};
+use crate::gpu::GpuTd;
+use crate::run::EngineConfig;
+use cubecl::prelude::Runtime;
+use cubesearch_core::backend::{resolve, ResolvedBackend};
+use cubesearch_core::{Error, Result};
+use cubesearch_kernels::GpuStochasticGame;
+use cubesearch_learn::runner::thread_count;
+use cubesearch_learn::{TdOrder, TupleGame};
+use cubesearch_search::{DeviceTask, Executor, GpuExecutor};
+use serde::Serialize;
+
+/// Where a run's games were played.
+#[derive(Clone, Debug, Serialize)]
+pub struct Placement {
+    /// `cpu`, `wgpu` or `cuda`.
+    pub backend: &'static str,
+    /// The device as its backend names it (the CPU: its threads).
+    pub device: String,
+    /// GPUs in all (0 on the CPU).
+    pub gpus: usize,
+    /// Processes of the run: the ranks under a launcher, else 1.
+    pub ranks: usize,
+    /// One line for people: `cuda (NVIDIA H200)`, `2 ranks of cuda (NVIDIA H200)`.
+    pub text: String,
+}
+
+impl Placement {
+    fn new(device: &ResolvedBackend, gpus: usize, ranks: usize) -> Self {
+        Placement {
+            backend: device.backend().name(),
+            device: device.device_name(),
+            gpus,
+            ranks,
+            text: match ranks {
+                1 => device.to_string(),
+                k => format!("{k} ranks of {device}"),
+            },
+        }
+    }
+}
+
+/// One GPU's engine, built for whichever runtime the executor holds.
+struct OneGpu<G> {
+    units: Option<u32>,
+    order: TdOrder,
+    game: std::marker::PhantomData<G>,
+}
+
+impl<G: GpuStochasticGame + TupleGame> DeviceTask for OneGpu<G> {
+    type Output = Box<dyn TdEngine<G>>;
+
+    fn run<R: Runtime>(self, gpu: &GpuExecutor<R>) -> Result<Self::Output> {
+        Ok(Box::new(
+            GpuTd::<R, G>::on(gpu, self.units).with_order(self.order),
+        ))
+    }
+}
+
+/// A TD(0) engine on `exec`: its CPU threads, or its GPU with `units` games at once (default
+/// per `cubesearch_kernels::td::TdShape::for_device`), learning backward.
+pub fn engine_on<G: GpuStochasticGame + TupleGame>(
+    exec: &Executor,
+    units: Option<u32>,
+) -> Box<dyn TdEngine<G>> {
+    match exec {
+        Executor::Cpu(cpu) => Box::new(CpuEngine::new(cpu.threads())),
+        gpu => {
+            let task = OneGpu {
+                units,
+                order: TdOrder::Backward,
+                game: std::marker::PhantomData,
+            };
+            gpu.on_device(task, "")
+                .expect("an executor other than the CPU's is a GPU's")
+        }
+    }
+}
+
+/// The engine `cfg` names, started, and where it plays: CPU threads, one GPU, several CUDA GPUs
+/// of this process, or this process's rank of several.
+pub(crate) fn start_engine<G: GpuStochasticGame + TupleGame>(
+    cfg: &EngineConfig,
+    order: TdOrder,
+) -> Result<(Box<dyn TdEngine<G>>, Placement)> {
+    if cfg.gpus == 0 {
+        return Err(Error::parse("--gpus must be at least 1"));
+    }
+    if cfg.units == Some(0) {
+        return Err(Error::parse("--units must be at least 1"));
+    }
+    #[cfg(feature = "ranks")]
+    if let Some(ranks) = &cfg.ranks {
+        return rank_engine::<G>(cfg, ranks, order);
+    }
+    let resolved = resolve(cfg.backend)?;
+    if let ResolvedBackend::Cpu { .. } = resolved {
+        if cfg.gpus > 1 {
+            return Err(Error::parse(format!(
+                "--gpus {} trains on several CUDA devices: use --backend cuda on an NVIDIA host",
+                cfg.gpus
+            )));
+        }
+        if let Some(units) = cfg.units {
+            return Err(Error::parse(format!(
+                "--units {units} sets a GPU trainer's games at once: use a GPU backend"
+            )));
+        }
+        let threads = thread_count(cfg.threads);
+        let engine = CpuEngine {
+            threads,
+            sharing: cfg.sharing,
+            order,
+            ..CpuEngine::default()
+        };
+        let placement = Placement::new(&ResolvedBackend::Cpu { threads }, 0, 1);
+        return Ok((Box::new(engine), placement));
+    }
+    if cfg.gpus > 1 {
+        return several_gpus::<G>(cfg, &resolved, order);
+    }
+    let exec = Executor::on(&resolved)?;
+    let task = OneGpu {
+        units: cfg.units,
+        order,
+        game: std::marker::PhantomData,
+    };
+    let engine = exec.on_device(task, "a GPU trainer needs a GPU")?;
+    Ok((engine, Placement::new(&resolved, 1, 1)))
+}
+
+/// `cfg.gpus` CUDA devices of this process, a rank each, meeting through host memory.
+#[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
+fn several_gpus<G: GpuStochasticGame + TupleGame>(
+    cfg: &EngineConfig,
+    resolved: &ResolvedBackend,
+    order: TdOrder,
+) -> Result<(Box<dyn TdEngine<G>>, Placement)> {
+    let gpus = cfg.gpus;
+    match resolved {
+        #[cfg(feature = "cuda")]
+        ResolvedBackend::Cuda { .. } => {
+            use cubecl::cuda::{CudaDevice, CudaRuntime};
+            let found = cubesearch_core::backend::cuda_device_count();
+            if found < gpus {
+                return Err(Error::Unsupported(format!(
+                    "--gpus {gpus}: only {found} CUDA device(s) found"
+                )));
+            }
+            let clients = (0..gpus)
+                .map(|i| {
+                    cubesearch_core::backend::start_client::<CudaRuntime>(
+                        &CudaDevice::new(i),
+                        "cuda",
+                    )
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let engine = crate::multi::MultiGpuTd::<CudaRuntime, G>::new(&clients, cfg.units, None)
+                .with_order(order);
+            Ok((Box::new(engine), Placement::new(resolved, gpus, 1)))
+        }
+        _ => Err(Error::Unsupported(format!(
+            "--gpus {gpus} trains on several CUDA devices: use --backend cuda on an NVIDIA host"
+        ))),
+    }
+}
+
+/// The backend a rank trains on: CUDA, one GPU a rank.
+#[cfg(feature = "ranks")]
+fn rank_backend(cfg: &EngineConfig, ranks: &crate::rendezvous::Ranks) -> Result<ResolvedBackend> {
+    if cfg.gpus != 1 {
+        return Err(Error::parse(format!(
+            "--gpus {} under a launcher: each rank trains on one GPU (start more ranks)",
+            cfg.gpus
+        )));
+    }
+    match resolve(cfg.backend)? {
+        #[cfg(feature = "cuda")]
+        resolved @ ResolvedBackend::Cuda { .. } => Ok(resolved),
+        other => Err(Error::parse(format!(
+            "WORLD_SIZE={}: ranks train through NCCL on CUDA GPUs, not on {}; use --backend cuda \
+             (a build with the cuda feature)",
+            ranks.world,
+            other.backend().name()
+        ))),
+    }
+}
+
+/// This process's rank, leading (rank 0) or following the others.
+#[cfg(feature = "ranks")]
+fn rank_engine<G: GpuStochasticGame + TupleGame>(
+    cfg: &EngineConfig,
+    ranks: &crate::rendezvous::Ranks,
+    order: TdOrder,
+) -> Result<(Box<dyn TdEngine<G>>, Placement)> {
+    let resolved = rank_backend(cfg, ranks)?;
+    #[cfg(feature = "cuda")]
+    {
+        let rank = crate::ranks::cuda_rank::<G>(ranks, cfg.units, order)?;
+        Ok((
+            Box::new(rank),
+            Placement::new(&resolved, ranks.world, ranks.world),
+        ))
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        let _ = order;
+        Err(Error::parse(format!(
+            "ranks need CUDA, and {} was chosen",
+            resolved.backend().name()
+        )))
+    }
+}
+
+/// A rank other than 0 of the run `cfg` describes: follows rank 0's calls until it finishes,
+/// from the network rank 0 starts from, writing and printing nothing.
+#[cfg(feature = "ranks")]
+pub fn follow<G: GpuStochasticGame + TupleGame>(cfg: &crate::TrainConfig) -> Result<()> {
+    let Some(ranks) = &cfg.engine.ranks else {
+        return Err(Error::parse("only a rank of several follows rank 0"));
+    };
+    let resolved = rank_backend(&cfg.engine, ranks)?;
+    #[cfg(feature = "cuda")]
+    {
+        let _ = resolved;
+        let mut rank = crate::ranks::cuda_rank::<G>(ranks, cfg.engine.units, cfg.order)?;
+        let (net, _) = crate::run::starting_network::<G>(cfg)?;
+        rank.follow(&net).map(|_| ())
+    }
+    #[cfg(not(feature = "cuda"))]
+    Err(Error::parse(format!(
+        "ranks need CUDA, and {} was chosen",
+        resolved.backend().name()
+    )))
+}
