@@ -25,7 +25,7 @@ pub use cubesearch_core::{AfterstateValue, ExpectimaxEval, RootValue};
 pub use cubesearch_kernels::{DeviceGame, DeviceStochasticGame, GpuGame, GpuStochasticGame};
 pub use cubesearch_learn::{NTupleNetwork, TupleGame};
 pub use cubesearch_search::{
-    alphabeta_player, stochastic_rules, CpuExecutor, Executor, GpuExecutor, StochasticRules,
+    stochastic_rules, CpuExecutor, Executor, GpuExecutor, StochasticRules,
 };
 
 /// Expectimax on the CPU, on a game:
@@ -121,12 +121,14 @@ pub use cubesearch_search::minimax;
 /// ```
 pub use cubesearch_search::perft;
 
-/// Players on a game:
+/// Players of two-player games and the specs that name them: a game between two specs, read
+/// once into typed values (Reversi adds `easy` and `medium`; 2584 and 2048 read
+/// `expectimax:layers=2,weights=FILE` as a [`players::StochasticPlayerSpec`]):
 ///
 /// ```
 /// use cubesearch::games::Nim;
-/// use cubesearch::player::play_game;
-/// use cubesearch::spec::PlayerSpec;
+/// use cubesearch::players::spec::{Exec, Limit};
+/// use cubesearch::players::{play_game, PlayerSpec, StochasticPlayerSpec};
 /// use cubesearch::{Backend, Game};
 ///
 /// let first: PlayerSpec<Nim> = "flat:k=64,exec=cpu".parse()?;
@@ -135,18 +137,6 @@ pub use cubesearch_search::perft;
 /// let start = Nim.parse_position("1,3,5,7")?;
 /// let record = play_game(&Nim, start, [first.as_mut(), second.as_mut()], |_, _, _| Ok(()))?;
 /// assert!(record.result == 1 || record.result == -1); // Nim has no draws
-/// assert!("mcts:time=fast".parse::<PlayerSpec<Nim>>().is_err());
-/// # Ok::<(), cubesearch::Error>(())
-/// ```
-pub use cubesearch_search::player;
-
-/// Player specs of a game (Reversi adds `easy` and `medium`; 2584 and 2048 read
-/// `expectimax:layers=2,weights=FILE` as a [`spec::StochasticPlayerSpec`]):
-///
-/// ```
-/// use cubesearch::alphabeta_player::Limit;
-/// use cubesearch::games::Nim;
-/// use cubesearch::spec::{Exec, PlayerSpec, StochasticPlayerSpec};
 ///
 /// let spec: PlayerSpec<Nim> = "alphabeta:depth=6,exec=gpu".parse()?;
 /// let PlayerSpec::AlphaBeta(ab) = &spec else { unreachable!() };
@@ -158,7 +148,7 @@ pub use cubesearch_search::player;
 /// assert!(matches!("random".parse()?, StochasticPlayerSpec::Random));
 /// # Ok::<(), cubesearch::Error>(())
 /// ```
-pub use cubesearch_search::spec;
+pub use cubesearch_players as players;
 
 /// TD(0) self-play training: one [`train::TrainConfig`] says what to train and where, and
 /// [`train::train`] runs it on CPU threads, one GPU, several GPUs or NCCL ranks:

@@ -189,7 +189,7 @@ fn flat_monte_carlo_prefers_the_immediate_win() {
 /// A timed flat player repeats batches until its time is up, and still finds the winning move.
 #[test]
 fn a_timed_flat_player_keeps_sampling_until_its_time_is_up() {
-    use cubesearch::spec::PlayerSpec;
+    use cubesearch::players::spec::PlayerSpec;
     let state = Nim.parse_position("0,1,3").unwrap();
     let mut player = "flat:k=200,time=150ms,exec=cpu"
         .parse::<PlayerSpec<Nim>>()

@@ -1,15 +1,15 @@
 //! Player specs of two-player games read into typed values, and their errors (the generic
 //! players on Nim and Reversi, and Reversi's own players).
 
-use cubesearch::alphabeta_player::Limit;
 use cubesearch::games::reversi::nboard::NBoardSpec;
 use cubesearch::games::reversi::seed_player::{Level, SeedSpec};
 use cubesearch::games::reversi::ReversiPlayer;
 use cubesearch::games::{Nim, Reversi};
 use cubesearch::mcts::Budget;
 use cubesearch::minimax::Strategy;
-use cubesearch::player::NamedPlayers;
-use cubesearch::spec::{Exec, FlatSpec, PlayerSpec};
+use cubesearch::players::player::NamedPlayers;
+use cubesearch::players::spec::Limit;
+use cubesearch::players::spec::{Exec, FlatSpec, PlayerSpec};
 use std::time::Duration;
 
 fn refused<G: NamedPlayers>(text: &str) -> String {

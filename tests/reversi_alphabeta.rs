@@ -6,8 +6,9 @@ use cubesearch::games::{Board, Reversi};
 use cubesearch::minimax::{
     alphabeta, order_by_score, solve_iterative, SearchOptions, TranspositionTable, INFINITY,
 };
-use cubesearch::player::{play_game, Player, RandomPlayer};
-use cubesearch::spec::PlayerSpec;
+use cubesearch::players::builtin::RandomPlayer;
+use cubesearch::players::spec::PlayerSpec;
+use cubesearch::players::{play_game, Player};
 use cubesearch::testing::random_positions;
 use cubesearch::{Backend, Game};
 use std::time::{Duration, Instant};
@@ -138,7 +139,8 @@ fn bad_alphabeta_specs_are_parse_errors() {
 /// value.
 #[test]
 fn the_transposition_table_is_kept_between_moves() {
-    use cubesearch::alphabeta_player::{AlphaBetaPlayer, Limit};
+    use cubesearch::players::alphabeta::AlphaBetaPlayer;
+    use cubesearch::players::spec::Limit;
     let game = Reversi;
     let mut kept = AlphaBetaPlayer::<Reversi>::cpu(Limit::Depth(6), "kept");
     let first = kept.choose(&game, &game.initial()).unwrap();

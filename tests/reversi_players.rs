@@ -5,9 +5,9 @@
 
 use cubesearch::games::reversi::players::{medium_value, reservoir_best, NO_PLACEMENT};
 use cubesearch::games::{Board, Colour, Reversi, ReversiMove};
-use cubesearch::player::Player;
+use cubesearch::players::player::Player;
+use cubesearch::players::spec::PlayerSpec;
 use cubesearch::rng::XorShift32;
-use cubesearch::spec::PlayerSpec;
 use cubesearch::testing::random_positions;
 use cubesearch::{Backend, Game};
 

@@ -7,7 +7,7 @@ use cubesearch::games::reversi::device::seed_players::NOT_LEGAL;
 use cubesearch::games::reversi::players::{flip_counts, medium_value};
 use cubesearch::games::reversi::seed_player::{device_square_values, Level};
 use cubesearch::games::Reversi;
-use cubesearch::spec::PlayerSpec;
+use cubesearch::players::spec::PlayerSpec;
 use cubesearch::testing::random_positions;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, Game};

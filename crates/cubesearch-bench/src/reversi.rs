@@ -19,8 +19,8 @@ use cubesearch_games::reversi::batch::{seed_ai_against_random, Decider, DeviceSh
 use cubesearch_games::reversi::endgame::Solver;
 use cubesearch_games::reversi::seed_player::Level;
 use cubesearch_games::reversi::{Board, Reversi};
-use cubesearch_search::player::play_game;
-use cubesearch_search::spec::PlayerSpec;
+use cubesearch_players::player::play_game;
+use cubesearch_players::spec::PlayerSpec;
 use cubesearch_search::Executor;
 use serde_json::{json, Value};
 use std::time::Instant;

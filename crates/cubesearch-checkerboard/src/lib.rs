@@ -28,8 +28,8 @@ use cubesearch_games::checkers::cbapi::{
     LOSS, PROTOCOL_VERSION, UNKNOWN, WIN,
 };
 use cubesearch_games::checkers::{Checkers, CheckersState, Rules};
-use cubesearch_search::player::{MoveLimits, Player};
-use cubesearch_search::spec::PlayerSpec;
+use cubesearch_players::player::{MoveLimits, Player};
+use cubesearch_players::spec::PlayerSpec;
 use std::ffi::{c_char, c_int};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, Sender};

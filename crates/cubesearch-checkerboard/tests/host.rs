@@ -10,8 +10,9 @@ use cubesearch_games::checkers::cbapi::{
     BLACK, EMPTY, FREE, KING, MAN, UNKNOWN, WHITE,
 };
 use cubesearch_games::checkers::{Checkers, Rules, Side};
-use cubesearch_search::player::{play_game, Player, RandomPlayer};
-use cubesearch_search::spec::PlayerSpec;
+use cubesearch_players::builtin::RandomPlayer;
+use cubesearch_players::player::{play_game, Player};
+use cubesearch_players::spec::PlayerSpec;
 use std::ffi::{c_char, c_int, CStr};
 
 struct Api {

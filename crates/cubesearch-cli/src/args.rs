@@ -51,7 +51,7 @@ const EXAMPLES: &str = "Examples:
   cubesearch info     (the backends this machine has)
 Players (--p1, --p2): `cubesearch play --help`. Positions and moves: docs/RULES.md.";
 
-/// How a two-player game's player is named (the parser in `cubesearch_search::spec` reads
+/// How a two-player game's player is named (the parser in `cubesearch_players::spec` reads
 /// exactly these; a test holds the two together).
 const PLAYERS: &str = "Player: human (you type moves; checkers 11-15 or 15x24, Reversi d3 \
 or pass, Nim HEAP:COUNT like 2:3), random, flat:k=N[,time=T][,exec=cpu|gpu] (flat Monte \

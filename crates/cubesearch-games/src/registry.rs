@@ -41,7 +41,7 @@
 use cubesearch_core::{Error, Game, Result, StochasticGame};
 use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::TupleGame;
-use cubesearch_search::player::NamedPlayers;
+use cubesearch_players::player::NamedPlayers;
 
 /// Lists the games: each line `two_player <type>` or `one_player <type>`, in the order the
 /// command line's help shows them. Makes [`NAMES`], [`GAMES`] and [`visit`].
@@ -198,7 +198,7 @@ pub trait TwoPlayerGame: NamedPlayers + Sized {
     }
 
     /// A bound on the plies any game from `state` lasts, if the game knows one (Nim: the
-    /// objects left). Estimates of a search's size stop there ([`cubesearch_search::effort`]).
+    /// objects left). Estimates of a search's size stop there ([`cubesearch_players::effort`]).
     fn plies_left_at_most(&self, _state: &Self::State) -> Option<u32> {
         None
     }

@@ -324,7 +324,7 @@ impl<G: StochasticGame, V: AfterstateValue<G> + ?Sized> ExpectimaxEval<G, V> for
 }
 
 /// How one game of [`play_games`] went: a one-player stochastic game's score and positions
-/// (a two-player game's moves and result are a [`GameRecord`](crate::player::GameRecord)).
+/// (a two-player game's moves and result are a `cubesearch_players::GameRecord`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StochasticGameRecord<S> {
     /// The sum of the rewards.

@@ -4,24 +4,18 @@
 //! * [`gpu::GpuExecutor`]: the same traits through CubeCL kernels, generic over `R: Runtime`.
 //! * [`Executor`]: whichever of these a [`Backend`](cubesearch_core::Backend) resolves to.
 //! * Pipelines, generic over game and executor: [`perft`], [`minimax`] (by [`minimax::Strategy`]).
-//! * Players: [`spec`] reads player specs once into typed values; [`player`] builds them.
 
 #![deny(missing_docs)]
 
-pub mod alphabeta_player;
 pub mod boards;
 pub mod cpu;
-pub mod effort;
 pub mod executor;
 pub mod expectimax;
 pub mod expectimax_gpu;
-pub mod external;
 pub mod gpu;
 pub mod mcts;
 pub mod minimax;
 pub mod perft;
-pub mod player;
-pub mod spec;
 pub mod stochastic_rules;
 pub mod testing;
 

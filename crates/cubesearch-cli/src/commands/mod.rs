@@ -23,7 +23,7 @@ use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{
     self, GameOptions, GameVisitor, Kind, OnePlayerGame, TwoPlayerGame,
 };
-use cubesearch_search::effort::{self, TreeSize, Work};
+use cubesearch_players::effort::{self, TreeSize, Work};
 
 /// A position from the command line: none, or `start`, is the game's start; anything else is
 /// read in the game's notation.

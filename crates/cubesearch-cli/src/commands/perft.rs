@@ -5,7 +5,7 @@ use crate::args::Common;
 use crate::output::{announce, emit, progress};
 use cubesearch_core::Result;
 use cubesearch_games::registry::TwoPlayerGame;
-use cubesearch_search::effort::Work;
+use cubesearch_players::effort::Work;
 use cubesearch_search::{perft::perft_divide, Executor};
 use serde_json::json;
 use std::time::Instant;

@@ -7,10 +7,10 @@ use cubesearch_core::game::write_moves;
 use cubesearch_core::io::{check_output, write_atomically};
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
-use cubesearch_search::alphabeta_player::Limit;
-use cubesearch_search::effort::Work;
-use cubesearch_search::player::{play_game, NamedPlayers, Player};
-use cubesearch_search::spec::{Exec, PlayerSpec};
+use cubesearch_players::effort::Work;
+use cubesearch_players::player::{play_game, NamedPlayers, Player};
+use cubesearch_players::spec::Limit;
+use cubesearch_players::spec::{Exec, PlayerSpec};
 use serde_json::json;
 use std::path::Path;
 

@@ -5,7 +5,7 @@ use crate::args::Common;
 use crate::output::{announce, emit};
 use cubesearch_core::Result;
 use cubesearch_games::registry::TwoPlayerGame;
-use cubesearch_search::effort::Work;
+use cubesearch_players::effort::Work;
 use cubesearch_search::minimax::{default_gpu_strategy, solve, Strategy};
 use cubesearch_search::Executor;
 use serde_json::json;

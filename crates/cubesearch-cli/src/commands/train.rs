@@ -13,7 +13,7 @@ use cubesearch_core::io::{check_output, write_atomically};
 use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::shapes_for;
-use cubesearch_search::spec::parse_duration;
+use cubesearch_players::text::parse_duration;
 use cubesearch_train::rendezvous::Ranks;
 use cubesearch_train::{curve_csv, EngineConfig, TrainConfig};
 use serde_json::json;

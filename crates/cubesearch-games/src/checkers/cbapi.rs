@@ -23,7 +23,7 @@ use super::board::{coords_of_number, index_of, on_board, Side, GEOMETRY, ROW_1, 
 use super::movegen::CheckersMove;
 use super::{Checkers, CheckersState};
 use cubesearch_core::{Error, Game, Result};
-use cubesearch_search::spec::SpecText;
+use cubesearch_players::text::SpecText;
 use std::ffi::{c_char, c_int, CStr};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -476,7 +476,7 @@ impl Drop for SilencedStdout {
     }
 }
 
-impl cubesearch_search::player::Player<Checkers> for CheckerBoardPlayer {
+impl cubesearch_players::player::Player<Checkers> for CheckerBoardPlayer {
     fn name(&self) -> String {
         self.name.clone()
     }
@@ -528,7 +528,7 @@ impl cubesearch_search::player::Player<Checkers> for CheckerBoardPlayer {
         })
     }
 
-    fn set_limits(&mut self, limits: &cubesearch_search::player::MoveLimits) {
+    fn set_limits(&mut self, limits: &cubesearch_players::player::MoveLimits) {
         if let Some(time) = limits.time {
             self.spec.time = time;
         }

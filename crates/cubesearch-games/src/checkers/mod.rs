@@ -26,8 +26,8 @@ use cubesearch_core::backend::Backend;
 use cubesearch_core::game::{illegal_move, play_random_from_list, read_moves};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
-use cubesearch_search::player::{NamedPlayers, Player};
-use cubesearch_search::spec::SpecText;
+use cubesearch_players::player::{NamedPlayers, Player};
+use cubesearch_players::text::SpecText;
 
 /// The standard start, Black to move.
 pub const START_FEN: &str = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12";

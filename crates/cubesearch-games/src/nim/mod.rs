@@ -14,7 +14,7 @@ pub mod device;
 use crate::registry::{Exact, ExactSolver, GameOptions, TwoPlayerGame};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
-use cubesearch_search::player::{NamedPlayers, NoNamed};
+use cubesearch_players::player::{NamedPlayers, NoNamed};
 
 pub use device::DeviceNim;
 

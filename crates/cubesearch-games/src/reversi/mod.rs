@@ -40,8 +40,8 @@ use crate::registry::{Exact, ExactSolver, GameOptions, TwoPlayerGame};
 use cubesearch_core::backend::Backend;
 use cubesearch_core::game::illegal_move;
 use cubesearch_core::{Error, Game, Outcome, Result};
-use cubesearch_search::player::{NamedPlayers, Player};
-use cubesearch_search::spec::SpecText;
+use cubesearch_players::player::{NamedPlayers, Player};
+use cubesearch_players::text::SpecText;
 use movegen::{legal_moves, place};
 use notation::{display_board, format_board, parse_board, parse_square, square_name};
 

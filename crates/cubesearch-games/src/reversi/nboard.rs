@@ -14,9 +14,9 @@
 use super::ggf::{game_to_ggf, parse_move};
 use super::{Board, Reversi, ReversiMove};
 use cubesearch_core::{Error, Game, Result};
-use cubesearch_search::external::EngineProcess;
-use cubesearch_search::player::Player;
-use cubesearch_search::spec::SpecText;
+use cubesearch_players::external::EngineProcess;
+use cubesearch_players::player::Player;
+use cubesearch_players::text::SpecText;
 
 /// NBoard's deepest search (its `set depth` goes to 60, the empty squares of a game).
 const MAX_DEPTH: u32 = 60;

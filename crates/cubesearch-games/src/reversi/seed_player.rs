@@ -10,8 +10,9 @@ use cubecl::prelude::Runtime;
 use cubesearch_core::backend::Backend;
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Result};
-use cubesearch_search::player::Player;
-use cubesearch_search::spec::{Exec, SpecText};
+use cubesearch_players::player::Player;
+use cubesearch_players::spec::Exec;
+use cubesearch_players::text::SpecText;
 use cubesearch_search::{DeviceTask, Executor, GpuExecutor};
 
 /// Which of the seed's players.

@@ -11,8 +11,8 @@ use crate::args::Common;
 use crate::one_line;
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{GameVisitor, OnePlayerGame, TwoPlayerGame};
-use cubesearch_search::player::Player;
-use cubesearch_search::spec::PlayerSpec;
+use cubesearch_players::player::Player;
+use cubesearch_players::spec::PlayerSpec;
 use std::io::Write;
 
 /// `engine`, for every game.

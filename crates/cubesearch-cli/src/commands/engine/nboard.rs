@@ -25,8 +25,8 @@ use crate::one_line;
 use crate::output::stdin_error;
 use cubesearch_core::{Error, Outcome, Result};
 use cubesearch_games::registry::TwoPlayerGame;
+use cubesearch_players::player::{MoveLimits, Player};
 use cubesearch_search::mcts::centipawns;
-use cubesearch_search::player::{MoveLimits, Player};
 use std::io::BufRead;
 use std::time::Instant;
 

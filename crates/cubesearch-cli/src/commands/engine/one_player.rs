@@ -30,7 +30,7 @@ use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::td::greedy;
 use cubesearch_learn::NTupleNetwork;
-use cubesearch_search::spec::StochasticPlayerSpec;
+use cubesearch_players::spec::StochasticPlayerSpec;
 use cubesearch_search::Executor;
 use std::io::BufRead;
 use std::time::Instant;

@@ -8,8 +8,8 @@
 //! (Knuth & Moore 1975): `b^⌈d/2⌉ + b^⌊d/2⌋ − 1` leaves, about `2·√(perft)`. That lower bound is
 //! what a search is refused on, so a refusal never turns away work that could end in time.
 
-use crate::perft::expand;
 use cubesearch_core::{Error, Game, Result};
+use cubesearch_search::perft::expand;
 
 /// Positions the probe expands a ply further while it holds fewer than this.
 pub const PROBE: usize = 20_000;
@@ -123,8 +123,8 @@ pub fn refuse_endless(what: &str, work: Work, size: &TreeSize, cpu: bool) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::perft::perft;
     use cubesearch_core::{Outcome, Result};
+    use cubesearch_search::perft::perft;
 
     /// A game of `n` plies where each position has `n − ply` moves: perft(d) = n!/(n−d)!.
     struct Shrinking;

@@ -4,7 +4,7 @@
 //! * `exec=cpu` (default): [`solve_iterative`] on one thread: iterative deepening, the previous
 //!   iteration's best move first, children ordered by their static score, one transposition table
 //!   shared by the iterations; with `time=T` the deepest finished iteration answers.
-//! * `exec=gpu`: [`minimax::solve`](crate::minimax::solve()) with a GPU [`Strategy`] (by
+//! * `exec=gpu`: [`minimax::solve`](cubesearch_search::minimax::solve()) with a GPU [`Strategy`] (by
 //!   default [`default_gpu_strategy`](minimax::default_gpu_strategy): `split` for won/lost
 //!   scores, `frontier` for an evaluation) on the command's backend; with `time=T`, depths
 //!   1, 2, … while the next one is expected to finish in time (a launch cannot be cut short).
@@ -15,13 +15,14 @@
 //! The leaf values are the same on every backend, so `exec=cpu` and `exec=gpu` at one depth
 //! choose the same move value (the first best move in their own order).
 
-use crate::minimax::{
-    self, order_by_score, solve_iterative, SearchOptions, Strategy, TranspositionTable,
-};
 use crate::player::{MoveLimits, Player};
-use crate::Executor;
+use crate::spec::Limit;
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_kernels::GpuGame;
+use cubesearch_search::minimax::{
+    self, order_by_score, solve_iterative, SearchOptions, Strategy, TranspositionTable,
+};
+use cubesearch_search::Executor;
 use std::time::{Duration, Instant};
 
 /// Deepest search a time budget may reach (a guard, far beyond what any budget allows).
@@ -29,15 +30,6 @@ const MAX_DEPTH: u32 = 64;
 /// Positions the CPU player's transposition table holds before it is cleared (it is kept
 /// between moves).
 const TABLE: usize = 1 << 18;
-
-/// How deep to search.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Limit {
-    /// Exactly this many plies.
-    Depth(u32),
-    /// As deep as fits in this time per move.
-    Time(Duration),
-}
 
 /// An alpha-beta player.
 pub struct AlphaBetaPlayer<G: Game> {

@@ -7,22 +7,11 @@
 //! the engine than by the match).
 
 use crate::player::Player;
+use crate::spec::UgiSpec;
 use cubesearch_core::{Error, Game, Result};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Duration;
-
-/// `ugi:[time=T,]cmd=COMMAND LINE`: the engine's command line (run by `sh -c`), and the time a
-/// move it is given (`go movetime`); without `time`, plain `go` (the engine's own limits).
-#[derive(Clone, Debug, PartialEq)]
-pub struct UgiSpec {
-    /// The command line that starts the engine.
-    pub command: String,
-    /// Time a move, sent as `go movetime`.
-    pub time: Option<Duration>,
-    /// The spec as written.
-    pub text: String,
-}
 
 /// A program started by `sh -c` and spoken to a line at a time over its stdin and stdout
 /// (its stderr is dropped); `quit` is sent when it is dropped, and it is killed if it lingers.

@@ -6,186 +6,18 @@
 //!
 //! `cubesearch::spec` reads specs of a game.
 
-use crate::alphabeta_player::Limit;
-use crate::expectimax_gpu::ExpectimaxMethod;
-use crate::external::UgiSpec;
-use crate::mcts::Budget;
-use crate::minimax::Strategy;
 use crate::player::NamedPlayers;
-use crate::Executor;
+use crate::text::SpecText;
 use cubesearch_core::backend::{cpu_threads, Backend};
 use cubesearch_core::{Error, Result};
+use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
+use cubesearch_search::mcts::Budget;
+use cubesearch_search::minimax::Strategy;
+use cubesearch_search::{CpuExecutor, Executor};
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
-
-/// A spec's text split into its name and its options: `name:key=value,key=value`. Errors about
-/// it name the whole spec: `bad player 'mcts:c=x': c must be a number, got 'x'`.
-#[derive(Clone, Copy, Debug)]
-pub struct SpecText<'a> {
-    text: &'a str,
-    name: &'a str,
-    body: &'a str,
-}
-
-impl<'a> SpecText<'a> {
-    /// Splits `text` at its first `:`.
-    pub fn new(text: &'a str) -> Self {
-        let (name, body) = text.split_once(':').unwrap_or((text, ""));
-        Self {
-            text,
-            name: name.trim(),
-            body,
-        }
-    }
-
-    /// The spec as written.
-    pub fn text(&self) -> &'a str {
-        self.text
-    }
-
-    /// The name before the first `:` (`mcts`), trimmed.
-    pub fn name(&self) -> &'a str {
-        self.name
-    }
-
-    /// The options after the `:` in order, trimmed; an error unless each is `key=value` with
-    /// `key` one of `allowed`, given once.
-    pub fn options(&self, allowed: &[&str]) -> Result<Vec<(&'a str, &'a str)>> {
-        self.options_in(self.body, allowed)
-    }
-
-    /// An outside program's spec, `name:key=value,…,last=VALUE`: the options before `last=`
-    /// as [`options`](Self::options) reads them, and everything after it verbatim (a command
-    /// line or a path, which may hold commas and `=`). Without `last=` the whole of what
-    /// follows the `:` is that value; an empty one is an error asking for `what`.
-    pub fn options_then(
-        &self,
-        last: &str,
-        allowed: &[&str],
-        what: &str,
-    ) -> Result<(Vec<(&'a str, &'a str)>, &'a str)> {
-        let marker = format!("{last}=");
-        let (options, value) = match self.body.find(&marker) {
-            Some(i) => (&self.body[..i], &self.body[i + marker.len()..]),
-            None => ("", self.body),
-        };
-        if value.trim().is_empty() {
-            return Err(self.error(format!(
-                "give {what}: {name}:{upper} or {name}:{},{last}={upper}",
-                allowed
-                    .iter()
-                    .map(|k| format!("{k}=…"))
-                    .collect::<Vec<_>>()
-                    .join(","),
-                name = self.name,
-                upper = last.to_uppercase(),
-            )));
-        }
-        Ok((self.options_in(options, allowed)?, value.trim()))
-    }
-
-    fn options_in(&self, body: &'a str, allowed: &[&str]) -> Result<Vec<(&'a str, &'a str)>> {
-        let mut seen: Vec<&str> = Vec::new();
-        body.split(',')
-            .filter(|pair| !pair.trim().is_empty())
-            .map(|pair| {
-                let (key, value) = pair
-                    .split_once('=')
-                    .ok_or_else(|| self.error(format!("expected key=value, got '{pair}'")))?;
-                let key = key.trim();
-                if !allowed.contains(&key) {
-                    let takes = if allowed.is_empty() {
-                        "no options".to_string()
-                    } else {
-                        allowed.join(", ")
-                    };
-                    return Err(self.error(format!(
-                        "unknown option '{key}': {} takes {takes}",
-                        self.name
-                    )));
-                }
-                if seen.contains(&key) {
-                    return Err(self.error(format!("{key} is given twice")));
-                }
-                seen.push(key);
-                Ok((key, value.trim()))
-            })
-            .collect()
-    }
-
-    /// An error about this spec: `bad player '<spec>': <why>`.
-    pub fn error(&self, why: impl fmt::Display) -> Error {
-        Error::parse(format!("bad player '{}': {why}", self.text))
-    }
-
-    /// `value` as the number `key` holds.
-    pub fn number<T: FromStr>(&self, key: &str, value: &str) -> Result<T> {
-        value
-            .parse()
-            .map_err(|_| self.error(format!("{key} must be a number, got '{value}'")))
-    }
-
-    /// `value` as the number `key` holds, which must lie in `low..=high` (NaN never does).
-    pub fn number_in<T: FromStr + PartialOrd + fmt::Display>(
-        &self,
-        key: &str,
-        value: &str,
-        low: T,
-        high: T,
-    ) -> Result<T> {
-        let n: T = self.number(key, value)?;
-        if n >= low && n <= high {
-            Ok(n)
-        } else {
-            Err(self.error(format!("{key} goes from {low} to {high}, got {value}")))
-        }
-    }
-
-    /// `value` read by its type (an [`Exec`], a [`Strategy`], an [`ExpectimaxMethod`]), its
-    /// error naming the valid choices.
-    pub fn parse<T: FromStr<Err = Error>>(&self, value: &str) -> Result<T> {
-        value.parse().map_err(|e| self.error(e))
-    }
-
-    /// `value` as a duration ([`parse_duration`]).
-    pub fn duration(&self, value: &str) -> Result<Duration> {
-        parse_duration(value).map_err(|e| self.error(e))
-    }
-
-    /// `value` as the switch `key`: `on`, `1` or `true`; `off`, `0` or `false`.
-    pub fn switch(&self, key: &str, value: &str) -> Result<bool> {
-        match value {
-            "on" | "1" | "true" => Ok(true),
-            "off" | "0" | "false" => Ok(false),
-            _ => Err(self.error(format!("{key} is on or off, got '{value}'"))),
-        }
-    }
-}
-
-/// Parses a duration like `500ms`, `1s`, `1.5s` or `2m`.
-pub fn parse_duration(text: &str) -> Result<Duration> {
-    let bad = || {
-        Error::parse(format!(
-            "bad duration '{text}': use e.g. 500ms, 1s, 1.5s or 2m"
-        ))
-    };
-    let (number, scale) = if let Some(n) = text.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = text.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = text.strip_suffix('m') {
-        (n, 60.0)
-    } else {
-        return Err(bad());
-    };
-    let value: f64 = number.trim().parse().map_err(|_| bad())?;
-    if !(value.is_finite() && value > 0.0) {
-        return Err(bad());
-    }
-    Duration::try_from_secs_f64(value * scale).map_err(|_| bad())
-}
 
 /// Where a player's searches run: `exec=cpu` or `exec=gpu`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,7 +42,7 @@ impl Exec {
     pub fn executor(self, backend: Backend) -> Result<(Executor, String)> {
         match self {
             Exec::Cpu => Ok((
-                Executor::Cpu(crate::CpuExecutor::new(cpu_threads())?),
+                Executor::Cpu(CpuExecutor::new(cpu_threads())?),
                 format!("cpu-{}", cpu_threads()),
             )),
             Exec::Gpu => {
@@ -237,6 +69,27 @@ impl FromStr for Exec {
             other => Err(Error::parse(format!("exec is cpu or gpu, got '{other}'"))),
         }
     }
+}
+
+/// How deep to search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Limit {
+    /// Exactly this many plies.
+    Depth(u32),
+    /// As deep as fits in this time per move.
+    Time(Duration),
+}
+
+/// `ugi:[time=T,]cmd=COMMAND LINE`: the engine's command line (run by `sh -c`), and the time a
+/// move it is given (`go movetime`); without `time`, plain `go` (the engine's own limits).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UgiSpec {
+    /// The command line that starts the engine.
+    pub command: String,
+    /// Time a move, sent as `go movetime`.
+    pub time: Option<Duration>,
+    /// The spec as written.
+    pub text: String,
 }
 
 /// A player of a two-player game `G`, as a spec names it. `human` is the caller's to provide
@@ -285,7 +138,7 @@ pub struct MctsSpec {
     /// Leaves selected per batch by each tree (at least 1).
     pub batch: usize,
     /// Trees searched side by side (1 to 256); by default one, or with a time budget off the
-    /// CPU, [`device_trees`](crate::mcts::device_trees).
+    /// CPU, [`device_trees`](cubesearch_search::mcts::device_trees).
     pub trees: Option<usize>,
     /// Where the playouts run (default: the command's backend).
     pub exec: Exec,
@@ -294,14 +147,14 @@ pub struct MctsSpec {
 }
 
 /// `alphabeta:…`: alpha-beta through the minimax pipeline
-/// ([`AlphaBetaPlayer`](crate::alphabeta_player::AlphaBetaPlayer)).
+/// ([`AlphaBetaPlayer`](crate::alphabeta::AlphaBetaPlayer)).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AlphaBetaSpec {
     /// How deep to search.
     pub limit: Limit,
     /// One CPU thread (default) or the command's backend.
     pub exec: Exec,
-    /// The strategy with `exec=gpu` (default: [`default_gpu_strategy`](crate::minimax::default_gpu_strategy)).
+    /// The strategy with `exec=gpu` (default: [`default_gpu_strategy`](cubesearch_search::minimax::default_gpu_strategy)).
     pub strategy: Strategy,
     /// The spec as written, which the player's name repeats.
     pub text: String,
@@ -374,7 +227,7 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                 Ok(PlayerSpec::Flat(flat))
             }
             "mcts" => {
-                let defaults = crate::mcts::MctsConfig::default();
+                let defaults = cubesearch_search::mcts::MctsConfig::default();
                 let mut mcts = MctsSpec {
                     budget: defaults.budget,
                     c: defaults.c,
@@ -404,7 +257,7 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
             "alphabeta" => {
                 let mut limit = None;
                 let mut exec = Exec::Cpu;
-                let mut strategy = crate::minimax::default_gpu_strategy::<G>();
+                let mut strategy = cubesearch_search::minimax::default_gpu_strategy::<G>();
                 for (key, value) in spec.options(&["depth", "time", "exec", "strategy"])? {
                     match key {
                         "depth" => {

@@ -1,0 +1,75 @@
+//! Players from their specs: [`PlayerSpec::build`].
+
+use crate::alphabeta::AlphaBetaPlayer;
+use crate::builtin::{FlatPlayer, MctsPlayer, RandomPlayer};
+use crate::external::UgiPlayer;
+use crate::player::{NamedPlayers, Player};
+use crate::spec::{Exec, PlayerSpec};
+use cubesearch_core::backend::Backend;
+use cubesearch_core::{Error, Result};
+use cubesearch_search::mcts::{self, Budget, MctsConfig};
+
+impl<G: NamedPlayers> PlayerSpec<G> {
+    /// The player this spec names; `backend` is where `exec=gpu` runs, `seed` seeds its random
+    /// choices. `human` is the caller's to provide (an error here).
+    pub fn build(&self, backend: Backend, seed: u32) -> Result<Box<dyn Player<G>>> {
+        match self {
+            PlayerSpec::Human => Err(Error::Unsupported(
+                "human: the caller provides the terminal player".into(),
+            )),
+            PlayerSpec::Random => Ok(Box::new(RandomPlayer::new(seed))),
+            PlayerSpec::Flat(flat) => {
+                let (exec, label) = flat.exec.executor(backend)?;
+                Ok(Box::new(FlatPlayer {
+                    k: flat.k,
+                    time: flat.time,
+                    exec,
+                    label,
+                    seed,
+                    batches: 0,
+                }))
+            }
+            PlayerSpec::Mcts(mcts) => {
+                // A timed search on a GPU gets a tree a core but one. A playout budget keeps one
+                // tree, so its move is the same on every backend and host.
+                let on_device = mcts.exec != Exec::Cpu && matches!(mcts.budget, Budget::Time(_));
+                let config = MctsConfig {
+                    budget: mcts.budget,
+                    c: mcts.c,
+                    leaf: mcts.leaf,
+                    batch: mcts.batch,
+                    trees: mcts.trees.unwrap_or(if on_device {
+                        mcts::device_trees()
+                    } else {
+                        MctsConfig::default().trees
+                    }),
+                    seed,
+                };
+                let (exec, label) = mcts.exec.executor(backend)?;
+                Ok(Box::new(MctsPlayer {
+                    config,
+                    exec,
+                    label,
+                    spec: mcts.text.clone(),
+                    tree: None,
+                    last: None,
+                }))
+            }
+            PlayerSpec::AlphaBeta(ab) => match ab.exec {
+                Exec::Cpu => Ok(Box::new(AlphaBetaPlayer::<G>::cpu(ab.limit, &ab.text))),
+                Exec::Gpu => {
+                    let (exec, label) = ab.exec.executor(backend)?;
+                    Ok(Box::new(AlphaBetaPlayer::<G>::gpu(
+                        ab.limit,
+                        exec,
+                        ab.strategy,
+                        &label,
+                        &ab.text,
+                    )))
+                }
+            },
+            PlayerSpec::Named(named) => G::named_player(named, backend, seed),
+            PlayerSpec::Ugi(ugi) => Ok(Box::new(UgiPlayer::start(ugi)?)),
+        }
+    }
+}

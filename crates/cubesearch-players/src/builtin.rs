@@ -1,0 +1,134 @@
+//! The players every game has: `random`, flat Monte Carlo (`flat`) and MCTS (`mcts`), each
+//! searching on the executor its spec asks for.
+
+use crate::player::{MoveLimits, Player};
+use cubesearch_core::rng::{mix32, XorShift32};
+use cubesearch_core::{Error, Game, Result};
+use cubesearch_kernels::GpuGame;
+use cubesearch_search::mcts::{first_best, flat_scores, Budget, Mcts, MctsConfig, SearchStats};
+use cubesearch_search::Executor;
+use std::time::{Duration, Instant};
+
+/// Uniformly random legal moves.
+pub struct RandomPlayer {
+    rng: XorShift32,
+}
+
+impl RandomPlayer {
+    /// A random player seeded with `seed`.
+    pub fn new(seed: u32) -> Self {
+        Self {
+            rng: XorShift32::for_worker(seed, 0x5EED),
+        }
+    }
+}
+
+impl<G: Game> Player<G> for RandomPlayer {
+    fn name(&self) -> String {
+        "random".into()
+    }
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
+        let moves = game.moves(state);
+        if moves.is_empty() {
+            return Err(Error::Unsupported("no legal move: the game is over".into()));
+        }
+        Ok(moves[self.rng.below(moves.len() as u32) as usize])
+    }
+}
+
+/// Flat Monte Carlo: `k` random games after each root move; with a time budget, batches of `k`
+/// are repeated until the time is up and their scores summed.
+pub struct FlatPlayer {
+    pub(crate) k: u32,
+    pub(crate) time: Option<Duration>,
+    pub(crate) exec: Executor,
+    pub(crate) label: String,
+    pub(crate) seed: u32,
+    pub(crate) batches: u32,
+}
+
+impl<G: GpuGame> Player<G> for FlatPlayer {
+    fn name(&self) -> String {
+        match self.time {
+            Some(t) => format!(
+                "flat:time={}ms,k={} ({})",
+                t.as_millis(),
+                self.k,
+                self.label
+            ),
+            None => format!("flat:k={} ({})", self.k, self.label),
+        }
+    }
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
+        let start = Instant::now();
+        let mut totals: Vec<(G::Move, i64)> = Vec::new();
+        loop {
+            self.batches += 1;
+            let seed = mix32(self.seed ^ mix32(self.batches));
+            let scores = flat_scores(game, &mut self.exec, state, self.k, seed)?;
+            if totals.is_empty() {
+                totals = scores;
+            } else {
+                for (total, (_, s)) in totals.iter_mut().zip(scores) {
+                    total.1 += s;
+                }
+            }
+            if self.time.is_none_or(|t| start.elapsed() >= t) {
+                break;
+            }
+        }
+        first_best(totals)
+            .map(|(m, _)| m)
+            .ok_or_else(|| Error::Unsupported("no legal move: the game is over".into()))
+    }
+    fn set_limits(&mut self, limits: &MoveLimits) {
+        if limits.time.is_some() {
+            self.time = limits.time;
+        }
+    }
+}
+
+/// MCTS keeping its tree from move to move.
+pub struct MctsPlayer<G: Game> {
+    pub(crate) config: MctsConfig,
+    pub(crate) exec: Executor,
+    pub(crate) label: String,
+    pub(crate) spec: String,
+    pub(crate) tree: Option<Mcts<G>>,
+    pub(crate) last: Option<SearchStats>,
+}
+
+impl<G: GpuGame> Player<G> for MctsPlayer<G> {
+    fn name(&self) -> String {
+        format!("{} ({})", self.spec, self.label)
+    }
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
+        let reuse = matches!(&self.tree, Some(t) if t.root_state() == *state);
+        if !reuse {
+            self.tree = Some(Mcts::new(game, *state, self.config.clone()));
+        }
+        let tree = self.tree.as_mut().expect("a tree was just made");
+        let (mv, stats) = tree.search(game, &mut self.exec)?;
+        self.last = Some(stats);
+        mv.ok_or_else(|| Error::Unsupported("no legal move: the game is over".into()))
+    }
+    fn observe(&mut self, game: &G, before: &G::State, mv: G::Move) {
+        match &mut self.tree {
+            Some(tree) if tree.root_state() == *before => tree.advance(game, mv),
+            _ => self.tree = None,
+        }
+    }
+    fn last_search(&self) -> Option<&SearchStats> {
+        self.last.as_ref()
+    }
+    fn set_limits(&mut self, limits: &MoveLimits) {
+        if let Some(playouts) = limits.nodes {
+            self.config.budget = Budget::Playouts(playouts.max(1));
+        } else if let Some(time) = limits.time {
+            self.config.budget = Budget::Time(time);
+        }
+        if let Some(tree) = &mut self.tree {
+            tree.set_budget(self.config.budget);
+        }
+    }
+}
