@@ -12,6 +12,7 @@
 
 pub mod checkers;
 pub mod fib;
+pub mod kinds;
 pub mod nim;
 pub mod registry;
 pub mod reversi;

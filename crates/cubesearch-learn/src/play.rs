@@ -49,6 +49,7 @@ fn collect<G: TupleGame>(
         seed,
         threads,
         stop: &Stop::new(),
+        sharing: Default::default(),
     };
     run_games(game, policy, schedule, |e| {
         episodes.push(e);

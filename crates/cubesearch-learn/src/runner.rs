@@ -24,7 +24,7 @@
 
 use crate::game::TupleGame;
 use crate::network::NTupleNetwork;
-use crate::td::{play_episode, random_episode, Episode, TdOrder, Trajectory};
+use crate::td::{play_episode, random_episode, Episode, Learning, Trajectory};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Result, Stop};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -37,18 +37,6 @@ pub enum Policy<'a> {
     Greedy(&'a NTupleNetwork, Option<Learning>),
     /// Uniformly random legal moves.
     Random,
-}
-
-/// How games learn: the step per weight per unit of TD error (`alpha / lookups`), and how
-/// threads share the weights.
-#[derive(Clone, Copy, Debug)]
-pub struct Learning {
-    /// The change per weight per unit of TD error.
-    pub step: f32,
-    /// How several threads share the weights (see the module docs).
-    pub sharing: Sharing,
-    /// When a game's afterstates learn.
-    pub order: TdOrder,
 }
 
 /// How several learning threads share the weights (see the module docs).
@@ -125,6 +113,8 @@ pub struct Schedule<'a> {
     pub threads: usize,
     /// Raised: each thread ends its game in hand and takes no other.
     pub stop: &'a Stop,
+    /// How several threads learning share the weights (see the module docs).
+    pub sharing: Sharing,
 }
 
 /// Plays the games of `schedule`, handing each finished game to `on_game` on the calling thread
@@ -141,6 +131,7 @@ pub fn run_games<G: TupleGame>(
         seed,
         threads,
         stop,
+        sharing: schedule_sharing,
     } = schedule;
     let (first, games) = (range.start, range.end.saturating_sub(range.start));
     let play = |g: u64, path: &mut Trajectory<G>| {
@@ -152,13 +143,14 @@ pub fn run_games<G: TupleGame>(
     };
     let threads = thread_count(threads).min(games.max(1) as usize);
     if let Policy::Greedy(net, Some(learning)) = policy {
-        let sharing = learning.sharing.resolve(threads, net.memory_bytes());
+        let sharing = schedule_sharing.resolve(threads, net.memory_bytes());
         if threads > 1 && sharing == Sharing::Copies {
             let schedule = Schedule {
                 games: range,
                 seed,
                 threads,
                 stop,
+                sharing,
             };
             return run_on_copies(game, net, learning, schedule, on_game);
         }
@@ -209,6 +201,7 @@ fn run_on_copies<G: TupleGame>(
         seed,
         threads,
         stop,
+        ..
     } = schedule;
     let copies: Vec<OnceLock<NTupleNetwork>> = (0..threads).map(|_| OnceLock::new()).collect();
     let blocks = net.weight_count().div_ceil(MERGE_BLOCK);

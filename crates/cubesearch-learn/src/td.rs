@@ -25,9 +25,18 @@
 
 use crate::game::TupleGame;
 use crate::network::{NTupleNetwork, WeightReads};
-use crate::runner::Learning;
 use cubesearch_core::rng::XorShift32;
 use multiversion::multiversion;
+
+/// How a game learns: the change per weight per unit of TD error (`alpha / lookups`) and when
+/// its afterstates learn.
+#[derive(Clone, Copy, Debug)]
+pub struct Learning {
+    /// The change per weight per unit of TD error.
+    pub step: f32,
+    /// When a game's afterstates learn.
+    pub order: TdOrder,
+}
 
 /// When a game's afterstates learn (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -2,7 +2,8 @@
 //! threads learning on copies of the weights or on one table ([`Sharing`]).
 
 use cubesearch_core::{Result, Stop};
-use cubesearch_learn::runner::{run_games, thread_count, Learning, Policy, Schedule, Sharing};
+use cubesearch_learn::runner::{run_games, thread_count, Policy, Schedule, Sharing};
+use cubesearch_learn::td::Learning;
 use cubesearch_learn::{Episode, NTupleNetwork, TdOrder, TupleGame};
 
 /// Where the games of a training run are played and learned from: CPU threads ([`CpuEngine`])
@@ -118,7 +119,6 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
                 net,
                 Some(Learning {
                     step,
-                    sharing: self.sharing,
                     order: self.order,
                 }),
             ),
@@ -127,6 +127,7 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
                 seed,
                 threads: self.threads,
                 stop: &self.stop,
+                sharing: self.sharing,
             },
             on_game,
         )

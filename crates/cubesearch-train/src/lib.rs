@@ -28,11 +28,11 @@ mod run;
 pub use engine::{CpuEngine, TdEngine};
 pub use gpu::{td_net, GpuTd};
 pub use multi::MultiGpuTd;
-#[cfg(feature = "ranks")]
-pub use placement::follow;
-pub use placement::{engine_on, Placement};
+pub use placement::{engine_on, EngineConfig, Placement};
 pub use ranks::{RankTd, MERGE_EVERY};
+#[cfg(feature = "ranks")]
+pub use run::follow;
 pub use run::{
-    curve_csv, starting_network, train, train_on, CurvePoint, EngineConfig, TrainConfig,
-    TrainProgress, TrainReport,
+    curve_csv, starting_network, train, train_on, CurvePoint, TrainConfig, TrainProgress,
+    TrainReport,
 };

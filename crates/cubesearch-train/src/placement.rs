@@ -3,15 +3,49 @@
 
 use crate::engine::{CpuEngine, TdEngine};
 use crate::gpu::GpuTd;
-use crate::run::EngineConfig;
 use cubecl::prelude::Runtime;
 use cubesearch_core::backend::{resolve, ResolvedBackend};
-use cubesearch_core::{Error, Result};
+use cubesearch_core::{Backend, Error, Result};
 use cubesearch_kernels::GpuStochasticGame;
-use cubesearch_learn::runner::thread_count;
+use cubesearch_learn::runner::{thread_count, Sharing};
 use cubesearch_learn::{TdOrder, TupleGame};
 use cubesearch_search::{DeviceTask, Executor, GpuExecutor};
 use serde::Serialize;
+
+/// Where a run's games are played.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// `cpu`, a GPU backend, or `auto`: a real GPU when there is one (CUDA, or wgpu on a
+    /// hardware adapter), else the CPU. A software rasteriser (lavapipe) is slower than the
+    /// CPU trainer, so `auto` uses it only when asked for by name.
+    pub backend: Backend,
+    /// CPU threads (0 = every core); 1 is the deterministic single-thread trainer.
+    pub threads: usize,
+    /// How several CPU threads share the weights ([`Sharing`]).
+    pub sharing: Sharing,
+    /// GPU trainers: games at once, one unit each (default per
+    /// `cubesearch_kernels::td::TdShape::for_device`).
+    pub units: Option<u32>,
+    /// GPUs of this process (CUDA), a rank each, meeting through host memory.
+    pub gpus: usize,
+    /// This process's rank of several started by a launcher, one CUDA GPU a rank.
+    #[cfg(feature = "ranks")]
+    pub ranks: Option<crate::rendezvous::Ranks>,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            backend: Backend::Cpu,
+            threads: 1,
+            sharing: Sharing::default(),
+            units: None,
+            gpus: 1,
+            #[cfg(feature = "ranks")]
+            ranks: None,
+        }
+    }
+}
 
 /// Where a run's games were played.
 #[derive(Clone, Debug, Serialize)]
@@ -170,7 +204,10 @@ fn several_gpus<G: GpuStochasticGame + TupleGame>(
 
 /// The backend a rank trains on: CUDA, one GPU a rank.
 #[cfg(feature = "ranks")]
-fn rank_backend(cfg: &EngineConfig, ranks: &crate::rendezvous::Ranks) -> Result<ResolvedBackend> {
+pub(crate) fn rank_backend(
+    cfg: &EngineConfig,
+    ranks: &crate::rendezvous::Ranks,
+) -> Result<ResolvedBackend> {
     if cfg.gpus != 1 {
         return Err(Error::parse(format!(
             "--gpus {} under a launcher: each rank trains on one GPU (start more ranks)",
@@ -213,26 +250,4 @@ fn rank_engine<G: GpuStochasticGame + TupleGame>(
             resolved.backend().name()
         )))
     }
-}
-
-/// A rank other than 0 of the run `cfg` describes: follows rank 0's calls until it finishes,
-/// from the network rank 0 starts from, writing and printing nothing.
-#[cfg(feature = "ranks")]
-pub fn follow<G: GpuStochasticGame + TupleGame>(cfg: &crate::TrainConfig) -> Result<()> {
-    let Some(ranks) = &cfg.engine.ranks else {
-        return Err(Error::parse("only a rank of several follows rank 0"));
-    };
-    let resolved = rank_backend(&cfg.engine, ranks)?;
-    #[cfg(feature = "cuda")]
-    {
-        let _ = resolved;
-        let mut rank = crate::ranks::cuda_rank::<G>(ranks, cfg.engine.units, cfg.order)?;
-        let (net, _) = crate::run::starting_network::<G>(cfg)?;
-        rank.follow(&net).map(|_| ())
-    }
-    #[cfg(not(feature = "cuda"))]
-    Err(Error::parse(format!(
-        "ranks need CUDA, and {} was chosen",
-        resolved.backend().name()
-    )))
 }

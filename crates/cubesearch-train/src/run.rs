@@ -4,50 +4,14 @@
 //! learning curve, checkpoints and resuming.
 
 use crate::engine::TdEngine;
-use crate::placement::{start_engine, Placement};
-use cubesearch_core::{Backend, Error, Result, Stop};
+use crate::placement::{start_engine, EngineConfig, Placement};
+use cubesearch_core::{Error, Result, Stop};
 use cubesearch_kernels::GpuStochasticGame;
-use cubesearch_learn::runner::Sharing;
 use cubesearch_learn::{default_shapes, Episode, NTupleNetwork, TdOrder, TupleGame};
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// Where a run's games are played.
-#[derive(Clone, Debug)]
-pub struct EngineConfig {
-    /// `cpu`, a GPU backend, or `auto`: a real GPU when there is one (CUDA, or wgpu on a
-    /// hardware adapter), else the CPU. A software rasteriser (lavapipe) is slower than the
-    /// CPU trainer, so `auto` uses it only when asked for by name.
-    pub backend: Backend,
-    /// CPU threads (0 = every core); 1 is the deterministic single-thread trainer.
-    pub threads: usize,
-    /// How several CPU threads share the weights ([`Sharing`]).
-    pub sharing: Sharing,
-    /// GPU trainers: games at once, one unit each (default per
-    /// `cubesearch_kernels::td::TdShape::for_device`).
-    pub units: Option<u32>,
-    /// GPUs of this process (CUDA), a rank each, meeting through host memory.
-    pub gpus: usize,
-    /// This process's rank of several started by a launcher, one CUDA GPU a rank.
-    #[cfg(feature = "ranks")]
-    pub ranks: Option<crate::rendezvous::Ranks>,
-}
-
-impl Default for EngineConfig {
-    fn default() -> Self {
-        EngineConfig {
-            backend: Backend::Cpu,
-            threads: 1,
-            sharing: Sharing::default(),
-            units: None,
-            gpus: 1,
-            #[cfg(feature = "ranks")]
-            ranks: None,
-        }
-    }
-}
 
 /// How to train: the network, how it learns, the budget, where the games are played and what is
 /// kept. The command line builds one from its flags and hands it to [`train`].
@@ -418,4 +382,26 @@ pub fn train_on<G: TupleGame>(
         placement: None,
     };
     Ok((net, report))
+}
+
+/// A rank other than 0 of the run `cfg` describes: follows rank 0's calls until it finishes,
+/// from the network rank 0 starts from, writing and printing nothing.
+#[cfg(feature = "ranks")]
+pub fn follow<G: GpuStochasticGame + TupleGame>(cfg: &TrainConfig) -> Result<()> {
+    let Some(ranks) = &cfg.engine.ranks else {
+        return Err(Error::parse("only a rank of several follows rank 0"));
+    };
+    let resolved = crate::placement::rank_backend(&cfg.engine, ranks)?;
+    #[cfg(feature = "cuda")]
+    {
+        let _ = resolved;
+        let mut rank = crate::ranks::cuda_rank::<G>(ranks, cfg.engine.units, cfg.order)?;
+        let (net, _) = starting_network::<G>(cfg)?;
+        rank.follow(&net).map(|_| ())
+    }
+    #[cfg(not(feature = "cuda"))]
+    Err(Error::parse(format!(
+        "ranks need CUDA, and {} was chosen",
+        resolved.backend().name()
+    )))
 }

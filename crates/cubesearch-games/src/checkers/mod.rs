@@ -21,7 +21,7 @@ pub mod pdn;
 pub use board::{CheckersState, Rules, Side};
 pub use movegen::CheckersMove;
 
-use crate::registry::{GameOptions, TwoPlayerGame};
+use crate::kinds::{GameOptions, TwoPlayerGame};
 use cubesearch_core::backend::Backend;
 use cubesearch_core::game::{illegal_move, play_random_from_list, read_moves};
 use cubesearch_core::rng::XorShift32;

@@ -11,7 +11,7 @@
 #[allow(missing_docs)] // `#[cube]` and `CubeType` generate items that carry no docs
 pub mod device;
 
-use crate::registry::{Exact, ExactSolver, GameOptions, TwoPlayerGame};
+use crate::kinds::{Exact, ExactSolver, GameOptions, TwoPlayerGame};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
 use cubesearch_players::player::{NamedPlayers, NoNamed};

@@ -36,7 +36,7 @@ pub mod words;
 
 pub use board::{Board, Colour, Square};
 
-use crate::registry::{Exact, ExactSolver, GameOptions, TwoPlayerGame};
+use crate::kinds::{Exact, ExactSolver, GameOptions, TwoPlayerGame};
 use cubesearch_core::backend::Backend;
 use cubesearch_core::game::illegal_move;
 use cubesearch_core::{Error, Game, Outcome, Result};
