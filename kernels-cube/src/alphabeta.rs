@@ -223,6 +223,15 @@ fn walk_words(depth: u32, words: usize) -> (usize, usize) {
     (levels * (words + 2) + 1, 3 * levels)
 }
 
+/// How a walk's stack is kept between launches: its levels, a state's words, and packed (the
+/// v2 stack: bounds where a wide one keeps counts, and no i32 words) or wide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct WalkShape {
+    levels: usize,
+    words: usize,
+    packed: bool,
+}
+
 /// Saves the stack of a walk standing on `level` at `u[ub..]` and `i[ib..]` (see
 /// [`walk_words`]; a packed stack keeps its bounds where a wide one keeps its counts, and no i32
 /// words): its live levels `0..=level` only, in runtime loops (unrolled, a deep walk's copies
@@ -236,10 +245,9 @@ fn save_walk(
     i: &mut Array<i32>,
     ub: usize,
     ib: usize,
-    #[comptime] levels: usize,
-    #[comptime] words: usize,
-    #[comptime] packed: bool,
+    #[comptime] shape: WalkShape,
 ) {
+    let (levels, words, packed) = comptime!((shape.levels, shape.words, shape.packed));
     let live = (level + 1u32) as usize;
     for k in 0..live * words {
         u[ub + k] = stack.boards[k];
@@ -268,10 +276,9 @@ fn load_walk(
     i: &Array<i32>,
     ub: usize,
     ib: usize,
-    #[comptime] levels: usize,
-    #[comptime] words: usize,
-    #[comptime] packed: bool,
+    #[comptime] shape: WalkShape,
 ) {
+    let (levels, words, packed) = comptime!((shape.levels, shape.words, shape.packed));
     let live = (level + 1u32) as usize;
     for k in 0..live * words {
         stack.boards[k] = u[ub + k];
@@ -303,15 +310,13 @@ fn resume_walk(
     at: usize,
     ub: usize,
     ib: usize,
-    #[comptime] levels: usize,
-    #[comptime] words: usize,
-    #[comptime] packed: bool,
+    #[comptime] shape: WalkShape,
 ) -> bool {
-    *level = walks[ub + comptime!(levels * (words + 2))];
+    *level = walks[ub + comptime!(shape.levels * (shape.words + 2))];
     let walking = *level != FINISHED;
     if walking {
         *visited = nodes[at];
-        load_walk(stack, *level, walks, bounds, ub, ib, levels, words, packed);
+        load_walk(stack, *level, walks, bounds, ub, ib, shape);
     }
     walking
 }
@@ -331,15 +336,14 @@ fn advance_walk<G: DeviceGame>(
     ib: usize,
     budget: u32,
     #[comptime] depth: u32,
-    #[comptime] levels: usize,
-    #[comptime] words: usize,
-    #[comptime] packed: bool,
+    #[comptime] shape: WalkShape,
 ) -> bool {
+    let (words, packed) = comptime!((shape.words, shape.packed));
     let done = negamax_steps::<G>(stack, level, visited, budget, depth, words, packed);
     if done {
-        walks[ub + comptime!(levels * (words + 2))] = FINISHED;
+        walks[ub + comptime!(shape.levels * (shape.words + 2))] = FINISHED;
     } else {
-        save_walk(stack, *level, walks, bounds, ub, ib, levels, words, packed);
+        save_walk(stack, *level, walks, bounds, ub, ib, shape);
         unfinished[0].fetch_add(1u32);
     }
     done
@@ -405,9 +409,11 @@ pub fn subtree_kernel<G: DeviceGame>(
                 r,
                 ub,
                 ib,
-                levels,
-                words,
-                false,
+                comptime!(WalkShape {
+                    levels,
+                    words,
+                    packed: false
+                }),
             );
         }
         if walking {
@@ -422,9 +428,11 @@ pub fn subtree_kernel<G: DeviceGame>(
                 ib,
                 budget,
                 depth,
-                levels,
-                words,
-                false,
+                comptime!(WalkShape {
+                    levels,
+                    words,
+                    packed: false
+                }),
             ) {
                 values[r] = stack.best(0, false);
             }
@@ -594,9 +602,11 @@ pub fn root_walk_kernel<G: DeviceGame>(
             slot,
             ub,
             ib,
-            levels,
-            words,
-            packed,
+            comptime!(WalkShape {
+                levels,
+                words,
+                packed
+            }),
         );
     }
     if walking {
@@ -611,9 +621,11 @@ pub fn root_walk_kernel<G: DeviceGame>(
             ib,
             budget,
             below,
-            levels,
-            words,
-            packed,
+            comptime!(WalkShape {
+                levels,
+                words,
+                packed
+            }),
         ) {
             replies[slot] = -stack.best(0, packed);
         }

@@ -2,7 +2,9 @@
 //! and [`launch_expectimax`], which runs a whole search of a batch of roots between uploading
 //! them and reading back each root's best action and action values.
 
-use super::multilevel::{actions_kernel, layer_kernel, leaf_blocks_kernel};
+use super::multilevel::{
+    actions_kernel, layer_kernel, leaf_blocks_kernel, LevelLaunch, LiveListLaunch,
+};
 use super::naive::naive_kernel;
 use super::reduce::{reduce_kernel, root_fold_kernel, root_kernel, root_words};
 use super::TreeShape;
@@ -520,15 +522,21 @@ fn multilevel<R: Runtime, G: GpuStochasticGame>(
             client,
             count,
             dim,
-            ArrayArg::from_raw_parts(roots.clone(), n * words),
-            // Not read for roots: bound to the roots' buffer.
-            ArrayArg::from_raw_parts(roots.clone(), n * words),
-            ArrayArg::from_raw_parts(roots, n * words),
-            ArrayArg::from_raw_parts(states.clone(), nodes * words),
-            ArrayArg::from_raw_parts(lens.clone(), nodes),
-            ArrayArg::from_raw_parts(accs.clone(), nodes),
-            ArrayArg::from_raw_parts(live_count.clone(), 1),
-            ArrayArg::from_raw_parts(live.clone(), deepest),
+            // The roots' lens and rewards are not read: bound to the roots' buffer.
+            LevelLaunch::new(
+                ArrayArg::from_raw_parts(roots.clone(), n * words),
+                ArrayArg::from_raw_parts(roots.clone(), n * words),
+                ArrayArg::from_raw_parts(roots, n * words),
+            ),
+            LevelLaunch::new(
+                ArrayArg::from_raw_parts(states.clone(), nodes * words),
+                ArrayArg::from_raw_parts(lens.clone(), nodes),
+                ArrayArg::from_raw_parts(accs.clone(), nodes),
+            ),
+            LiveListLaunch::new(
+                ArrayArg::from_raw_parts(live_count.clone(), 1),
+                ArrayArg::from_raw_parts(live.clone(), deepest),
+            ),
             0,
             nodes as u32,
             words,
@@ -548,14 +556,20 @@ fn multilevel<R: Runtime, G: GpuStochasticGame>(
                 client,
                 count,
                 dim,
-                ArrayArg::from_raw_parts(states, nodes * words),
-                ArrayArg::from_raw_parts(lens, nodes),
-                ArrayArg::from_raw_parts(accs, nodes),
-                ArrayArg::from_raw_parts(b.clone(), next * words),
-                ArrayArg::from_raw_parts(l.clone(), next),
-                ArrayArg::from_raw_parts(a.clone(), next),
-                ArrayArg::from_raw_parts(live_count.clone(), 1),
-                ArrayArg::from_raw_parts(live.clone(), deepest),
+                LevelLaunch::new(
+                    ArrayArg::from_raw_parts(states, nodes * words),
+                    ArrayArg::from_raw_parts(lens, nodes),
+                    ArrayArg::from_raw_parts(accs, nodes),
+                ),
+                LevelLaunch::new(
+                    ArrayArg::from_raw_parts(b.clone(), next * words),
+                    ArrayArg::from_raw_parts(l.clone(), next),
+                    ArrayArg::from_raw_parts(a.clone(), next),
+                ),
+                LiveListLaunch::new(
+                    ArrayArg::from_raw_parts(live_count.clone(), 1),
+                    ArrayArg::from_raw_parts(live.clone(), deepest),
+                ),
                 2 * k - 1,
                 next as u32,
                 words,

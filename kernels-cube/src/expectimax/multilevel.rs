@@ -13,23 +13,36 @@ use crate::ntuple::{layout_value, NetLayout};
 use crate::stochastic::DeviceStochasticGame;
 use cubecl::prelude::*;
 
-/// Appends node `i` to the list of live deepest afterstates (`live_count[0]` of them in
-/// `live`, in no particular order) when it is one: `deepest` says the level is the deepest,
-/// `valid` that the node is.
+/// A level of the tree: each node's state, its len (valid digits so far) and its rewards so far.
+#[derive(CubeType, CubeLaunch)]
+pub struct Level {
+    /// `words` words a node.
+    pub states: Array<u32>,
+    /// A node's len.
+    pub lens: Array<u32>,
+    /// A node's rewards so far.
+    pub accs: Array<f32>,
+}
+
+/// The list of live deepest afterstates: `count[0]` node numbers in `nodes`, in no order.
+#[derive(CubeType, CubeLaunch)]
+pub struct LiveList {
+    /// How many are listed.
+    pub count: Array<Atomic<u32>>,
+    /// Their node numbers.
+    pub nodes: Array<u32>,
+}
+
+/// Appends node `i` to the list of live deepest afterstates when it is one: `deepest` says the
+/// level is the deepest, `valid` that the node is.
 #[cube]
 // The outer `if` is decided at compile time, the inner one on the device: they cannot merge.
 #[allow(clippy::collapsible_if)]
-pub fn list_live(
-    live_count: &mut Array<Atomic<u32>>,
-    live: &mut Array<u32>,
-    i: u32,
-    valid: bool,
-    #[comptime] deepest: bool,
-) {
+pub fn list_live(live: &mut LiveList, i: u32, valid: bool, #[comptime] deepest: bool) {
     if comptime!(deepest) {
         if valid {
-            let k = live_count[0].fetch_add(1u32);
-            live[k as usize] = i;
+            let k = live.count[0].fetch_add(1u32);
+            live.nodes[k as usize] = i;
         }
     }
 }
@@ -40,14 +53,9 @@ pub fn list_live(
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn actions_kernel<G: DeviceStochasticGame>(
-    states: &Array<u32>,
-    lens: &Array<u32>,
-    accs: &Array<f32>,
-    out_states: &mut Array<u32>,
-    out_lens: &mut Array<u32>,
-    out_accs: &mut Array<f32>,
-    live_count: &mut Array<Atomic<u32>>,
-    live: &mut Array<u32>,
+    parents: &Level,
+    children: &mut Level,
+    live: &mut LiveList,
     full: u32,
     count: u32,
     #[comptime] words: usize,
@@ -63,21 +71,21 @@ pub fn actions_kernel<G: DeviceStochasticGame>(
         let mut len = 0u32;
         let mut acc = 0.0f32;
         if !comptime!(roots) {
-            len = lens[parent];
-            acc = accs[parent];
+            len = parents.lens[parent];
+            acc = parents.accs[parent];
         }
         if len == full {
-            let mut state = G::load(states, parent * words);
+            let mut state = G::load(&parents.states, parent * words);
             let s = act_in::<G>(&mut state, i % action_slots, tree);
             if s.legal {
-                G::store(&state, out_states, i as usize * words);
+                G::store(&state, &mut children.states, i as usize * words);
                 len += 1u32;
                 acc += f32::cast_from(s.reward);
             }
         }
-        list_live(live_count, live, i, len == full + 1u32, deepest);
-        out_lens[i as usize] = len;
-        out_accs[i as usize] = acc;
+        list_live(live, i, len == full + 1u32, deepest);
+        children.lens[i as usize] = len;
+        children.accs[i as usize] = acc;
     }
 }
 
@@ -120,14 +128,9 @@ pub fn layer_child<G: DeviceStochasticGame>(
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn layer_kernel<G: DeviceStochasticGame>(
-    states: &Array<u32>,
-    lens: &Array<u32>,
-    accs: &Array<f32>,
-    out_states: &mut Array<u32>,
-    out_lens: &mut Array<u32>,
-    out_accs: &mut Array<f32>,
-    live_count: &mut Array<Atomic<u32>>,
-    live: &mut Array<u32>,
+    parents: &Level,
+    children: &mut Level,
+    live: &mut LiveList,
     full: u32,
     count: u32,
     #[comptime] words: usize,
@@ -138,20 +141,20 @@ pub fn layer_kernel<G: DeviceStochasticGame>(
     if i < count {
         let block = comptime!(tree.block());
         let parent = (i / block) as usize;
-        let mut len = lens[parent];
-        let mut acc = accs[parent];
+        let mut len = parents.lens[parent];
+        let mut acc = parents.accs[parent];
         if len == full {
-            let mut child = G::load(states, parent * words);
+            let mut child = G::load(&parents.states, parent * words);
             let step = layer_child::<G>(&mut child, i % block, tree);
             len += step.digits;
             acc += f32::cast_from(step.reward);
             if step.digits == 2u32 {
-                G::store(&child, out_states, i as usize * words);
+                G::store(&child, &mut children.states, i as usize * words);
             }
         }
-        list_live(live_count, live, i, len == full + 2u32, deepest);
-        out_lens[i as usize] = len;
-        out_accs[i as usize] = acc;
+        list_live(live, i, len == full + 2u32, deepest);
+        children.lens[i as usize] = len;
+        children.accs[i as usize] = acc;
     }
 }
 

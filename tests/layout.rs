@@ -1,0 +1,266 @@
+//! The code's shape, held in place: no module of a crate uses, through others, a module that
+//! uses it (each crate's modules form layers), and no `#[cube]` function takes more than 12
+//! parameters (kernels take grouped buffers and one comptime config instead).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// The source roots of the workspace's library crates.
+fn crate_roots() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut roots: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("src"))
+        .filter(|p| p.is_dir())
+        .collect();
+    roots.push(root.join("kernels-cube/src"));
+    roots.push(root.join("src"));
+    roots.sort();
+    roots
+}
+
+/// A file's module path in its crate (`td::lanes`; `mod.rs` and `lib.rs` name their folder).
+fn module_of(root: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(root).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The source a module's own code uses: comments and its test module left out.
+fn code_of(file: &Path) -> String {
+    let text = std::fs::read_to_string(file).unwrap();
+    let text = match text.find("#[cfg(test)]") {
+        Some(at) => &text[..at],
+        None => &text[..],
+    };
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The paths after each `prefix::` in `code`: `crate::td::lanes::x` gives `[td, lanes, x]`.
+fn paths_after<'a>(code: &'a str, prefix: &str) -> Vec<Vec<&'a str>> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find(prefix) {
+        let before = rest[..at].chars().last();
+        rest = &rest[at + prefix.len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let mut path = Vec::new();
+        let mut tail = rest;
+        while let Some(next) = tail.strip_prefix("::") {
+            let end = next
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(next.len());
+            if end == 0 {
+                break;
+            }
+            path.push(&next[..end]);
+            tail = &next[end..];
+        }
+        out.push(path);
+    }
+    out
+}
+
+/// The crate's modules and, for each, the other modules (not its ancestors) whose items it uses.
+fn module_graph(root: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let files = rust_files(root);
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(root, f)).collect();
+    let mut graph = BTreeMap::new();
+    for file in &files {
+        let module = module_of(root, file);
+        let code = code_of(file);
+        let mut uses = BTreeSet::new();
+        let mut add = |full: Vec<String>| {
+            // The longest module the path names.
+            if let Some(n) = (1..=full.len())
+                .rev()
+                .find(|&n| modules.contains(&full[..n]))
+            {
+                let target = full[..n].to_vec();
+                let ancestor = target.len() < module.len() && module.starts_with(&target);
+                if target != module && !ancestor {
+                    uses.insert(target);
+                }
+            }
+        };
+        for path in paths_after(&code, "crate") {
+            add(path.iter().map(|s| s.to_string()).collect());
+        }
+        for path in paths_after(&code, "super") {
+            let mut full: Vec<String> = module[..module.len().saturating_sub(1)].to_vec();
+            full.extend(path.iter().map(|s| s.to_string()));
+            add(full);
+        }
+        graph.insert(module, uses);
+    }
+    graph
+}
+
+/// A cycle through `graph`, if there is one (as the modules along it).
+fn find_cycle(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &Vec<String>,
+        graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        state: &mut BTreeMap<Vec<String>, u8>,
+        stack: &mut Vec<Vec<String>>,
+    ) -> Option<Vec<String>> {
+        state.insert(node.clone(), 1);
+        stack.push(node.clone());
+        for next in graph.get(node).into_iter().flatten() {
+            match state.get(next) {
+                Some(1) => {
+                    let from = stack.iter().position(|n| n == next).unwrap();
+                    let mut cycle: Vec<String> =
+                        stack[from..].iter().map(|m| m.join("::")).collect();
+                    cycle.push(next.join("::"));
+                    return Some(cycle);
+                }
+                Some(_) => {}
+                None => {
+                    if let Some(cycle) = visit(next, graph, state, stack) {
+                        return Some(cycle);
+                    }
+                }
+            }
+        }
+        stack.pop();
+        state.insert(node.clone(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for node in graph.keys() {
+        if !state.contains_key(node) {
+            if let Some(cycle) = visit(node, graph, &mut state, &mut Vec::new()) {
+                return Some(cycle);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn no_module_uses_a_module_that_uses_it() {
+    for root in crate_roots() {
+        let graph = module_graph(&root);
+        assert!(
+            graph.len() > 1 || root.ends_with("src"),
+            "{}",
+            root.display()
+        );
+        if let Some(cycle) = find_cycle(&graph) {
+            panic!("{}: {}", root.display(), cycle.join(" -> "));
+        }
+    }
+}
+
+#[test]
+fn the_cycle_check_finds_a_cycle() {
+    let m = |s: &str| vec![s.to_string()];
+    let mut graph = BTreeMap::new();
+    graph.insert(m("a"), BTreeSet::from([m("b")]));
+    graph.insert(m("b"), BTreeSet::from([m("c")]));
+    graph.insert(m("c"), BTreeSet::from([m("a")]));
+    assert_eq!(find_cycle(&graph).unwrap().len(), 4);
+    graph.insert(m("c"), BTreeSet::new());
+    assert_eq!(find_cycle(&graph), None);
+    let code = "use crate::td::lanes::{x, y};\nlet v = super::config::LANES;";
+    assert_eq!(paths_after(code, "crate"), [vec!["td", "lanes"]]);
+    assert_eq!(paths_after(code, "super"), [vec!["config", "LANES"]]);
+}
+
+/// The parameters of each `#[cube]` function in `code`: (name, count).
+fn cube_functions(code: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cube") {
+        rest = &rest[at..];
+        // `#[cube]` on an impl or a trait marks no function of its own here.
+        let item = &rest[rest.find(']').unwrap() + 1..];
+        let Some(fn_at) = item.find("fn ") else {
+            break;
+        };
+        let header = &item[..fn_at];
+        rest = &item[fn_at..];
+        if header.contains("impl") || header.contains("trait") || header.contains("struct") {
+            continue;
+        }
+        let name_end = rest[3..].find(['<', '(']).unwrap() + 3;
+        let name = rest[3..name_end].trim().to_string();
+        let open = rest.find('(').unwrap();
+        let mut depth = 0;
+        let mut commas = 0;
+        let mut any = false;
+        let mut close = open;
+        for (i, c) in rest[open..].char_indices() {
+            match c {
+                '(' | '<' | '[' => depth += 1,
+                ')' | '>' | ']' if depth == 1 && c == ')' => {
+                    close = open + i;
+                    break;
+                }
+                ')' | '>' | ']' => depth -= 1,
+                ',' if depth == 1 => commas += 1,
+                c if depth == 1 && !c.is_whitespace() => any = true,
+                _ => {}
+            }
+        }
+        let params = rest[open + 1..close].trim();
+        let count = match (any, params.ends_with(',')) {
+            (false, _) => 0,
+            (true, true) => commas,
+            (true, false) => commas + 1,
+        };
+        out.push((name, count));
+    }
+    out
+}
+
+#[test]
+fn no_cube_function_takes_more_than_twelve_parameters() {
+    let mut seen = 0;
+    for root in crate_roots() {
+        for file in rust_files(&root) {
+            let code = code_of(&file);
+            for (name, count) in cube_functions(&code) {
+                seen += 1;
+                assert!(
+                    count <= 12,
+                    "{}: #[cube] fn {name} takes {count} parameters",
+                    file.display()
+                );
+            }
+        }
+    }
+    assert!(seen > 100, "only {seen} #[cube] functions found");
+    let sample = "#[cube]\nfn f<G: T>(a: u32, b: &Array<u32>,\n #[comptime] c: (u32, u32),\n) {}";
+    assert_eq!(cube_functions(sample), [("f".to_string(), 3)]);
+}
