@@ -23,12 +23,13 @@ pub fn value<G: DeviceStochasticGame>(
     let mut sums = partial_sums();
     let stage = stage_base::<G>(state, &net.lut, net.lookups, len);
     for q in 0..net.lookups / 4u32 {
-        let l = 4u32 * q;
-        let w0 = weights[lookup_index::<G>(state, &net.lut, l, stage, len, bits)].load();
-        let w1 = weights[lookup_index::<G>(state, &net.lut, l + 1u32, stage, len, bits)].load();
-        let w2 = weights[lookup_index::<G>(state, &net.lut, l + 2u32, stage, len, bits)].load();
-        let w3 = weights[lookup_index::<G>(state, &net.lut, l + 3u32, stage, len, bits)].load();
-        sums.add(w0, w1, w2, w3);
+        let mut w = Array::<f32>::new(4usize);
+        #[unroll]
+        for k in 0..4u32 {
+            let i = lookup_index::<G>(state, &net.lut, 4u32 * q + k, stage, len, bits);
+            w[k as usize] = weights[i].load();
+        }
+        sums.add(w[0], w[1], w[2], w[3]);
     }
     sums.total()
 }
