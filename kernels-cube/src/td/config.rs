@@ -239,6 +239,9 @@ pub struct PlayRun {
     pub copies: u32,
     /// Weights between two copies of the sums.
     pub copy_stride: u32,
+    /// In a stream's first launch, the games `0..fresh` that fresh units take one a unit
+    /// (unit `u` game `u`); 0 afterwards.
+    pub fresh: u32,
 }
 
 /// A game's lanes: this lane's number and the shared memory the lanes of a cube pool through.

@@ -18,6 +18,10 @@ use cubecl::server::Handle;
 
 /// `units[..]` game slot of an idle unit.
 pub const NONE: u32 = u32::MAX;
+/// `units[..]` game slot of a unit that has not played yet in this stream: in the stream's
+/// first launch, unit `u` below `PlayRun::fresh` takes game `u` (so the first games go one a
+/// unit, in order, whatever order the units run in); the others take tickets.
+pub const FRESH: u32 = u32::MAX - 1;
 /// u32 words of one unit's entry in `units`: `[game, rng, score, moves, path length]`.
 pub const UNIT_WORDS: usize = 5;
 /// u32 words of one result slot: `[score, moves, progress, game + 1]`.
@@ -104,13 +108,13 @@ pub fn td_steps_kernel<G: DeviceStochasticGame>(
     }
 }
 
-/// Every unit starts idle: its first game comes from the play kernel's counter.
+/// Every unit starts fresh: its first game is its own number, or a ticket ([`FRESH`]).
 #[cube(launch_unchecked)]
 pub fn td_start_kernel(units: &mut Array<u32>, unit_count: u32) {
     let u = ABSOLUTE_POS as u32;
     if u < unit_count {
         let at = u as usize * UNIT_WORDS;
-        units[at] = NONE;
+        units[at] = FRESH;
         for k in 1..UNIT_WORDS {
             units[at + k] = 0u32;
         }
@@ -132,9 +136,9 @@ struct Slot {
 }
 
 /// Takes the next game number, `base + counters[0]++` (lane 0 counts, every lane learns
-/// the number), if it is below `limit`: the game's generator and start position; else the
-/// game slot idles (`NONE`). The host moves `base` past the numbers taken below the limit, so
-/// a number taken past it is handed out again.
+/// the number), if it is below `limit` ([`start_game`]); else the game slot idles (`NONE`).
+/// The host moves `base` past the numbers taken below the limit, so a number taken past it is
+/// handed out again.
 #[cube]
 fn take_game<G: DeviceStochasticGame>(
     games: &mut GameBuffers,
@@ -150,13 +154,24 @@ fn take_game<G: DeviceStochasticGame>(
     }
     let next = run.base + from_lane0(ticket, lanes, config);
     if next < run.limit {
-        slot.game = next;
-        slot.rng = rng::worker_state(run.seed, run.first + next);
-        let fresh = G::initial(&mut slot.rng);
-        G::assign(state, &fresh);
+        start_game::<G>(next, run, slot, state);
     } else {
         slot.game = NONE;
     }
+}
+
+/// Game `number` in the slot: its generator and start position.
+#[cube]
+fn start_game<G: DeviceStochasticGame>(
+    number: u32,
+    run: &PlayRun,
+    slot: &mut Slot,
+    state: &mut G::State,
+) {
+    slot.game = number;
+    slot.rng = rng::worker_state(run.seed, run.first + number);
+    let start = G::initial(&mut slot.rng);
+    G::assign(state, &start);
 }
 
 /// Each game slot (its [`LANES`] lanes together, pooling as the config says: see
@@ -193,6 +208,13 @@ pub fn td_play_kernel<G: DeviceStochasticGame>(
         // Read only by the one-lookup plane paths (unused loads fold away elsewhere).
         let row = lane_row(net, lanes.lane, config);
         let mut budget = run.max_moves;
+        if slot.game == FRESH {
+            // The stream's first games, one a unit in unit order; a unit past them idles.
+            slot.game = NONE;
+            if u < run.fresh {
+                start_game::<G>(u, run, &mut slot, &mut state);
+            }
+        }
         if slot.game == NONE {
             take_game::<G>(games, run, &mut lanes, &mut slot, &mut state, config);
         }
@@ -466,6 +488,8 @@ pub(crate) struct PlayArgs {
     /// Copies of the averaged sums, and the weights' count between two copies.
     pub copies: u32,
     pub copy_stride: u32,
+    /// Games the fresh units take one a unit in this launch ([`FRESH`]).
+    pub fresh: u32,
 }
 
 /// A buffer as a kernel argument.
@@ -527,6 +551,7 @@ pub(crate) unsafe fn launch_play<R: Runtime, G: GpuStochasticGame>(
         args.cap,
         args.copies,
         args.copy_stride,
+        args.fresh,
     );
     // SAFETY: see the function's contract; game u writes only its own slots, the result slot
     // of its game, and weights at the indices of the table; a cube holds whole games.

@@ -154,6 +154,8 @@ struct Window<'a> {
     counters: &'a cubecl::server::Handle,
     base: u32,
     limit: u32,
+    /// Games the fresh units take one a unit ([`FRESH`](super::kernels::FRESH)).
+    fresh: u32,
 }
 
 /// Most copies of the averaged sums ([`DeviceTd::sum_copies`]).
@@ -428,8 +430,16 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         let results = upload(client, &vec![0u32; slots as usize * RESULT_WORDS]);
         // Game numbers below `base` are taken; games below `delivered` handed over.
         let (mut base, mut delivered, mut finished) = (0u32, 0u32, 0u32);
+        let mut first_launch = true;
         loop {
             let limit = games.min(delivered.saturating_add(slots));
+            // The first launch hands the first games out one a unit, in unit order; tickets
+            // start after them.
+            let fresh = match std::mem::take(&mut first_launch) {
+                true => shape.units.min(limit),
+                false => 0,
+            };
+            base += fresh;
             let counters = upload(client, &[0u32, 0, 0]);
             let window = Window {
                 results: &results,
@@ -437,6 +447,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
                 counters: &counters,
                 base,
                 limit,
+                fresh,
             };
             self.launch(&window, step, seed, first);
             let c = read::<R, u32>(client, counters)?;
@@ -548,6 +559,7 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
             cap: shape.cap,
             copies: self.copies,
             copy_stride: weight_count as u32,
+            fresh: window.fresh,
         };
         let choices = PlayChoices {
             averaged: shape.averaged,
