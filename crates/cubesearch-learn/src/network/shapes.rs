@@ -25,7 +25,7 @@ pub const MAX_STAGES: usize = 8;
 /// With the gap, table `t` moves `t ·` 129 lines on: `t` sets on in a 64-set L1, `129 t` in
 /// a 2048-set L2. Of the gaps cachegrind tried (0 to 1,025 lines) this one missed least:
 /// a fifth fewer L1 and a quarter fewer L2 misses a move than none (docs/BENCHMARKS.md). The
-/// device keeps the tables packed ([`NTupleNetwork::lookup_layout`]).
+/// device keeps the tables packed ([`NTupleNetwork::lookup_layout`](super::NTupleNetwork::lookup_layout)).
 pub const TABLE_GAP: usize = 129 * 16;
 
 /// Reads stage thresholds written as stage-progress values ([`TupleGame::stage_progress`]),
