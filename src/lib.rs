@@ -188,8 +188,8 @@ pub use cubesearch_players as players;
 /// # Ok::<(), cubesearch::Error>(())
 /// ```
 ///
-/// Ranks, one a GPU, meet through a collective (NCCL across processes with the `cuda`
-/// feature; threads of one process here) and sum the weights' changes on the devices. Rank 0
+/// Ranks, one a GPU, meet through a collective (NCCL across processes with the features
+/// `ranks` and `cuda`; threads of one process here) and sum the weights' changes on the devices. Rank 0
 /// leads; the others follow its calls:
 ///
 /// ```

@@ -11,10 +11,10 @@ mod signals;
 use clap::Parser;
 use std::process::ExitCode;
 
-pub use args::Cli;
+use args::Cli;
 
 /// Runs the command line and turns any error into one line and exit status 2.
-pub fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => {
