@@ -5,7 +5,7 @@
 //! cargo run --release --example connect4 -- --backend auto
 //! ```
 
-use cubecl::prelude::*;
+use cubesearch::cubecl::{self, prelude::*};
 use cubesearch::kernels::{device_game, rng};
 use cubesearch::mcts::{Budget, Mcts, MctsConfig};
 use cubesearch::minimax::{self, Strategy};
@@ -224,7 +224,7 @@ pub fn tour(backend: Backend, position: &str) -> Result<()> {
         budget: Budget::Playouts(200_000),
         ..MctsConfig::default()
     };
-    let (best, stats) = Mcts::new(&game, root, config).search(&game, &mut gpu)?;
+    let (best, stats) = Mcts::new(root, config).search(&mut gpu, &game)?;
     let column = |best: Option<u8>| best.map_or(0, |c| c + 1);
     println!(
         "mcts: column {} after {} playouts",

@@ -19,10 +19,10 @@ fn main() -> cubesearch::Result<()> {
         ..MctsConfig::default()
     };
     let mut state = game.initial();
-    let mut search = Mcts::new(&game, state, config);
+    let mut search = Mcts::new(state, config);
     println!("checkers on {device}");
     for ply in 1..=4 {
-        let (Some(mv), stats) = search.search(&game, &mut exec)? else {
+        let (Some(mv), stats) = search.search(&mut exec, &game)? else {
             break;
         };
         println!(

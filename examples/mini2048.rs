@@ -6,9 +6,9 @@
 //! cargo run --release --example mini2048 -- --backend auto [--games 4000] [--play 8]
 //! ```
 
-use cubecl::prelude::*;
 use cubesearch::backend::resolve;
-use cubesearch::expectimax::play_games;
+use cubesearch::cubecl::{self, prelude::*};
+use cubesearch::expectimax::{play_games, PlayOptions};
 use cubesearch::kernels::rng;
 use cubesearch::kernels::stochastic::Acted;
 use cubesearch::learn::{default_shapes, pack_views, square_symmetries};
@@ -501,7 +501,13 @@ fn main() -> Result<()> {
     }
     for (name, exec) in searchers {
         let start = Instant::now();
-        let games = play_games(&game, exec, &net, 1, play, 32, 11, false, |_, _| {})?;
+        let options = PlayOptions {
+            layers: 1,
+            games: play,
+            seed: 11,
+            ..PlayOptions::default()
+        };
+        let games = play_games(exec, &game, &net, options, |_, _| {})?;
         let mean = games.iter().map(|g| g.score).sum::<u64>() as f64 / games.len() as f64;
         let best = games
             .iter()

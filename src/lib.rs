@@ -39,7 +39,7 @@ pub use cubesearch_search::{
 /// let game = Game2584::new();
 /// let network = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?; // all zero: rewards only
 /// let root = game.initial(&mut XorShift32::for_worker(5, 0));
-/// let one_layer = expectimax::search(&game, &network, &root, 1, false);
+/// let one_layer = expectimax::search(&game, &network, &root, 1, Default::default());
 /// assert!(one_layer.best.is_some()); // a fresh board always has a move
 /// # Ok::<(), cubesearch::Error>(())
 /// ```
@@ -79,8 +79,8 @@ pub use cubesearch_search::expectimax_gpu;
 /// let (mut exec, device) = Executor::new(Backend::Auto)?; // wgpu, else the CPU
 /// let root = Nim.parse_position("1,3,5")?;
 /// let config = MctsConfig { budget: Budget::Playouts(2_000), seed: 1, ..MctsConfig::default() };
-/// let mut search = Mcts::new(&Nim, root, config);
-/// let (best, stats) = search.search(&Nim, &mut exec)?;
+/// let mut search = Mcts::new(root, config);
+/// let (best, stats) = search.search(&mut exec, &Nim)?;
 /// assert!(best.is_some() && stats.playouts >= 2_000);
 /// println!("{device}: {}", Nim.format_move(&root, best.unwrap()));
 /// # Ok::<(), cubesearch::Error>(())
@@ -197,7 +197,7 @@ pub use cubesearch_players as players;
 /// use cubesearch::games::Game2584;
 /// use cubesearch::testing::executor;
 /// use cubesearch::train::collective::LocalCollective;
-/// use cubesearch::train::{GpuTd, RankTd, TdEngine};
+/// use cubesearch::train::{GpuTd, RankTd, TdEngine, TdGames};
 /// use cubesearch::{Backend, Executor, NTupleNetwork};
 ///
 /// let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else { return Ok(()) };
@@ -208,7 +208,8 @@ pub use cubesearch_players as players;
 /// let mut games = 0;
 /// std::thread::scope(|s| {
 ///     let followed = s.spawn(|| follower.follow(&net));
-///     leader.play(&Game2584::new(), &net, 0, 16, 1, 0.01, &mut |_| { games += 1; Ok(()) })?;
+///     let batch = TdGames { first: 0, count: 16, seed: 1, step: 0.01 };
+///     leader.play(&Game2584::new(), &net, batch, &mut |_| { games += 1; Ok(()) })?;
 ///     leader.finish()?;
 ///     followed.join().unwrap().map(|_| ())
 /// })?;
@@ -257,6 +258,11 @@ pub mod games {
 /// n-tuple networks, TD(0) on afterstates, greedy play statistics and weights files, for any
 /// [`TupleGame`] (training runs: [`train`]).
 pub use cubesearch_learn as learn;
+
+/// CubeCL, as `#[cube]` code needs it: its macros write paths that start `cubecl::`, so a game
+/// author's module brings the name into scope (`use cubesearch::cubecl::{self, prelude::*};`)
+/// and needs no dependency of its own on it.
+pub use cubecl;
 
 /// Device code: the `#[cube]` game traits and generic kernels, for users who launch kernels
 /// directly (each game's device twin is in its [`games`] module, as `device`).

@@ -16,7 +16,7 @@ use cubesearch::learn::default_shapes;
 use cubesearch::minimax::{self, Strategy};
 use cubesearch::rng::XorShift32;
 use cubesearch::testing::{assert_same, assert_same_root_values, assert_same_weights, executor};
-use cubesearch::train::{engine_on, CpuEngine, TdEngine};
+use cubesearch::train::{engine_on, CpuEngine, TdEngine, TdGames};
 use cubesearch::{perft, Backend, CpuExecutor, Executor, Game, Playouts};
 use cubesearch::{ExpectimaxEval, NTupleNetwork};
 use mini2048::Mini2048;
@@ -98,12 +98,12 @@ fn mcts_plays_the_same_game_on_every_backend(
         ..MctsConfig::default()
     };
     let start = ConnectFour.parse_position("4453").unwrap();
-    let mut on_cpu = Mcts::new(&ConnectFour, start, config.clone());
-    let mut on_gpu = Mcts::new(&ConnectFour, start, config.clone());
+    let mut on_cpu = Mcts::new(start, config.clone());
+    let mut on_gpu = Mcts::new(start, config.clone());
     let mut state = start;
     for ply in 0..6 {
-        let (cpu_move, cpu_stats) = on_cpu.search(&ConnectFour, &mut cpu).unwrap();
-        let (gpu_move, gpu_stats) = on_gpu.search(&ConnectFour, &mut gpu).unwrap();
+        let (cpu_move, cpu_stats) = on_cpu.search(&mut cpu, &ConnectFour).unwrap();
+        let (gpu_move, gpu_stats) = on_gpu.search(&mut gpu, &ConnectFour).unwrap();
         assert_eq!(cpu_move, gpu_move, "ply {ply}");
         assert_eq!(on_cpu.root_moves(), on_gpu.root_moves(), "ply {ply}");
         assert_eq!(
@@ -119,8 +119,8 @@ fn mcts_plays_the_same_game_on_every_backend(
     // Three in a row on the bottom with both ends open (the other side's three sit on top of
     // them): the side to move wins at once.
     let threat = ConnectFour.parse_position("334455").unwrap();
-    let mut search = Mcts::new(&ConnectFour, threat, config);
-    let (mv, _) = search.search(&ConnectFour, &mut gpu).unwrap();
+    let mut search = Mcts::new(threat, config);
+    let (mv, _) = search.search(&mut gpu, &ConnectFour).unwrap();
     let after = ConnectFour.apply(&threat, mv.unwrap());
     assert_eq!(ConnectFour.outcome(&after), cubesearch::Outcome::Loss);
 }
@@ -243,10 +243,20 @@ fn mini2048_one_td_unit_learns_as_the_cpu_trainer(
     let step = 0.1 / gpu_net.lookups() as f32;
     let mut gpu_scores = Vec::new();
     engine
-        .play(&Mini2048, &gpu_net, 0, 30, 5, step, &mut |e| {
-            gpu_scores.push(e.score);
-            Ok(())
-        })
+        .play(
+            &Mini2048,
+            &gpu_net,
+            TdGames {
+                first: 0,
+                count: 30,
+                seed: 5,
+                step,
+            },
+            &mut |e| {
+                gpu_scores.push(e.score);
+                Ok(())
+            },
+        )
         .unwrap();
     engine.sync(&mut gpu_net).unwrap();
     assert_eq!(cpu_scores, gpu_scores);

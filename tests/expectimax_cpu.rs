@@ -8,7 +8,9 @@ use cubesearch_games::fib::{BoardOf, Dir, Sliding, TileRule};
 use cubesearch_games::{Fib, Game2048, Game2584, Pow2};
 use cubesearch_learn::td::greedy;
 use cubesearch_learn::NTupleNetwork;
-use cubesearch_search::expectimax::{play_games, search, search_many, ExpectimaxOptions};
+use cubesearch_search::expectimax::{
+    play_games, search, search_many, ExpectimaxOptions, PlayOptions,
+};
 use cubesearch_search::CpuExecutor;
 use cubesearch_train::{CpuEngine, TdEngine};
 
@@ -55,7 +57,7 @@ fn zero_layers_is_the_greedy_afterstate_choice() {
     let game = Sliding::<Fib>::new();
     let net = trained::<Fib>(300);
     for b in boards::<Fib>(300, 3) {
-        let r = search(&game, &net, &b, 0, false);
+        let r = search(&game, &net, &b, 0, ExpectimaxOptions::default());
         match greedy(&game, &net, b) {
             None => assert_eq!((r.best, r.value), (None, 0.0), "{b:?}"),
             Some((dir, after, reward)) => {
@@ -77,7 +79,7 @@ fn a_hand_worked_2584_board() {
     let game = Sliding::<Fib>::new();
     let zero = NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
     let b = parse::<Fib>("1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0");
-    let r = search(&game, &zero, &b, 1, false);
+    let r = search(&game, &zero, &b, 1, ExpectimaxOptions::default());
     let close = |a: Option<f32>, b: f32| (a.unwrap() - b).abs() < 1e-5;
     assert!(close(r.actions[0], 3.4), "{:?}", r.actions);
     assert!(close(r.actions[1], 3.4), "{:?}", r.actions);
@@ -85,7 +87,7 @@ fn a_hand_worked_2584_board() {
     assert!(close(r.actions[3], 2.0), "{:?}", r.actions);
     assert_eq!(r.best, Some(LEFT));
     // Zero layers: only the immediate rewards.
-    let r0 = search(&game, &zero, &b, 0, false);
+    let r0 = search(&game, &zero, &b, 0, ExpectimaxOptions::default());
     assert_eq!(r0.actions, vec![Some(2.0), Some(2.0), None, Some(0.0)]);
 }
 
@@ -97,7 +99,7 @@ fn a_hand_worked_2048_board() {
     let game = Sliding::<Pow2>::new();
     let zero = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let b = parse::<Pow2>("2,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0");
-    let r = search(&game, &zero, &b, 1, false);
+    let r = search(&game, &zero, &b, 1, ExpectimaxOptions::default());
     let got: Vec<f32> = r.actions.iter().map(|v| v.unwrap_or(-1.0)).collect();
     for (g, w) in got.iter().zip([4.32, 4.32, -1.0, 4.0]) {
         assert!((g - w).abs() < 1e-5, "{got:?}");
@@ -143,7 +145,7 @@ fn one_layer_matches<R: TileRule>() {
     let game = Sliding::<R>::new();
     let net = trained::<R>(200);
     for b in boards::<R>(60, 5) {
-        let r = search(&game, &net, &b, 1, false);
+        let r = search(&game, &net, &b, 1, ExpectimaxOptions::default());
         let want = one_layer_reference::<R>(&net, b);
         for (got, want) in r.actions.iter().zip(&want) {
             match (got, want) {
@@ -180,11 +182,22 @@ fn tree_parallel_and_transposition_table_equal_the_sequential_search_exactly() {
     for layers in [1, 2] {
         let seq: Vec<_> = roots
             .iter()
-            .map(|r| search(&game, &net, r, layers, false))
+            .map(|r| search(&game, &net, r, layers, ExpectimaxOptions::default()))
             .collect();
         let tt: Vec<_> = roots
             .iter()
-            .map(|r| search(&game, &net, r, layers, true))
+            .map(|r| {
+                search(
+                    &game,
+                    &net,
+                    r,
+                    layers,
+                    ExpectimaxOptions {
+                        transposition: true,
+                        ..Default::default()
+                    },
+                )
+            })
             .collect();
         assert_eq!(seq, tt, "transposition table, {layers} layers");
         for split in [None, Some(0), Some(1), Some(2), Some(2 * layers)] {
@@ -211,13 +224,25 @@ fn zero_layer_self_play_is_the_greedy_players_and_batching_changes_nothing() {
     let game = Sliding::<Fib>::new();
     let net = trained::<Fib>(200);
     let mut exec = CpuExecutor::new(2).unwrap();
-    let records = play_games(&game, &mut exec, &net, 0, 12, 5, 21, false, |_, _| {}).unwrap();
+    let options = PlayOptions {
+        layers: 0,
+        games: 12,
+        batch: 5,
+        seed: 21,
+        keep_history: false,
+    };
+    let records = play_games(&mut exec, &game, &net, options, |_, _| {}).unwrap();
     let stats = cubesearch_learn::play(&game, &net, 12, 21, 1).unwrap();
     let scores: Vec<u64> = records.iter().map(|r| r.score).collect();
     assert_eq!(scores.iter().max().copied(), Some(stats.max_score));
     let mean = scores.iter().sum::<u64>() as f64 / 12.0;
     assert_eq!(mean, stats.mean_score);
-    let one = play_games(&game, &mut exec, &net, 0, 12, 1, 21, true, |_, _| {}).unwrap();
+    let one_at_a_time = PlayOptions {
+        batch: 1,
+        keep_history: true,
+        ..options
+    };
+    let one = play_games(&mut exec, &game, &net, one_at_a_time, |_, _| {}).unwrap();
     assert_eq!(
         records
             .iter()
@@ -238,7 +263,14 @@ fn one_layer_plays_better_than_zero_on_average() {
     let net = trained::<Pow2>(300);
     let mut exec = CpuExecutor::new(2).unwrap();
     let mut mean = |layers| {
-        let r = play_games(&game, &mut exec, &net, layers, 16, 16, 4, false, |_, _| {}).unwrap();
+        let options = PlayOptions {
+            layers,
+            games: 16,
+            batch: 16,
+            seed: 4,
+            keep_history: false,
+        };
+        let r = play_games(&mut exec, &game, &net, options, |_, _| {}).unwrap();
         r.iter().map(|r| r.score).sum::<u64>() as f64 / r.len() as f64
     };
     let (zero, one) = (mean(0), mean(1));

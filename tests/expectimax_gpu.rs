@@ -12,8 +12,8 @@ use cubesearch_kernels::expectimax::launch::words_per_root;
 use cubesearch_kernels::expectimax::TreeShape;
 use cubesearch_learn::NTupleNetwork;
 use cubesearch_search::boards;
-use cubesearch_search::expectimax::search;
-use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
+use cubesearch_search::expectimax::{search, ExpectimaxOptions};
+use cubesearch_search::expectimax_gpu::{ExpectimaxFold, ExpectimaxMethod};
 use cubesearch_search::testing::assert_same_root_values;
 use cubesearch_search::{Executor, GpuExecutor};
 use cubesearch_train::{CpuEngine, TdEngine};
@@ -99,16 +99,20 @@ fn compare_staged<R: GpuTiles>(
     assert!(!exec.is_cpu());
     // Both folds where the device has 32-unit planes (CUDA must); elsewhere asking for plane
     // ops is refused.
-    let planes = exec.expectimax_plane_ops().expect("a GPU searcher");
+    let planes = exec.expectimax_fold().expect("a GPU searcher") == ExpectimaxFold::PlaneOps;
     if backend == Backend::Cuda {
         assert!(planes, "CUDA warps are 32-unit planes");
     }
-    let folds: &[bool] = if planes { &[false, true] } else { &[false] };
+    let folds: &[ExpectimaxFold] = if planes {
+        &[ExpectimaxFold::SharedMemory, ExpectimaxFold::PlaneOps]
+    } else {
+        &[ExpectimaxFold::SharedMemory]
+    };
     if !planes {
-        exec.set_expectimax_plane_ops(true);
+        exec.set_expectimax_fold(ExpectimaxFold::PlaneOps);
         let refused = exec.evaluate(&Sliding::<R>::new(), &trained::<R>(1), &[], 1);
         assert!(refused.is_err(), "plane ops without 32-unit planes");
-        exec.set_expectimax_plane_ops(false);
+        exec.set_expectimax_fold(ExpectimaxFold::SharedMemory);
     }
     let game = Sliding::<R>::new();
     let net = trained_staged::<R>(&seed_shapes(), stages, 300);
@@ -132,13 +136,13 @@ fn compare_staged<R: GpuTiles>(
         let roots: &[BoardOf<R>] = if layers < 2 { &all } else { &deep };
         let cpu: Vec<RootValue> = roots
             .iter()
-            .map(|r| search(&game, &net, r, layers, false))
+            .map(|r| search(&game, &net, r, layers, ExpectimaxOptions::default()))
             .collect();
         assert_eq!(cpu.last().unwrap().best, None, "the dead board");
         for method in ExpectimaxMethod::ALL {
             exec.set_expectimax_method(method);
             for &planes in folds {
-                exec.set_expectimax_plane_ops(planes);
+                exec.set_expectimax_fold(planes);
                 let gpu = exec.evaluate(&game, &net, roots, layers).unwrap();
                 assert_same_root_values(
                     &format!(
@@ -241,7 +245,7 @@ fn one_layer_2584(net: &NTupleNetwork, random: usize) -> (Vec<BoardOf<Fib>>, Vec
     );
     let cpu = roots
         .iter()
-        .map(|r| search(&game, net, r, 1, false))
+        .map(|r| search(&game, net, r, 1, ExpectimaxOptions::default()))
         .collect();
     (roots, cpu)
 }
@@ -255,8 +259,7 @@ fn wgpu_chunks_and_large_batches_equal_the_cpu() {
         panic!("wgpu resolved to {resolved}");
     };
     let mut gpu =
-        GpuExecutor::<cubecl::wgpu::WgpuRuntime>::new(device, "wgpu", resolved.is_software())
-            .unwrap();
+        GpuExecutor::<cubecl::wgpu::WgpuRuntime>::new(device, "wgpu", resolved.kind()).unwrap();
     let game = Sliding::<Fib>::new();
     let net = trained::<Fib>(100);
     let (roots, cpu) = one_layer_2584(&net, 8);

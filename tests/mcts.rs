@@ -27,10 +27,10 @@ fn a_playout_budget_gives_the_same_search_on_every_backend(
     };
     let mut cpu = CpuExecutor::new(0).unwrap();
     let nim = Nim.parse_position("2,3,5,6").unwrap();
-    let mut on_cpu = Mcts::new(&Nim, nim, config(20_000, 9));
-    let mut on_gpu = Mcts::new(&Nim, nim, config(20_000, 9));
-    let (cpu_move, cpu_stats) = on_cpu.search(&Nim, &mut cpu).unwrap();
-    let (gpu_move, gpu_stats) = on_gpu.search(&Nim, &mut gpu).unwrap();
+    let mut on_cpu = Mcts::new(nim, config(20_000, 9));
+    let mut on_gpu = Mcts::new(nim, config(20_000, 9));
+    let (cpu_move, cpu_stats) = on_cpu.search(&mut cpu, &Nim).unwrap();
+    let (gpu_move, gpu_stats) = on_gpu.search(&mut gpu, &Nim).unwrap();
     assert_eq!(cpu_move, gpu_move);
     assert_eq!(on_cpu.root_moves(), on_gpu.root_moves());
     assert_eq!(
@@ -40,10 +40,10 @@ fn a_playout_budget_gives_the_same_search_on_every_backend(
     assert!(cpu_stats.playouts >= 20_000);
 
     let reversi = Reversi.initial();
-    let mut on_cpu = Mcts::new(&Reversi, reversi, config(4_096, 3));
-    let mut on_gpu = Mcts::new(&Reversi, reversi, config(4_096, 3));
-    on_cpu.search(&Reversi, &mut cpu).unwrap();
-    on_gpu.search(&Reversi, &mut gpu).unwrap();
+    let mut on_cpu = Mcts::new(reversi, config(4_096, 3));
+    let mut on_gpu = Mcts::new(reversi, config(4_096, 3));
+    on_cpu.search(&mut cpu, &Reversi).unwrap();
+    on_gpu.search(&mut gpu, &Reversi).unwrap();
     assert_eq!(on_cpu.root_moves(), on_gpu.root_moves());
 }
 
@@ -60,9 +60,9 @@ fn a_playout_budget_is_kept_to_within_a_leaf_a_tree(
         ..config(budget, 4)
     };
     let state = Nim.parse_position("3,4,5,6").unwrap();
-    let mut mcts = Mcts::new(&Nim, state, cfg.clone());
+    let mut mcts = Mcts::new(state, cfg.clone());
     for ply in 0..3 {
-        let (mv, stats) = mcts.search(&Nim, &mut cpu).unwrap();
+        let (mv, stats) = mcts.search(&mut cpu, &Nim).unwrap();
         let over = cfg.leaf as u64 * trees as u64;
         assert!(
             stats.playouts >= budget && stats.playouts < budget + over,
@@ -89,10 +89,10 @@ fn several_trees_search_alike_on_every_backend(
         ..config(12_000, seed)
     };
     let state = Nim.parse_position("2,3,5,6").unwrap();
-    let mut on_cpu = Mcts::new(&Nim, state, trees(5));
-    let mut on_gpu = Mcts::new(&Nim, state, trees(5));
-    let (cpu_move, cpu_stats) = on_cpu.search(&Nim, &mut cpu).unwrap();
-    let (gpu_move, gpu_stats) = on_gpu.search(&Nim, &mut gpu).unwrap();
+    let mut on_cpu = Mcts::new(state, trees(5));
+    let mut on_gpu = Mcts::new(state, trees(5));
+    let (cpu_move, cpu_stats) = on_cpu.search(&mut cpu, &Nim).unwrap();
+    let (gpu_move, gpu_stats) = on_gpu.search(&mut gpu, &Nim).unwrap();
     assert_eq!(cpu_move, gpu_move);
     assert_eq!(on_cpu.root_moves(), on_gpu.root_moves());
     assert_eq!(
@@ -102,8 +102,8 @@ fn several_trees_search_alike_on_every_backend(
     assert_eq!(on_cpu.root_visits(), cpu_stats.playouts);
     assert!(cpu_stats.playouts >= 12_000);
     // One tree with the same budget reaches a different visit distribution.
-    let mut single = Mcts::new(&Nim, state, config(12_000, 5));
-    single.search(&Nim, &mut cpu).unwrap();
+    let mut single = Mcts::new(state, config(12_000, 5));
+    single.search(&mut cpu, &Nim).unwrap();
     assert_ne!(single.root_moves(), on_cpu.root_moves());
 }
 
@@ -125,8 +125,8 @@ fn mcts_finds_the_winning_nim_move(#[case] position: &str, #[values(1, 4)] trees
         trees,
         ..config(200_000 * trees as u64, 1)
     };
-    let mut tree = Mcts::new(&Nim, state, budget);
-    let (mv, stats) = tree.search(&Nim, &mut cpu).unwrap();
+    let mut tree = Mcts::new(state, budget);
+    let (mv, stats) = tree.search(&mut cpu, &Nim).unwrap();
     assert!(
         winning.contains(&mv.unwrap()),
         "{position}: chose {mv:?}, winning {winning:?}"
@@ -139,16 +139,16 @@ fn a_finished_game_has_no_move_and_an_immediate_win_is_taken() {
     let mut cpu = CpuExecutor::new(1).unwrap();
     let over = NimState::new(&[0, 0]).unwrap();
     assert_eq!(
-        Mcts::new(&Nim, over, config(100, 1))
-            .search(&Nim, &mut cpu)
+        Mcts::new(over, config(100, 1))
+            .search(&mut cpu, &Nim)
             .unwrap()
             .0,
         None
     );
     // Taking the whole last heap wins at once; every other move lets the opponent win.
     let last = Nim.parse_position("0,0,4").unwrap();
-    let (mv, _) = Mcts::new(&Nim, last, config(2_000, 1))
-        .search(&Nim, &mut cpu)
+    let (mv, _) = Mcts::new(last, config(2_000, 1))
+        .search(&mut cpu, &Nim)
         .unwrap();
     assert_eq!(Nim.format_move(&last, mv.unwrap()), "2:4");
 }
@@ -157,8 +157,8 @@ fn a_finished_game_has_no_move_and_an_immediate_win_is_taken() {
 fn the_subtree_of_the_played_move_is_kept() {
     let mut cpu = CpuExecutor::new(1).unwrap();
     let state = Nim.parse_position("3,4,5").unwrap();
-    let mut tree = Mcts::new(&Nim, state, config(20_000, 2));
-    let (mv, _) = tree.search(&Nim, &mut cpu).unwrap();
+    let mut tree = Mcts::new(state, config(20_000, 2));
+    let (mv, _) = tree.search(&mut cpu, &Nim).unwrap();
     let mv = mv.unwrap();
     let child_visits = tree
         .root_moves()
@@ -170,7 +170,7 @@ fn the_subtree_of_the_played_move_is_kept() {
     assert_eq!(tree.root_state(), Nim.apply(&state, mv));
     assert_eq!(tree.root_visits(), child_visits);
     // The kept tree searches on from there.
-    tree.search(&Nim, &mut cpu).unwrap();
+    tree.search(&mut cpu, &Nim).unwrap();
     assert!(tree.root_visits() > child_visits);
 }
 
@@ -179,7 +179,7 @@ fn flat_monte_carlo_prefers_the_immediate_win() {
     let mut cpu = CpuExecutor::new(0).unwrap();
     let state = Nim.parse_position("0,1,3").unwrap();
     // Winning moves leave a nim-sum of 0: 2:2 (→ 0,1,1).
-    let (mv, score) = flat_monte_carlo(&Nim, &mut cpu, &state, 4_000, 5)
+    let (mv, score) = flat_monte_carlo(&mut cpu, &Nim, &state, 4_000, 5)
         .unwrap()
         .unwrap();
     assert_eq!(Nim.format_move(&state, mv), "2:2");

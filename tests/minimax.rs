@@ -170,7 +170,7 @@ fn deep_values_are_identical_everywhere(
 fn frontier_search_agrees_at_depth_five(
     #[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend,
 ) {
-    use cubesearch::minimax::solve_frontier_with;
+    use cubesearch::minimax::{solve_frontier_with, FrontierOptions};
     let Some(mut exec) = executor(backend) else {
         return;
     };
@@ -189,8 +189,11 @@ fn frontier_search_agrees_at_depth_five(
             "{text}"
         );
         for (frontier, aspiration) in [(1, 1), (50, 2), (10_000, 1)] {
-            let (narrow, shape) =
-                solve_frontier_with(&mut exec, &Reversi, &s, 5, frontier, aspiration).unwrap();
+            let options = FrontierOptions {
+                frontier,
+                aspiration,
+            };
+            let (narrow, shape) = solve_frontier_with(&mut exec, &Reversi, &s, 5, options).unwrap();
             assert_eq!(
                 (narrow.value, narrow.best),
                 (reference.value, reference.best),
@@ -318,8 +321,7 @@ fn alphabeta_equals_plain_minimax_with_and_without_a_table() {
                 &Reversi,
                 &s,
                 depth,
-                -INFINITY,
-                INFINITY,
+                (-INFINITY, INFINITY),
                 &mut SearchOptions::default(),
             );
             let mut table = TranspositionTable::new(1 << 16);
@@ -327,12 +329,12 @@ fn alphabeta_equals_plain_minimax_with_and_without_a_table() {
                 table: Some(&mut table),
                 ..SearchOptions::default()
             };
-            let with_table = alphabeta(&Reversi, &s, depth, -INFINITY, INFINITY, &mut options);
+            let with_table = alphabeta(&Reversi, &s, depth, (-INFINITY, INFINITY), &mut options);
             let mut options = SearchOptions {
                 order: Some(reverse),
                 ..SearchOptions::default()
             };
-            let reordered = alphabeta(&Reversi, &s, depth, -INFINITY, INFINITY, &mut options);
+            let reordered = alphabeta(&Reversi, &s, depth, (-INFINITY, INFINITY), &mut options);
             assert_eq!(
                 (plain, with_table, reordered),
                 (exact, exact, exact),
@@ -347,7 +349,7 @@ fn alphabeta_equals_plain_minimax_with_and_without_a_table() {
 fn pruning_visits_fewer_nodes_than_minimax() {
     let s = NimState::new(&[3, 4, 5]).unwrap();
     let mut options = SearchOptions::default();
-    alphabeta(&Nim, &s, 6, -INFINITY, INFINITY, &mut options);
+    alphabeta(&Nim, &s, 6, (-INFINITY, INFINITY), &mut options);
     let full = cubesearch::games::nim::NimState::objects(s); // branching of the root
     assert!(full == 12);
     // perft(6) of 3,4,5 counts every leaf; alpha-beta must see far fewer nodes.

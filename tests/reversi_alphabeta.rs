@@ -26,8 +26,7 @@ fn value(s: &Board, depth: u32) -> i32 {
         &Reversi,
         s,
         depth,
-        -INFINITY,
-        INFINITY,
+        (-INFINITY, INFINITY),
         &mut SearchOptions::default(),
     )
 }
@@ -164,8 +163,7 @@ fn the_transposition_table_is_kept_between_moves() {
             &game,
             &game.apply(&now, mv),
             5,
-            -INFINITY,
-            INFINITY,
+            (-INFINITY, INFINITY),
             &mut options,
         )
     };

@@ -1,7 +1,9 @@
 //! The two device board layouts of the u64-vs-2×u32 measurement compute the same move generation
 //! and flips as the CPU on random reachable positions.
 
-use cubesearch::games::reversi::device::words::{checksum, launch_board_words, upload_boards};
+use cubesearch::games::reversi::device::words::{
+    checksum, launch_board_words, upload_boards, BoardLayout,
+};
 use cubesearch::games::Reversi;
 use cubesearch::testing::random_positions;
 use cubesearch::testing::{assert_same, executor};
@@ -20,20 +22,20 @@ fn both_layouts_match_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backend: B
     let expected: Vec<u32> = boards.iter().map(|&(p, o)| checksum(p, o)).collect();
     let distinct: std::collections::BTreeSet<u32> = expected.iter().copied().collect();
     assert!(distinct.len() > 500, "{} distinct sums", distinct.len());
-    for split in [false, true] {
+    for layout in [BoardLayout::U64, BoardLayout::U32Pairs] {
         let got = match &gpu {
             Executor::Cpu(_) => unreachable!(),
             #[cfg(feature = "wgpu")]
             Executor::Wgpu(e) => {
                 let h = upload_boards(e.client(), &boards);
-                launch_board_words(e.client(), &h, boards.len(), split).unwrap()
+                launch_board_words(e.client(), &h, boards.len(), layout).unwrap()
             }
             #[cfg(feature = "cuda")]
             Executor::Cuda(e) => {
                 let h = upload_boards(e.client(), &boards);
-                launch_board_words(e.client(), &h, boards.len(), split).unwrap()
+                launch_board_words(e.client(), &h, boards.len(), layout).unwrap()
             }
         };
-        assert_same(&format!("board words, split {split}"), &expected, &got);
+        assert_same(&format!("board words, {layout:?}"), &expected, &got);
     }
 }

@@ -4,10 +4,12 @@
 
 use cubesearch::games::fib::seed_shapes;
 use cubesearch::games::fib::GpuTiles;
+use cubesearch::kernels::td::Stream;
 use cubesearch::learn::runner::Sharing;
+use cubesearch::learn::testing::AveragedRun;
 use cubesearch::learn::{play, NTupleNetwork, TdOrder};
 use cubesearch::testing::{executor, lane_exchanges};
-use cubesearch::train::{engine_on, CpuEngine, GpuTd, TdEngine};
+use cubesearch::train::{engine_on, CpuEngine, GpuTd, TdEngine, TdGames};
 use cubesearch::Backend;
 use cubesearch_games::fib::{Fib, Pow2, Sliding, TileRule};
 use cubesearch_games::{Game2048, Game2584};
@@ -37,10 +39,20 @@ fn one_unit_run<T: GpuTiles>(
         let step = alpha / net.lookups() as f32;
         let mut played = Vec::new();
         engine
-            .play(&game, &net, 0, games as u64, seed, step, &mut |e| {
-                played.push((e.score, e.moves, e.progress));
-                Ok(())
-            })
+            .play(
+                &game,
+                &net,
+                TdGames {
+                    first: 0,
+                    count: games as u64,
+                    seed,
+                    step,
+                },
+                &mut |e| {
+                    played.push((e.score, e.moves, e.progress));
+                    Ok(())
+                },
+            )
             .unwrap();
         engine.sync(&mut net).unwrap();
         (played, net)
@@ -122,7 +134,17 @@ fn a_resumed_coherent_device_run_goes_on_from_its_files_sums(
     let play = |net: &mut NTupleNetwork, first: u64, games: u64| {
         let mut engine = engine_on::<Game2048>(&exec, Some(1));
         engine
-            .play(&game, net, first, games, 5, step, &mut |_| Ok(()))
+            .play(
+                &game,
+                net,
+                TdGames {
+                    first,
+                    count: games,
+                    seed: 5,
+                    step,
+                },
+                &mut |_| Ok(()),
+            )
             .unwrap();
         engine.sync(net).unwrap();
     };
@@ -197,10 +219,20 @@ fn gpu_learning<T: TileRule + GpuTiles>(backend: Backend, games: u64) -> Option<
     let step = 0.1 / net.lookups() as f32;
     let mut n = 0;
     engine
-        .play(&Sliding::<T>::new(), &net, 0, games, 7, step, &mut |_| {
-            n += 1;
-            Ok(())
-        })
+        .play(
+            &Sliding::<T>::new(),
+            &net,
+            TdGames {
+                first: 0,
+                count: games,
+                seed: 7,
+                step,
+            },
+            &mut |_| {
+                n += 1;
+                Ok(())
+            },
+        )
         .unwrap();
     assert_eq!(n, games);
     engine.sync(&mut net).unwrap();
@@ -241,10 +273,20 @@ fn multi_gpu_agents_take_each_weights_mean_change() {
     let mut merged = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let mut scores = Vec::new();
     multi
-        .play(&Game2048::new(), &merged, 0, 16, 9, step, &mut |e| {
-            scores.push(e.score);
-            Ok(())
-        })
+        .play(
+            &Game2048::new(),
+            &merged,
+            TdGames {
+                first: 0,
+                count: 16,
+                seed: 9,
+                step,
+            },
+            &mut |e| {
+                scores.push(e.score);
+                Ok(())
+            },
+        )
         .unwrap();
     multi.sync(&mut merged).unwrap();
     let alone = |first: u64| {
@@ -252,10 +294,20 @@ fn multi_gpu_agents_take_each_weights_mean_change() {
         let mut engine = GpuTd::<_, Game2048>::on(&gpu, Some(1));
         let mut s = Vec::new();
         engine
-            .play(&Game2048::new(), &net, first, 8, 9, step, &mut |e| {
-                s.push(e.score);
-                Ok(())
-            })
+            .play(
+                &Game2048::new(),
+                &net,
+                TdGames {
+                    first,
+                    count: 8,
+                    seed: 9,
+                    step,
+                },
+                &mut |e| {
+                    s.push(e.score);
+                    Ok(())
+                },
+            )
             .unwrap();
         engine.sync(&mut net).unwrap();
         (net, s)
@@ -310,10 +362,20 @@ fn multi_gpu_agents_meet_while_their_games_run() {
         MultiGpuTd::<_, Sliding<Pow2>>::new(&clients, Some(1), Some(2_000)).meeting_every(1);
     let mut games = 0;
     multi
-        .play(&Game2048::new(), &net, 0, 8, 5, step, &mut |_| {
-            games += 1;
-            Ok(())
-        })
+        .play(
+            &Game2048::new(),
+            &net,
+            TdGames {
+                first: 0,
+                count: 8,
+                seed: 5,
+                step,
+            },
+            &mut |_| {
+                games += 1;
+                Ok(())
+            },
+        )
         .unwrap();
     assert_eq!(games, 8);
     assert!(multi.meetings() > 3, "no meeting while the games ran");
@@ -327,10 +389,20 @@ fn multi_gpu_agents_meet_while_their_games_run() {
         .map(|g| {
             let mut score = 0;
             alone
-                .play(&Game2048::new(), &learned, g, 1, 5, 0.0, &mut |e| {
-                    score = e.score;
-                    Ok(())
-                })
+                .play(
+                    &Game2048::new(),
+                    &learned,
+                    TdGames {
+                        first: g,
+                        count: 1,
+                        seed: 5,
+                        step: 0.0,
+                    },
+                    &mut |e| {
+                        score = e.score;
+                        Ok(())
+                    },
+                )
                 .unwrap();
             score
         })
@@ -339,10 +411,20 @@ fn multi_gpu_agents_meet_while_their_games_run() {
         // One game an agent: agent 0 plays `first`, agent 1 `first + 1`.
         let mut got = Vec::new();
         multi
-            .play(&Game2048::new(), &learned, first, 2, 5, 0.0, &mut |e| {
-                got.push(e.score);
-                Ok(())
-            })
+            .play(
+                &Game2048::new(),
+                &learned,
+                TdGames {
+                    first,
+                    count: 2,
+                    seed: 5,
+                    step: 0.0,
+                },
+                &mut |e| {
+                    got.push(e.score);
+                    Ok(())
+                },
+            )
             .unwrap();
         got.sort_unstable();
         let i = (first - 100) as usize;
@@ -494,7 +576,14 @@ fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
     };
     let mut device =
         DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
-    let games = device.play_batch(0, 4, 21, step).unwrap();
+    let games = device
+        .play_batch(Stream {
+            first: 0,
+            games: 4,
+            seed: 21,
+            step,
+        })
+        .unwrap();
     let gpu_scores: Vec<u64> = games.iter().map(|g| g.score as u64).collect();
     assert_eq!(cpu_scores, gpu_scores);
     assert!(games.iter().all(|g| g.moves > 3 * 16), "{games:?}");
@@ -538,10 +627,20 @@ fn a_network_too_large_for_the_device_is_refused(
     let mut engine = engine_on::<Game2048>(&exec, Some(1));
     let mut games = 0;
     let step = 0.1 / net.lookups() as f32;
-    match engine.play(&Game2048::new(), &net, 0, 1, 7, step, &mut |_| {
-        games += 1;
-        Ok(())
-    }) {
+    match engine.play(
+        &Game2048::new(),
+        &net,
+        TdGames {
+            first: 0,
+            count: 1,
+            seed: 7,
+            step,
+        },
+        &mut |_| {
+            games += 1;
+            Ok(())
+        },
+    ) {
         Err(e) => assert!(e.to_string().contains("largest buffer"), "{e}"),
         // A device with buffers this large trains it: then the game must come back.
         Ok(()) => assert_eq!(games, 1),
@@ -559,7 +658,14 @@ fn cpu_averaged_game(
     coherence: Option<&mut cubesearch::learn::testing::CoherenceSums>,
 ) -> u64 {
     let game = Sliding::<Fib>::new();
-    cubesearch::learn::testing::averaged_game(&game, net, number, seed, step, steps, coherence).0
+    cubesearch::learn::testing::averaged_game(
+        &game,
+        net,
+        number,
+        AveragedRun { seed, step, steps },
+        coherence,
+    )
+    .0
 }
 
 /// An averaged launch shape of `units` games whose 400 moves hold a zero-weight 2584 game
@@ -640,7 +746,14 @@ fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                 let mut device =
                     DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape)
                         .unwrap();
-                let games = device.play_batch(0, 1, seed, step).unwrap();
+                let games = device
+                    .play_batch(Stream {
+                        first: 0,
+                        games: 1,
+                        seed,
+                        step,
+                    })
+                    .unwrap();
                 assert!(games[0].moves < 400, "{games:?}");
                 assert_eq!(cpu_scores, vec![games[0].score as u64], "{lanes:?}");
                 let mut gpu_net = gpu_net;
@@ -682,9 +795,11 @@ fn copies_match<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                     &Sliding::<Fib>::new(),
                     &mut net,
                     copies,
-                    seed,
-                    step,
-                    1,
+                    AveragedRun {
+                        seed,
+                        step,
+                        steps: 1,
+                    },
                     None,
                 );
                 let mut scores: Vec<u64> = scores.into_iter().map(|(score, _)| score).collect();
@@ -697,7 +812,14 @@ fn copies_match<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
             let mut device =
                 DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
             assert!(device.sum_copies() >= 2, "{} copies", device.sum_copies());
-            let games = device.play_batch(0, 2, seed, step).unwrap();
+            let games = device
+                .play_batch(Stream {
+                    first: 0,
+                    games: 2,
+                    seed,
+                    step,
+                })
+                .unwrap();
             assert!(games.iter().all(|g| g.moves < 400), "{games:?}");
             let mut gpu_scores: Vec<u64> = games.iter().map(|g| g.score as u64).collect();
             gpu_scores.sort_unstable();
@@ -737,9 +859,11 @@ fn forward_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                     &Sliding::<Fib>::new(),
                     &mut cpu_net,
                     0,
-                    seed,
-                    step,
-                    4,
+                    AveragedRun {
+                        seed,
+                        step,
+                        steps: 4,
+                    },
                     per_launch,
                 );
                 let shape = TdShape {
@@ -756,7 +880,14 @@ fn forward_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                 let mut device =
                     DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape)
                         .unwrap();
-                let games = device.play_batch(0, 1, seed, step).unwrap();
+                let games = device
+                    .play_batch(Stream {
+                        first: 0,
+                        games: 1,
+                        seed,
+                        step,
+                    })
+                    .unwrap();
                 assert!(games[0].moves > 2 * per_launch.min(40), "{games:?}");
                 assert_eq!(
                     score, games[0].score as u64,
@@ -807,7 +938,14 @@ fn averaged_coherent_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R
             DeviceTd::<_, Sliding<Fib>>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
         for number in 0..3 {
             let want = cpu_averaged_game(&mut cpu_net, number, 41, step, 4, Some(&mut sums));
-            let games = device.play_batch(number, 1, 41, step).unwrap();
+            let games = device
+                .play_batch(Stream {
+                    first: number,
+                    games: 1,
+                    seed: 41,
+                    step,
+                })
+                .unwrap();
             assert!(games[0].moves < 400, "{games:?}");
             assert_eq!(want, games[0].score as u64, "{lanes:?}, game {number}");
         }
@@ -882,7 +1020,17 @@ fn averaged_training_with_many_units_learns(
     let mut engine = engine_on::<Game2048>(&exec, Some(AVERAGED_FROM_UNITS));
     let step = 0.1 / net.lookups() as f32;
     engine
-        .play(&Game2048::new(), &net, 0, 4096, 7, step, &mut |_| Ok(()))
+        .play(
+            &Game2048::new(),
+            &net,
+            TdGames {
+                first: 0,
+                count: 4096,
+                seed: 7,
+                step,
+            },
+            &mut |_| Ok(()),
+        )
         .unwrap();
     engine.sync(&mut net).unwrap();
     let trained = play(&game, &net, 300, 99, 0).unwrap().mean_score;
@@ -918,9 +1066,26 @@ fn a_deadline_or_a_raised_stop_ends_gpu_training_between_launches() {
     };
     let mut device = DeviceTd::<_, Sliding<Pow2>>::new(gpu.client(), &td_net(&net), shape).unwrap();
     let now = cubesearch::Stop::new().with_deadline(std::time::Instant::now());
-    let cut = device.play_batch_until(0, 64, 3, step, &now).unwrap();
+    let cut = device
+        .play_batch_until(
+            Stream {
+                first: 0,
+                games: 64,
+                seed: 3,
+                step,
+            },
+            &now,
+        )
+        .unwrap();
     assert!(cut.len() < 64 && cut.iter().all(|g| g.moves > 0), "{cut:?}");
-    let whole = device.play_batch(64, 64, 3, step).unwrap();
+    let whole = device
+        .play_batch(Stream {
+            first: 64,
+            games: 64,
+            seed: 3,
+            step,
+        })
+        .unwrap();
     assert_eq!(whole.len(), 64);
 
     let mut engine = GpuTd::<_, Game2048>::on(&gpu, Some(64));
@@ -931,19 +1096,39 @@ fn a_deadline_or_a_raised_stop_ends_gpu_training_between_launches() {
     for stop in [now, raised] {
         engine.set_stop(&stop);
         engine
-            .play(&Game2048::new(), &net, 0, 100_000, 3, step, &mut |_| {
-                finished += 1;
-                Ok(())
-            })
+            .play(
+                &Game2048::new(),
+                &net,
+                TdGames {
+                    first: 0,
+                    count: 100_000,
+                    seed: 3,
+                    step,
+                },
+                &mut |_| {
+                    finished += 1;
+                    Ok(())
+                },
+            )
             .unwrap();
     }
     assert_eq!(finished, 0);
     engine.set_stop(&cubesearch::Stop::new());
     engine
-        .play(&Game2048::new(), &net, 0, 64, 3, step, &mut |_| {
-            finished += 1;
-            Ok(())
-        })
+        .play(
+            &Game2048::new(),
+            &net,
+            TdGames {
+                first: 0,
+                count: 64,
+                seed: 3,
+                step,
+            },
+            &mut |_| {
+                finished += 1;
+                Ok(())
+            },
+        )
         .unwrap();
     assert_eq!(finished, 64);
     engine.sync(&mut net).unwrap();

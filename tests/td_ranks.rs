@@ -11,7 +11,7 @@ use cubesearch::testing::executor;
 use cubesearch::train::collective::LocalCollective;
 use cubesearch::train::GpuTd;
 use cubesearch::train::RankTd;
-use cubesearch::train::{train_on, TdEngine, TrainConfig};
+use cubesearch::train::{train_on, TdEngine, TdGames, TrainConfig};
 use cubesearch::{Backend, Executor, GpuExecutor, Result};
 use cubesearch_games::fib::{Pow2, Sliding};
 use cubesearch_games::Game2048;
@@ -77,10 +77,20 @@ fn play(
     step: f32,
 ) -> Result<Vec<u64>> {
     let mut scores = Vec::new();
-    leader.play(&Game2048::new(), net, first, games, 9, step, &mut |e| {
-        scores.push(e.score);
-        Ok(())
-    })?;
+    leader.play(
+        &Game2048::new(),
+        net,
+        TdGames {
+            first,
+            count: games,
+            seed: 9,
+            step,
+        },
+        &mut |e| {
+            scores.push(e.score);
+            Ok(())
+        },
+    )?;
     Ok(scores)
 }
 
@@ -97,10 +107,20 @@ fn alone(
         GpuTd::<Wgpu, Sliding<Pow2>>::new(gpu.client(), Some(1), gpu.limits().loop_iterations);
     let mut scores = Vec::new();
     engine
-        .play(&Game2048::new(), &net, first, games, 9, step, &mut |e| {
-            scores.push(e.score);
-            Ok(())
-        })
+        .play(
+            &Game2048::new(),
+            &net,
+            TdGames {
+                first,
+                count: games,
+                seed: 9,
+                step,
+            },
+            &mut |e| {
+                scores.push(e.score);
+                Ok(())
+            },
+        )
         .unwrap();
     engine.sync(&mut net).unwrap();
     (net, scores)
@@ -196,10 +216,20 @@ fn ranks_meet_while_their_games_run() {
     let reference: Vec<u64> = (100..102)
         .map(|g| {
             let mut score = 0;
-            one.play(&Game2048::new(), &learned, g, 1, 9, 0.0, &mut |e| {
-                score = e.score;
-                Ok(())
-            })
+            one.play(
+                &Game2048::new(),
+                &learned,
+                TdGames {
+                    first: g,
+                    count: 1,
+                    seed: 9,
+                    step: 0.0,
+                },
+                &mut |e| {
+                    score = e.score;
+                    Ok(())
+                },
+            )
             .unwrap();
             score
         })
@@ -339,10 +369,20 @@ fn nccl_with_one_rank_learns_as_one_engine() {
     let mut alone = GpuTd::<CudaRuntime, Game2048>::new(gpu.client(), Some(1), None);
     let mut want = Vec::new();
     alone
-        .play(&Game2048::new(), &net, 0, 8, 9, step, &mut |e| {
-            want.push(e.score);
-            Ok(())
-        })
+        .play(
+            &Game2048::new(),
+            &net,
+            TdGames {
+                first: 0,
+                count: 8,
+                seed: 9,
+                step,
+            },
+            &mut |e| {
+                want.push(e.score);
+                Ok(())
+            },
+        )
         .unwrap();
     assert_eq!(scores, want);
     let (mut got, mut one) = (zero_net(), zero_net());

@@ -13,7 +13,7 @@
 //! memory for the next launch (see [`Slicing`]).
 
 use crate::device_game::{DeviceGame, GpuGame, ONGOING};
-use crate::launch::{grid, launch_until_done, read, upload, Slicing, WalkMemory};
+use crate::launch::{grid, launch_until_done, read, upload, Walker};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result};
 
@@ -443,16 +443,19 @@ pub fn subtree_kernel<G: DeviceGame>(
 
 /// Fail-soft negamax values of every root to `depth` in its window (the full window when
 /// `windows` is empty), one unit a root, and the positions visited; the walks are cut into
-/// launches as `slicing` says and kept in `memory` between them.
+/// launches as the walker's slicing says and kept in its memory between them.
 pub fn launch_subtrees<R: Runtime, G: GpuGame>(
-    client: &ComputeClient<R>,
+    walker: Walker<'_, R>,
     game: &G,
     roots: &[G::State],
     windows: &[(i32, i32)],
     depth: u32,
-    slicing: Slicing,
-    memory: &mut WalkMemory,
 ) -> Result<(Vec<i32>, u64)> {
+    let Walker {
+        client,
+        slicing,
+        memory,
+    } = walker;
     let bounds: Vec<i32> = if windows.is_empty() {
         [-INFINITY, INFINITY].repeat(roots.len())
     } else {
@@ -703,17 +706,20 @@ pub struct RootSearch {
 
 /// Searches `root` to `depth ≥ 2` in the given shape: a cube a root move, as many units as the
 /// most replies any root move has (rounded up to a power of two). The root must have a legal
-/// move. The units' walks are cut into launches as `slicing` says and kept in `memory` between
+/// move. The units' walks are cut into launches as the walker's slicing says and kept in its memory between
 /// them.
 pub fn launch_root_search<R: Runtime, G: GpuGame>(
-    client: &ComputeClient<R>,
+    walker: Walker<'_, R>,
     game: &G,
     root: &G::State,
     depth: u32,
     shape: RootShape,
-    slicing: Slicing,
-    memory: &mut WalkMemory,
 ) -> Result<RootSearch> {
+    let Walker {
+        client,
+        slicing,
+        memory,
+    } = walker;
     let moves = game.moves(root);
     let root_moves = moves.len() as u32;
     let max_replies = moves

@@ -21,6 +21,17 @@ impl Slicing {
     }
 }
 
+/// Where resumable walks run: the device's client, how each walk is cut into launches, and
+/// the memory walks keep from call to call.
+pub struct Walker<'a, R: Runtime> {
+    /// The device.
+    pub client: &'a ComputeClient<R>,
+    /// Launch and memory slices.
+    pub slicing: Slicing,
+    /// Buffers kept between calls.
+    pub memory: &'a mut WalkMemory,
+}
+
 /// Device memory that resumable walks keep from call to call: allocating tens of MiB costs a
 /// GPU milliseconds a call, as much as a small perft takes.
 #[derive(Default)]

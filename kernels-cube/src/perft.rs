@@ -8,7 +8,7 @@
 //! a desktop GPU's watchdog.
 
 use crate::device_game::{DeviceGame, GpuGame};
-use crate::launch::{grid, launch_until_done, read, upload, Slicing, WalkMemory};
+use crate::launch::{grid, launch_until_done, read, upload, Walker};
 use cubecl::prelude::*;
 use cubesearch_core::Result;
 
@@ -139,16 +139,19 @@ pub fn perft_kernel<G: DeviceGame>(
     }
 }
 
-/// perft(`depth`) of every root, one unit a root, its walk cut into launches as `slicing` says
-/// and kept in `memory` between them.
+/// perft(`depth`) of every root, one unit a root, its walk cut into launches as the walker's
+/// slicing says and kept in its memory between them.
 pub fn launch_perft<R: Runtime, G: GpuGame>(
-    client: &ComputeClient<R>,
+    walker: Walker<'_, R>,
     game: &G,
     roots: &[G::State],
     depth: u32,
-    slicing: Slicing,
-    memory: &mut WalkMemory,
 ) -> Result<Vec<u64>> {
+    let Walker {
+        client,
+        slicing,
+        memory,
+    } = walker;
     if depth == 0 || roots.is_empty() {
         return Ok(vec![1; roots.len()]);
     }

@@ -164,16 +164,25 @@ pub enum PlayoutShape {
     Sliced { steps: u32 },
 }
 
-/// Runs `per_root` random games from every root on the device, shaped as `shape` says (the
-/// counts do not depend on it).
+/// The random games [`launch_playouts`] plays: `per_root` from every root, drawn from `seed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayoutGames {
+    /// Games from each root.
+    pub per_root: u32,
+    /// Each game draws from `seed` and its index.
+    pub seed: u32,
+}
+
+/// Runs the random games from every root on the device, shaped as `shape` says (the counts do
+/// not depend on it).
 pub fn launch_playouts<R: Runtime, G: GpuGame>(
     client: &ComputeClient<R>,
     game: &G,
     roots: &[G::State],
-    per_root: u32,
-    seed: u32,
+    games: PlayoutGames,
     shape: PlayoutShape,
 ) -> Result<Vec<WinDrawCounts>> {
+    let PlayoutGames { per_root, seed } = games;
     let total = roots.len() as u64 * per_root as u64;
     if total == 0 {
         return Ok(vec![WinDrawCounts::default(); roots.len()]);

@@ -20,7 +20,7 @@ use cubesearch_games::fib::{BoardOf, GpuTiles, Sliding};
 use cubesearch_games::{Fib, Pow2};
 use cubesearch_learn::NTupleNetwork;
 use cubesearch_search::boards::{self, BoardClass};
-use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
+use cubesearch_search::expectimax_gpu::{ExpectimaxFold, ExpectimaxMethod};
 use cubesearch_search::{CpuExecutor, Executor};
 use serde::Serialize;
 use serde_json::json;
@@ -91,10 +91,10 @@ fn columns(backend: Backend, only: &[String]) -> Result<Vec<Column>> {
                     exec.set_expectimax_method(method);
                     // Where the device folds with plane ops, a column folds in shared memory
                     // only, to show what the plane ops bring.
-                    if exec.expectimax_plane_ops() == Some(true) {
+                    if exec.expectimax_fold() == Some(ExpectimaxFold::PlaneOps) {
                         let mut shared = Executor::on(&resolved)?;
                         shared.set_expectimax_method(method);
-                        shared.set_expectimax_plane_ops(false);
+                        shared.set_expectimax_fold(ExpectimaxFold::SharedMemory);
                         out.push(Column {
                             label: format!("{} {} shared", backend.name(), method.name()),
                             device: resolved.device_name(),

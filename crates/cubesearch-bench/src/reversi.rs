@@ -16,6 +16,7 @@ use cubesearch_core::backend::{cpu_threads, Backend};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::reversi::batch::{seed_ai_against_random, Decider, DeviceShape};
+use cubesearch_games::reversi::device::words::BoardLayout;
 use cubesearch_games::reversi::endgame::Solver;
 use cubesearch_games::reversi::seed_player::Level;
 use cubesearch_games::reversi::{Board, Reversi};
@@ -556,12 +557,12 @@ fn board_words(common: &Common, args: &BenchArgs) -> Result<Report> {
                 continue;
             }
         };
-        for split in [false, true] {
+        for layout in [BoardLayout::U64, BoardLayout::U32Pairs] {
             if exec.is_cpu() {
                 continue;
             }
             let (seconds, sums) = cubesearch_games::reversi::words::time_board_words(
-                &exec, &boards, split, args.reps,
+                &exec, &boards, layout, args.reps,
             )?;
             // The layouts must agree with the CPU (checked on a prefix: the tests check more).
             if boards
@@ -576,7 +577,7 @@ fn board_words(common: &Common, args: &BenchArgs) -> Result<Report> {
             }
             rows.push(json!({
                 "backend": backend.name(), "device": device.device_name(),
-                "layout": if split { "2 x u32" } else { "u64" },
+                "layout": if layout == BoardLayout::U32Pairs { "2 x u32" } else { "u64" },
                 "positions": boards.len(), "median_seconds": seconds,
                 "positions_per_sec": boards.len() as f64 / seconds,
             }));

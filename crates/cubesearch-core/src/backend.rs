@@ -73,6 +73,16 @@ impl FromStr for Backend {
     }
 }
 
+/// What a GPU backend's device is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceKind {
+    /// A GPU.
+    Hardware,
+    /// A software rasteriser on the CPU (lavapipe), which ends every invocation after a loop
+    /// budget that no property reports.
+    Software,
+}
+
 /// A backend that answered, with the device it found.
 #[derive(Clone, Debug)]
 pub enum ResolvedBackend {
@@ -108,6 +118,15 @@ impl ResolvedBackend {
             ResolvedBackend::Wgpu { .. } => Backend::Wgpu,
             #[cfg(feature = "cuda")]
             ResolvedBackend::Cuda { .. } => Backend::Cuda,
+        }
+    }
+
+    /// The device's kind (the CPU backend's is `Hardware`).
+    pub fn kind(&self) -> DeviceKind {
+        if self.is_software() {
+            DeviceKind::Software
+        } else {
+            DeviceKind::Hardware
         }
     }
 
@@ -330,9 +349,9 @@ pub struct DeviceLimits {
 pub const LLVMPIPE_LOOP_ITERATIONS: u32 = 65_535;
 
 impl DeviceLimits {
-    /// Reads the limits off a live client; `software` says the device is a CPU rasteriser
-    /// (llvmpipe), whose loop budget no property reports.
-    pub fn of<R: Runtime>(client: &ComputeClient<R>, software: bool) -> Self {
+    /// Reads the limits off a live client; a software device's loop budget is known, since no
+    /// property reports it.
+    pub fn of<R: Runtime>(client: &ComputeClient<R>, kind: DeviceKind) -> Self {
         use cubecl::features::{AtomicUsage, Plane};
         use cubecl::ir::{ElemType, StorageType, Type, UIntKind};
         let props = client.properties();
@@ -351,7 +370,7 @@ impl DeviceLimits {
                 .atomic_type_usage(f32_atomic)
                 .contains(AtomicUsage::Add),
             multiprocessors: hw.num_streaming_multiprocessors,
-            loop_iterations: software.then_some(LLVMPIPE_LOOP_ITERATIONS),
+            loop_iterations: (kind == DeviceKind::Software).then_some(LLVMPIPE_LOOP_ITERATIONS),
         }
     }
 }
@@ -414,12 +433,12 @@ pub fn device_limits(resolved: &ResolvedBackend) -> Result<Option<DeviceLimits>>
         #[cfg(feature = "wgpu")]
         ResolvedBackend::Wgpu { device, .. } => {
             start_client::<cubecl::wgpu::WgpuRuntime>(device, "wgpu")
-                .map(|c| Some(DeviceLimits::of(&c, resolved.is_software())))
+                .map(|c| Some(DeviceLimits::of(&c, resolved.kind())))
         }
         #[cfg(feature = "cuda")]
         ResolvedBackend::Cuda { device, .. } => {
             start_client::<cubecl::cuda::CudaRuntime>(device, "cuda")
-                .map(|c| Some(DeviceLimits::of(&c, false)))
+                .map(|c| Some(DeviceLimits::of(&c, DeviceKind::Hardware)))
         }
     }
 }

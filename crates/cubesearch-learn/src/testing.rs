@@ -36,23 +36,32 @@ pub fn check_views<G: TupleGame>(game: &G, states: &[G::State]) {
 /// re-implementation [`averaged_game`] keeps them.
 pub type CoherenceSums = [(Vec<f32>, Vec<f32>)];
 
+/// The run the averaged oracles re-implement: seeded `seed`, `step` per weight per unit of TD
+/// error, `steps` moves a unit a launch (a weight's change is divided by `⌈hits / steps⌉`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AveragedRun {
+    /// The run's seed.
+    pub seed: u32,
+    /// The learning rate.
+    pub step: f32,
+    /// Moves a unit a launch.
+    pub steps: u32,
+}
+
 /// A CPU re-implementation of game `number` of a run seeded `seed` learned with averaged
 /// updates in a launch of its own (the GPU trainer's `TdShape::averaged`): the game is played
 /// greedily on the starting weights; each learned entry asks `step · δ` of its lookups, the
 /// next target being `reward + v + lookups · step · δ`; then every weight moves by what was
 /// asked of it divided by `⌈hits / steps⌉`, scaled by its temporal-coherence rate when
 /// `coherence` holds the sums (which take the change). Returns the score and the last state.
-#[allow(clippy::too_many_arguments)]
 pub fn averaged_game<G: TupleGame>(
     game: &G,
     net: &mut NTupleNetwork,
     number: u32,
-    seed: u32,
-    step: f32,
-    steps: u32,
+    run: AveragedRun,
     coherence: Option<&mut CoherenceSums>,
 ) -> (u64, G::State) {
-    averaged_games(game, net, &[&[number]], seed, step, steps, coherence)[0]
+    averaged_games(game, net, &[&[number]], run, coherence)[0]
 }
 
 /// [`averaged_game`] for several games in one launch, each slice of `copies` the games that add
@@ -60,16 +69,14 @@ pub fn averaged_game<G: TupleGame>(
 /// a unit adds into its own copy, and a unit that ends a game takes the next): every game is
 /// played on the starting weights, and a weight's copies are added in order, leaving out
 /// those no game of which read it. Returns each game's score and last state, in order.
-#[allow(clippy::too_many_arguments)]
 pub fn averaged_games<G: TupleGame>(
     game: &G,
     net: &mut NTupleNetwork,
     copies: &[&[u32]],
-    seed: u32,
-    step: f32,
-    steps: u32,
+    run: AveragedRun,
     coherence: Option<&mut CoherenceSums>,
 ) -> Vec<(u64, G::State)> {
+    let AveragedRun { seed, step, steps } = run;
     let fresh = || NTupleNetwork::staged::<G>(net.shapes(), net.stages()).unwrap();
     // The weights every game reads: as they stood when the launch began.
     let mut reads = fresh();
@@ -132,11 +139,10 @@ pub fn averaged_forward_game<G: TupleGame>(
     game: &G,
     net: &mut NTupleNetwork,
     number: u32,
-    seed: u32,
-    step: f32,
-    steps: u32,
+    run: AveragedRun,
     per_launch: u32,
 ) -> (u64, G::State) {
+    let AveragedRun { seed, step, steps } = run;
     let (shapes, stages) = (net.shapes().to_vec(), net.stages().to_vec());
     let fresh = || NTupleNetwork::staged::<G>(&shapes, &stages).unwrap();
     let (mut pending, mut hits) = (fresh(), fresh());

@@ -65,7 +65,7 @@ impl<G: GpuGame> Player<G> for FlatPlayer {
         loop {
             self.batches += 1;
             let seed = mix32(self.seed ^ mix32(self.batches));
-            let scores = flat_scores(game, &mut self.exec, state, self.k, seed)?;
+            let scores = flat_scores(&mut self.exec, game, state, self.k, seed)?;
             if totals.is_empty() {
                 totals = scores;
             } else {
@@ -105,10 +105,10 @@ impl<G: GpuGame> Player<G> for MctsPlayer<G> {
     fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
         let reuse = matches!(&self.tree, Some(t) if t.root_state() == *state);
         if !reuse {
-            self.tree = Some(Mcts::new(game, *state, self.config.clone()));
+            self.tree = Some(Mcts::new(*state, self.config.clone()));
         }
         let tree = self.tree.as_mut().expect("a tree was just made");
-        let (mv, stats) = tree.search(game, &mut self.exec)?;
+        let (mv, stats) = tree.search(&mut self.exec, game)?;
         self.last = Some(stats);
         mv.ok_or_else(|| Error::Unsupported("no legal move: the game is over".into()))
     }

@@ -86,23 +86,43 @@ pub enum Work {
     Search,
 }
 
+/// Where work runs, for its rate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hardware {
+    /// CPU threads.
+    Cpu,
+    /// A GPU.
+    Gpu,
+}
+
+impl Hardware {
+    /// Where `exec` runs its work.
+    pub fn of(exec: &cubesearch_search::Executor) -> Self {
+        if exec.is_cpu() {
+            Hardware::Cpu
+        } else {
+            Hardware::Gpu
+        }
+    }
+}
+
 impl Work {
     /// The most a run may take without `--force`: about a day at the best rate measured here
-    /// on the CPU (`cpu`) or a GPU.
-    pub fn limit(self, cpu: bool) -> f64 {
-        match (self, cpu) {
-            (Work::Perft, true) => 1e13,
-            (Work::Perft, false) => 1e15,
-            (Work::Search, true) => 1e11,
-            (Work::Search, false) => 1e12,
+    /// on `hardware`.
+    pub fn limit(self, hardware: Hardware) -> f64 {
+        match (self, hardware) {
+            (Work::Perft, Hardware::Cpu) => 1e13,
+            (Work::Perft, Hardware::Gpu) => 1e15,
+            (Work::Search, Hardware::Cpu) => 1e11,
+            (Work::Search, Hardware::Gpu) => 1e12,
         }
     }
 }
 
 /// Refuses `what` (`perft checkers depth 30`) when `size` is past [`Work::limit`], naming the
 /// estimate and how it was made.
-pub fn refuse_endless(what: &str, work: Work, size: &TreeSize, cpu: bool) -> Result<()> {
-    let limit = work.limit(cpu);
+pub fn refuse_endless(what: &str, work: Work, size: &TreeSize, hardware: Hardware) -> Result<()> {
+    let limit = work.limit(hardware);
     let (count, unit) = match work {
         Work::Perft => (size.leaves, "move paths"),
         Work::Search => (
@@ -116,7 +136,10 @@ pub fn refuse_endless(what: &str, work: Work, size: &TreeSize, cpu: bool) -> Res
     Err(Error::Unsupported(format!(
         "{what} would take about {count:.1e} {unit} ({}): past {limit:.0e}, more than a day on {}; pass --force to run it anyway",
         size.how(),
-        if cpu { "the CPU" } else { "a GPU" }
+        match hardware {
+            Hardware::Cpu => "the CPU",
+            Hardware::Gpu => "a GPU",
+        }
     )))
 }
 
@@ -209,16 +232,18 @@ mod tests {
             branching: 8.0,
             exact: false,
         };
-        assert!(refuse_endless("perft x depth 20", Work::Perft, &size(1e12), true).is_ok());
-        let refused = refuse_endless("perft x depth 20", Work::Perft, &size(1e14), true)
+        assert!(
+            refuse_endless("perft x depth 20", Work::Perft, &size(1e12), Hardware::Cpu).is_ok()
+        );
+        let refused = refuse_endless("perft x depth 20", Work::Perft, &size(1e14), Hardware::Cpu)
             .unwrap_err()
             .to_string();
         assert!(refused.contains("perft x depth 20 would take about 1.0e14 move paths (counted to ply 6, then 8.0 a ply)"), "{refused}");
         assert!(refused.contains("--force"), "{refused}");
-        assert!(refuse_endless("perft x", Work::Perft, &size(1e14), false).is_ok());
+        assert!(refuse_endless("perft x", Work::Perft, &size(1e14), Hardware::Gpu).is_ok());
         // A search is held to its minimal tree: √(1e20)·2 = 2e10 positions is allowed on the
         // CPU, √(1e24)·2 = 2e12 is not.
-        assert!(refuse_endless("solve", Work::Search, &size(1e20), true).is_ok());
-        assert!(refuse_endless("solve", Work::Search, &size(1e24), true).is_err());
+        assert!(refuse_endless("solve", Work::Search, &size(1e20), Hardware::Cpu).is_ok());
+        assert!(refuse_endless("solve", Work::Search, &size(1e24), Hardware::Cpu).is_err());
     }
 }

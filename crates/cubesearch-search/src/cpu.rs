@@ -116,7 +116,7 @@ impl<G: Game> SubtreeSearch<G> for CpuExecutor {
                 .map(|(i, r)| {
                     let (alpha, beta) = windows.get(i).copied().unwrap_or((-INFINITY, INFINITY));
                     let mut options = SearchOptions::default();
-                    let value = alphabeta(game, r, depth, alpha, beta, &mut options);
+                    let value = alphabeta(game, r, depth, (alpha, beta), &mut options);
                     (value, options.nodes)
                 })
                 .collect()

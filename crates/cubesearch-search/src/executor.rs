@@ -62,11 +62,11 @@ impl Executor {
             ResolvedBackend::Cpu { threads } => Executor::Cpu(CpuExecutor::new(*threads)?),
             #[cfg(feature = "wgpu")]
             ResolvedBackend::Wgpu { device, .. } => {
-                Executor::Wgpu(GpuExecutor::new(device, "wgpu", resolved.is_software())?)
+                Executor::Wgpu(GpuExecutor::new(device, "wgpu", resolved.kind())?)
             }
             #[cfg(feature = "cuda")]
             ResolvedBackend::Cuda { device, .. } => {
-                Executor::Cuda(GpuExecutor::new(device, "cuda", false)?)
+                Executor::Cuda(GpuExecutor::new(device, "cuda", resolved.kind())?)
             }
         })
     }

@@ -160,15 +160,16 @@ fn root_value(actions: Vec<Option<f32>>) -> RootValue {
     }
 }
 
-/// The sequential search of one root (the seed's single-thread CPU baseline).
+/// The sequential search of one root (the seed's single-thread CPU baseline); of the options
+/// only `transposition` applies (one root runs on one thread).
 pub fn search<G: StochasticGame, V: AfterstateValue<G> + ?Sized>(
     game: &G,
     value: &V,
     root: &G::State,
     layers: u32,
-    transposition: bool,
+    options: ExpectimaxOptions,
 ) -> RootValue {
-    let mut seq = Sequential::new(game, value, transposition);
+    let mut seq = Sequential::new(game, value, options.transposition);
     let actions = G::ACTIONS
         .iter()
         .map(|&a| {
@@ -280,7 +281,7 @@ pub fn search_many<G: StochasticGame, V: AfterstateValue<G> + ?Sized>(
     if threads <= 1 {
         return roots
             .iter()
-            .map(|r| search(game, value, r, layers, options.transposition))
+            .map(|r| search(game, value, r, layers, options))
             .collect();
     }
     let par = Parallel {
@@ -337,21 +338,42 @@ pub struct StochasticGameRecord<S> {
     pub history: Vec<S>,
 }
 
-/// Plays games `0..games` with the best action of an `layers`-layer expectimax, `batch` games
-/// at a time, every move of a batch's games evaluated in one executor call. Game `g` draws its
+/// What [`play_games`] plays, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayOptions {
+    /// Expectimax layers a move (0: the greedy player).
+    pub layers: u32,
+    /// The games `0..games`.
+    pub games: u64,
+    /// Games at a time, every move of a batch's games evaluated in one executor call.
+    pub batch: usize,
+    /// Game `g` draws its start and spawns from `XorShift32::for_worker(seed, g)`.
+    pub seed: u32,
+    /// Keep the position before each action in the record.
+    pub keep_history: bool,
+}
+
+impl Default for PlayOptions {
+    fn default() -> Self {
+        Self {
+            layers: 1,
+            games: 1,
+            batch: 32,
+            seed: 0,
+            keep_history: false,
+        }
+    }
+}
+
+/// Plays games with the best action of expectimax as [`PlayOptions`] say. Game `g` draws its
 /// start and spawns from `XorShift32::for_worker(seed, g)` (as `cubesearch_learn::play` does),
 /// so the games do not depend on the batch size; at 0 layers they are the greedy player's.
 /// `on_game` is told each finished game's index.
-#[allow(clippy::too_many_arguments)]
 pub fn play_games<G, V, E>(
-    game: &G,
     exec: &mut E,
+    game: &G,
     value: &V,
-    layers: u32,
-    games: u64,
-    batch: usize,
-    seed: u32,
-    keep_history: bool,
+    options: PlayOptions,
     mut on_game: impl FnMut(u64, &StochasticGameRecord<G::State>),
 ) -> Result<Vec<StochasticGameRecord<G::State>>>
 where
@@ -365,6 +387,13 @@ where
         state: S,
         record: StochasticGameRecord<S>,
     }
+    let PlayOptions {
+        layers,
+        games,
+        batch,
+        seed,
+        keep_history,
+    } = options;
     let batch = batch.max(1);
     let mut done: Vec<Option<StochasticGameRecord<G::State>>> = (0..games).map(|_| None).collect();
     let mut live: Vec<Live<G::State>> = Vec::with_capacity(batch);

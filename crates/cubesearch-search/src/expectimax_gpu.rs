@@ -5,12 +5,13 @@
 //!
 //! `cubesearch::expectimax_gpu` compares it with the CPU on a game.
 
+use crate::expectimax::ExpectimaxOptions;
 use crate::{Executor, GpuExecutor};
 use cubecl::prelude::*;
 use cubesearch_core::{ExpectimaxEval, Result, RootValue};
 pub use cubesearch_kernels::expectimax::launch::ExpectimaxMethod;
 use cubesearch_kernels::expectimax::launch::{
-    launch_expectimax, DeviceNetwork, SearchShape, Workspace,
+    launch_expectimax, DeviceNetwork, SearchShape, Searcher, Workspace,
 };
 use cubesearch_kernels::ntuple::Stages;
 use cubesearch_kernels::GpuStochasticGame;
@@ -38,6 +39,24 @@ impl GpuExpectimax {
     }
 }
 
+/// How a GPU expectimax folds the values of a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExpectimaxFold {
+    /// With plane ops, where the device has 32-unit planes (the default there).
+    PlaneOps,
+    /// In shared memory only.
+    SharedMemory,
+}
+
+impl std::fmt::Display for ExpectimaxFold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ExpectimaxFold::PlaneOps => "plane ops",
+            ExpectimaxFold::SharedMemory => "shared memory",
+        })
+    }
+}
+
 impl<R: Runtime> GpuExecutor<R> {
     /// The expectimax generation scheme.
     pub fn expectimax_method(&self) -> ExpectimaxMethod {
@@ -49,16 +68,19 @@ impl<R: Runtime> GpuExecutor<R> {
         self.expectimax.shape.method = method;
     }
 
-    /// Whether expectimax folds its blocks with plane ops (by default where the device has
-    /// them).
-    pub fn expectimax_plane_ops(&self) -> bool {
-        self.expectimax.shape.plane_ops
+    /// How expectimax folds its blocks (with plane ops by default where the device has them).
+    pub fn expectimax_fold(&self) -> ExpectimaxFold {
+        if self.expectimax.shape.plane_ops {
+            ExpectimaxFold::PlaneOps
+        } else {
+            ExpectimaxFold::SharedMemory
+        }
     }
 
     /// Folds with plane ops or in shared memory only; asking for plane ops on a device without
     /// 32-unit planes is an error at the next search.
-    pub fn set_expectimax_plane_ops(&mut self, on: bool) {
-        self.expectimax.shape.plane_ops = on;
+    pub fn set_expectimax_fold(&mut self, fold: ExpectimaxFold) {
+        self.expectimax.shape.plane_ops = fold == ExpectimaxFold::PlaneOps;
     }
 
     /// Cuts expectimax batches into chunks whose largest buffer holds at most this many words
@@ -104,16 +126,12 @@ impl<R: Runtime> GpuExecutor<R> {
     ) -> Result<Vec<RootValue>> {
         self.prepare_network(net)?;
         let state = &mut self.expectimax;
-        let device = &state.network.as_ref().expect("prepared").1;
-        let found = launch_expectimax::<R, G>(
-            &self.client,
-            game,
-            device,
-            roots,
-            layers,
-            state.shape,
-            &mut state.workspace,
-        )?;
+        let searcher = Searcher {
+            net: &state.network.as_ref().expect("prepared").1,
+            shape: state.shape,
+            workspace: &mut state.workspace,
+        };
+        let found = launch_expectimax::<R, G>(&self.client, game, roots, layers, searcher)?;
         Ok(found
             .into_iter()
             .map(|d| RootValue {
@@ -159,21 +177,20 @@ impl Executor {
         crate::dispatch_gpu!(self, e => e.set_expectimax_method(method), cpu => ())
     }
 
-    /// A GPU executor's expectimax fold: with plane ops or not (`None` on the CPU).
-    pub fn expectimax_plane_ops(&self) -> Option<bool> {
-        crate::dispatch_gpu!(self, e => Some(e.expectimax_plane_ops()), cpu => None)
+    /// A GPU executor's expectimax fold (`None` on the CPU).
+    pub fn expectimax_fold(&self) -> Option<ExpectimaxFold> {
+        crate::dispatch_gpu!(self, e => Some(e.expectimax_fold()), cpu => None)
     }
 
-    /// Switches a GPU executor's expectimax fold to plane ops or shared memory (no effect on
-    /// the CPU).
-    pub fn set_expectimax_plane_ops(&mut self, on: bool) {
-        crate::dispatch_gpu!(self, e => e.set_expectimax_plane_ops(on), cpu => ())
+    /// Switches a GPU executor's expectimax fold (no effect on the CPU).
+    pub fn set_expectimax_fold(&mut self, fold: ExpectimaxFold) {
+        crate::dispatch_gpu!(self, e => e.set_expectimax_fold(fold), cpu => ())
     }
 
-    /// Turns the CPU search's transposition table on or off (no effect on a GPU).
-    pub fn set_expectimax_transposition(&mut self, on: bool) {
+    /// How the CPU's expectimax searches (no effect on a GPU).
+    pub fn set_expectimax_options(&mut self, options: ExpectimaxOptions) {
         if let Executor::Cpu(cpu) = self {
-            cpu.expectimax.transposition = on;
+            cpu.expectimax = options;
         }
     }
 }

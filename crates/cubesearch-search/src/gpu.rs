@@ -3,11 +3,11 @@
 
 use crate::minimax::RootSearcher;
 use cubecl::prelude::*;
-use cubesearch_core::backend::{start_client, DeviceLimits};
+use cubesearch_core::backend::{start_client, DeviceKind, DeviceLimits};
 use cubesearch_core::{Perft, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window};
 use cubesearch_kernels::alphabeta::{launch_root_search, launch_subtrees, RootSearch, RootShape};
-use cubesearch_kernels::launch::{Slicing, WalkMemory};
-use cubesearch_kernels::playout::{launch_playouts, PlayoutShape};
+use cubesearch_kernels::launch::{Slicing, WalkMemory, Walker};
+use cubesearch_kernels::playout::{launch_playouts, PlayoutGames, PlayoutShape};
 use cubesearch_kernels::{perft::launch_perft, GpuGame};
 
 /// Steps of a resumable walk (perft, alpha-beta subtrees, the v1/v2/v4 shapes) a unit takes in one launch on a real
@@ -34,11 +34,11 @@ pub struct GpuExecutor<R: Runtime> {
 }
 
 impl<R: Runtime> GpuExecutor<R> {
-    /// Starts a client on `device`; `backend` names it in errors, `software` marks a CPU
-    /// rasteriser such as lavapipe (see [`DeviceLimits::loop_iterations`]).
-    pub fn new(device: &R::Device, backend: &'static str, software: bool) -> Result<Self> {
+    /// Starts a client on `device`; `backend` names it in errors, and a software device (a
+    /// CPU rasteriser such as lavapipe) has a loop budget ([`DeviceLimits::loop_iterations`]).
+    pub fn new(device: &R::Device, backend: &'static str, kind: DeviceKind) -> Result<Self> {
         let client = start_client::<R>(device, backend)?;
-        let limits = DeviceLimits::of(&client, software);
+        let limits = DeviceLimits::of(&client, kind);
         Ok(Self {
             expectimax: Box::new(crate::expectimax_gpu::GpuExpectimax::new(&client)),
             client,
@@ -81,6 +81,15 @@ impl<R: Runtime> GpuExecutor<R> {
         Slicing { steps, bytes }
     }
 
+    /// The client, slicing and kept memory for walks of `G` to `depth`.
+    fn walker<G: GpuGame>(&mut self, depth: u32) -> Walker<'_, R> {
+        Walker {
+            slicing: self.slicing::<G>(depth),
+            client: &self.client,
+            memory: &mut self.walks,
+        }
+    }
+
     /// Whether the driver cuts long loops short, so units must be given little work each.
     fn loop_limited(&self) -> bool {
         self.limits.loop_iterations.is_some()
@@ -116,7 +125,8 @@ impl<R: Runtime, G: GpuGame> Playouts<G> for GpuExecutor<R> {
                 max_games_per_unit: 16,
             }
         };
-        launch_playouts::<R, G>(&self.client, game, roots, per_root, seed, shape)
+        let games = PlayoutGames { per_root, seed };
+        launch_playouts::<R, G>(&self.client, game, roots, games, shape)
     }
 }
 
@@ -128,16 +138,8 @@ impl<R: Runtime, G: GpuGame> SubtreeSearch<G> for GpuExecutor<R> {
         windows: &[Window],
         depth: u32,
     ) -> Result<Searched> {
-        let slicing = self.slicing::<G>(depth);
-        let (values, nodes) = launch_subtrees::<R, G>(
-            &self.client,
-            game,
-            roots,
-            windows,
-            depth,
-            slicing,
-            &mut self.walks,
-        )?;
+        let walker = self.walker::<G>(depth);
+        let (values, nodes) = launch_subtrees::<R, G>(walker, game, roots, windows, depth)?;
         Ok(Searched { values, nodes })
     }
 
@@ -159,22 +161,14 @@ impl<R: Runtime, G: GpuGame> RootSearcher<G> for GpuExecutor<R> {
         depth: u32,
         shape: RootShape,
     ) -> Result<RootSearch> {
-        launch_root_search::<R, G>(
-            &self.client,
-            game,
-            root,
-            depth,
-            shape,
-            self.slicing::<G>(depth.saturating_sub(2)),
-            &mut self.walks,
-        )
+        let walker = self.walker::<G>(depth.saturating_sub(2));
+        launch_root_search::<R, G>(walker, game, root, depth, shape)
     }
 }
 
 impl<R: Runtime, G: GpuGame> Perft<G> for GpuExecutor<R> {
     fn perft(&mut self, game: &G, roots: &[G::State], depth: u32) -> Result<Vec<u64>> {
-        let slicing = self.slicing::<G>(depth);
-        launch_perft::<R, G>(&self.client, game, roots, depth, slicing, &mut self.walks)
+        launch_perft::<R, G>(self.walker::<G>(depth), game, roots, depth)
     }
 
     /// A unit a hardware thread slot (2¹¹ a multiprocessor), at least 2¹⁶: subtrees vary

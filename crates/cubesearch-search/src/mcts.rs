@@ -182,9 +182,9 @@ struct Selected<S> {
 
 impl<G: Game> Mcts<G> {
     /// A search rooted at `state`.
-    pub fn new(game: &G, state: G::State, config: MctsConfig) -> Self {
+    pub fn new(state: G::State, config: MctsConfig) -> Self {
         let trees = (0..config.trees.max(1))
-            .map(|_| Tree::new(game, state, &config))
+            .map(|_| Tree::new(state, &config))
             .collect();
         // Without a pool of its own (one tree, or threads refused) a search runs where it is.
         let pool = (config.trees > 1)
@@ -221,11 +221,14 @@ impl<G: Game> Mcts<G> {
     /// over).
     pub fn search<E: Playouts<G> + Send>(
         &mut self,
-        game: &G,
         exec: &mut E,
+        game: &G,
     ) -> Result<(Option<G::Move>, SearchStats)> {
         let start = Instant::now();
         let mut stats = SearchStats::default();
+        for tree in &mut self.trees {
+            tree.settle_root(game);
+        }
         if self.trees[0].nodes[self.trees[0].root].outcome != Outcome::Ongoing {
             return Ok((None, stats));
         }
@@ -435,7 +438,8 @@ impl<G: Game> Mcts<G> {
 }
 
 impl<G: Game> Tree<G> {
-    fn new(game: &G, state: G::State, config: &MctsConfig) -> Self {
+    /// A tree of one node; its outcome is read when a search starts ([`Tree::settle_root`]).
+    fn new(state: G::State, config: &MctsConfig) -> Self {
         let root = Node::<G> {
             state,
             mv: None,
@@ -443,7 +447,7 @@ impl<G: Game> Tree<G> {
             first_child: 0,
             child_count: 0,
             expanded: false,
-            outcome: game.outcome(&state),
+            outcome: Outcome::Ongoing,
             visits: 0,
             score2: 0,
             virtual_visits: 0,
@@ -457,6 +461,15 @@ impl<G: Game> Tree<G> {
         }
     }
 
+    /// Reads the outcome of a root not yet expanded (a new tree's, or one a move reached that
+    /// the tree never expanded).
+    fn settle_root(&mut self, game: &G) {
+        let root = &mut self.nodes[self.root];
+        if !root.expanded {
+            root.outcome = game.outcome(&root.state);
+        }
+    }
+
     fn advance(&mut self, game: &G, mv: G::Move) {
         let root = &self.nodes[self.root];
         let child = (root.first_child..root.first_child + root.child_count)
@@ -467,7 +480,6 @@ impl<G: Game> Tree<G> {
                 let state = game.apply(&self.nodes[self.root].state, mv);
                 let (leaf, c) = (self.leaf, self.c);
                 *self = Self::new(
-                    game,
                     state,
                     &MctsConfig {
                         leaf,
@@ -652,20 +664,20 @@ impl<G: Game> Tree<G> {
 /// Flat Monte Carlo: `k` random games after every root move, in one batch; the move with the most
 /// wins minus losses for the side to move wins. `None` if the game is over.
 pub fn flat_monte_carlo<G: Game, E: Playouts<G>>(
-    game: &G,
     exec: &mut E,
+    game: &G,
     state: &G::State,
     k: u32,
     seed: u32,
 ) -> Result<Option<(G::Move, i64)>> {
-    Ok(first_best(flat_scores(game, exec, state, k, seed)?))
+    Ok(first_best(flat_scores(exec, game, state, k, seed)?))
 }
 
 /// Each root move with wins minus losses, for the side to move, over `k` random games after it
 /// (one batch, one launch on a GPU).
 pub fn flat_scores<G: Game, E: Playouts<G>>(
-    game: &G,
     exec: &mut E,
+    game: &G,
     state: &G::State,
     k: u32,
     seed: u32,

@@ -6,21 +6,30 @@ use cubesearch_learn::runner::{run_games, thread_count, Policy, Schedule, Sharin
 use cubesearch_learn::td::Learning;
 use cubesearch_learn::{Episode, NTupleNetwork, TdOrder, TupleGame};
 
+/// The games one [`TdEngine::play`] call plays and learns from: `first..first + count`, game
+/// `g` drawing from `XorShift32::for_worker(seed, g)`, learning with `step` per weight.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TdGames {
+    /// The first game's number.
+    pub first: u64,
+    /// How many games.
+    pub count: u64,
+    /// The run's seed.
+    pub seed: u32,
+    /// The learning rate per weight.
+    pub step: f32,
+}
+
 /// Where the games of a training run are played and learned from: CPU threads ([`CpuEngine`])
 /// or a GPU, whose weights live on the device between [`TdEngine::sync`] calls.
 pub trait TdEngine<G: TupleGame> {
-    /// Plays games `first..first + games` (game `g` draws from `XorShift32::for_worker(seed, g)`)
-    /// greedily on the engine's weights, learning with `step` per weight, and hands each
-    /// finished game to `on_game`. The first call starts from `net`'s weights.
-    #[allow(clippy::too_many_arguments)]
+    /// Plays the games of `batch` greedily on the engine's weights, learning from them, and
+    /// hands each finished game to `on_game`. The first call starts from `net`'s weights.
     fn play(
         &mut self,
         game: &G,
         net: &NTupleNetwork,
-        first: u64,
-        games: u64,
-        seed: u32,
-        step: f32,
+        batch: TdGames,
         on_game: &mut dyn FnMut(Episode) -> Result<()>,
     ) -> Result<()>;
 
@@ -68,10 +77,20 @@ pub trait TdEngine<G: TupleGame> {
         net.check_game::<G>()?;
         let step = alpha / net.lookups() as f32;
         let mut scores = Vec::with_capacity(games as usize);
-        self.play(game, net, 0, games as u64, seed, step, &mut |e| {
-            scores.push(e.score);
-            Ok(())
-        })?;
+        self.play(
+            game,
+            net,
+            TdGames {
+                first: 0,
+                count: games as u64,
+                seed,
+                step,
+            },
+            &mut |e| {
+                scores.push(e.score);
+                Ok(())
+            },
+        )?;
         self.sync(net)?;
         Ok(scores)
     }
@@ -107,12 +126,15 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
         &mut self,
         game: &G,
         net: &NTupleNetwork,
-        first: u64,
-        games: u64,
-        seed: u32,
-        step: f32,
+        batch: TdGames,
         on_game: &mut dyn FnMut(Episode) -> Result<()>,
     ) -> Result<()> {
+        let TdGames {
+            first,
+            count: games,
+            seed,
+            step,
+        } = batch;
         run_games(
             game,
             Policy::Greedy(

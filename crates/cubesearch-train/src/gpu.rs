@@ -3,10 +3,10 @@
 //! [`TdEngine`] interface as the CPU trainer, so [`train_on`](crate::train_on) gives it the
 //! CPU trainer's progress reports, learning curve, checkpoints and resuming.
 
-use crate::engine::TdEngine;
+use crate::engine::{TdEngine, TdGames};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result, Stop};
-use cubesearch_kernels::td::{DeviceTd, TdGame, TdNet, TdShape};
+use cubesearch_kernels::td::{DeviceTd, LaneExchange, Stream, TdGame, TdNet, TdShape};
 use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::{Episode, NTupleNetwork, TdOrder, TupleGame};
 use cubesearch_search::expectimax_gpu::device_stages;
@@ -103,22 +103,25 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
             return Ok(());
         }
         // One stream of games: units take the next game as they free up.
-        device.play_games_pausing(
-            first as u32,
-            games as u32,
+        let stream = Stream {
+            first: first as u32,
+            games: games as u32,
             seed,
             step,
-            &stop,
-            on_game,
-            between,
-        )
+        };
+        device.play_games_pausing(stream, &stop, on_game, between)
     }
 
     /// The device engine, made from `net`'s weights on first use (learning with temporal
     /// coherence if `net` does, its sums kept on the device).
     pub(crate) fn device(&mut self, net: &NTupleNetwork) -> Result<&mut DeviceTd<R, G>> {
         if self.device.is_none() {
-            if !cubesearch_core::backend::DeviceLimits::of(&self.client, false).f32_atomic_add {
+            if !cubesearch_core::backend::DeviceLimits::of(
+                &self.client,
+                cubesearch_core::backend::DeviceKind::Hardware,
+            )
+            .f32_atomic_add
+            {
                 return Err(Error::Unsupported(
                     "this device has no f32 atomic add, which GPU training needs (on wgpu: an \
                      adapter without SHADER_FLOAT32_ATOMIC); use --backend cuda or cpu"
@@ -133,7 +136,11 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
                     net.lookups() as u32,
                     G::STATE_WORDS,
                     self.loop_budget,
-                    cubesearch_kernels::launch::planes_fit(&self.client),
+                    if cubesearch_kernels::launch::planes_fit(&self.client) {
+                        LaneExchange::Plane
+                    } else {
+                        LaneExchange::Cube
+                    },
                 )
             };
             if shape.averaged {
@@ -166,7 +173,16 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
     /// Games played at once.
     pub(crate) fn units(&self) -> usize {
         self.shape().map_or_else(
-            || TdShape::for_device(self.units, 24, G::STATE_WORDS, self.loop_budget, false).units,
+            || {
+                TdShape::for_device(
+                    self.units,
+                    24,
+                    G::STATE_WORDS,
+                    self.loop_budget,
+                    LaneExchange::Cube,
+                )
+                .units
+            },
             |s| s.units,
         ) as usize
     }
@@ -178,12 +194,15 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdEngine<G> for GpuTd<R, G> {
         &mut self,
         _game: &G,
         net: &NTupleNetwork,
-        first: u64,
-        games: u64,
-        seed: u32,
-        step: f32,
+        batch: TdGames,
         on_game: &mut dyn FnMut(Episode) -> Result<()>,
     ) -> Result<()> {
+        let TdGames {
+            first,
+            count: games,
+            seed,
+            step,
+        } = batch;
         net.check_game::<G>()?;
         self.play_pausing(
             net,

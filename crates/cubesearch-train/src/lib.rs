@@ -25,7 +25,7 @@ pub mod ranks;
 pub mod rendezvous;
 mod run;
 
-pub use engine::{CpuEngine, TdEngine};
+pub use engine::{CpuEngine, TdEngine, TdGames};
 pub use gpu::{td_net, GpuTd};
 pub use multi::MultiGpuTd;
 pub use placement::{engine_on, EngineConfig, Placement};

@@ -5,7 +5,7 @@
 //! are the same.
 
 use crate::collective::LocalCollective;
-use crate::engine::TdEngine;
+use crate::engine::{TdEngine, TdGames};
 use crate::gpu::GpuTd;
 use crate::ranks::RankTd;
 use cubecl::prelude::*;
@@ -66,12 +66,15 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdEngine<G> for MultiGpuTd<R,
         &mut self,
         game: &G,
         net: &NTupleNetwork,
-        first: u64,
-        games: u64,
-        seed: u32,
-        step: f32,
+        batch: TdGames,
         on_game: &mut dyn FnMut(Episode) -> Result<()>,
     ) -> Result<()> {
+        let TdGames {
+            first,
+            count: games,
+            seed,
+            step,
+        } = batch;
         let Some((leader, followers)) = self.ranks.split_first_mut() else {
             return Err(Error::Unsupported("multi-GPU training needs a GPU".into()));
         };
@@ -93,7 +96,17 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdEngine<G> for MultiGpuTd<R,
                 })
                 .collect();
             let led = leader
-                .play(game, net, first, games, seed, step, on_game)
+                .play(
+                    game,
+                    net,
+                    TdGames {
+                        first,
+                        count: games,
+                        seed,
+                        step,
+                    },
+                    on_game,
+                )
                 .and_then(|_| leader.finish());
             let mut result = led;
             for h in handles {

@@ -22,7 +22,7 @@
 //! every game of the run.
 
 use crate::collective::Collective;
-use crate::engine::TdEngine;
+use crate::engine::{TdEngine, TdGames};
 use crate::gpu::{episode, GpuTd};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
@@ -361,12 +361,15 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame, C: Collective<R>> TdEngine<G>
         &mut self,
         _game: &G,
         net: &NTupleNetwork,
-        first: u64,
-        games: u64,
-        seed: u32,
-        step: f32,
+        batch: TdGames,
         on_game: &mut dyn FnMut(Episode) -> Result<()>,
     ) -> Result<()> {
+        let TdGames {
+            first,
+            count: games,
+            seed,
+            step,
+        } = batch;
         net.check_game::<G>()?;
         if self.rank() != 0 {
             return Err(Error::Unsupported(

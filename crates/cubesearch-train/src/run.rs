@@ -3,7 +3,7 @@
 //! it names and runs [`train_on`], which gives every engine the same progress reports,
 //! learning curve, checkpoints and resuming.
 
-use crate::engine::TdEngine;
+use crate::engine::{TdEngine, TdGames};
 use crate::placement::{start_engine, EngineConfig, Placement};
 use cubesearch_core::{Error, Result, Stop};
 use cubesearch_kernels::GpuStochasticGame;
@@ -328,10 +328,12 @@ pub fn train_on<G: TupleGame>(
         engine.play(
             game,
             &net,
-            prior + started,
-            games,
-            cfg.seed,
-            step,
+            TdGames {
+                first: prior + started,
+                count: games,
+                seed: cfg.seed,
+                step,
+            },
             &mut on_game,
         )?;
         started += games;

@@ -16,10 +16,11 @@ use cubesearch_core::{AfterstateValue, Backend, Result, RootValue, StochasticGam
 use cubesearch_kernels::expectimax::launch::ExpectimaxMethod;
 use cubesearch_kernels::rng;
 use cubesearch_kernels::stochastic::{Acted, DeviceStochasticGame, GpuStochasticGame};
-use cubesearch_kernels::td::{DeviceTd, LaneExchange, TdShape};
-use cubesearch_learn::testing::averaged_game;
+use cubesearch_kernels::td::{DeviceTd, LaneExchange, Stream, TdShape};
+use cubesearch_learn::testing::{averaged_game, AveragedRun};
 use cubesearch_learn::{default_shapes, pack_views, NTupleNetwork, TupleGame};
-use cubesearch_search::expectimax::search;
+use cubesearch_search::expectimax::{search, ExpectimaxOptions};
+use cubesearch_search::expectimax_gpu::ExpectimaxFold;
 use cubesearch_search::testing::{
     assert_same_root_values, assert_same_weights, assert_stochastic_rules_match, executor,
     lane_exchanges,
@@ -438,15 +439,15 @@ fn expectimax_matches_in<R: Runtime>(gpu: &mut GpuExecutor<R>, stages: &[u32]) {
     let value = ChuteValue(&net);
     let roots = positions(40);
     // Both folds where the device has 32-unit planes.
-    let folds: &[bool] = if gpu.expectimax_plane_ops() {
-        &[false, true]
+    let folds: &[ExpectimaxFold] = if gpu.expectimax_fold() == ExpectimaxFold::PlaneOps {
+        &[ExpectimaxFold::SharedMemory, ExpectimaxFold::PlaneOps]
     } else {
-        &[false]
+        &[ExpectimaxFold::SharedMemory]
     };
     for layers in 0..=2 {
         let cpu: Vec<RootValue> = roots
             .iter()
-            .map(|r| search(&Chute, &value, r, layers, false))
+            .map(|r| search(&Chute, &value, r, layers, ExpectimaxOptions::default()))
             .collect();
         assert!(cpu.iter().any(|r| r.best.is_none()) && cpu.iter().any(|r| r.best.is_some()));
         for (method, &planes) in ExpectimaxMethod::ALL
@@ -454,7 +455,7 @@ fn expectimax_matches_in<R: Runtime>(gpu: &mut GpuExecutor<R>, stages: &[u32]) {
             .flat_map(|m| folds.iter().map(move |p| (m, p)))
         {
             gpu.set_expectimax_method(method);
-            gpu.set_expectimax_plane_ops(planes);
+            gpu.set_expectimax_fold(planes);
             let got = gpu.expectimax(&Chute, &net, &roots, layers).unwrap();
             let what = format!(
                 "stages {stages:?}, {layers} layers {}, planes {planes}",
@@ -534,7 +535,14 @@ fn td_matches_in<R: Runtime>(gpu: &mut GpuExecutor<R>, stages: &[u32]) {
         forward: false,
     };
     let mut device = DeviceTd::<_, Chute>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
-    let games = device.play_batch(0, 40, 12, step).unwrap();
+    let games = device
+        .play_batch(Stream {
+            first: 0,
+            games: 40,
+            seed: 12,
+            step,
+        })
+        .unwrap();
     let got: Vec<(u32, u32)> = games.iter().map(|g| (g.score, g.progress)).collect();
     assert_eq!(want, got);
     let learned = device.read_tables().unwrap();
@@ -614,9 +622,26 @@ where
             };
             let mut device = DeviceTd::<_, G>::new(gpu.client(), &td_net(&gpu_net), shape).unwrap();
             for g in 0..12 {
-                let (score, last) = averaged_game(&game, &mut cpu_net, g, 12, step, 4, None);
+                let (score, last) = averaged_game(
+                    &game,
+                    &mut cpu_net,
+                    g,
+                    AveragedRun {
+                        seed: 12,
+                        step,
+                        steps: 4,
+                    },
+                    None,
+                );
                 let want = (score as u32, last >> 6);
-                let game = device.play_batch(g, 1, 12, step).unwrap()[0];
+                let game = device
+                    .play_batch(Stream {
+                        first: g,
+                        games: 1,
+                        seed: 12,
+                        step,
+                    })
+                    .unwrap()[0];
                 assert_eq!(
                     want,
                     (game.score, game.progress),

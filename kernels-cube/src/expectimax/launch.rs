@@ -246,17 +246,31 @@ impl Workspace {
     }
 }
 
-/// An `layers`-layer expectimax of every root under `net`: the whole search on the device, roots
-/// in chunks, one read of the results a chunk; the buffers come from `workspace`.
+/// What an expectimax reads and keeps on the device: the uploaded network, the search's shape
+/// and the buffers kept from call to call.
+pub struct Searcher<'a> {
+    /// The evaluation.
+    pub net: &'a DeviceNetwork,
+    /// How the search runs.
+    pub shape: SearchShape,
+    /// Buffers reused from call to call.
+    pub workspace: &'a mut Workspace,
+}
+
+/// An `layers`-layer expectimax of every root under the searcher's network: the whole search
+/// on the device, roots in chunks, one read of the results a chunk.
 pub fn launch_expectimax<R: Runtime, G: GpuStochasticGame>(
     client: &ComputeClient<R>,
     game: &G,
-    net: &DeviceNetwork,
     roots: &[G::State],
     layers: u32,
-    shape: SearchShape,
-    workspace: &mut Workspace,
+    searcher: Searcher<'_>,
 ) -> Result<Vec<DeviceRoot>> {
+    let Searcher {
+        net,
+        shape,
+        workspace,
+    } = searcher;
     let tree = TreeShape::of::<G>();
     if tree.actions == 0 || tree.actions > 32 || tree.outcomes == 0 {
         return Err(Error::Unsupported(format!(

@@ -74,4 +74,6 @@ pub mod runtime;
 
 pub use config::{LaneExchange, PlayConfig, LANES};
 pub use kernels::{NONE, UNIT_WORDS};
-pub use runtime::{DeviceTd, TdGame, TdNet, TdShape, AVERAGED_FROM_UNITS, STEPS_PER_LAUNCH};
+pub use runtime::{
+    DeviceTd, Stream, TdGame, TdNet, TdShape, AVERAGED_FROM_UNITS, STEPS_PER_LAUNCH,
+};

@@ -92,15 +92,15 @@ impl TdShape {
     /// lookup loop is not unrolled so that the kernel compiles quickly), a learned path entry
     /// `3·lookups`, and a launch learns at most `cap + max_moves` entries. Paths take at most
     /// 1 GiB (wgpu's largest buffer is smaller than CUDA's), an entry counted as at least 16
-    /// bytes (so every state of up to 3 words gets the same cap). A game's lanes pool
-    /// through planes where `planes` says the device has planes of [`LANES`] units
-    /// ([`crate::launch::planes_fit`]) and the updates are averaged, else through the cube.
+    /// bytes (so every state of up to 3 words gets the same cap). A game's lanes pool as
+    /// `exchange` says (`Plane` where the device has planes of [`LANES`] units:
+    /// [`crate::launch::planes_fit`]) when the updates are averaged, else through the cube.
     pub fn for_device(
         units: Option<u32>,
         lookups: u32,
         state_words: usize,
         loop_budget: Option<u32>,
-        planes: bool,
+        exchange: LaneExchange,
     ) -> Self {
         let units = units.unwrap_or(if loop_budget.is_some() { 64 } else { 65536 });
         let averaged = units >= AVERAGED_FROM_UNITS;
@@ -122,8 +122,8 @@ impl TdShape {
             max_moves,
             cap: cap.min(cap_in_a_gib),
             averaged,
-            lanes: if planes && averaged {
-                LaneExchange::Plane
+            lanes: if averaged {
+                exchange
             } else {
                 LaneExchange::Cube
             },
@@ -132,6 +132,20 @@ impl TdShape {
             forward: false,
         }
     }
+}
+
+/// The games a stream plays and learns from: `first..first + games` of a run seeded `seed`
+/// (game `g` draws from worker `g`'s xorshift32), `step` per weight per unit of TD error.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stream {
+    /// The first game's number.
+    pub first: u32,
+    /// How many games.
+    pub games: u32,
+    /// The run's seed.
+    pub seed: u32,
+    /// The learning rate.
+    pub step: f32,
 }
 
 /// One finished game of a batch.
@@ -353,32 +367,17 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
         (self.steps.1 > 0).then(|| self.steps.0 as f64 / self.steps.1 as f64)
     }
 
-    /// Plays and learns from games `first..first + games` of a run seeded `seed` (game `g`
-    /// draws from worker `g`'s xorshift32), `step` per weight per unit of TD error. Returns
-    /// the games in order.
-    pub fn play_batch(
-        &mut self,
-        first: u32,
-        games: u32,
-        seed: u32,
-        step: f32,
-    ) -> Result<Vec<TdGame>> {
-        self.play_batch_until(first, games, seed, step, &Stop::new())
+    /// Plays and learns from the games of `stream`. Returns the games in order.
+    pub fn play_batch(&mut self, stream: Stream) -> Result<Vec<TdGame>> {
+        self.play_batch_until(stream, &Stop::new())
     }
 
     /// [`DeviceTd::play_batch`], stopping after the first launch that ends with `stop` raised:
     /// the games finished before the oldest one still in flight come back, in order; the rest
     /// are dropped (what they learned stays).
-    pub fn play_batch_until(
-        &mut self,
-        first: u32,
-        games: u32,
-        seed: u32,
-        step: f32,
-        stop: &Stop,
-    ) -> Result<Vec<TdGame>> {
+    pub fn play_batch_until(&mut self, stream: Stream, stop: &Stop) -> Result<Vec<TdGame>> {
         let mut finished = Vec::new();
-        self.play_games(first, games, seed, step, stop, &mut |g| {
+        self.play_games(stream, stop, &mut |g| {
             finished.push(g);
             Ok(())
         })?;
@@ -391,31 +390,30 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
     /// handed over: only the run's last games leave units idle.
     pub fn play_games(
         &mut self,
-        first: u32,
-        games: u32,
-        seed: u32,
-        step: f32,
+        stream: Stream,
         stop: &Stop,
         on_game: &mut dyn FnMut(TdGame) -> Result<()>,
     ) -> Result<()> {
-        self.play_games_pausing(first, games, seed, step, stop, on_game, &mut |_| Ok(()))
+        self.play_games_pausing(stream, stop, on_game, &mut |_| Ok(()))
     }
 
     /// [`DeviceTd::play_games`], calling `between` after every launch that leaves games to
     /// play, with the device idle and the games in flight kept: it may read and replace the
     /// weights ([`DeviceTd::read_tables`], [`DeviceTd::write_tables`]), as several GPUs do to
     /// share what they learned without draining their streams.
-    #[allow(clippy::too_many_arguments)]
     pub fn play_games_pausing(
         &mut self,
-        first: u32,
-        games: u32,
-        seed: u32,
-        step: f32,
+        stream: Stream,
         stop: &Stop,
         on_game: &mut dyn FnMut(TdGame) -> Result<()>,
         between: &mut dyn FnMut(&mut Self) -> Result<()>,
     ) -> Result<()> {
+        let Stream {
+            first,
+            games,
+            seed,
+            step,
+        } = stream;
         if games == 0 {
             return Ok(());
         }

@@ -70,7 +70,7 @@ pub(super) fn mcts<G: GpuGame>(
         trees,
         ..MctsConfig::default()
     };
-    let (_, stats) = Mcts::new(game, root, config).search(game, exec)?;
+    let (_, stats) = Mcts::new(root, config).search(exec, game)?;
     eprintln!(
         "  mcts: {} playouts in {:.2} s, {trees} trees, {} launches, waited for the executor {:.0}% of the time",
         stats.playouts,
@@ -132,7 +132,6 @@ pub(super) fn mcts_tree(exec: &mut Executor, level: u32, seed: u32, _: &BenchArg
         trees: cpu.threads(),
         ..MctsConfig::default()
     };
-    let (_, stats) =
-        Mcts::new(&game, game.initial(), config).search(&game, &mut InstantPlayouts)?;
+    let (_, stats) = Mcts::new(game.initial(), config).search(&mut InstantPlayouts, &game)?;
     Ok(stats.playouts / 32)
 }

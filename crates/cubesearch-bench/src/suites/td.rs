@@ -31,10 +31,12 @@ pub(super) fn td_train(
     engine.play(
         &Game2584::new(),
         &net,
-        0,
-        td_games_at(level),
-        seed,
-        step,
+        cubesearch_train::TdGames {
+            first: 0,
+            count: td_games_at(level),
+            seed,
+            step,
+        },
         &mut |e| {
             moves += e.moves as u64;
             Ok(())

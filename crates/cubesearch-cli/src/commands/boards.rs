@@ -10,7 +10,7 @@ use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::NTupleNetwork;
 use cubesearch_search::boards::{self, BoardClass};
-use cubesearch_search::expectimax::play_games;
+use cubesearch_search::expectimax::{play_games, PlayOptions};
 use cubesearch_search::CpuExecutor;
 use serde_json::json;
 use std::path::Path;
@@ -42,17 +42,14 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &BoardsArgs) -> Result
     let (net, meta) = NTupleNetwork::load::<G>(Path::new(&args.weights), None)?;
     let mut exec = CpuExecutor::new(0)?;
     let bar = progress(common.json, args.games as u64, "games");
-    let records = play_games(
-        game,
-        &mut exec,
-        &net,
-        args.layers,
-        args.games as u64,
-        args.games as usize,
-        common.seed,
-        true,
-        |_, _| bar.inc(1),
-    )?;
+    let options = PlayOptions {
+        layers: args.layers,
+        games: args.games as u64,
+        batch: args.games as usize,
+        seed: common.seed,
+        keep_history: true,
+    };
+    let records = play_games(&mut exec, game, &net, options, |_, _| bar.inc(1))?;
     bar.finish_and_clear();
     let picked = boards::pick(&records, common.seed);
     let scores: Vec<String> = records.iter().map(|r| r.score.to_string()).collect();

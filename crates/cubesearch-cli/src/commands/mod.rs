@@ -23,7 +23,7 @@ use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{
     self, GameOptions, GameVisitor, Kind, OnePlayerGame, TwoPlayerGame,
 };
-use cubesearch_players::effort::{self, TreeSize, Work};
+use cubesearch_players::effort::{self, Hardware, TreeSize, Work};
 
 /// A position from the command line: none, or `start`, is the game's start; anything else is
 /// read in the game's notation.
@@ -36,7 +36,7 @@ pub(crate) fn typed_position<G: Game>(game: &G, text: Option<&str>) -> Result<G:
 }
 
 /// Refuses `work` to `depth` plies below `state` (`what` names it: `perft checkers depth 30`)
-/// when its estimate is past a day on the executor (`cpu`), unless `--force`. The tree is
+/// when its estimate is past a day on `hardware`, unless `--force`. The tree is
 /// estimated no deeper than the game can last.
 pub(crate) fn refuse_endless<G: TwoPlayerGame>(
     common: &Common,
@@ -44,7 +44,7 @@ pub(crate) fn refuse_endless<G: TwoPlayerGame>(
     state: &G::State,
     depth: u32,
     work: Work,
-    cpu: bool,
+    hardware: Hardware,
     what: &str,
 ) -> Result<()> {
     if common.force {
@@ -54,7 +54,7 @@ pub(crate) fn refuse_endless<G: TwoPlayerGame>(
         .plies_left_at_most(state)
         .map_or(depth, |left| left.min(depth));
     let size = TreeSize::estimate(game, state, plies);
-    effort::refuse_endless(what, work, &size, cpu)
+    effort::refuse_endless(what, work, &size, hardware)
 }
 
 /// Runs the parsed command line.

@@ -5,7 +5,7 @@ use crate::args::Common;
 use crate::output::{announce, emit, progress};
 use cubesearch_core::Result;
 use cubesearch_games::registry::TwoPlayerGame;
-use cubesearch_players::effort::Work;
+use cubesearch_players::effort::{Hardware, Work};
 use cubesearch_search::{perft::perft_divide, Executor};
 use serde_json::json;
 use std::time::Instant;
@@ -41,7 +41,7 @@ fn run<G: TwoPlayerGame>(
         &root,
         depth,
         Work::Perft,
-        exec.is_cpu(),
+        Hardware::of(&exec),
         &what,
     )?;
     announce(common.json, &device);

@@ -7,7 +7,7 @@ use cubesearch_core::game::write_moves;
 use cubesearch_core::io::{check_output, write_atomically};
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
-use cubesearch_players::effort::Work;
+use cubesearch_players::effort::{Hardware, Work};
 use cubesearch_players::player::{play_game, NamedPlayers, Player};
 use cubesearch_players::spec::Limit;
 use cubesearch_players::spec::{Exec, PlayerSpec};
@@ -59,9 +59,12 @@ pub(super) fn refuse_endless_players<G: TwoPlayerGame>(
     for spec in specs {
         if let PlayerSpec::AlphaBeta(ab) = spec {
             if let Limit::Depth(depth) = ab.limit {
-                let cpu = ab.exec == Exec::Cpu;
+                let hardware = match ab.exec {
+                    Exec::Cpu => Hardware::Cpu,
+                    Exec::Gpu => Hardware::Gpu,
+                };
                 let what = format!("{} in {} (each move)", ab.text, G::NAME);
-                super::refuse_endless(common, game, first, depth, Work::Search, cpu, &what)?;
+                super::refuse_endless(common, game, first, depth, Work::Search, hardware, &what)?;
             }
         }
     }

@@ -17,7 +17,7 @@ use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::td::Episode;
 use cubesearch_learn::{play, play_random, stats, NTupleNetwork, PlayStats};
 use cubesearch_players::spec::StochasticPlayerSpec;
-use cubesearch_search::expectimax::play_games;
+use cubesearch_search::expectimax::{play_games, ExpectimaxOptions, PlayOptions};
 use cubesearch_search::Executor;
 use serde_json::json;
 use std::time::Instant;
@@ -63,22 +63,22 @@ pub fn run<G: OnePlayerGame>(
             let (net, _meta) = NTupleNetwork::load::<G>(&spec.weights, None)?;
             let (mut exec, resolved) = Executor::new(common.backend)?;
             exec.set_expectimax_method(spec.method);
-            exec.set_expectimax_transposition(spec.transposition);
+            exec.set_expectimax_options(ExpectimaxOptions {
+                transposition: spec.transposition,
+                ..ExpectimaxOptions::default()
+            });
             announce(common.json, &resolved);
             device = resolved.to_string();
             let start = Instant::now();
             let bar = progress(common.json, games as u64, "games");
-            let records = play_games(
-                game,
-                &mut exec,
-                &net,
-                spec.layers,
-                games as u64,
-                batch as usize,
-                common.seed,
-                false,
-                |_, _| bar.inc(1),
-            )?;
+            let options = PlayOptions {
+                layers: spec.layers,
+                games: games as u64,
+                batch: batch as usize,
+                seed: common.seed,
+                keep_history: false,
+            };
+            let records = play_games(&mut exec, game, &net, options, |_, _| bar.inc(1))?;
             bar.finish_and_clear();
             let episodes: Vec<Episode> = records
                 .iter()

@@ -5,7 +5,7 @@ use crate::args::Common;
 use crate::output::{announce, emit};
 use cubesearch_core::Result;
 use cubesearch_games::registry::TwoPlayerGame;
-use cubesearch_players::effort::Work;
+use cubesearch_players::effort::{Hardware, Work};
 use cubesearch_search::minimax::{default_gpu_strategy, solve, Strategy};
 use cubesearch_search::Executor;
 use serde_json::json;
@@ -49,7 +49,7 @@ fn run<G: TwoPlayerGame>(
         &state,
         depth,
         Work::Search,
-        exec.is_cpu(),
+        Hardware::of(&exec),
         &what,
     )?;
     announce(common.json, &device);

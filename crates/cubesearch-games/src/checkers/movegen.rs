@@ -292,7 +292,7 @@ pub fn simple_moves(state: &CheckersState) -> Option<([u32; 4], bool)> {
 }
 
 /// Move number `index` of [`simple_moves`]'s answer.
-pub fn nth_simple_move(origins: [u32; 4], jump: bool, index: u32) -> CheckersMove {
+pub(crate) fn nth_simple_move(origins: [u32; 4], jump: bool, index: u32) -> CheckersMove {
     let mut rest = index;
     let mut pieces = origins[0] | origins[1] | origins[2] | origins[3];
     while pieces != 0 {

@@ -13,6 +13,15 @@ use super::movegen::{flips, legal_moves, place};
 use super::ReversiMove;
 use cubesearch_core::rng::XorShift32;
 
+/// Which of the seed's players.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// One ply: the most flips.
+    Easy,
+    /// Three plies: own flips − the opponent's best reply.
+    Medium,
+}
+
 /// The value the seed's `predict_next_move_cpu` gives a side that has no placement while there
 /// are still plies to look at (its `maxScore` starts at −100 and no move raises it).
 pub const NO_PLACEMENT: i32 = -100;

@@ -4,6 +4,7 @@
 //! [`players`](super::players); both places give bit-identical square values and the
 //! same reservoir draw, so a GPU player makes the CPU player's moves.
 
+pub use super::players::Level;
 use super::players::{easy_move, medium_move, reservoir_best};
 use super::{is_finished, Board, Reversi, ReversiMove};
 use cubecl::prelude::Runtime;
@@ -14,15 +15,6 @@ use cubesearch_players::player::Player;
 use cubesearch_players::spec::Exec;
 use cubesearch_players::text::SpecText;
 use cubesearch_search::{DeviceTask, Executor, GpuExecutor};
-
-/// Which of the seed's players.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Level {
-    /// One ply: the most flips.
-    Easy,
-    /// Three plies: own flips − the opponent's best reply.
-    Medium,
-}
 
 /// One of the seed's Reversi players, its ties drawn from its own seeded generator.
 pub struct SeedReversiPlayer {
@@ -58,7 +50,7 @@ pub fn device_square_values(
     boards: &[Board],
     level: Level,
 ) -> Result<Vec<[i32; 64]>> {
-    struct SquareValues<'a>(&'a [Board], bool);
+    struct SquareValues<'a>(&'a [Board], Level);
     impl DeviceTask for SquareValues<'_> {
         type Output = Vec<[i32; 64]>;
         fn run<R: Runtime>(self, gpu: &GpuExecutor<R>) -> Result<Self::Output> {
@@ -66,7 +58,7 @@ pub fn device_square_values(
         }
     }
     exec.on_device(
-        SquareValues(boards, level == Level::Medium),
+        SquareValues(boards, level),
         "device square values need a GPU executor",
     )
 }
@@ -83,7 +75,7 @@ pub fn device_seed_games(
     struct SeedGames {
         games: u32,
         seed: u32,
-        medium: bool,
+        level: Level,
     }
     impl DeviceTask for SeedGames {
         type Output = (Vec<u32>, Vec<i32>);
@@ -92,15 +84,11 @@ pub fn device_seed_games(
                 gpu.client(),
                 self.games,
                 self.seed,
-                self.medium,
+                self.level,
             )
         }
     }
-    let task = SeedGames {
-        games,
-        seed,
-        medium: level == Level::Medium,
-    };
+    let task = SeedGames { games, seed, level };
     exec.on_device(task, "whole games on the device need a GPU executor")
 }
 

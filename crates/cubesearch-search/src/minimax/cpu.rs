@@ -2,7 +2,7 @@
 //! transposition table; on one thread, deepening, or each root move on a thread of its own.
 
 use super::{first_max, Solution, INFINITY};
-use cubesearch_core::Game;
+use cubesearch_core::{Game, Window};
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::time::Instant;
@@ -91,16 +91,16 @@ struct Frame<S> {
     depth: u32,
 }
 
-/// Negamax with alpha-beta of `state` to `depth` plies in the window (`alpha`, `beta`), written
+/// Negamax with alpha-beta of `state` to `depth` plies in `window` (alpha, beta), written
 /// as a loop over an explicit stack (the seed's iterative form).
 pub fn alphabeta<G: Game>(
     game: &G,
     state: &G::State,
     depth: u32,
-    alpha: i32,
-    beta: i32,
+    window: Window,
     options: &mut SearchOptions<G>,
 ) -> i32 {
+    let (alpha, beta) = window;
     let mut moves: Vec<G::Move> = Vec::new();
     let mut stack: Vec<Frame<G::State>> = Vec::with_capacity(depth as usize + 1);
     // Enters a node: a value at once (leaf, finished game, table hit) or a new frame.
@@ -209,7 +209,7 @@ pub fn solve_sequential<G: Game>(
     for mv in moves {
         let child = game.apply(state, mv);
         // A null window above the best so far: a move must beat it strictly to replace it.
-        let value = -alphabeta(game, &child, depth - 1, -INFINITY, -best.1, options);
+        let value = -alphabeta(game, &child, depth - 1, (-INFINITY, -best.1), options);
         if value > best.1 {
             best = (Some(mv), value);
         }
@@ -274,7 +274,7 @@ pub fn solve_iterative<G: Game>(
         let mut best = (None, -INFINITY);
         for &mv in &moves {
             let child = game.apply(state, mv);
-            let value = -alphabeta(game, &child, depth - 1, -INFINITY, -best.1, options);
+            let value = -alphabeta(game, &child, depth - 1, (-INFINITY, -best.1), options);
             if options.aborted {
                 break;
             }
@@ -320,8 +320,7 @@ pub fn solve_root_split<G: Game>(game: &G, state: &G::State, depth: u32) -> Solu
                 game,
                 &game.apply(state, mv),
                 depth - 1,
-                -INFINITY,
-                INFINITY,
+                (-INFINITY, INFINITY),
                 &mut options,
             );
             (v, options.nodes)

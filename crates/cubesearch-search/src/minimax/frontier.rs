@@ -35,20 +35,34 @@ pub fn solve_frontier<G: Game, E: SubtreeSearch<G>>(
     state: &G::State,
     depth: u32,
 ) -> Result<(Solution<G::Move>, SplitShape)> {
-    let frontier = FRONTIER_PER_BATCH * exec.preferred_batch();
-    solve_frontier_with(exec, game, state, depth, frontier, ASPIRATION)
+    let options = FrontierOptions {
+        frontier: FRONTIER_PER_BATCH * exec.preferred_batch(),
+        aspiration: ASPIRATION,
+    };
+    solve_frontier_with(exec, game, state, depth, options)
 }
 
-/// [`solve_frontier`] with the frontier's size (`frontier` positions, or half the depth) and
-/// the first window's half-width (`aspiration`) given.
+/// The frontier strategy's two sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrontierOptions {
+    /// Frontier positions to aim for (the upper tree stops at half the depth regardless).
+    pub frontier: usize,
+    /// Half the width of the first window.
+    pub aspiration: i32,
+}
+
+/// [`solve_frontier`] with the frontier's size and the first window's half-width given.
 pub fn solve_frontier_with<G: Game, E: SubtreeSearch<G>>(
     exec: &mut E,
     game: &G,
     state: &G::State,
     depth: u32,
-    frontier: usize,
-    aspiration: i32,
+    options: FrontierOptions,
 ) -> Result<(Solution<G::Move>, SplitShape)> {
+    let FrontierOptions {
+        frontier,
+        aspiration,
+    } = options;
     let moves = game.moves(state);
     if moves.is_empty() || depth == 0 {
         return Ok((Solution::unsearched(game, state), SplitShape::default()));

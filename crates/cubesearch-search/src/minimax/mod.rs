@@ -25,7 +25,9 @@ pub use cpu::{
     alphabeta, order_by_score, solve_iterative, solve_root_split, solve_sequential, Deepened,
     MoveOrder, SearchOptions, TranspositionTable,
 };
-pub use frontier::{solve_frontier, solve_frontier_with, ASPIRATION, FRONTIER_PER_BATCH};
+pub use frontier::{
+    solve_frontier, solve_frontier_with, FrontierOptions, ASPIRATION, FRONTIER_PER_BATCH,
+};
 pub use split::{solve_split, SplitShape};
 pub use upper::{UpperTree, MAX_UPPER_TREE};
 
@@ -178,7 +180,7 @@ pub trait RootSearcher<G: cubesearch_kernels::GpuGame> {
 /// Bytes of stack one unit of the GPU search holds for a subtree of `depth` plies: per level the
 /// position (`words` u32) and five counters, or two packed words (`packed`, v2). Bounded by the
 /// depth, never by the tree.
-pub fn stack_bytes(depth: u32, words: usize, packed: bool) -> usize {
+pub(crate) fn stack_bytes(depth: u32, words: usize, packed: bool) -> usize {
     depth as usize * (words + if packed { 2 } else { 5 }) * 4
 }
 

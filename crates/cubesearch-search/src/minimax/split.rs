@@ -191,8 +191,7 @@ pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
         game,
         state,
         depth.min(2),
-        -INFINITY,
-        INFINITY,
+        (-INFINITY, INFINITY),
         &mut SearchOptions::default(),
     );
     let (mut lower, mut upper, mut g) = (-INFINITY, INFINITY, guess);

@@ -31,6 +31,7 @@ use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::td::greedy;
 use cubesearch_learn::NTupleNetwork;
 use cubesearch_players::spec::StochasticPlayerSpec;
+use cubesearch_search::expectimax::ExpectimaxOptions;
 use cubesearch_search::Executor;
 use std::io::BufRead;
 use std::time::Instant;
@@ -61,7 +62,10 @@ impl Chooser {
                 let net = NTupleNetwork::load::<G>(&spec.weights, None)?.0;
                 let (mut exec, _) = Executor::new(common.backend)?;
                 exec.set_expectimax_method(spec.method);
-                exec.set_expectimax_transposition(spec.transposition);
+                exec.set_expectimax_options(ExpectimaxOptions {
+                    transposition: spec.transposition,
+                    ..ExpectimaxOptions::default()
+                });
                 Chooser::Expectimax {
                     net,
                     exec,

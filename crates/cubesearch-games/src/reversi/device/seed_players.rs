@@ -12,7 +12,7 @@
 use super::{
     count_moves, flips, legal_moves, nth_bit, place, popcount, DeviceReversi, ReversiBoard,
 };
-use crate::reversi::players::NO_PLACEMENT;
+use crate::reversi::players::{Level, NO_PLACEMENT};
 use crate::reversi::{Board, Reversi};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Game, Result};
@@ -197,13 +197,14 @@ pub fn seed_match_kernel(
     }
 }
 
-/// Every board's 64 square values (easy, or `medium`), `NOT_LEGAL` where a square is not a
-/// placement; one launch for all boards.
+/// Every board's 64 square values for the player of `level`, `NOT_LEGAL` where a square is not
+/// a placement; one launch for all boards.
 pub fn launch_seed_values<R: Runtime>(
     client: &ComputeClient<R>,
     boards: &[Board],
-    medium: bool,
+    level: Level,
 ) -> Result<Vec<[i32; 64]>> {
+    let medium = level == Level::Medium;
     if boards.is_empty() {
         return Ok(Vec::new());
     }
@@ -233,15 +234,16 @@ pub fn launch_seed_values<R: Runtime>(
         .collect())
 }
 
-/// Whole games of the AI (easy, or `medium`) against random from the start, one cube a game, in
-/// one launch (`seed_match_kernel`): each game's move slots (`MATCH_PLIES` a game) and its final
+/// Whole games of the player of `level` against random from the start, one cube a game, in one
+/// launch (`seed_match_kernel`): each game's move slots (`MATCH_PLIES` a game) and its final
 /// disc difference for the side to move at the end.
 pub fn launch_seed_match<R: Runtime>(
     client: &ComputeClient<R>,
     games: u32,
     seed: u32,
-    medium: bool,
+    level: Level,
 ) -> Result<(Vec<u32>, Vec<i32>)> {
+    let medium = level == Level::Medium;
     if games == 0 {
         return Ok((Vec::new(), Vec::new()));
     }

@@ -233,13 +233,23 @@ pub fn upload_boards<R: Runtime>(
     upload(client, &words)
 }
 
-/// Every uploaded board's checksum, computed with u64 boards or with u32 pairs (`split`).
+/// How a device kernel holds a Reversi board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoardLayout {
+    /// Two u64 bitboards.
+    U64,
+    /// Two pairs of u32 words.
+    U32Pairs,
+}
+
+/// Every uploaded board's checksum, computed with the boards held as `layout` says.
 pub fn launch_board_words<R: Runtime>(
     client: &ComputeClient<R>,
     boards: &cubecl::server::Handle,
     count: usize,
-    split: bool,
+    layout: BoardLayout,
 ) -> Result<Vec<u32>> {
+    let split = layout == BoardLayout::U32Pairs;
     let sums = client.empty(count.max(1) * 4);
     let (cubes, dim) = grid(client, count);
     // SAFETY: unit i reads board i and writes sums[i]; units past `count` do nothing.
