@@ -10,7 +10,7 @@
 //!   move and value.
 //!
 //! Every walk resumes: a launch takes it at most a slice of steps, and its stack waits in device
-//! memory for the next launch (see [`Slicing`]).
+//! memory for the next launch (see [`Slicing`](crate::launch::Slicing)).
 
 use crate::device_game::{DeviceGame, GpuGame, ONGOING};
 use crate::launch::{grid, launch_until_done, read, upload, Walker};
