@@ -13,14 +13,14 @@
 //!   updates interleave, so a run is not bit-reproducible. Every thread writes the table's hot
 //!   weights (the empty and nearly empty tuples every game passes through), and each write
 //!   takes the cache line from every other core: with a 4-tuple network of 5-bit cells 16 threads
-//!   learned no faster than one (docs/BENCHMARKS.md).
+//!   learned no faster than one.
 //!
 //! The default, [`Sharing::Auto`], takes copies for a network of at most [`AUTO_COPY_BYTES`]
 //! and the table above: merging large copies costs more than their games (on two threads,
 //! 2048's 256 MB `4x6patt` ran 2.8 M moves/s on copies and 5.2 M on one table, a 16 MB
-//! network 6.3 M on copies and 3.1 M on the table; docs/BENCHMARKS.md). Copies take a
-//! network's weights once a thread; above [`MAX_COPY_BYTES`] in all, the threads share the
-//! table whatever was asked. Play without learning always reads the one network.
+//! network 6.3 M on copies and 3.1 M on the table; docs/BENCHMARKS.md, row "`--sharing`").
+//! Copies take a network's weights once a thread; above [`MAX_COPY_BYTES`] in all, the threads
+//! share the table whatever was asked. Play without learning always reads the one network.
 
 use crate::game::TupleGame;
 use crate::network::NTupleNetwork;
@@ -84,7 +84,7 @@ impl std::str::FromStr for Sharing {
 }
 
 /// Moves a thread plays between two merges of the copies (about 20 ms of play). Longer rounds
-/// learn less a game, shorter ones spend more time merging (docs/BENCHMARKS.md).
+/// learn less a game, shorter ones spend more time merging.
 pub const ROUND_MOVES: u64 = 1 << 16;
 
 /// Weights a bit of a thread's record of the weights it changed stands for.

@@ -13,10 +13,10 @@
 //! order): once move `t + 1` is chosen, `s'_t` moves toward `r_{t+1} + V(s'_{t+1})` as valued
 //! when choosing it, and the last afterstate toward 0 when the game ends. Its weights are then
 //! still in the cache, where the backward pass, at the end of a game of thousands of moves,
-//! finds them in memory again (docs/BENCHMARKS.md). The error is taken against `V(s'_t)` as
-//! valued when `s'_t` was chosen, a move earlier, as TDL2048+'s plain TD does (its `optimize`):
-//! the update of `s'_{t-1}` since, which may have moved some of the same weights, is not read
-//! back. So no update waits for its weights to be read first; where threads share one table
+//! finds them in memory again (docs/BENCHMARKS.md, row "`--td-order forward` against
+//! backward, CPU"). The error is taken against `V(s'_t)` as valued when `s'_t` was chosen, a
+//! move earlier, as TDL2048+'s plain TD does (its `optimize`): the update of `s'_{t-1}` since,
+//! which may have moved some of the same weights, is not read back. So no update waits for its weights to be read first; where threads share one table
 //! and each other's writes have taken the lines away, that wait cost 16 threads a tenth of
 //! their moves. With temporal coherence `V(s'_t)` is read again before its update, as
 //! TDL2048+'s TC does (its `instruct`): at alpha 1.0 the stale error overshoots by all that
@@ -218,8 +218,8 @@ fn best_of_four<G: TupleGame>(
 ///
 /// Compiled twice: for any x86-64 and for one with AVX2 and BMI2, picked at run time (the
 /// symmetric views and indices of four states at once fill 256-bit registers, and the weights
-/// are read eight at a time by gathers: docs/BENCHMARKS.md). Both compute the same floats in
-/// the same order.
+/// are read eight at a time by gathers: docs/BENCHMARKS.md, row "The CPU trainer's
+/// gathers"). Both compute the same floats in the same order.
 #[multiversion(targets("x86_64+avx+avx2+bmi1+bmi2+popcnt+lzcnt"))]
 pub fn play_episode<G: TupleGame>(
     game: &G,

@@ -79,8 +79,8 @@ impl TreeSize {
 /// What a size is measured against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Work {
-    /// Perft: leaves counted, at the bulk-counting rates of docs/BENCHMARKS.md (about
-    /// 1.7 × 10¹⁰ a second on an H200, 10⁸–10⁹ on a CPU).
+    /// Perft: leaves counted, at bulk-counting rates (about 1.7 × 10¹⁰ a second on an H200,
+    /// 10⁸–10⁹ on a CPU; docs/BENCHMARKS.md, the perft rows).
     Perft,
     /// Alpha-beta: positions searched, far slower each than a perft leaf.
     Search,

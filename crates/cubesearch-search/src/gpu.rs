@@ -12,7 +12,7 @@ use cubesearch_kernels::{perft::launch_perft, GpuGame};
 
 /// Steps of a resumable walk (perft, alpha-beta subtrees, the v1/v2/v4 shapes) a unit takes in one launch on a real
 /// GPU: long enough that launches cost little, short enough to keep each launch far below a
-/// desktop driver's watchdog (see docs/BENCHMARKS.md).
+/// desktop driver's watchdog.
 pub const STEPS_PER_LAUNCH: u32 = 1 << 16;
 
 /// Walk memory in use at once on a real GPU, and on a software rasteriser (lavapipe binds at

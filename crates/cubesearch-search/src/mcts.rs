@@ -53,7 +53,8 @@ pub struct MctsConfig {
 
 /// Trees that keep a GPU fed from this host: one a core but one, which is left to the thread
 /// that drives the device. On a 16-core H200 host, 15 trees simulate 1.37e8 playouts/s in the
-/// seed's MCTS benchmark and 16 only 8.5e7 (docs/BENCHMARKS.md, fourth session).
+/// seed's MCTS benchmark and 16 only 8.5e7 (docs/BENCHMARKS.md, row "MCTS on a GPU: 15
+/// trees").
 pub fn device_trees() -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get())

@@ -5,7 +5,7 @@
 //! weight by the **mean change of the ranks that changed it**, as the CPU trainer's copies
 //! merge: ranks that learned from the same common positions each moved those weights most of
 //! the way, so their sum overshoots by the world size (with the sum, 4 ranks' greedy mean fell
-//! to 3–12 k where one GPU's reached 100 k; docs/BENCHMARKS.md), while a weight one rank alone
+//! to 3–12 k where one GPU's reached 100 k), while a weight one rank alone
 //! changed keeps that rank's whole change. The weights never leave the devices.
 //!
 //! Rank 0 leads: its [`TdEngine`] is what `train_on` drives (progress, curve, checkpoints,

@@ -63,7 +63,8 @@ pub struct TrainConfig {
     /// Learn with temporal coherence: each weight's step is `alpha` scaled by its own rate,
     /// `|E| / A` ([`NTupleNetwork::enable_coherence`]). Guei, Chen and Wu (2022) finish an
     /// optimistic TD run with it at `alpha` 1.0 (TDL2048+'s OTD+TC); a GPU engine averaging
-    /// its updates collapsed at 1.0 and learns best at 0.5 (docs/BENCHMARKS.md). Its sums go into the weights file, and a run resumed with it
+    /// its updates collapsed at 1.0 and learns best at 0.5 (docs/BENCHMARKS.md, row "Temporal
+    /// coherence at alpha 0.5"). Its sums go into the weights file, and a run resumed with it
     /// goes on from them (from zero where the file has none; a run without it saves none).
     /// CPU copies merge them, while several GPUs each keep the sums of their own changes
     /// (their meetings merge the weights alone) and the file takes the first GPU's.

@@ -361,8 +361,9 @@ impl LutNet {
     /// with planes, four actions and the cells held by the lanes (below [`LANES`], at most 8
     /// bits), where they read every candidate in fewer rounds of weight loads than whole
     /// planes do one V after another (spread). 2584's seed network (24 lookups: 3 rounds
-    /// against 4) gained 1.09 × on an H200, 2048's `4x6patt` (32: 4 against 4) ran at 0.95 ×
-    /// (docs/BENCHMARKS.md).
+    /// against 4) gains from groups, 2048's `4x6patt` (32: 4 against 4) from spread moves
+    /// (docs/BENCHMARKS.md, rows "Four groups of eight lanes choose the move" and "Spread
+    /// moves (4x6patt), against grouped").
     fn moves(&self, lanes: LaneExchange, actions: u32) -> MoveChoice {
         let rounds = self.lookups.div_ceil(GROUP);
         let planes_four = lanes == LaneExchange::Plane && actions == 4 && self.top < LANES;

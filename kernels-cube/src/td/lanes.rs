@@ -11,7 +11,7 @@ use cubecl::prelude::*;
 /// `c` cell `c`, up to `top`, the highest cell a lookup reads), and a lookup takes each of its
 /// cells from the lane holding it ([`pooled_index`]): one shuffle, where taking a cell out of
 /// a 2048 board costs about ten integer operations, and the play kernel is bound by integer
-/// operations (Nsight Compute, docs/BENCHMARKS.md).
+/// operations in Nsight Compute (docs/BENCHMARKS.md, row "A game's lanes hold its cells").
 #[cube]
 pub(super) fn held_cell<G: DeviceStochasticGame>(state: &G::State, lane: u32, top: u32) -> u32 {
     G::cell(state, select(lane < top, lane, top))

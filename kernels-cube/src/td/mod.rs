@@ -4,7 +4,7 @@
 //! shared memory, [`LaneExchange`], in the CPU's summation order), the n-tuple weights in
 //! device memory as f32 updated with atomic adds, never copied back while training. (One unit
 //! a game, as the seed had it, left a GPU mostly idle: a warp ran as long as its longest
-//! game's learning pass, with one live lane; see docs/BENCHMARKS.md.)
+//! game's learning pass, with one live lane.)
 //!
 //! One concern a file: [`config`] what the kernels bind (buffers grouped by concern) and the
 //! one comptime [`PlayConfig`] they are compiled for; [`kernels`] the kernels and their thin
@@ -53,7 +53,7 @@
 //! run, instead of waiting at the end of every batch for its longest game.
 //!
 //! The play kernel is bound by integer instructions, not memory (Nsight Compute on an H200:
-//! the ALU pipe 70 % busy, 15 % of the memory bandwidth; docs/BENCHMARKS.md), so the lanes of
+//! the ALU pipe 70 % busy, 15 % of the memory bandwidth), so the lanes of
 //! a game share the integer work rather than each doing all of it: lane `c` holds cell `c` of
 //! the board valued (every cell a lookup reads below [`LANES`]), and a lookup takes each of
 //! its cells from the lane holding it by a plane shuffle (or from shared memory on a cube)

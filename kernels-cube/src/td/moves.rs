@@ -152,8 +152,9 @@ fn consider_read(a: u32, w: f32, made: &Made, best: &mut Best, lane: u32, lookup
 
 /// The greedy move from `own` (a copy of the state, which becomes this lane's afterstate) of a
 /// game of four actions whose lanes hold the cells through planes: lane `k` plays action
-/// `k mod 4` only, where every lane used to play all four (the moves are most
-/// of the kernel's integer work, Nsight Compute, docs/BENCHMARKS.md). The lanes of a group of
+/// `k mod 4` only, where every lane used to play all four (the moves are most of the
+/// kernel's integer work in Nsight Compute; docs/BENCHMARKS.md, row "Spread or grouped moves,
+/// against every lane making every afterstate"). The lanes of a group of
 /// four hold the four afterstates; in round `r` each lane takes cell `group + r` of its own
 /// afterstate and the group's lane `group + a` hands it to the lane `group + r`, which holds
 /// that cell (`held_cell`: cells past `top` read as `top`). The values are the sequential
@@ -256,7 +257,7 @@ fn grouped_index(
 /// `first + j`, or past the last lookup the last one's (which the sum leaves out). The load is
 /// unconditional so that nothing waits for it before the sum that adds it (a weight loaded
 /// only where it counts became a predicated move straight after the load, where the warp
-/// waited: Nsight Compute, docs/BENCHMARKS.md).
+/// waited, in Nsight Compute's profile).
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn grouped_weight(

@@ -77,7 +77,7 @@ pub struct TdShape {
 /// 1,000,000 games at 32,768 and 65,536 games at once: the greedy mean of the last games was
 /// 20 k and 17 k at 1 step, 47 k and 31 k at 4, 131 k and 136 k at 16, 23 k and 43 k at 64,
 /// and 256 steps diverged. Through the 2048 agent's recipe (optimistic start, then temporal
-/// coherence at alpha 0.1) 10 steps, 1 / alpha, learned as 16 did (docs/BENCHMARKS.md).
+/// coherence at alpha 0.1) 10 steps, 1 / alpha, learned as 16 did.
 pub const STEPS_PER_LAUNCH: u32 = 16;
 
 /// From this many units on, [`TdShape::for_device`] averages the updates.
@@ -319,8 +319,9 @@ impl<R: Runtime, G: GpuStochasticGame> DeviceTd<R, G> {
     /// bounds the play kernel: Nsight Compute counted 3.3 × the mean slice's atomics there, and
     /// the kernel took 0.55 × the time without the adds. On an H200, 2 copies took 2584's kernel
     /// from 3.24 ms to 1.88 ms, 4 and 8 to 1.86 ms, while the apply kernel, which reads every
-    /// copy, took 16, 24, 44 and 88 µs (docs/BENCHMARKS.md). 2584's 3 M weights get 4 copies;
-    /// 4x6patt's 67 M one, and its slices are even (1.2 × the mean).
+    /// copy, took 16, 24, 44 and 88 µs (docs/BENCHMARKS.md, row "Four copies of the averaged
+    /// sums"). 2584's 3 M weights get 4 copies; 4x6patt's 67 M one, and its slices are even
+    /// (1.2 × the mean).
     pub fn sum_copies(&self) -> u32 {
         self.copies
     }

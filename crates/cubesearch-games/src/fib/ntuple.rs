@@ -23,7 +23,7 @@ const SIX: &[&[u8]] = &[
 
 /// Eight 6-tuples (Matsuzaki's, TDL2048+'s `8x6patt`): 512 MiB for 2048. At equal time on one
 /// H200 from an optimistic start it played better than `4x6patt` on half the games
-/// (docs/BENCHMARKS.md).
+/// (docs/BENCHMARKS.md, row "`--shapes 8x6patt` against 4x6patt").
 const EIGHT_SIX: &[&[u8]] = &[
     &[0, 1, 2, 4, 5, 6],
     &[4, 5, 6, 7, 8, 9],

@@ -25,7 +25,7 @@ pub enum Toward {
 
 /// The precomputed moves of every row value for one rule, both directions side by side: the
 /// left and right moves of a row (the up and down moves of a column) read one cache line, not
-/// two, which saves the trainer about 2.7 last-level cache misses a move (docs/BENCHMARKS.md).
+/// two, which saves the trainer about 2.7 last-level cache misses a move.
 #[derive(Debug)]
 pub struct RowTables {
     moves: Box<[[RowMove; 2]]>,

@@ -44,10 +44,10 @@ impl NTupleNetwork {
     /// copies numbered in `learners` (in order) may have changed these weights.
     ///
     /// The mean, not the sum: copies that learned from the same common positions each moved
-    /// those weights most of the way, and their sum overshoots (training diverged with it,
-    /// docs/BENCHMARKS.md); a weight one copy alone changed keeps that copy's change. With
-    /// temporal coherence, each weight's two sums take every copy's additions: they count
-    /// every change asked of the weight.
+    /// those weights most of the way, and their sum overshoots (training diverged with it);
+    /// a weight one copy alone changed keeps that copy's change. With temporal coherence, each
+    /// weight's two sums take every copy's additions: they count every change asked of the
+    /// weight.
     pub fn merge_copies(
         &self,
         copies: &[&NTupleNetwork],

@@ -24,7 +24,7 @@ pub const MAX_STAGES: usize = 8;
 /// cells (`0,1,2,3,4,5` and `0,1,2,4,5,6`) then fall in the same sets and evict each other.
 /// With the gap, table `t` moves `t ·` 129 lines on: `t` sets on in a 64-set L1, `129 t` in
 /// a 2048-set L2. Of the gaps cachegrind tried (0 to 1,025 lines) this one missed least:
-/// a fifth fewer L1 and a quarter fewer L2 misses a move than none (docs/BENCHMARKS.md). The
+/// a fifth fewer L1 and a quarter fewer L2 misses a move than none. The
 /// device keeps the tables packed ([`NTupleNetwork::lookup_layout`](super::NTupleNetwork::lookup_layout)).
 pub const TABLE_GAP: usize = 129 * 16;
 

@@ -152,9 +152,8 @@ impl std::str::FromStr for Strategy {
 /// The GPU strategy a search gets unless it names one: `split` for games scored only as won,
 /// drawn or lost (`MAX_SCORE` 1: MTD(f)'s null-window tests settle them in one or two batches,
 /// keeping alpha-beta's pruning), `frontier` for games with a graded evaluation (where MTD(f)
-/// needs many tests and its device subtrees lack move ordering; at depth 8 on the seed's
-/// 8×8 board game with an evaluation the frontier strategy is hundreds of times faster,
-/// docs/BENCHMARKS.md).
+/// needs many tests and its device subtrees lack move ordering; on Reversi the frontier
+/// strategy is far faster: docs/BENCHMARKS.md, row "Alpha-beta `frontier`, against `split`").
 pub fn default_gpu_strategy<G: cubesearch_kernels::GpuGame>() -> Strategy {
     if G::MAX_SCORE <= 1 {
         Strategy::Split

@@ -271,8 +271,7 @@ impl GpuTiles for Fib {
     type Device = DeviceFib;
     const WORDS: usize = 3;
     // Paths of 16 entries: on an H200 the seed network's training ran 1.10-1.36 x as fast as
-    // with 1024, and learned more a game (docs/BENCHMARKS.md, "2584's path cap"). A launch lasts
-    // as long as its longest learning pass.
+    // with 1024, and learned more a game: a launch lasts as long as its longest learning pass.
     const TD_PATH: Option<u32> = Some(16);
 }
 

@@ -203,7 +203,7 @@ fn row_empty_bits<T: DeviceTiles>(row: u32) -> u32 {
 /// The empty cells as a 16-bit mask, bit `i` for cell `i` (`4·row + col`). Counting them and
 /// finding the `n`-th are then a popcount and four halvings ([`nth_set_bit`](fn@nth_set_bit)), where a walk
 /// over the sixteen cells was a chain of sixteen dependent steps in every move (Nsight
-/// Compute, docs/BENCHMARKS.md).
+/// Compute).
 #[cube]
 pub fn empty_mask<T: DeviceTiles>(board: &FibBoard) -> u32 {
     row_empty_bits::<T>(board.r0)
