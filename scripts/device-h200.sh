@@ -6,7 +6,7 @@
 # With arguments, each one is a command line run after the tests instead of the default suites:
 # `bench ...`/`train ...`/any subcommand runs .dev/cubesearch, a line starting with `scripts/`
 # runs that script. `--no-tests` first skips the tests.
-#   scripts/device-h200.sh "bench nim-minimax --reps 7" "scripts/strength-checkers .dev/cubesearch 50ms 10 cuda"
+#   scripts/device-h200.sh "bench nim-minimax --reps 7" "scripts/strength-engines .dev/cubesearch 20 100 /tmp/s.jsonl"
 set -uo pipefail
 export CUDA_PATH="${CUDA_PATH:-/usr/local/cuda}"
 export CUBESEARCH_COMMIT="$(cat .dev/COMMIT 2>/dev/null || echo unknown)"
