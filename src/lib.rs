@@ -247,12 +247,6 @@ pub mod games {
     pub use cubesearch_games::nim::{self, Nim, NimMove, NimState};
     pub use cubesearch_games::registry;
     pub use cubesearch_games::reversi::{self, Board, Colour, Reversi, ReversiMove, ReversiState};
-
-    /// Random reachable positions, the inputs of property and parity tests (kept here for old
-    /// paths; the function is [`testing::random_positions`](crate::testing::random_positions)).
-    pub mod sample {
-        pub use cubesearch_search::testing::random_positions;
-    }
 }
 
 /// n-tuple networks, TD(0) on afterstates, greedy play statistics and weights files, for any
@@ -267,3 +261,9 @@ pub use cubecl;
 /// Device code: the `#[cube]` game traits and generic kernels, for users who launch kernels
 /// directly (each game's device twin is in its [`games`] module, as `device`).
 pub use cubesearch_kernels as kernels;
+
+/// README's Rust blocks, compiled and run as doctests so that the front door's snippet keeps
+/// building against the API it shows.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -1,6 +1,8 @@
 //! The code's shape, held in place: no module of a crate uses, through others, a module that
-//! uses it (each crate's modules form layers), and no `#[cube]` function takes more than 12
-//! parameters (kernels take grouped buffers and one comptime config instead).
+//! uses it (each crate's modules form layers); no `#[cube]` function takes more than 12
+//! parameters (kernels take grouped buffers and one comptime config instead); no public host
+//! function takes more than five parameters or a bare bool (options structs and enums
+//! instead); and the crate root re-exports at most 30 names besides its modules.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -263,4 +265,230 @@ fn no_cube_function_takes_more_than_twelve_parameters() {
     assert!(seen > 100, "only {seen} #[cube] functions found");
     let sample = "#[cube]\nfn f<G: T>(a: u32, b: &Array<u32>,\n #[comptime] c: (u32, u32),\n) {}";
     assert_eq!(cube_functions(sample), [("f".to_string(), 3)]);
+}
+
+/// The library crates a user reaches through the facade (the binary's and the bench lab's
+/// crates are no library API).
+fn library_roots() -> Vec<PathBuf> {
+    crate_roots()
+        .into_iter()
+        .filter(|r| {
+            ![
+                "cubesearch-cli",
+                "cubesearch-bench",
+                "cubesearch-checkerboard",
+            ]
+            .iter()
+            .any(|c| r.parent().is_some_and(|p| p.ends_with(c)))
+        })
+        .collect()
+}
+
+/// The end (exclusive) of the `{ … }` block that opens at or after `from`.
+fn block_end(code: &str, from: usize) -> usize {
+    let open = from + code[from..].find('{').unwrap();
+    let mut depth = 0;
+    for (i, c) in code[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return open + i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+/// The parameters of the fn whose `(` is at `open`, `self` left out, each as written.
+fn parameters(code: &str, open: usize) -> Vec<String> {
+    let (mut depth, mut params, mut current) = (0, Vec::new(), String::new());
+    let mut chars = code[open..].chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '-' if chars.peek() == Some(&'>') => {
+                current.push_str("->");
+                chars.next();
+                continue;
+            }
+            '(' | '<' | '[' => depth += 1,
+            ')' | '>' | ']' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            break;
+        }
+        if c == ',' && depth == 1 {
+            params.push(std::mem::take(&mut current));
+        } else if depth > 1 || !matches!(c, '(') {
+            current.push(c);
+        }
+    }
+    params.push(current);
+    params
+        .into_iter()
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty() && !p.trim_start_matches(['&', '\'']).contains("self"))
+        .collect()
+}
+
+/// The host functions of `code` a user can call: every `pub fn` and every method of a
+/// `pub trait`, outside `#[cube]` code: (name, parameters).
+fn host_functions(code: &str) -> Vec<(String, Vec<String>)> {
+    // `#[cube]` items: a function, or a whole impl or trait.
+    let mut device: Vec<std::ops::Range<usize>> = Vec::new();
+    for (at, _) in code.match_indices("#[cube") {
+        let item = at + code[at..].find(']').unwrap() + 1;
+        let header_end = item + code[item..].find(['{', ';']).unwrap();
+        device.push(at..block_end(code, header_end.min(code.len() - 1)));
+    }
+    let traits: Vec<std::ops::Range<usize>> = code
+        .match_indices("pub trait ")
+        .map(|(at, _)| at..block_end(code, at))
+        .collect();
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("fn ") {
+        let before = &code[..at];
+        let line_start = before.rfind('\n').map_or(0, |n| n + 1);
+        let prefix = before[line_start..]
+            .trim()
+            .trim_end_matches(" unsafe")
+            .trim_end_matches(" const");
+        let in_trait = traits.iter().any(|t| t.contains(&at));
+        let public = prefix == "pub" || prefix.ends_with(" pub") || (in_trait && prefix.is_empty());
+        if !public || device.iter().any(|d| d.contains(&at)) {
+            continue;
+        }
+        let rest = &code[at + 3..];
+        let name_end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap();
+        let open = at + 3 + rest.find('(').unwrap();
+        out.push((rest[..name_end].to_string(), parameters(code, open)));
+    }
+    out
+}
+
+#[test]
+fn public_host_functions_take_five_parameters_at_most_and_no_bare_bool() {
+    let mut seen = 0;
+    let mut wrong = Vec::new();
+    for root in library_roots() {
+        for file in rust_files(&root) {
+            for (name, params) in host_functions(&code_of(&file)) {
+                seen += 1;
+                let bools = params.iter().filter(|p| p.ends_with(": bool")).count();
+                if params.len() > 5 || bools > 0 {
+                    wrong.push(format!(
+                        "{}: fn {name}: {} parameters, {bools} bool",
+                        file.display(),
+                        params.len()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(seen > 300, "only {seen} public functions found");
+    assert!(
+        wrong.is_empty(),
+        "take an options struct:\n{}",
+        wrong.join("\n")
+    );
+    let sample = "pub fn f<G: T>(&self, a: u32, cb: impl FnMut(u64) -> Result<()>, on: bool) {}\n\
+                  #[cube]\npub fn k(a: bool) {}\n#[cube]\nimpl X for Y {\n    pub fn m(b: bool) {}\n}\n\
+                  pub trait Q {\n    fn q(&mut self, a: u8, b: u8);\n}\nfn private(a: bool) {}";
+    let found = host_functions(sample);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(
+        found[0].1,
+        ["a: u32", "cb: impl FnMut(u64) -> Result<()>", "on: bool"]
+    );
+    assert_eq!(
+        found[1],
+        ("q".to_string(), vec!["a: u8".into(), "b: u8".into()])
+    );
+}
+
+/// The names `lib.rs` re-exports at the crate root, modules marked: `(name, is a module)`.
+fn root_names(lib: &str, is_module: impl Fn(&str) -> bool) -> Vec<(String, bool)> {
+    let code: String = lib
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut out = Vec::new();
+    let (mut depth, mut at) = (0, 0);
+    while at < code.len() {
+        let rest = &code[at..];
+        if depth == 0 && rest.starts_with("pub use ") {
+            let end = rest.find(';').unwrap();
+            let body = rest["pub use ".len()..end].trim();
+            at += end + 1;
+            if let Some((_, alias)) = body.split_once(" as ") {
+                out.push((alias.trim().to_string(), true));
+            } else if let Some((_, list)) = body.split_once("::{") {
+                for name in list.trim_end_matches('}').split(',') {
+                    let name = name.trim();
+                    if !name.is_empty() {
+                        out.push((name.to_string(), is_module(name)));
+                    }
+                }
+            } else {
+                let name = body.rsplit("::").next().unwrap().trim();
+                out.push((name.to_string(), is_module(name)));
+            }
+            continue;
+        }
+        let c = rest.chars().next().unwrap();
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ => {}
+        }
+        at += c.len_utf8();
+    }
+    out
+}
+
+#[test]
+fn the_crate_root_reexports_thirty_names_at_most_besides_modules() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    // A module of one of the library crates (a file or a folder of that name), or cubecl.
+    let is_module = |name: &str| {
+        name == "cubecl"
+            || library_roots().iter().any(|r| {
+                r.join(format!("{name}.rs")).is_file() || r.join(name).join("mod.rs").is_file()
+            })
+    };
+    let names = root_names(&lib, is_module);
+    let modules: Vec<&str> = names.iter().filter(|n| n.1).map(|n| n.0.as_str()).collect();
+    let others: Vec<&str> = names
+        .iter()
+        .filter(|n| !n.1)
+        .map(|n| n.0.as_str())
+        .collect();
+    assert!(
+        modules.contains(&"mcts") && modules.contains(&"players") && others.contains(&"Game"),
+        "{names:?}"
+    );
+    assert!(
+        others.len() <= 30,
+        "{} names at the root: {others:?}",
+        others.len()
+    );
+    let sample = "pub use a::{self, B, c};\npub use d as e;\npub mod m {\n    pub use x::Y;\n}\npub use f::{\n    G,\n    H,\n};";
+    let found = root_names(sample, |n| n == "c");
+    let want = [
+        ("self", false),
+        ("B", false),
+        ("c", true),
+        ("e", true),
+        ("G", false),
+        ("H", false),
+    ];
+    assert_eq!(found, want.map(|(n, m)| (n.to_string(), m)));
 }

@@ -98,10 +98,12 @@ fn the_eight_symmetries_of_a_board_have_the_same_value() {
 }
 
 /// Shapes that exercise the fast index path: runs of cells within a half of the board and
-/// across the middle (cells 7 and 8), cells in falling order, one cell, mixed lengths, and
-/// cells (9, 2) that are next to each other within their halves but not on the board.
+/// across the middle (cells 7 and 8), cells in falling order, a diagonal, and cells (9, 2)
+/// that are next to each other within their halves but not on the board (a network's shapes
+/// are of one size).
 fn odd_shapes() -> Vec<Vec<u8>> {
-    parse_shapes("0,1,2,3,4;5,9;3,6,9,12,13;15,10,5,0;6,7,8,9;11;12,13,14,15;9,2").unwrap()
+    parse_shapes("0,1,2,3;5,9,2,14;3,6,9,12;15,10,5,0;6,7,8,9;11,4,13,1;12,13,14,15;9,2,7,8")
+        .unwrap()
 }
 
 /// The weight indices read straight from the board agree with those read from its cells, one

@@ -496,6 +496,33 @@ fn help_names_every_strategy_and_player_option() {
     );
 }
 
+/// Shapes the trainers cannot take are refused before the first game, on every backend, and
+/// no weights file is written.
+#[test]
+fn training_refuses_shapes_of_different_sizes_before_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("w");
+    for backend in ["cpu", "wgpu"] {
+        let args = [
+            "train",
+            "2048",
+            "--shapes",
+            "0,1,2,3;4,5",
+            "--games",
+            "5",
+            "--backend",
+            backend,
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        assert_bad_input(
+            &cubesearch(&args),
+            "tuple shapes 0,1,2,3 and 4,5 differ in size",
+        );
+        assert!(!out.exists(), "{backend}: a weights file was written");
+    }
+}
+
 /// Flag values whose work could not end, or that mean nothing, are refused before any work,
 /// with one line naming the flag.
 #[test]

@@ -1,11 +1,22 @@
-//! Helpers for tests that hold a GPU kernel to the CPU oracle; public so that users who add a
-//! game can cross-check their device rules the same way in their own CI.
+//! For game authors: the checks that hold a game's device rules to its host rules, the same
+//! ones this library runs on its own games. Reach them as `cubesearch::testing`.
 //!
-//! On a machine without a GPU, wgpu runs on Mesa's lavapipe. A missing wgpu adapter is a test
-//! failure that says how to install it, never a silent skip. CUDA cases run when the crate is
-//! built with the `cuda` feature (on an NVIDIA host), and must then find a device.
+//! A new game's tests, in order:
+//! 1. **Inputs**: [`random_positions`] (or [`random_stochastic_positions`]) gives reachable
+//!    positions, finished ones included, the same for a seed.
+//! 2. **Backends**: [`executor`] gives the executor of each backend built in: wgpu always,
+//!    CUDA with the `cuda` feature. Loop over `[Backend::Wgpu, Backend::Cuda]`; `None` means
+//!    only that CUDA is not compiled in.
+//! 3. **Comparisons**: run the same call on a [`CpuExecutor`] and on each executor, and
+//!    compare with [`assert_same`] (perft counts, playout results, minimax values),
+//!    [`assert_same_root_values`] (expectimax, bit for bit) or [`assert_same_weights`] (TD).
+//!    A stochastic game's rules are held to the host's, every action and chance draw, by
+//!    [`assert_stochastic_rules_match`].
 //!
-//! The facade's `cubesearch::testing` shows them on a game.
+//! On a machine without a GPU, wgpu runs on Mesa's lavapipe (`apt-get install
+//! mesa-vulkan-drivers`), which is how CI checks every kernel. A missing wgpu adapter is a
+//! test failure that says how to install it, never a silent skip. docs/GUIDE.md section 4
+//! shows a whole test, and the facade's `cubesearch::testing` a short one.
 
 use crate::stochastic_rules::{DeviceAction, StochasticRules};
 use crate::{CpuExecutor, Executor};

@@ -135,6 +135,7 @@ impl<G: TupleGame> TdEngine<G> for CpuEngine {
             seed,
             step,
         } = batch;
+        net.check_trainable()?;
         run_games(
             game,
             Policy::Greedy(

@@ -187,6 +187,7 @@ pub fn train<G: GpuStochasticGame + TupleGame>(
 /// Every process of a run (rank 0 and the ranks that follow it) starts from this.
 pub fn starting_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwork, u64)> {
     let (mut net, games) = file_or_fresh_network::<G>(cfg)?;
+    net.check_trainable()?;
     if cfg.coherence && !net.coherent() {
         net.enable_coherence();
     }

@@ -1,5 +1,5 @@
 //! What a [`DeviceTd`] does when it meets other trainers (one a GPU, each with its own copy of
-//! the weights; `cubesearch_search::td_ranks`): it hands in its weights' changes since the
+//! the weights; `cubesearch_train::ranks`): it hands in its weights' changes since the
 //! last meeting, `w − base`, each with a mark (1 where it changed the weight), and from the
 //! sums over every trainer takes back `base + Σ changes / Σ marks`: each weight moves by the
 //! mean change of the trainers that changed it, as the CPU's copies merge

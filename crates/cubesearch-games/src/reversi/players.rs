@@ -1,6 +1,6 @@
 //! The seed's computer players (seed 003, "Easy AI" and "Medium AI") as pure move choices: a
-//! position and a random generator in, a move out. The `Player` wrappers live in
-//! `cubesearch-search`.
+//! position and a random generator in, a move out. The `Player` wrappers are in
+//! `seed_player.rs`.
 //!
 //! Both score a placement by the discs it *flips* (the seed's `capture_potential_pieces_cpu`
 //! returns the captured discs; the placed disc is counted apart), and both break ties the seed's

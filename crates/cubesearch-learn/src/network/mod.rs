@@ -223,6 +223,23 @@ impl NTupleNetwork {
         self.bits
     }
 
+    /// Refuses a network the trainers cannot learn: shapes of different sizes. Evaluation
+    /// takes any mix, but the GPU trainer reads every lookup with one loop of one length, and
+    /// the CPU trainer, its oracle, takes the same networks, so that a run can move between
+    /// them. Both call this before their first game.
+    pub fn check_trainable(&self) -> Result<()> {
+        let shapes = self.shapes();
+        match shapes.iter().find(|s| s.len() != shapes[0].len()) {
+            None => Ok(()),
+            Some(other) => Err(Error::parse(format!(
+                "tuple shapes {} and {} differ in size: the trainers take shapes that all have \
+                 the same number of cells",
+                format_shapes(std::slice::from_ref(&shapes[0])),
+                format_shapes(std::slice::from_ref(other))
+            ))),
+        }
+    }
+
     /// The tuple shapes.
     pub fn shapes(&self) -> &[Vec<u8>] {
         &self.shapes
@@ -391,7 +408,7 @@ impl NTupleNetwork {
     }
 
     /// [`Self::weight`] without the bounds check: the trainer reads ~170 weights a move, each
-    /// check a compare and branch (a fifth of its instructions, docs/BENCHMARKS.md).
+    /// check a compare and branch (a fifth of its instructions).
     ///
     /// # Safety
     /// `i` is below [`Self::weight_count`], as every index that [`Self::indices_of`] makes is.
@@ -635,6 +652,24 @@ mod tests {
                 assert_eq!(fast.to_bits(), net.value_cells(&state.0, stage).to_bits());
             }
         }
+    }
+
+    #[test]
+    fn shapes_of_different_sizes_evaluate_but_are_not_trainable() {
+        let mixed =
+            NTupleNetwork::for_game::<Cells16Game<4>>(&parse_shapes("0,1,2,3;4,5").unwrap())
+                .unwrap();
+        let err = mixed.check_trainable().unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("tuple shapes 0,1,2,3 and 4,5 differ in size"),
+            "{err}"
+        );
+        let even = parse_shapes("0,1,2,3;4,5,6,7").unwrap();
+        NTupleNetwork::for_game::<Cells16Game<4>>(&even)
+            .unwrap()
+            .check_trainable()
+            .unwrap();
     }
 
     #[test]
