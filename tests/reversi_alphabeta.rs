@@ -10,7 +10,7 @@ use cubesearch::players::builtin::RandomPlayer;
 use cubesearch::players::spec::PlayerSpec;
 use cubesearch::players::{play_game, Player};
 use cubesearch::testing::random_positions;
-use cubesearch::{Backend, Game};
+use cubesearch::{Backend, Game, Stop};
 use std::time::{Duration, Instant};
 
 fn player(spec: &str) -> Box<dyn Player<Reversi>> {
@@ -70,7 +70,7 @@ fn iterative_deepening_returns_the_fixed_depth_value_and_a_move_that_has_it() {
                 table: Some(&mut table),
                 ..SearchOptions::default()
             };
-            let found = solve_iterative(&Reversi, &s, depth, None, &mut options);
+            let found = solve_iterative(&Reversi, &s, depth, &Stop::new(), &mut options);
             assert_eq!(found.depth, depth);
             assert_eq!(found.solution.value, value(&s, depth), "depth {depth}");
             let best = found.solution.best.unwrap();
@@ -88,7 +88,8 @@ fn a_time_budget_is_honoured_and_still_deepens() {
     let mut options = SearchOptions::default();
     let began = Instant::now();
     let budget = Duration::from_millis(200);
-    let found = solve_iterative(&Reversi, &start, 60, Some(began + budget), &mut options);
+    let stop = Stop::new().with_deadline(began + budget);
+    let found = solve_iterative(&Reversi, &start, 60, &stop, &mut options);
     // The clock is read every 1024 nodes: allow a little beyond the budget, never a whole
     // further iteration.
     assert!(began.elapsed() < budget * 2, "{:?}", began.elapsed());
@@ -102,6 +103,51 @@ fn a_time_budget_is_honoured_and_still_deepens() {
         .contains(&found.solution.best.unwrap()));
     let mut timed = player("alphabeta:time=50ms");
     let mv = timed.choose(&Reversi, &start).unwrap();
+    assert!(Reversi.moves(&start).contains(&mv));
+}
+
+/// A raised stop ends a search of any depth within a few nodes, and the deepest finished
+/// iteration answers; so does a player told of the stop through its limits.
+#[test]
+fn a_raised_stop_ends_a_deep_search_with_a_legal_move() {
+    let start = Reversi.initial();
+    let stop = Stop::new();
+    let raiser = stop.clone();
+    let began = Instant::now();
+    let waker = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        raiser.request(1);
+    });
+    let found = solve_iterative(&Reversi, &start, 60, &stop, &mut SearchOptions::default());
+    waker.join().unwrap();
+    assert!(
+        began.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        began.elapsed()
+    );
+    assert!(
+        found.depth >= 1 && found.depth < 60,
+        "depth {}",
+        found.depth
+    );
+    assert!(Reversi
+        .moves(&start)
+        .contains(&found.solution.best.unwrap()));
+
+    let mut deep = player("alphabeta:depth=40");
+    let stopped = Stop::new();
+    stopped.request(1);
+    deep.set_limits(&cubesearch::players::MoveLimits {
+        stop: Some(stopped),
+        ..Default::default()
+    });
+    let began = Instant::now();
+    let mv = deep.choose(&Reversi, &start).unwrap();
+    assert!(
+        began.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        began.elapsed()
+    );
     assert!(Reversi.moves(&start).contains(&mv));
 }
 

@@ -42,11 +42,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// The message's first line, its control characters escaped (`\r`, `\u{1b}`): an error that
-/// quotes what was typed stays one line and cannot move the terminal's cursor.
+/// A message as one short line: control characters escaped (`\n`, `\r`, `\u{1b}`), so an
+/// error that quotes what was typed stays one line and cannot move the terminal's cursor; a
+/// run of more than [`ECHO_CHARS`] characters without a space (an echoed input, mostly) cut
+/// to that many, ending in `…`; and the whole at most [`MESSAGE_CHARS`].
 pub(crate) fn one_line(text: &str) -> String {
-    let first = text.lines().next().unwrap_or(text);
-    first
+    let escaped: String = text
+        .trim_end()
         .chars()
         .map(|c| {
             if c.is_control() {
@@ -55,7 +57,25 @@ pub(crate) fn one_line(text: &str) -> String {
                 c.to_string()
             }
         })
-        .collect()
+        .collect();
+    let words: Vec<String> = escaped.split(' ').map(|w| cut(w, ECHO_CHARS)).collect();
+    cut(&words.join(" "), MESSAGE_CHARS)
+}
+
+/// Characters of one space-free run that a message keeps.
+const ECHO_CHARS: usize = 80;
+/// Characters a message keeps.
+const MESSAGE_CHARS: usize = 400;
+
+/// `text` cut to `max` characters, the last of them `…`, when it is longer.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some(_) => {
+            let kept: String = text.chars().take(max - 1).collect();
+            format!("{kept}…")
+        }
+    }
 }
 
 /// The lines before the first blank one, joined: `error: the following required arguments
@@ -67,4 +87,27 @@ fn first_paragraph(text: &str) -> String {
         .map(str::trim)
         .collect();
     lines.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn messages_are_one_short_line_whatever_they_quote() {
+        assert_eq!(one_line("bad 'x\ny'\n"), "bad 'x\\ny'");
+        let long = format!("bad spec '{}': expected k=v", "a".repeat(100_000));
+        let line = one_line(&long);
+        assert!(
+            line.starts_with("bad spec 'aaa") && line.ends_with("… expected k=v"),
+            "{line}"
+        );
+        assert_eq!(
+            line.chars().count(),
+            "bad spec ".len() + 80 + " expected k=v".len()
+        );
+        let many = "word ".repeat(1000);
+        assert_eq!(one_line(&many).chars().count(), 400);
+        assert_eq!(one_line("\u{1b}[2J"), "\\u{1b}[2J");
+    }
 }

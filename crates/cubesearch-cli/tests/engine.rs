@@ -46,7 +46,7 @@ fn a_ugi_session_plays_legal_checkers_moves_in_the_time_asked() {
         "ugi\nisready\nuginewgame\nposition startpos moves 11-15 22-18\nquery p1turn\n\
          go movetime 300\nposition startpos moves 11-15 22-18 15x22\nquery p1turn\n\
          go nodes 500\nsetoption name playouts value 300\nposition startpos\ngo\n\
-         setoption name c value nope\nquit\n",
+         setoption name c value nope\ngo nodes 1\nquit\n",
     );
     assert_eq!(
         lines[0],
@@ -57,8 +57,9 @@ fn a_ugi_session_plays_legal_checkers_moves_in_the_time_asked() {
     assert_eq!(lines[ugiok + 1], "readyok");
     let turns: Vec<&String> = lines.iter().filter(|l| l.starts_with("response")).collect();
     assert_eq!(turns, ["response true", "response false"]);
+    // The last `go` is cut short by the `quit` queued behind it, as a host's quit should.
     let best = best_moves(&lines);
-    assert_eq!(best.len(), 3, "{lines:?}");
+    assert_eq!(best.len(), 4, "{lines:?}");
     // Each answer is a legal move of the position it was asked in.
     let game = Checkers::default();
     let first = after(&game, &["11-15", "22-18"]);
@@ -72,7 +73,7 @@ fn a_ugi_session_plays_legal_checkers_moves_in_the_time_asked() {
         .filter(|l| l.starts_with("info time"))
         .map(|l| l.split_whitespace().collect())
         .collect();
-    assert_eq!(infos.len(), 3, "{lines:?}");
+    assert_eq!(infos.len(), 4, "{lines:?}");
     let field = |info: &[&str], name: &str| -> u64 {
         let at = info.iter().position(|w| *w == name).unwrap();
         info[at + 1].parse().unwrap()
@@ -86,8 +87,14 @@ fn a_ugi_session_plays_legal_checkers_moves_in_the_time_asked() {
     // a bad value is an error line and the player stays.
     let playouts = field(&infos[2], "playouts");
     assert!((300..800).contains(&playouts), "playouts=300: {playouts}");
+    let third = (0..lines.len())
+        .filter(|&i| lines[i].starts_with("bestmove"))
+        .nth(2)
+        .unwrap();
     assert!(
-        lines.last().unwrap().starts_with("info string error: "),
+        lines[third..]
+            .iter()
+            .any(|l| l.starts_with("info string error: ")),
         "{lines:?}"
     );
 }
@@ -525,4 +532,204 @@ fn an_infinite_search_goes_on_until_stop() {
     let mv = lines[best].strip_prefix("bestmove ").unwrap();
     let game = Checkers::default();
     assert!(game.parse_move(&game.initial(), mv).is_ok(), "{mv}");
+}
+
+/// An engine process with its stdin, and its stdout's lines arriving on a channel so that a
+/// test can wait for one with a bound.
+struct Running {
+    child: std::process::Child,
+    to: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Running {
+    fn start(args: &[&str]) -> Self {
+        use std::io::BufRead;
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+            .arg("engine")
+            .args(args)
+            .args(["--backend", "cpu"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let to = child.stdin.take();
+        let from = std::io::BufReader::new(child.stdout.take().unwrap());
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in from.lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Running { child, to, lines }
+    }
+
+    fn send(&mut self, text: &str) {
+        use std::io::Write;
+        let to = self.to.as_mut().unwrap();
+        to.write_all(text.as_bytes()).unwrap();
+        to.flush().unwrap();
+    }
+
+    /// Lines up to and including the first that starts with `prefix`, within `bound`.
+    fn until(&self, prefix: &str, bound: std::time::Duration) -> Vec<String> {
+        let end = std::time::Instant::now() + bound;
+        let mut seen = Vec::new();
+        loop {
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let found = line.starts_with(prefix);
+                    seen.push(line);
+                    if found {
+                        return seen;
+                    }
+                }
+                Err(_) => panic!("no line starting '{prefix}' within {bound:?}: {seen:#?}"),
+            }
+        }
+    }
+
+    /// Waits for the process to end, within `bound`; its exit status.
+    fn ends_within(&mut self, bound: std::time::Duration) -> std::process::ExitStatus {
+        let end = std::time::Instant::now() + bound;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if std::time::Instant::now() >= end {
+                let _ = self.child.kill();
+                panic!("the engine was still running {bound:?} later");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+/// Searches that would run for a minute or more (a movetime of days, an alpha-beta of 1000 s)
+/// answer `stop` at once with a legal move, and the engine goes on; `quit` during such a
+/// search ends the engine at once, and so does the end of its input.
+#[test]
+fn stop_quit_and_the_end_of_input_end_long_searches_at_once() {
+    use std::time::Duration;
+    let bound = Duration::from_secs(5);
+    for (player, go) in [
+        ("mcts:playouts=50", "go movetime 100000000"),
+        ("alphabeta:time=1000s", "go"),
+        ("alphabeta:depth=3", "go depth 20"),
+    ] {
+        let mut engine = Running::start(&["reversi", "--player", player]);
+        engine.send(&format!("position startpos\n{go}\n"));
+        std::thread::sleep(Duration::from_millis(300));
+        engine.send("stop\n");
+        let lines = engine.until("bestmove", bound);
+        let mv = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
+        assert!(
+            Reversi.parse_move(&Reversi.initial(), mv).is_ok(),
+            "{player}: {lines:#?}"
+        );
+        engine.send("isready\n");
+        engine.until("readyok", bound);
+        // quit during a search.
+        engine.send(&format!("{go}\n"));
+        std::thread::sleep(Duration::from_millis(300));
+        engine.send("quit\n");
+        assert!(engine.ends_within(bound).success(), "{player}: quit");
+        // The end of input during a search.
+        let mut engine = Running::start(&["reversi", "--player", player]);
+        engine.send(&format!("position startpos\n{go}\n"));
+        std::thread::sleep(Duration::from_millis(300));
+        engine.to = None;
+        assert!(
+            engine.ends_within(bound).success(),
+            "{player}: end of input"
+        );
+    }
+}
+
+/// A depth whose search would take more than a day (the estimate `play` and `match` apply)
+/// is refused with an error line, and the engine goes on; so is a line that is not UTF-8.
+#[test]
+fn an_endless_depth_and_bad_bytes_are_refused_and_the_engine_goes_on() {
+    let out = cubesearch_typed(
+        &[
+            "engine",
+            "reversi",
+            "--player",
+            "alphabeta:depth=3",
+            "--backend",
+            "cpu",
+        ],
+        b"position startpos\ngo depth 40\n\xff\xfe\xfd\nisready\n\
+          setoption name depth value 40\ngo depth 2\nquit\n",
+    );
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let errors: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("info string error:"))
+        .collect();
+    assert_eq!(errors.len(), 3, "{lines:#?}");
+    assert!(errors[0].contains("would take about"), "{lines:#?}");
+    assert!(errors[1].contains("not UTF-8"), "{lines:#?}");
+    assert!(errors[2].contains("would take about"), "{lines:#?}");
+    assert!(lines.contains(&"readyok"));
+    assert_eq!(
+        best_moves(&lines.iter().map(|l| l.to_string()).collect::<Vec<_>>()).len(),
+        1
+    );
+
+    let nboard = cubesearch_typed(
+        &[
+            "engine",
+            "reversi",
+            "--protocol",
+            "nboard",
+            "--player",
+            "alphabeta:depth=3",
+            "--backend",
+            "cpu",
+        ],
+        b"nboard 2\nset depth 60\ngo\n\xff\nping 1\nset depth 2\ngo\nquit\n",
+    );
+    let stdout = String::from_utf8_lossy(&nboard.stdout);
+    let errors: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("status error:"))
+        .collect();
+    assert_eq!(errors.len(), 2, "{stdout}");
+    assert!(errors[0].contains("would take about") && errors[1].contains("not UTF-8"));
+    assert!(
+        stdout.contains("pong 1") && stdout.contains("=== "),
+        "{stdout}"
+    );
+}
+
+/// NBoard has no `stop`: `quit` or the end of input ends a search at once.
+#[test]
+fn nboard_quit_and_the_end_of_input_end_a_long_search() {
+    let bound = std::time::Duration::from_secs(5);
+    for end in ["quit\n", ""] {
+        let mut engine = Running::start(&[
+            "reversi",
+            "--protocol",
+            "nboard",
+            "--player",
+            "alphabeta:time=1000s",
+        ]);
+        engine.send("nboard 2\ngo\n");
+        engine.until("status cubesearch is thinking", bound);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        if end.is_empty() {
+            engine.to = None;
+        } else {
+            engine.send(end);
+        }
+        assert!(engine.ends_within(bound).success(), "{end:?}");
+    }
 }

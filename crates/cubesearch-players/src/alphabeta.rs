@@ -17,7 +17,7 @@
 
 use crate::player::{MoveLimits, Player};
 use crate::spec::Limit;
-use cubesearch_core::{Error, Game, Result};
+use cubesearch_core::{Error, Game, Result, Stop};
 use cubesearch_kernels::GpuGame;
 use cubesearch_search::minimax::{
     self, order_by_score, solve_iterative, SearchOptions, Strategy, TranspositionTable,
@@ -42,6 +42,9 @@ pub struct AlphaBetaPlayer<G: Game> {
     pub last_depth: u32,
     /// Nodes the last move's search visited (CPU searches).
     pub last_nodes: u64,
+    /// The host's request for the move now: the CPU search unwinds within a thousand nodes,
+    /// the GPU one between depths (a launch cannot be cut short).
+    stop: Stop,
 }
 
 impl<G: GpuGame> AlphaBetaPlayer<G> {
@@ -54,6 +57,7 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
             spec: spec.to_string(),
             last_depth: 0,
             last_nodes: 0,
+            stop: Stop::new(),
         }
     }
 
@@ -66,6 +70,7 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
             spec: spec.to_string(),
             last_depth: 0,
             last_nodes: 0,
+            stop: Stop::new(),
         }
     }
 
@@ -78,9 +83,10 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
         let mut best = None;
         let mut last = Duration::ZERO;
         for depth in depths {
-            if let (Some(deadline), Some(_)) = (deadline, best) {
+            if best.is_some() {
                 // A search costs several times the one before it.
-                if Instant::now() + last * 6 > deadline {
+                let late = deadline.is_some_and(|d| Instant::now() + last * 6 > d);
+                if late || self.stop.is_raised() {
                     break;
                 }
             }
@@ -112,15 +118,18 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
         } else if let Some(time) = limits.time {
             self.limit = Limit::Time(time);
         }
+        if let Some(stop) = &limits.stop {
+            self.stop = stop.clone();
+        }
     }
 
     fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
         let best = if self.gpu.is_some() {
             self.choose_gpu(game, state)?
         } else {
-            let (depth, deadline) = match self.limit {
-                Limit::Depth(d) => (d, None),
-                Limit::Time(t) => (MAX_DEPTH, Some(Instant::now() + t)),
+            let (depth, stop) = match self.limit {
+                Limit::Depth(d) => (d, self.stop.clone()),
+                Limit::Time(t) => (MAX_DEPTH, self.stop.with_deadline(Instant::now() + t)),
             };
             // The table is kept from move to move: its entries are value bounds of positions
             // by the depth searched below them, true whatever the root (an engine's next
@@ -130,7 +139,7 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
                 table: Some(&mut self.table),
                 ..SearchOptions::default()
             };
-            let found = solve_iterative(game, state, depth, deadline, &mut options);
+            let found = solve_iterative(game, state, depth, &stop, &mut options);
             self.last_depth = found.depth;
             self.last_nodes = options.nodes;
             found.solution.best

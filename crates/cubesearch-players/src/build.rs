@@ -6,7 +6,7 @@ use crate::external::UgiPlayer;
 use crate::player::{NamedPlayers, Player};
 use crate::spec::{Exec, PlayerSpec};
 use cubesearch_core::backend::Backend;
-use cubesearch_core::{Error, Result};
+use cubesearch_core::{Error, Result, Stop};
 use cubesearch_search::mcts::{self, Budget, MctsConfig};
 
 impl<G: NamedPlayers> PlayerSpec<G> {
@@ -27,6 +27,7 @@ impl<G: NamedPlayers> PlayerSpec<G> {
                     label,
                     seed,
                     batches: 0,
+                    stop: Stop::new(),
                 }))
             }
             PlayerSpec::Mcts(mcts) => {
@@ -53,6 +54,7 @@ impl<G: NamedPlayers> PlayerSpec<G> {
                     spec: mcts.text.clone(),
                     tree: None,
                     last: None,
+                    stop: Stop::new(),
                 }))
             }
             PlayerSpec::AlphaBeta(ab) => match ab.exec {

@@ -3,7 +3,7 @@
 
 use crate::player::{MoveLimits, Player};
 use cubesearch_core::rng::{mix32, XorShift32};
-use cubesearch_core::{Error, Game, Result};
+use cubesearch_core::{Error, Game, Result, Stop};
 use cubesearch_kernels::GpuGame;
 use cubesearch_search::mcts::{first_best, flat_scores, Budget, Mcts, MctsConfig, SearchStats};
 use cubesearch_search::Executor;
@@ -45,6 +45,8 @@ pub struct FlatPlayer {
     pub(crate) label: String,
     pub(crate) seed: u32,
     pub(crate) batches: u32,
+    /// The host's request for the move now, checked between batches.
+    pub(crate) stop: Stop,
 }
 
 impl<G: GpuGame> Player<G> for FlatPlayer {
@@ -73,7 +75,7 @@ impl<G: GpuGame> Player<G> for FlatPlayer {
                     total.1 += s;
                 }
             }
-            if self.time.is_none_or(|t| start.elapsed() >= t) {
+            if self.time.is_none_or(|t| start.elapsed() >= t) || self.stop.is_raised() {
                 break;
             }
         }
@@ -84,6 +86,9 @@ impl<G: GpuGame> Player<G> for FlatPlayer {
     fn set_limits(&mut self, limits: &MoveLimits) {
         if limits.time.is_some() {
             self.time = limits.time;
+        }
+        if let Some(stop) = &limits.stop {
+            self.stop = stop.clone();
         }
     }
 }
@@ -96,6 +101,8 @@ pub struct MctsPlayer<G: Game> {
     pub(crate) spec: String,
     pub(crate) tree: Option<Mcts<G>>,
     pub(crate) last: Option<SearchStats>,
+    /// The host's request for the move now, checked between batches.
+    pub(crate) stop: Stop,
 }
 
 impl<G: GpuGame> Player<G> for MctsPlayer<G> {
@@ -108,7 +115,7 @@ impl<G: GpuGame> Player<G> for MctsPlayer<G> {
             self.tree = Some(Mcts::new(*state, self.config.clone()));
         }
         let tree = self.tree.as_mut().expect("a tree was just made");
-        let (mv, stats) = tree.search(&mut self.exec, game)?;
+        let (mv, stats) = tree.search_until(&mut self.exec, game, &self.stop)?;
         self.last = Some(stats);
         mv.ok_or_else(|| Error::Unsupported("no legal move: the game is over".into()))
     }
@@ -129,6 +136,9 @@ impl<G: GpuGame> Player<G> for MctsPlayer<G> {
         }
         if let Some(tree) = &mut self.tree {
             tree.set_budget(self.config.budget);
+        }
+        if let Some(stop) = &limits.stop {
+            self.stop = stop.clone();
         }
     }
 }

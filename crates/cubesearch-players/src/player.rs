@@ -3,7 +3,7 @@
 
 use crate::text::SpecText;
 use cubesearch_core::backend::Backend;
-use cubesearch_core::{Error, Game, Result};
+use cubesearch_core::{Error, Game, Result, Stop};
 use cubesearch_kernels::GpuGame;
 use cubesearch_search::mcts::SearchStats;
 use std::time::Duration;
@@ -26,7 +26,7 @@ pub trait Player<G: Game> {
 }
 
 /// What an engine protocol asks of a move's search: each `None` keeps the player's own.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct MoveLimits {
     /// Time for the move.
     pub time: Option<Duration>,
@@ -34,6 +34,10 @@ pub struct MoveLimits {
     pub depth: Option<u32>,
     /// Positions or simulated games to spend (MCTS: playouts).
     pub nodes: Option<u64>,
+    /// Raised when the host wants the move now (`stop`, `quit`, its input closed): a search
+    /// that sees it answers at once with the best move it has (depth 1 of an iterative
+    /// deepening always finishes, so there is one).
+    pub stop: Option<Stop>,
 }
 
 /// Players only some games have (such as the seed's own players of a game): the game reads

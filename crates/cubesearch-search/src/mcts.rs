@@ -18,7 +18,7 @@
 //! `cubesearch::mcts` shows a search on a game.
 
 use cubesearch_core::rng::mix32;
-use cubesearch_core::{Game, Outcome, Playouts, Result, WinDrawCounts};
+use cubesearch_core::{Game, Outcome, Playouts, Result, Stop, WinDrawCounts};
 use rayon::prelude::*;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -225,6 +225,18 @@ impl<G: Game> Mcts<G> {
         exec: &mut E,
         game: &G,
     ) -> Result<(Option<G::Move>, SearchStats)> {
+        self.search_until(exec, game, &Stop::new())
+    }
+
+    /// [`Self::search`], ending early once `stop` is raised: the batch in flight is counted,
+    /// no other starts, and the most visited root move answers (the first legal move when
+    /// nothing was visited yet).
+    pub fn search_until<E: Playouts<G> + Send>(
+        &mut self,
+        exec: &mut E,
+        game: &G,
+        stop: &Stop,
+    ) -> Result<(Option<G::Move>, SearchStats)> {
         let start = Instant::now();
         let mut stats = SearchStats::default();
         for tree in &mut self.trees {
@@ -239,9 +251,12 @@ impl<G: Game> Mcts<G> {
         let budget = self.config.budget;
         // `committed`: playouts counted plus those in flight, so no batch is planned past the
         // budget.
-        let done = |committed: u64| match budget {
-            Budget::Time(t) => start.elapsed() >= t,
-            Budget::Playouts(n) => committed >= n,
+        let done = |committed: u64| {
+            stop.is_raised()
+                || match budget {
+                    Budget::Time(t) => start.elapsed() >= t,
+                    Budget::Playouts(n) => committed >= n,
+                }
         };
         let pool = self.pool.take();
         let result = match &pool {

@@ -2,7 +2,7 @@
 //! transposition table; on one thread, deepening, or each root move on a thread of its own.
 
 use super::{first_max, Solution, INFINITY};
-use cubesearch_core::{Game, Window};
+use cubesearch_core::{Game, Stop, Window};
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::time::Instant;
@@ -55,10 +55,10 @@ pub struct SearchOptions<'a, G: Game> {
     pub table: Option<&'a mut TranspositionTable<G::State>>,
     /// Nodes visited (counted by the search).
     pub nodes: u64,
-    /// Stop searching once this instant has passed: the search unwinds at once and sets
-    /// [`SearchOptions::aborted`]; its values are then meaningless.
-    pub deadline: Option<Instant>,
-    /// Set when the deadline cut the search short.
+    /// Stop searching once this is raised (or its deadline passes): the search unwinds at
+    /// once and sets [`SearchOptions::aborted`]; its values are then meaningless.
+    pub stop: Option<Stop>,
+    /// Set when the stop cut the search short.
     pub aborted: bool,
 }
 
@@ -68,7 +68,7 @@ impl<G: Game> Default for SearchOptions<'_, G> {
             order: None,
             table: None,
             nodes: 0,
-            deadline: None,
+            stop: None,
             aborted: false,
         }
     }
@@ -113,10 +113,8 @@ pub fn alphabeta<G: Game>(
                  options: &mut SearchOptions<G>|
      -> Option<i32> {
         options.nodes += 1;
-        if let Some(deadline) = options.deadline {
-            if options.aborted
-                || (options.nodes.is_multiple_of(CLOCK_EVERY) && Instant::now() >= deadline)
-            {
+        if let Some(stop) = &options.stop {
+            if options.aborted || (options.nodes.is_multiple_of(CLOCK_EVERY) && stop.is_raised()) {
                 // Unwind: every node from here on is a leaf of no value, and nothing is stored.
                 options.aborted = true;
                 return Some(0);
@@ -239,14 +237,15 @@ pub struct Deepened<M> {
 
 /// Iterative deepening on one thread: depths 1, 2, … up to `max_depth`, each a root search with
 /// the previous iteration's best move tried first and `options` (move order, transposition table)
-/// shared by all iterations. With a `deadline`, an iteration that runs past it is dropped and the
-/// last finished one answers; no iteration starts once half the time is gone (the next would
-/// rarely finish). Depth 1 always finishes, so there is always a move.
+/// shared by all iterations. Once `stop` is raised or its deadline passes, the iteration in
+/// progress is dropped and the last finished one answers; no iteration starts once half the
+/// time to the deadline is gone (the next would rarely finish). Depth 1 always finishes, so
+/// there is always a move.
 pub fn solve_iterative<G: Game>(
     game: &G,
     state: &G::State,
     max_depth: u32,
-    deadline: Option<Instant>,
+    stop: &Stop,
     options: &mut SearchOptions<G>,
 ) -> Deepened<G::Move> {
     let mut moves = game.moves(state);
@@ -262,14 +261,16 @@ pub fn solve_iterative<G: Game>(
     let start = Instant::now();
     let mut done: Option<Deepened<G::Move>> = None;
     for depth in 1..=max_depth {
-        if let (Some(deadline), Some(_)) = (deadline, &done) {
-            let now = Instant::now();
-            if now >= deadline || now - start >= (deadline - start) / 2 {
+        if done.is_some() {
+            let half_gone = stop.deadline().is_some_and(|d| {
+                Instant::now().saturating_duration_since(start) >= (d - start) / 2
+            });
+            if stop.is_raised() || half_gone {
                 break;
             }
         }
         // The first iteration always finishes: it is the move of last resort.
-        options.deadline = if done.is_some() { deadline } else { None };
+        options.stop = done.is_some().then(|| stop.clone());
         options.aborted = false;
         let mut best = (None, -INFINITY);
         for &mv in &moves {
@@ -299,7 +300,7 @@ pub fn solve_iterative<G: Game>(
             depth,
         });
     }
-    options.deadline = None;
+    options.stop = None;
     let mut found = done.expect("depth 1 always finishes");
     found.solution.nodes = Some(options.nodes);
     found

@@ -3,6 +3,7 @@
 //! managers and other engines can use it: UGI ([`ugi`], every two-player game; [`one_player`],
 //! 2584 and 2048) or NBoard ([`nboard`], games whose record format is GGF: Othello).
 
+mod input;
 mod nboard;
 mod one_player;
 mod ugi;
@@ -12,7 +13,7 @@ use crate::one_line;
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{GameVisitor, OnePlayerGame, TwoPlayerGame};
 use cubesearch_players::player::Player;
-use cubesearch_players::spec::PlayerSpec;
+use cubesearch_players::spec::{Limit, PlayerSpec, MAX_DEPTH};
 use std::io::Write;
 
 /// `engine`, for every game.
@@ -30,11 +31,8 @@ impl GameVisitor for EngineCommand<'_> {
         let spec = self.player.unwrap_or("mcts:time=1s");
         let player = build(spec, self.common)?;
         match self.protocol {
-            "nboard" => nboard::serve(&game, player, std::io::stdin().lock()),
-            _ => {
-                let input = std::io::BufReader::new(std::io::stdin());
-                ugi::serve(&game, self.common, spec, player, input)
-            }
+            "nboard" => nboard::serve(&game, self.common, spec, player, stdin()),
+            _ => ugi::serve(&game, self.common, spec, player, stdin()),
         }
     }
     fn one_player<G: OnePlayerGame>(self, game: G) -> Result<()> {
@@ -52,8 +50,13 @@ impl GameVisitor for EngineCommand<'_> {
                 G::NAME
             ))
         })?;
-        one_player::serve(&game, self.common, spec, std::io::stdin().lock())
+        one_player::serve(&game, self.common, spec, stdin())
     }
+}
+
+/// The host's end: stdin, read on the engine's reading thread.
+fn stdin() -> std::io::BufReader<std::io::Stdin> {
+    std::io::BufReader::new(std::io::stdin())
 }
 
 /// The player a spec names (`human` is refused: the engine's opponent is at the other end).
@@ -63,6 +66,23 @@ fn build<G: TwoPlayerGame>(spec: &str, common: &Common) -> Result<Box<dyn Player
         return Err(human_refused());
     }
     spec.build(common.backend, common.seed)
+}
+
+/// Refuses a search by `spec` (at `depth` when the host gives one) from `state` that would
+/// take more than a day: the estimate `play` and `match` apply (`--force` skips it).
+fn refuse_endless_search<G: TwoPlayerGame>(
+    game: &G,
+    common: &Common,
+    spec: &str,
+    depth: Option<u32>,
+    state: &G::State,
+) -> Result<()> {
+    let mut spec: PlayerSpec<G> = spec.parse()?;
+    if let (PlayerSpec::AlphaBeta(ab), Some(depth)) = (&mut spec, depth) {
+        ab.limit = Limit::Depth(depth.clamp(1, MAX_DEPTH));
+        ab.text = format!("{} at depth {depth}", ab.text);
+    }
+    super::play::refuse_endless_players(game, std::slice::from_ref(&spec), state, common)
 }
 
 /// The error a `human` engine player gets.

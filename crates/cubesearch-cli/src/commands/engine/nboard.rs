@@ -17,24 +17,46 @@
 //! `eval` is for the side to move. NBoard reads discs; an MCTS reports its win rate on the
 //! engines' usual scale, centipawns ([`centipawns`]) over 100; a player that reports none
 //! leaves it out. `go` does not
-//! play its move: NBoard sends it back with `move`. An illegal move, a bad game or an unknown
-//! command is answered by `status error: …` and changes nothing.
+//! play its move: NBoard sends it back with `move`. An illegal move, a bad game, an unknown
+//! command or a line that is not UTF-8 is answered by `status error: …` and changes nothing,
+//! and so is a depth whose search would take more than a day (the estimate `play` applies).
+//! Commands are read on their own thread: `quit` or the end of input stops a search at once.
 
-use super::{say, Line};
+use super::input::{HostLines, Protocol};
+use super::{refuse_endless_search, say, Line};
+use crate::args::Common;
 use crate::one_line;
-use crate::output::stdin_error;
-use cubesearch_core::{Error, Outcome, Result};
+use cubesearch_core::{Error, Outcome, Result, Stop};
 use cubesearch_games::registry::TwoPlayerGame;
 use cubesearch_players::player::{MoveLimits, Player};
 use cubesearch_search::mcts::centipawns;
 use std::io::BufRead;
 use std::time::Instant;
 
+/// `go` and `hint` start a search; `quit` ends it (NBoard has no `stop`).
+const NBOARD: Protocol = Protocol {
+    starts: &["go", "hint"],
+    ends: &["quit"],
+};
+
+/// What a search needs besides the player: the game, where it runs and its spec, the line,
+/// the depth NBoard set and the stop of this search.
+struct Search<'a, G: TwoPlayerGame> {
+    game: &'a G,
+    common: &'a Common,
+    spec: &'a str,
+    line: &'a Line<G>,
+    depth: Option<u32>,
+    stop: &'a Stop,
+}
+
 /// Serves NBoard on `input` until `quit` or its end; games without GGF records are refused.
 pub(super) fn serve<G: TwoPlayerGame>(
     game: &G,
+    common: &Common,
+    spec: &str,
     mut player: Box<dyn Player<G>>,
-    input: impl BufRead,
+    input: impl BufRead + Send + 'static,
 ) -> Result<()> {
     if G::RECORD_FORMAT != Some("GGF") {
         return Err(Error::Unsupported(format!(
@@ -44,8 +66,23 @@ pub(super) fn serve<G: TwoPlayerGame>(
     }
     let mut line = Line::at_start(game);
     let mut depth = None;
-    for text in input.lines() {
-        let text = text.map_err(stdin_error)?;
+    let lines = HostLines::read(input, NBOARD);
+    while let Some(host) = lines.next() {
+        let text = match host.text {
+            Ok(text) => text,
+            Err(bad) => {
+                say(&format!("status error: {}", one_line(&bad)));
+                continue;
+            }
+        };
+        let search_here = Search {
+            game,
+            common,
+            spec,
+            line: &line,
+            depth,
+            stop: &host.stop,
+        };
         let words: Vec<&str> = text.split_whitespace().collect();
         let done = match words.as_slice() {
             [] => Ok(false),
@@ -78,14 +115,14 @@ pub(super) fn serve<G: TwoPlayerGame>(
             [mv] if mv.len() == 2 && !matches!(*mv, "go") => {
                 play(game, player.as_mut(), &mut line, mv).map(|_| false)
             }
-            ["go"] => search(game, player.as_mut(), &line, depth).map(|answer| {
+            ["go"] => search(search_here, player.as_mut()).map(|answer| {
                 let (mv, eval, seconds) = answer;
                 say(&format!("=== {mv}/{eval}/{seconds:.2}"));
                 say("status");
                 false
             }),
-            ["hint", n] if n.parse::<u32>().is_ok() => search(game, player.as_mut(), &line, depth)
-                .map(|(mv, eval, _)| {
+            ["hint", n] if n.parse::<u32>().is_ok() => {
+                search(search_here, player.as_mut()).map(|(mv, eval, _)| {
                     let searched = if player.last_search().is_some() {
                         0
                     } else {
@@ -98,7 +135,8 @@ pub(super) fn serve<G: TwoPlayerGame>(
                     ));
                     say("status");
                     false
-                }),
+                })
+            }
             ["ping", n] => {
                 say(&format!("pong {n}"));
                 Ok(false)
@@ -138,18 +176,26 @@ fn play<G: TwoPlayerGame>(
 /// The player's move in the current position, as GGF writes it, its eval (empty when the
 /// player reports none) and the seconds it took.
 fn search<G: TwoPlayerGame>(
-    game: &G,
+    search: Search<G>,
     player: &mut dyn Player<G>,
-    line: &Line<G>,
-    depth: Option<u32>,
 ) -> Result<(String, String, f64)> {
+    let Search {
+        game,
+        common,
+        spec,
+        line,
+        depth,
+        stop,
+    } = search;
     let state = line.now;
     if game.outcome(&state) != Outcome::Ongoing {
         return Err(Error::parse("the game is over: no move to search"));
     }
+    refuse_endless_search(game, common, spec, depth, &state)?;
     say("status cubesearch is thinking");
     player.set_limits(&MoveLimits {
         depth,
+        stop: Some(stop.clone()),
         ..MoveLimits::default()
     });
     let started = Instant::now();

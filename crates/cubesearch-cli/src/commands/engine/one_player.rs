@@ -8,7 +8,8 @@
 //! position fen <16 tile values>   (the board after the last random tile, as --position takes it)
 //! position startpos               (a start drawn from --seed)
 //! go [any limits]                 → info time … score …, bestmove left|right|up|down
-//!                                   (0000: no slide moves the board)
+//!                                   (0000: no slide moves the board; after `go infinite`
+//!                                   the bestmove waits for `stop`, as UCI's rule says)
 //! setoption name player value <spec>   (random, td:weights=FILE, expectimax:layers=L,weights=FILE)
 //! setoption name <key> value <v>  (one parameter of the spec: layers, weights, method, tt)
 //! query gameover|p1turn|result    → response true|false, true, none|p1win|p2win
@@ -21,9 +22,9 @@
 //! `p2win` when the game ends without it. Bad input gets one `info string error: …` line and
 //! the engine keeps its last good state.
 
+use super::input::{HostLines, Protocol};
 use super::{human_refused, introduce, say, say_error, with_option};
 use crate::args::Common;
-use crate::output::stdin_error;
 use cubesearch_core::exec::ExpectimaxEval;
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Result};
@@ -100,19 +101,32 @@ impl Chooser {
     }
 }
 
+/// `go` starts a search; `stop` and `quit` end it.
+const UGI: Protocol = Protocol {
+    starts: &["go"],
+    ends: &["stop", "quit"],
+};
+
 /// Serves UGI for a one-player game on `input` until `quit` or its end.
 pub(super) fn serve<G: OnePlayerGame>(
     game: &G,
     common: &Common,
     spec: &str,
-    input: impl BufRead,
+    input: impl BufRead + Send + 'static,
 ) -> Result<()> {
     let mut chooser = Chooser::build::<G>(spec, common)?;
     let mut spec = spec.to_string();
     let mut rng = XorShift32::for_worker(common.seed, 1);
     let mut board = game.initial(&mut rng);
-    for line in input.lines() {
-        let line = line.map_err(stdin_error)?;
+    let lines = HostLines::read(input, UGI);
+    while let Some(host) = lines.next() {
+        let line = match host.text {
+            Ok(text) => text,
+            Err(bad) => {
+                say_error(&Error::parse(bad));
+                continue;
+            }
+        };
         let words: Vec<&str> = line.split_whitespace().collect();
         let done = match words.as_slice() {
             [] => Ok(false),
@@ -139,9 +153,16 @@ pub(super) fn serve<G: OnePlayerGame>(
                 "position: send the {} board after its random tile, position fen <16 tiles> (a slide alone does not say which tile came next)",
                 G::NAME
             ))),
-            ["go", ..] => {
+            ["go", limits @ ..] => {
                 let started = Instant::now();
-                chooser.choose(game, &board).map(|chosen| {
+                let chosen = chooser.choose(game, &board);
+                if limits.contains(&"infinite") && !host.stop.is_raised() {
+                    // UCI's rule: no bestmove before `stop` (`quit` ends the engine).
+                    if wait_for_stop(&lines) == Some(true) {
+                        break;
+                    }
+                }
+                chosen.map(|chosen| {
                     let ms = started.elapsed().as_millis();
                     let best = match chosen {
                         Some((action, value)) => {
@@ -197,4 +218,21 @@ pub(super) fn serve<G: OnePlayerGame>(
         }
     }
     Ok(())
+}
+
+/// After `go infinite`: the host's lines until `stop` (`Some(false)`), `quit` (`Some(true)`)
+/// or the end of input (`None`); `isready` is answered, anything else is an error.
+fn wait_for_stop(lines: &HostLines) -> Option<bool> {
+    while let Some(line) = lines.next() {
+        match line.text.as_deref().map(str::trim) {
+            Ok("stop") => return Some(false),
+            Ok("quit") => return Some(true),
+            Ok("isready") => say("readyok"),
+            Ok(other) => say_error(&Error::parse(format!(
+                "'{other}' while searching: only stop, isready or quit"
+            ))),
+            Err(bad) => say_error(&Error::parse(bad.clone())),
+        }
+    }
+    None
 }

@@ -15,26 +15,31 @@
 //! quit
 //! ```
 //!
-//! Bad input (an unknown command, an illegal move, a malformed position or spec) is answered
-//! with one `info string error: …` line and the engine keeps its last good state. Commands are
-//! read on their own thread. `go infinite` searches in slices (0.1 s, doubling to 1 s), each
-//! going on from the last (an MCTS keeps its tree, alpha-beta its table), with an `info` line
-//! after each, until `stop`; between slices `isready` is answered. A `stop` or `isready` sent
-//! during a timed search is answered when it ends, at most the move's time later.
+//! Bad input (an unknown command, an illegal move, a malformed position or spec, a line that
+//! is not UTF-8) is answered with one `info string error: …` line and the engine keeps its last
+//! good state. Commands are read on their own thread ([`HostLines`]), which raises the running
+//! search's stop at `stop`, `quit` or the end of input: the search answers at once with the
+//! best move it has, and `quit` or the end then ends the engine. `go infinite` searches in
+//! slices (0.1 s, doubling to 1 s), each going on from the last (an MCTS keeps its tree,
+//! alpha-beta its table), with an `info` line after each, until `stop`; between slices
+//! `isready` is answered. A depth that would take more than a day (the estimate `play` and
+//! `match` apply; `--force` skips it) is refused with `info string error` and no search.
 
-use super::{build, introduce, say, say_error, with_option, Line};
+use super::input::{HostLines, Next, Protocol};
+use super::{build, introduce, refuse_endless_search, say, say_error, with_option, Line};
 use crate::args::Common;
-use crate::output::stdin_error;
-use cubesearch_core::{Error, Outcome, Result};
+use cubesearch_core::{Error, Outcome, Result, Stop};
 use cubesearch_games::registry::TwoPlayerGame;
 use cubesearch_players::player::{MoveLimits, Player};
 use cubesearch_search::mcts::centipawns;
 use std::io::BufRead;
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-/// The host's lines, as the reading thread passes them on.
-type Lines = Receiver<std::io::Result<String>>;
+/// `go` starts a search; `stop` and `quit` end it.
+const UGI: Protocol = Protocol {
+    starts: &["go"],
+    ends: &["stop", "quit"],
+};
 
 /// Serves UGI on `input` until `quit` or its end.
 pub(super) fn serve<G: TwoPlayerGame>(
@@ -66,18 +71,16 @@ struct Engine<'a, G: TwoPlayerGame> {
 impl<G: TwoPlayerGame> Engine<'_, G> {
     /// Reads commands until `quit` or the end of input.
     fn serve(&mut self, input: impl BufRead + Send + 'static) -> Result<()> {
-        // Lines arrive on their own thread, so a search can look for `stop` between slices.
-        let (send, lines) = channel();
-        std::thread::spawn(move || {
-            for line in input.lines() {
-                if send.send(line).is_err() {
-                    break;
+        let lines = HostLines::read(input, UGI);
+        while let Some(line) = lines.next() {
+            let text = match line.text {
+                Ok(text) => text,
+                Err(bad) => {
+                    say_error(&Error::parse(bad));
+                    continue;
                 }
-            }
-        });
-        while let Ok(line) = lines.recv() {
-            let line = line.map_err(stdin_error)?;
-            let words: Vec<&str> = line.split_whitespace().collect();
+            };
+            let words: Vec<&str> = text.split_whitespace().collect();
             let Some((&command, args)) = words.split_first() else {
                 continue;
             };
@@ -92,8 +95,8 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
                 }
                 "uginewgame" => self.new_game().map(|_| false),
                 "position" => self.position(args).map(|_| false),
-                "go" => self.go(args, &lines),
-                "stop" => Ok(false), // no search runs between commands
+                "go" => self.go(args, &line.stop, &lines),
+                "stop" => Ok(false), // the search it stopped has answered
                 "setoption" => self.set_option(args).map(|_| false),
                 "query" => self.query(args).map(|_| false),
                 "quit" => Ok(true),
@@ -164,13 +167,25 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
             .unwrap_or(self.line.first_to_move == self.line.moves.len().is_multiple_of(2))
     }
 
-    /// `go …`: the limits, a search, its `info` line and `bestmove`. After `go infinite` the
-    /// answer waits for `stop` (or `quit`, which ends the engine: `Ok(true)`).
-    fn go(&mut self, args: &[&str], lines: &Lines) -> Result<bool> {
-        let limits = self.limits(args)?;
+    /// `go …`: the limits, a search, its `info` line and `bestmove`. `stop` (raised by the
+    /// reading thread at `stop`, `quit` or the end of input) ends the search at once. After
+    /// `go infinite` the answer waits for `stop` (or `quit`, which ends the engine:
+    /// `Ok(true)`).
+    fn go(&mut self, args: &[&str], stop: &Stop, lines: &HostLines) -> Result<bool> {
+        let mut limits = self.limits(args)?;
+        limits.stop = Some(stop.clone());
         let infinite = args.contains(&"infinite");
         let state = self.line.now;
         let ongoing = self.game.outcome(&state) == Outcome::Ongoing;
+        if ongoing {
+            refuse_endless_search(
+                self.game,
+                self.common,
+                &self.spec_text,
+                limits.depth,
+                &state,
+            )?;
+        }
         let best = if !ongoing {
             // UCI's rule: no bestmove before `stop`, even with nothing to search.
             if infinite && self.between_slices(lines, None)? == Some(true) {
@@ -185,7 +200,7 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
             loop {
                 self.player.set_limits(&MoveLimits {
                     time: Some(slice),
-                    ..limits
+                    ..limits.clone()
                 });
                 let started = Instant::now();
                 let best = self.search(&state)?;
@@ -227,26 +242,27 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
     /// The host's lines during an infinite search, waiting up to `wait` for the first (`None`:
     /// until one comes), then those already sent: `isready` is answered, `stop` (or the end of
     /// input) gives `Some(false)`, `quit` `Some(true)`, and `None` means search on.
-    fn between_slices(&mut self, lines: &Lines, wait: Option<Duration>) -> Result<Option<bool>> {
-        let mut wait = wait;
+    fn between_slices(
+        &mut self,
+        lines: &HostLines,
+        wait: Option<Duration>,
+    ) -> Result<Option<bool>> {
+        let mut wait = wait.unwrap_or(Duration::MAX);
         loop {
-            let line = match wait {
-                None => lines.recv().map_err(|_| RecvTimeoutError::Disconnected),
-                Some(w) => lines.recv_timeout(w),
+            let line = match lines.next_within(wait) {
+                Next::Line(line) => line,
+                Next::Quiet => return Ok(None),
+                Next::Closed => return Ok(Some(false)),
             };
-            wait = Some(Duration::ZERO);
-            let line = match line {
-                Ok(line) => line.map_err(stdin_error)?,
-                Err(RecvTimeoutError::Timeout) => return Ok(None),
-                Err(RecvTimeoutError::Disconnected) => return Ok(Some(false)),
-            };
-            match line.trim() {
-                "stop" => return Ok(Some(false)),
-                "quit" => return Ok(Some(true)),
-                "isready" => say("readyok"),
-                other => say_error(&Error::parse(format!(
+            wait = Duration::ZERO;
+            match line.text.as_deref().map(str::trim) {
+                Ok("stop") => return Ok(Some(false)),
+                Ok("quit") => return Ok(Some(true)),
+                Ok("isready") => say("readyok"),
+                Ok(other) => say_error(&Error::parse(format!(
                     "'{other}' while searching: only stop, isready or quit"
                 ))),
+                Err(bad) => say_error(&Error::parse(bad.clone())),
             }
         }
     }
@@ -302,6 +318,9 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
             "player" => value,
             key => with_option(&self.spec_text, key, &value),
         };
+        if self.game.outcome(&self.line.now) == Outcome::Ongoing {
+            refuse_endless_search(self.game, self.common, &spec, None, &self.line.now)?;
+        }
         self.player = build(&spec, self.common)?;
         self.spec_text = spec;
         Ok(())

@@ -1,0 +1,161 @@
+//! The host's lines, read on their own thread so that a search in progress hears `stop` and
+//! `quit` at once: the reader raises the running search's [`Stop`] itself, and the engine's
+//! loop takes the line after the search has answered.
+//!
+//! Every line that starts a search comes with a fresh [`Stop`]; `stop`, `quit` and the end of
+//! the input raise the newest one (so a `stop` sent right after `go` stops that `go`, even
+//! before the engine has started it). A line that is not UTF-8 is a bad line, not the end.
+
+use cubesearch_core::Stop;
+use std::io::BufRead;
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+/// One line from the host: its text (`Err` when it was not UTF-8) and the stop of the search
+/// it starts or may end.
+pub(super) struct HostLine {
+    pub text: Result<String, String>,
+    pub stop: Stop,
+}
+
+/// Which commands start a search and which end one, for a protocol.
+#[derive(Clone, Copy)]
+pub(super) struct Protocol {
+    /// Commands (first words) that start a search: `go`, NBoard's `hint`.
+    pub starts: &'static [&'static str],
+    /// Commands that end a running search: `stop`, `quit`.
+    pub ends: &'static [&'static str],
+}
+
+/// The host's lines as the reading thread passes them on.
+pub(super) struct HostLines {
+    lines: Receiver<HostLine>,
+}
+
+/// What waiting for a line gave.
+pub(super) enum Next {
+    Line(HostLine),
+    /// Nothing came in the time given.
+    Quiet,
+    /// The input has ended.
+    Closed,
+}
+
+impl HostLines {
+    /// Starts the reading thread on `input`.
+    pub fn read(input: impl BufRead + Send + 'static, protocol: Protocol) -> Self {
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            let mut input = input;
+            let mut current = Stop::new();
+            let mut bytes = Vec::new();
+            loop {
+                bytes.clear();
+                match input.read_until(b'\n', &mut bytes) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let text = match std::str::from_utf8(&bytes) {
+                    Ok(text) => Ok(text.trim_end_matches(['\n', '\r']).to_string()),
+                    Err(_) => Err(format!(
+                        "a line that is not UTF-8 ({} bytes) was ignored",
+                        bytes.len()
+                    )),
+                };
+                let first = text
+                    .as_deref()
+                    .ok()
+                    .and_then(|t| t.split_whitespace().next())
+                    .unwrap_or_default()
+                    .to_string();
+                if protocol.starts.contains(&first.as_str()) {
+                    current = Stop::new();
+                } else if protocol.ends.contains(&first.as_str()) {
+                    current.request(1);
+                }
+                let line = HostLine {
+                    text,
+                    stop: current.clone(),
+                };
+                if send.send(line).is_err() {
+                    return;
+                }
+            }
+            // The host has gone: a search still running has nobody to answer.
+            current.request(1);
+        });
+        Self { lines }
+    }
+
+    /// The next line, waiting for it as long as it takes.
+    pub fn next(&self) -> Option<HostLine> {
+        self.lines.recv().ok()
+    }
+
+    /// The next line, waiting at most `wait`.
+    pub fn next_within(&self, wait: Duration) -> Next {
+        match self.lines.recv_timeout(wait) {
+            Ok(line) => Next::Line(line),
+            Err(RecvTimeoutError::Timeout) => Next::Quiet,
+            Err(RecvTimeoutError::Disconnected) => Next::Closed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const UGI: Protocol = Protocol {
+        starts: &["go"],
+        ends: &["stop", "quit"],
+    };
+
+    #[test]
+    fn stop_raises_the_newest_search_and_bad_bytes_are_a_bad_line() {
+        let input: &'static [u8] = b"isready\ngo infinite\nstop\n\xff\xfe\ngo\nquit\n";
+        let lines = HostLines::read(input, UGI);
+        let all: Vec<HostLine> = std::iter::from_fn(|| lines.next()).collect();
+        let texts: Vec<_> = all.iter().map(|l| l.text.clone()).collect();
+        assert_eq!(
+            texts[..3],
+            [
+                Ok("isready".into()),
+                Ok("go infinite".into()),
+                Ok("stop".into())
+            ]
+        );
+        assert!(
+            texts[3].as_ref().unwrap_err().contains("not UTF-8"),
+            "{texts:?}"
+        );
+        assert_eq!(all.len(), 6);
+        // The first go was stopped by `stop`, the second by `quit`.
+        assert!(all[1].stop.is_raised() && all[4].stop.is_raised());
+    }
+
+    #[test]
+    fn each_search_has_its_own_stop_and_the_end_of_input_raises_the_newest() {
+        let lines = HostLines::read(
+            &b"go depth 40
+isready
+go depth 40
+"[..],
+            UGI,
+        );
+        let all: Vec<HostLine> = std::iter::from_fn(|| lines.next()).collect();
+        assert!(!all[0].stop.is_raised() && !all[1].stop.is_raised());
+        assert!(all[2].stop.is_raised());
+    }
+
+    #[test]
+    fn the_end_of_input_raises_the_running_search() {
+        let lines = HostLines::read(&b"go depth 40\n"[..], UGI);
+        let go = lines.next().unwrap();
+        assert!(matches!(
+            lines.next_within(Duration::from_secs(5)),
+            Next::Closed
+        ));
+        assert!(go.stop.is_raised());
+    }
+}
