@@ -79,6 +79,7 @@ fn options_are_read_into_typed_values_and_the_text_is_kept() {
         NBoardSpec {
             command: "edax -n 2 --x=a,b".into(),
             depth: Some(4),
+            waits: Default::default(),
             text: text.into()
         }
     );
