@@ -117,7 +117,7 @@ fn errors_name_the_spec_and_the_valid_choices() {
     for (text, says) in [
         (
             "nboard:",
-            "give the engine's command line: nboard:CMD or nboard:depth=…,cmd=CMD",
+            "give the engine's command line: nboard:CMD or nboard:depth=…,handshake=…,grace=…,cmd=CMD",
         ),
         ("nboard:depth=0,cmd=x", "depth goes from 1 to 60, got 0"),
         (

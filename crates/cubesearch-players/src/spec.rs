@@ -470,6 +470,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ugi_specs_take_their_waits_and_need_a_command() {
+        let text = "ugi:time=1s,handshake=2s,grace=3s,cmd=engine --x=a,b";
+        let spec = parse_ugi(text).unwrap();
+        assert_eq!(spec.command, "engine --x=a,b");
+        let secs = Duration::from_secs;
+        assert_eq!(
+            spec.waits,
+            EngineWaits {
+                handshake: secs(2),
+                grace: Some(secs(3))
+            }
+        );
+        assert_eq!(spec.waits.answer(spec.time), secs(4));
+        assert_eq!(spec.waits.answer(None), secs(3));
+        // The defaults: 10 s a handshake, 5 s past a move's time, a minute with none.
+        let plain = parse_ugi("ugi:engine").unwrap();
+        assert_eq!(plain.waits.handshake, DEFAULT_HANDSHAKE);
+        assert_eq!(plain.waits.answer(Some(secs(1))), secs(6));
+        assert_eq!(plain.waits.answer(None), DEFAULT_UNTIMED_MOVE);
+        for (text, says) in [
+            ("ugi:time=1s", "cmd= is missing"),
+            ("ugi:grace=2s,handshake=1s", "cmd= is missing"),
+            ("ugi:handshake=never,cmd=x", "bad duration 'never'"),
+            ("ugi:patience=1s,cmd=x", "unknown option 'patience'"),
+        ] {
+            let err = parse_ugi(text).expect_err(text).to_string();
+            assert!(err.contains(says), "{text}: {err}");
+        }
+    }
+
+    #[test]
     fn stochastic_specs_share_the_option_reading() {
         assert_eq!(
             "td:weights=w.safetensors"
