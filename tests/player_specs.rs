@@ -79,6 +79,7 @@ fn options_are_read_into_typed_values_and_the_text_is_kept() {
         NBoardSpec {
             command: "edax -n 2 --x=a,b".into(),
             depth: Some(4),
+            waits: Default::default(),
             text: text.into()
         }
     );
@@ -116,7 +117,7 @@ fn errors_name_the_spec_and_the_valid_choices() {
     for (text, says) in [
         (
             "nboard:",
-            "give the engine's command line: nboard:CMD or nboard:depth=…,cmd=CMD",
+            "give the engine's command line: nboard:CMD or nboard:depth=…,handshake=…,grace=…,cmd=CMD",
         ),
         ("nboard:depth=0,cmd=x", "depth goes from 1 to 60, got 0"),
         (

@@ -57,10 +57,13 @@ const PLAYERS: &str = "Player: human (you type moves; checkers 11-15 or 15x24, R
 or pass, Nim HEAP:COUNT like 2:3), random, flat:k=N[,time=T][,exec=cpu|gpu] (flat Monte \
 Carlo), mcts:time=T|playouts=N[,c=X][,leaf=N][,batch=N][,trees=N][,exec=cpu|gpu], \
 alphabeta:depth=D|time=T[,exec=cpu|gpu][,strategy=S] (S as in `solve --strategy`), \
-ugi:[time=T,cmd=]COMMAND (another program speaking UGI, such as `cubesearch engine GAME`, \
-asked each move by `position fen` and `go [movetime]`); checkers adds \
+ugi:[time=T,][handshake=T,][grace=T,]cmd=COMMAND (another program speaking UGI, such as \
+`cubesearch engine GAME`, asked each move by `position fen` and `go [movetime]`; it must \
+answer within handshake, default 10s, and move within its time and grace, default 5s, or 1m \
+with no time); checkers adds \
 checkerboard:[time=T,]lib=PATH (an engine library of the CheckerBoard API); Reversi adds the \
-seed's easy and medium (each [:exec=cpu|gpu]) and nboard:[depth=D,]cmd=COMMAND (an engine \
+seed's easy and medium (each [:exec=cpu|gpu]) and \
+nboard:[depth=D,][handshake=T,][grace=T,]cmd=COMMAND (an engine \
 speaking NBoard, such as Edax or `cubesearch engine reversi --protocol nboard`). 2584/2048: human (you slide with \
 left/right/up/down, their first letters, w/a/s/d or an arrow key, then Enter; --position \
 BOARD starts from a board of 16 tile values), random, td:weights=FILE \

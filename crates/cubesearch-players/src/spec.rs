@@ -80,16 +80,77 @@ pub enum Limit {
     Time(Duration),
 }
 
-/// `ugi:[time=T,]cmd=COMMAND LINE`: the engine's command line (run by `sh -c`), and the time a
-/// move it is given (`go movetime`); without `time`, plain `go` (the engine's own limits).
+/// `ugi:[time=T,][handshake=T,][grace=T,]cmd=COMMAND LINE`: the engine's command line (run by
+/// `sh -c`), the time a move it is given (`go movetime`; without `time`, plain `go`: the
+/// engine's own limits), and how long its answers may take ([`EngineWaits`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct UgiSpec {
     /// The command line that starts the engine.
     pub command: String,
     /// Time a move, sent as `go movetime`.
     pub time: Option<Duration>,
+    /// How long the engine's answers may take.
+    pub waits: EngineWaits,
     /// The spec as written.
     pub text: String,
+}
+
+/// How long an outside engine's handshake takes at most by default (`handshake=T`): long
+/// enough for an engine that loads weights or compiles kernels first.
+pub const DEFAULT_HANDSHAKE: Duration = Duration::from_secs(10);
+/// How long past its move time an engine's move may come by default (`grace=T`): slack for
+/// an engine that overshoots, and for a loaded machine.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
+/// How long a move given no time (plain `go`, NBoard's `go`) may take by default (`grace=T`
+/// sets it): the engine keeps its own limits, which a deadline this long rarely cuts.
+pub const DEFAULT_UNTIMED_MOVE: Duration = Duration::from_secs(60);
+
+/// How long an outside engine (`ugi:`, `nboard:`) may take to answer before the game stops
+/// with an error, so an engine that hangs or never speaks the protocol cannot stall a match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineWaits {
+    /// `handshake=T`: for each answer that is not a move (`ugiok`, `readyok`, NBoard's
+    /// `pong`), from when it is asked.
+    pub handshake: Duration,
+    /// `grace=T`: how long past the move's time a move may come; with no move time, how long
+    /// it may take ([`DEFAULT_UNTIMED_MOVE`] when not given).
+    pub grace: Option<Duration>,
+}
+
+impl Default for EngineWaits {
+    fn default() -> Self {
+        Self {
+            handshake: DEFAULT_HANDSHAKE,
+            grace: None,
+        }
+    }
+}
+
+impl EngineWaits {
+    /// The spec options these are read from.
+    pub const KEYS: [&'static str; 2] = ["handshake", "grace"];
+
+    /// Reads `key=value` of `spec`, `key` one of [`KEYS`](Self::KEYS).
+    pub fn read(&mut self, spec: &SpecText, key: &str, value: &str) -> Result<()> {
+        let wait = spec.duration(value)?;
+        match key {
+            "handshake" => self.handshake = wait,
+            "grace" => self.grace = Some(wait),
+            other => return Err(spec.error(format!("unknown option '{other}'"))),
+        }
+        Ok(())
+    }
+
+    /// How long a move given `time` (or none) may take to come. (An engine's first move may
+    /// take the handshake's time too: an engine may leave its setup, such as compiling
+    /// kernels, to its first search.)
+    pub fn answer(&self, time: Option<Duration>) -> Duration {
+        match (time, self.grace) {
+            (Some(time), grace) => time.saturating_add(grace.unwrap_or(DEFAULT_GRACE)),
+            (None, Some(grace)) => grace,
+            (None, None) => DEFAULT_UNTIMED_MOVE,
+        }
+    }
 }
 
 /// A player of a two-player game `G`, as a spec names it. `human` is the caller's to provide
@@ -107,7 +168,8 @@ pub enum PlayerSpec<G: NamedPlayers> {
     AlphaBeta(AlphaBetaSpec),
     /// One of the game's own players ([`NamedPlayers`]).
     Named(G::Named),
-    /// `ugi:COMMAND` or `ugi:time=T,cmd=COMMAND`: another program speaking UGI.
+    /// `ugi:COMMAND` or `ugi:[time=T,][handshake=T,][grace=T,]cmd=COMMAND`: another program
+    /// speaking UGI.
     Ugi(UgiSpec),
 }
 
@@ -285,24 +347,30 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                     format!("{}, ", G::NAMED)
                 };
                 Err(Error::parse(format!(
-                    "unknown player '{text}': human, random, {own}flat:k=N[,time=T], mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu,, alphabeta:depth=D|time=T,exec=cpu|gpu,strategy=S, or ugi:[time=T,cmd=]COMMAND"
+                    "unknown player '{text}': human, random, {own}flat:k=N[,time=T], mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu,, alphabeta:depth=D|time=T,exec=cpu|gpu,strategy=S, or ugi:[time=T,handshake=T,grace=T,cmd=]COMMAND"
                 )))
             }
         }
     }
 }
 
-/// `ugi:COMMAND` or `ugi:time=T,cmd=COMMAND`.
+/// `ugi:COMMAND` or `ugi:[time=T,][handshake=T,][grace=T,]cmd=COMMAND`.
 fn parse_ugi(text: &str) -> Result<UgiSpec> {
     let spec = SpecText::new(text);
-    let (options, command) = spec.options_then("cmd", &["time"], "the engine's command line")?;
+    let keys = ["time", EngineWaits::KEYS[0], EngineWaits::KEYS[1]];
+    let (options, command) = spec.options_then("cmd", &keys, "the engine's command line")?;
     let mut time = None;
-    for (_, value) in options {
-        time = Some(spec.duration(value)?);
+    let mut waits = EngineWaits::default();
+    for (key, value) in options {
+        match key {
+            "time" => time = Some(spec.duration(value)?),
+            _ => waits.read(&spec, key, value)?,
+        }
     }
     Ok(UgiSpec {
         command: command.to_string(),
         time,
+        waits,
         text: text.to_string(),
     })
 }
@@ -400,6 +468,37 @@ impl FromStr for StochasticPlayerSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ugi_specs_take_their_waits_and_need_a_command() {
+        let text = "ugi:time=1s,handshake=2s,grace=3s,cmd=engine --x=a,b";
+        let spec = parse_ugi(text).unwrap();
+        assert_eq!(spec.command, "engine --x=a,b");
+        let secs = Duration::from_secs;
+        assert_eq!(
+            spec.waits,
+            EngineWaits {
+                handshake: secs(2),
+                grace: Some(secs(3))
+            }
+        );
+        assert_eq!(spec.waits.answer(spec.time), secs(4));
+        assert_eq!(spec.waits.answer(None), secs(3));
+        // The defaults: 10 s a handshake, 5 s past a move's time, a minute with none.
+        let plain = parse_ugi("ugi:engine").unwrap();
+        assert_eq!(plain.waits.handshake, DEFAULT_HANDSHAKE);
+        assert_eq!(plain.waits.answer(Some(secs(1))), secs(6));
+        assert_eq!(plain.waits.answer(None), DEFAULT_UNTIMED_MOVE);
+        for (text, says) in [
+            ("ugi:time=1s", "cmd= is missing"),
+            ("ugi:grace=2s,handshake=1s", "cmd= is missing"),
+            ("ugi:handshake=never,cmd=x", "bad duration 'never'"),
+            ("ugi:patience=1s,cmd=x", "unknown option 'patience'"),
+        ] {
+            let err = parse_ugi(text).expect_err(text).to_string();
+            assert!(err.contains(says), "{text}: {err}");
+        }
+    }
 
     #[test]
     fn stochastic_specs_share_the_option_reading() {

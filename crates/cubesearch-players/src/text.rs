@@ -45,7 +45,8 @@ impl<'a> SpecText<'a> {
     /// An outside program's spec, `name:key=value,…,last=VALUE`: the options before `last=`
     /// as [`options`](Self::options) reads them, and everything after it verbatim (a command
     /// line or a path, which may hold commas and `=`). Without `last=` the whole of what
-    /// follows the `:` is that value; an empty one is an error asking for `what`.
+    /// follows the `:` is that value; an empty one is an error asking for `what`, and so is
+    /// one that begins with an option of `allowed` (`ugi:time=1s`: the `cmd=` is missing).
     pub fn options_then(
         &self,
         last: &str,
@@ -53,10 +54,25 @@ impl<'a> SpecText<'a> {
         what: &str,
     ) -> Result<(Vec<(&'a str, &'a str)>, &'a str)> {
         let marker = format!("{last}=");
-        let (options, value) = match self.body.find(&marker) {
+        let at = self.body.find(&marker);
+        let (options, value) = match at {
             Some(i) => (&self.body[..i], &self.body[i + marker.len()..]),
             None => ("", self.body),
         };
+        // `ugi:time=1s` has options and no `cmd=`: run as it stands, the options would be
+        // taken for the command line itself.
+        let first = self.body.split(',').next().unwrap_or_default();
+        let option_first = first
+            .split_once('=')
+            .is_some_and(|(key, _)| allowed.contains(&key.trim()));
+        if at.is_none() && option_first {
+            return Err(self.error(format!(
+                "{last}= is missing: give {what} last, after {last}= ({name}:{first},{last}={upper})",
+                name = self.name,
+                first = first.trim(),
+                upper = last.to_uppercase(),
+            )));
+        }
         if value.trim().is_empty() {
             return Err(self.error(format!(
                 "give {what}: {name}:{upper} or {name}:{},{last}={upper}",

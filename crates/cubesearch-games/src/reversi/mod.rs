@@ -223,14 +223,14 @@ impl Game for Reversi {
 pub enum ReversiPlayer {
     /// `easy` or `medium`, `[:exec=cpu|gpu]`.
     Seed(seed_player::SeedSpec),
-    /// `nboard:[depth=D,]cmd=COMMAND`.
+    /// `nboard:[depth=D,][handshake=T,][grace=T,]cmd=COMMAND`.
     NBoard(nboard::NBoardSpec),
 }
 
 impl NamedPlayers for Reversi {
     type Named = ReversiPlayer;
     const NAMED: &'static str =
-        "easy, medium (each with exec=cpu|gpu), nboard:[depth=D,]cmd=COMMAND";
+        "easy, medium (each with exec=cpu|gpu), nboard:[depth=D,handshake=T,grace=T,]cmd=COMMAND";
 
     fn parse_named(spec: &SpecText) -> Option<Result<ReversiPlayer>> {
         if spec.name() == "nboard" {
