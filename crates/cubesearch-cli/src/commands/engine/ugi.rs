@@ -197,18 +197,26 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
             self.search(&state)?
         } else {
             let mut slice = Duration::from_millis(100);
+            let mut best = None;
             loop {
-                self.player.set_limits(&MoveLimits {
-                    time: Some(slice),
-                    ..limits.clone()
-                });
-                let started = Instant::now();
-                let best = self.search(&state)?;
-                // A player that ignores time (random) waits out the slice for the host.
-                let rest = slice.saturating_sub(started.elapsed());
-                match self.between_slices(lines, Some(rest))? {
+                // Once stopped, no further slice: the `stop` (or `quit`, or the end) that
+                // raised it is on its way.
+                let wait = match &best {
+                    Some(_) if stop.is_raised() => None,
+                    _ => {
+                        self.player.set_limits(&MoveLimits {
+                            time: Some(slice),
+                            ..limits.clone()
+                        });
+                        let started = Instant::now();
+                        best = Some(self.search(&state)?);
+                        // A player that ignores time (random) waits out the slice for the host.
+                        Some(slice.saturating_sub(started.elapsed()))
+                    }
+                };
+                match self.between_slices(lines, wait)? {
                     Some(true) => return Ok(true),
-                    Some(false) => break best,
+                    Some(false) => break best.expect("a slice has searched"),
                     None => slice = (slice * 2).min(Duration::from_secs(1)),
                 }
             }
