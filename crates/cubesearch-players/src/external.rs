@@ -215,13 +215,7 @@ impl EngineProcess {
     /// The error for an engine whose stdout closed: how it ended, once it has.
     fn ended(&mut self) -> Error {
         let until = Instant::now() + SETTLE;
-        let status = loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
-                _ => break None,
-            }
-        };
+        let status = self.exit_by(until);
         // Its stderr ends with it (unless a child of its own holds it open).
         let (lock, read) = &*self.stderr;
         let left = until.saturating_duration_since(Instant::now());
@@ -243,6 +237,18 @@ impl EngineProcess {
             self.command,
             self.stderr_part()
         ))
+    }
+
+    /// The engine's exit status, once it has exited, waiting for it until `until` (`None`
+    /// if it is still running then).
+    fn exit_by(&mut self, until: Instant) -> Option<ExitStatus> {
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Some(status),
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
+                _ => return None,
+            }
+        }
     }
 
     /// Kills the engine's process group: the shell, the engine and whatever they started.
@@ -272,14 +278,7 @@ impl Drop for EngineProcess {
             let _ = to.write_all(b"quit\n");
         }
         // An engine that ignores `quit` is not left behind, nor what it started.
-        let until = Instant::now() + QUIT_WAIT;
-        while Instant::now() < until {
-            match self.child.try_wait() {
-                Ok(Some(_)) => break,
-                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-                Err(_) => break,
-            }
-        }
+        self.exit_by(Instant::now() + QUIT_WAIT);
         self.kill_group();
         let _ = self.child.wait();
     }

@@ -80,17 +80,19 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
     /// the caller has checked), handing each finished game to `on_game` in order and calling
     /// `between` with the device after every launch that leaves games to play
     /// ([`DeviceTd::play_games_pausing`]).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn play_pausing(
         &mut self,
         net: &NTupleNetwork,
-        first: u64,
-        games: u64,
-        seed: u32,
-        step: f32,
+        batch: TdGames,
         on_game: &mut dyn FnMut(TdGame) -> Result<()>,
         between: &mut dyn FnMut(&mut DeviceTd<R, G>) -> Result<()>,
     ) -> Result<()> {
+        let TdGames {
+            first,
+            count: games,
+            seed,
+            step,
+        } = batch;
         if first + games > u32::MAX as u64 {
             return Err(Error::Unsupported(format!(
                 "game numbers up to {}: the GPU trainer numbers games with u32",
@@ -197,22 +199,8 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdEngine<G> for GpuTd<R, G> {
         batch: TdGames,
         on_game: &mut dyn FnMut(Episode) -> Result<()>,
     ) -> Result<()> {
-        let TdGames {
-            first,
-            count: games,
-            seed,
-            step,
-        } = batch;
         net.check_game::<G>()?;
-        self.play_pausing(
-            net,
-            first,
-            games,
-            seed,
-            step,
-            &mut |g| on_game(episode(g)),
-            &mut |_| Ok(()),
-        )
+        self.play_pausing(net, batch, &mut |g| on_game(episode(g)), &mut |_| Ok(()))
     }
 
     fn sync(&mut self, net: &mut NTupleNetwork) -> Result<()> {

@@ -69,12 +69,6 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdEngine<G> for MultiGpuTd<R,
         batch: TdGames,
         on_game: &mut dyn FnMut(Episode) -> Result<()>,
     ) -> Result<()> {
-        let TdGames {
-            first,
-            count: games,
-            seed,
-            step,
-        } = batch;
         let Some((leader, followers)) = self.ranks.split_first_mut() else {
             return Err(Error::Unsupported("multi-GPU training needs a GPU".into()));
         };
@@ -96,17 +90,7 @@ impl<R: Runtime, G: GpuStochasticGame + TupleGame> TdEngine<G> for MultiGpuTd<R,
                 })
                 .collect();
             let led = leader
-                .play(
-                    game,
-                    net,
-                    TdGames {
-                        first,
-                        count: games,
-                        seed,
-                        step,
-                    },
-                    on_game,
-                )
+                .play(game, net, batch, on_game)
                 .and_then(|_| leader.finish());
             let mut result = led;
             for h in handles {

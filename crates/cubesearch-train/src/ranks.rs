@@ -230,14 +230,14 @@ impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
             meetings += 1;
             Ok::<_, Error>(met)
         };
-        self.agent.play_pausing(
-            net,
-            first + lo,
-            hi - lo,
+        let slice = TdGames {
+            first: first + lo,
+            count: hi - lo,
             seed,
             step,
-            &mut |g| hand_over(Some(g)),
-            &mut |device| {
+        };
+        self.agent
+            .play_pausing(net, slice, &mut |g| hand_over(Some(g)), &mut |device| {
                 launches += 1;
                 if launches >= due {
                     let met = meet(device, true, launches, since.elapsed())?;
@@ -245,8 +245,7 @@ impl<R: Runtime, G: GpuStochasticGame, C: Collective<R>> RankTd<R, G, C> {
                     (launches, since) = (0, Instant::now());
                 }
                 Ok(())
-            },
-        )?;
+            })?;
         // This slice has ended: meet until no rank is playing.
         let device = self.agent.device(net)?;
         loop {

@@ -6,7 +6,8 @@
 //! the input raise the newest one (so a `stop` sent right after `go` stops that `go`, even
 //! before the engine has started it). A line that is not UTF-8 is a bad line, not the end.
 
-use cubesearch_core::Stop;
+use super::{say, say_error};
+use cubesearch_core::{Error, Stop};
 use std::io::BufRead;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::Duration;
@@ -32,13 +33,15 @@ pub(super) struct HostLines {
     lines: Receiver<HostLine>,
 }
 
-/// What waiting for a line gave.
-pub(super) enum Next {
-    Line(HostLine),
-    /// Nothing came in the time given.
-    Quiet,
-    /// The input has ended.
-    Closed,
+/// What the host said while a search waited for its `stop`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Searching {
+    /// Nothing yet: search on.
+    GoOn,
+    /// `stop`, or the end of input: answer the move.
+    Stop,
+    /// `quit`: answer nothing, end the engine.
+    Quit,
 }
 
 impl HostLines {
@@ -92,12 +95,27 @@ impl HostLines {
         self.lines.recv().ok()
     }
 
-    /// The next line, waiting at most `wait`.
-    pub fn next_within(&self, wait: Duration) -> Next {
-        match self.lines.recv_timeout(wait) {
-            Ok(line) => Next::Line(line),
-            Err(RecvTimeoutError::Timeout) => Next::Quiet,
-            Err(RecvTimeoutError::Disconnected) => Next::Closed,
+    /// The host's lines while a search runs (UCI's `go infinite`), waiting up to `wait` for
+    /// the first (`None`: until one comes), then those already sent: `isready` is answered,
+    /// anything but `stop` or `quit` is an error line.
+    pub fn while_searching(&self, wait: Option<Duration>) -> Searching {
+        let mut wait = wait.unwrap_or(Duration::MAX);
+        loop {
+            let line = match self.lines.recv_timeout(wait) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => return Searching::GoOn,
+                Err(RecvTimeoutError::Disconnected) => return Searching::Stop,
+            };
+            wait = Duration::ZERO;
+            match line.text.as_deref().map(str::trim) {
+                Ok("stop") => return Searching::Stop,
+                Ok("quit") => return Searching::Quit,
+                Ok("isready") => say("readyok"),
+                Ok(other) => say_error(&Error::parse(format!(
+                    "'{other}' while searching: only stop, isready or quit"
+                ))),
+                Err(bad) => say_error(&Error::parse(bad.clone())),
+            }
         }
     }
 }
@@ -152,10 +170,11 @@ go depth 40
     fn the_end_of_input_raises_the_running_search() {
         let lines = HostLines::read(&b"go depth 40\n"[..], UGI);
         let go = lines.next().unwrap();
-        assert!(matches!(
-            lines.next_within(Duration::from_secs(5)),
-            Next::Closed
-        ));
+        // The end of input is a stop to a search waiting for one.
+        assert_eq!(
+            lines.while_searching(Some(Duration::from_secs(5))),
+            Searching::Stop
+        );
         assert!(go.stop.is_raised());
     }
 }

@@ -22,7 +22,7 @@
 //! `p2win` when the game ends without it. Bad input gets one `info string error: …` line and
 //! the engine keeps its last good state.
 
-use super::input::{HostLines, Protocol};
+use super::input::{HostLines, Protocol, Searching};
 use super::{human_refused, introduce, say, say_error, with_option};
 use crate::args::Common;
 use cubesearch_core::exec::ExpectimaxEval;
@@ -158,7 +158,7 @@ pub(super) fn serve<G: OnePlayerGame>(
                 let chosen = chooser.choose(game, &board);
                 if limits.contains(&"infinite") && !host.stop.is_raised() {
                     // UCI's rule: no bestmove before `stop` (`quit` ends the engine).
-                    if wait_for_stop(&lines) == Some(true) {
+                    if lines.while_searching(None) == Searching::Quit {
                         break;
                     }
                 }
@@ -218,21 +218,4 @@ pub(super) fn serve<G: OnePlayerGame>(
         }
     }
     Ok(())
-}
-
-/// After `go infinite`: the host's lines until `stop` (`Some(false)`), `quit` (`Some(true)`)
-/// or the end of input (`None`); `isready` is answered, anything else is an error.
-fn wait_for_stop(lines: &HostLines) -> Option<bool> {
-    while let Some(line) = lines.next() {
-        match line.text.as_deref().map(str::trim) {
-            Ok("stop") => return Some(false),
-            Ok("quit") => return Some(true),
-            Ok("isready") => say("readyok"),
-            Ok(other) => say_error(&Error::parse(format!(
-                "'{other}' while searching: only stop, isready or quit"
-            ))),
-            Err(bad) => say_error(&Error::parse(bad.clone())),
-        }
-    }
-    None
 }

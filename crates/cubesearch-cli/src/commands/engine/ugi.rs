@@ -25,7 +25,7 @@
 //! `isready` is answered. A depth that would take more than a day (the estimate `play` and
 //! `match` apply; `--force` skips it) is refused with `info string error` and no search.
 
-use super::input::{HostLines, Next, Protocol};
+use super::input::{HostLines, Protocol, Searching};
 use super::{build, introduce, refuse_endless_search, say, say_error, with_option, Line};
 use crate::args::Common;
 use cubesearch_core::{Error, Outcome, Result, Stop};
@@ -188,7 +188,7 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
         }
         let best = if !ongoing {
             // UCI's rule: no bestmove before `stop`, even with nothing to search.
-            if infinite && self.between_slices(lines, None)? == Some(true) {
+            if infinite && lines.while_searching(None) == Searching::Quit {
                 return Ok(true);
             }
             "0000".to_string()
@@ -214,10 +214,10 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
                         Some(slice.saturating_sub(started.elapsed()))
                     }
                 };
-                match self.between_slices(lines, wait)? {
-                    Some(true) => return Ok(true),
-                    Some(false) => break best.expect("a slice has searched"),
-                    None => slice = (slice * 2).min(Duration::from_secs(1)),
+                match lines.while_searching(wait) {
+                    Searching::Quit => return Ok(true),
+                    Searching::Stop => break best.expect("a slice has searched"),
+                    Searching::GoOn => slice = (slice * 2).min(Duration::from_secs(1)),
                 }
             }
         };
@@ -245,34 +245,6 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
         };
         say(&info);
         Ok(text)
-    }
-
-    /// The host's lines during an infinite search, waiting up to `wait` for the first (`None`:
-    /// until one comes), then those already sent: `isready` is answered, `stop` (or the end of
-    /// input) gives `Some(false)`, `quit` `Some(true)`, and `None` means search on.
-    fn between_slices(
-        &mut self,
-        lines: &HostLines,
-        wait: Option<Duration>,
-    ) -> Result<Option<bool>> {
-        let mut wait = wait.unwrap_or(Duration::MAX);
-        loop {
-            let line = match lines.next_within(wait) {
-                Next::Line(line) => line,
-                Next::Quiet => return Ok(None),
-                Next::Closed => return Ok(Some(false)),
-            };
-            wait = Duration::ZERO;
-            match line.text.as_deref().map(str::trim) {
-                Ok("stop") => return Ok(Some(false)),
-                Ok("quit") => return Ok(Some(true)),
-                Ok("isready") => say("readyok"),
-                Ok(other) => say_error(&Error::parse(format!(
-                    "'{other}' while searching: only stop, isready or quit"
-                ))),
-                Err(bad) => say_error(&Error::parse(bad.clone())),
-            }
-        }
     }
 
     /// The limits `go`'s arguments set: a clock gives the side to move a 30th of its time
