@@ -20,7 +20,7 @@ fn main() -> Result<()> {
         games,
         // Every core, each thread on a copy of the weights, merged every round.
         engine: EngineConfig {
-            threads: 0,
+            threads: Some(0),
             ..EngineConfig::default()
         },
         ..TrainConfig::default()

@@ -50,6 +50,6 @@ for run in "checkers-perft --level 8" "reversi-perft --level 7" "reversi-perft -
 done | tee -a "$out/bench.md"
 echo "== CPU TD training (2584, default network)"
 for threads in 1 16; do
-    .dev/cubesearch train 2584 --games 20000 --threads $threads --out /tmp/w$threads.safetensors --json 2>/dev/null | tail -1 | tee -a "$out/train.json"
+    .dev/cubesearch train 2584 --backend cpu --games 20000 --threads $threads --out /tmp/w$threads.safetensors --json 2>/dev/null | tail -1 | tee -a "$out/train.json"
 done
 exit $status

@@ -160,7 +160,7 @@ pub use cubesearch_players as players;
 /// let game = Game2584::new();
 /// let cfg = TrainConfig {
 ///     games: 300,
-///     engine: EngineConfig { threads: 0, ..EngineConfig::default() },
+///     engine: EngineConfig { threads: Some(0), ..EngineConfig::default() },
 ///     ..TrainConfig::default()
 /// };
 /// let (net, report) = train(&game, &cfg, |p| eprintln!("{} games, mean {:.0}", p.games, p.recent_mean_score))?;

@@ -700,6 +700,18 @@ fn corrupt_and_mismatched_files_are_refused() {
             "weight 7 of tensor 'tuple0' is",
         );
     }
+    // Finite weights whose sum over the lookups (one shape in 8 symmetries) passes f32's range
+    // are refused too; just inside it they load.
+    let mut weights = vec![0.0f32; 65536];
+    weights[7] = 3e38;
+    expect_data_error(
+        NTupleNetwork::from_bytes::<Game2048>(&one_table(&weights, &meta), &path, None),
+        "the weights of stage 0 can sum to 2.4e39",
+    );
+    weights[7] = -4e37;
+    assert!(
+        NTupleNetwork::from_bytes::<Game2048>(&one_table(&weights, &meta), &path, None).is_ok()
+    );
     // Temporal coherence's sums: a flipped byte in them is caught by their own checksum when a
     // run takes them (play's load leaves them unread), and a sum missing is refused.
     let mut coherent = net.replica();
@@ -786,7 +798,7 @@ fn learning_beats_random<R: TileRule + GpuTiles>(games: u64, threads: usize) -> 
     let random = play_random(&game, 300, 99, 1).unwrap().mean_score;
     let cfg = TrainConfig {
         engine: EngineConfig {
-            threads,
+            threads: Some(threads),
             ..EngineConfig::default()
         },
         games,
@@ -857,7 +869,7 @@ fn td_training_on_copies_and_on_one_table_both_learn() {
         let random = play_random(&game, 300, 99, 1).unwrap().mean_score;
         let cfg = TrainConfig {
             engine: EngineConfig {
-                threads: 3,
+                threads: Some(3),
                 sharing,
                 ..EngineConfig::default()
             },
@@ -883,7 +895,7 @@ fn training_on_copies_is_reproducible() {
     // below).
     let cfg = TrainConfig {
         engine: EngineConfig {
-            threads: 3,
+            threads: Some(3),
             ..EngineConfig::default()
         },
         games: 12_000,
@@ -1002,7 +1014,7 @@ fn a_coherent_run_resumed_from_its_file_learns_as_the_unbroken_run() {
     let game = Game2048::new();
     let cfg = TrainConfig {
         engine: EngineConfig {
-            threads: 1,
+            threads: Some(1),
             ..EngineConfig::default()
         },
         games: 60,
@@ -1091,7 +1103,7 @@ fn td_training_with_temporal_coherence_learns() {
     for threads in [1, 3] {
         let cfg = TrainConfig {
             engine: EngineConfig {
-                threads,
+                threads: Some(threads),
                 ..EngineConfig::default()
             },
             games: 600,

@@ -3,7 +3,7 @@
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand};
 use cubesearch_core::Backend;
-use cubesearch_games::registry::GameOptions;
+use cubesearch_games::registry::{GameOptions, Kind, GAMES};
 use cubesearch_search::minimax::Strategy;
 
 /// Game-tree search on GPUs: MCTS, alpha-beta and expectimax on CUDA, wgpu or the CPU.
@@ -12,7 +12,12 @@ use cubesearch_search::minimax::Strategy;
 /// and play one-player games with chance (2584, 2048) with n-tuple networks learned by TD(0).
 /// Every search runs on the CPU or a GPU (`--backend`) and gives the same results on each.
 #[derive(Parser, Debug)]
-#[command(name = "cubesearch", version, about, long_about, after_help = EXAMPLES)]
+#[command(
+    name = "cubesearch",
+    version,
+    after_help = EXAMPLES,
+    arg_required_else_help = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -102,9 +107,14 @@ fn parse_stage_list(text: &str) -> Result<StageList, String> {
     Ok(StageList(stages))
 }
 
-/// The games cubesearch knows: every name in the games' registry.
-fn game_names() -> PossibleValuesParser {
-    PossibleValuesParser::new(cubesearch_games::registry::NAMES)
+/// The games a subcommand takes: those of the games' registry of `kind` (`None`: every one),
+/// so that its `--help` lists them and no other.
+fn game_names(kind: Option<Kind>) -> PossibleValuesParser {
+    let names = GAMES
+        .iter()
+        .filter(|g| kind.is_none_or(|k| g.kind == k))
+        .map(|g| g.name);
+    PossibleValuesParser::new(names)
 }
 
 #[derive(Subcommand, Debug)]
@@ -113,7 +123,7 @@ pub enum Command {
     Info,
     /// Count move paths to a depth (perft) on the chosen backend.
     Perft {
-        #[arg(value_parser = game_names())]
+        #[arg(value_parser = game_names(Some(Kind::TwoPlayer)))]
         game: String,
         /// Plies to count (0 to 40: deeper counts of these games do not end).
         #[arg(long, value_parser = clap::value_parser!(u32).range(0..=40))]
@@ -130,7 +140,7 @@ pub enum Command {
     /// Play games between two players (human, random, or a search), shown move by move.
     #[command(after_help = PLAYERS)]
     Play {
-        #[arg(value_parser = game_names())]
+        #[arg(value_parser = game_names(None))]
         game: String,
         /// The first player (moves first; the only player of 2584/2048): a spec, see below.
         #[arg(long, default_value = "human")]
@@ -159,7 +169,7 @@ pub enum Command {
     /// the player, sent each board (position fen) and answering its slide.
     #[command(after_help = PLAYERS)]
     Engine {
-        #[arg(value_parser = game_names())]
+        #[arg(value_parser = game_names(None))]
         game: String,
         /// The engine's player: any program spec of `play` (see below; default mcts:time=1s,
         /// and for 2584/2048 a network player: td:weights=FILE or expectimax:…).
@@ -175,7 +185,7 @@ pub enum Command {
     /// the first player's wins, losses and draws.
     #[command(after_help = PLAYERS)]
     Match {
-        #[arg(value_parser = game_names())]
+        #[arg(value_parser = game_names(Some(Kind::TwoPlayer)))]
         game: String,
         /// The first player (first to move in even games): a spec, see below.
         #[arg(long)]
@@ -207,7 +217,7 @@ pub enum Command {
     },
     /// Solve a position: its negamax value and a best move.
     Solve {
-        #[arg(value_parser = game_names())]
+        #[arg(value_parser = game_names(Some(Kind::TwoPlayer)))]
         game: String,
         /// The position in the game's notation, or `start`.
         #[arg(long, allow_hyphen_values = true)]
@@ -226,7 +236,7 @@ pub enum Command {
     },
     /// Apply moves to a position and print the result.
     Apply {
-        #[arg(value_parser = game_names())]
+        #[arg(value_parser = game_names(None))]
         game: String,
         /// Start position in the game's notation, or `start` (the default).
         #[arg(long, allow_hyphen_values = true)]
@@ -242,7 +252,7 @@ pub enum Command {
     },
     /// Train an n-tuple network by TD learning.
     Train {
-        #[arg(value_parser = game_names())]
+        #[arg(value_parser = game_names(Some(Kind::OnePlayer)))]
         game: String,
         #[command(flatten)]
         args: TrainArgs,
@@ -270,7 +280,7 @@ pub enum Command {
     /// 2584/2048: write the seed's starter, normal and late-game benchmark boards, taken from
     /// an expectimax agent's games (on the CPU).
     Boards {
-        #[arg(value_parser = game_names())]
+        #[arg(value_parser = game_names(Some(Kind::OnePlayer)))]
         game: String,
         #[command(flatten)]
         args: BoardsArgs,
@@ -335,10 +345,10 @@ pub struct TrainArgs {
     /// A weights file to continue from.
     #[arg(long)]
     pub resume: Option<String>,
-    /// CPU threads (0 = every core; 1 is reproducible, and so is any number on copies; at
-    /// most 1024).
-    #[arg(long, default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1024))]
-    pub threads: usize,
+    /// CPU threads (default 1; 0 = every core; 1 is reproducible, and so is any number on
+    /// copies; at most 1024). A run on a GPU refuses it.
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1024))]
+    pub threads: Option<usize>,
     /// How CPU threads share the weights: `copies` (one each, merged every ~0.1 s: each weight
     /// moves by the mean change of the copies that changed it; reproducible), `table` (one
     /// table without locks, the seed's 4.3) or `auto` (copies for a network of at most 32 MB,
@@ -364,7 +374,13 @@ pub struct TrainArgs {
     pub coherence: bool,
     /// Start a new network with every state valued at V, not 0 (optimistic initialisation,
     /// which makes the player try what it has not seen: 320000 for 2048's 4x6patt).
-    #[arg(long, value_name = "V", conflicts_with = "resume", value_parser = parse_finite)]
+    #[arg(
+        long,
+        value_name = "V",
+        conflicts_with = "resume",
+        value_parser = parse_finite,
+        allow_negative_numbers = true
+    )]
     pub optimistic: Option<f32>,
     /// Tuple shapes: `seed` (three 4-tuples), `6tuple` (also `4x6patt`), `8x6patt` (eight
     /// 6-tuples), or cells like `0,1,2,3;4,5,6,7`.

@@ -8,6 +8,7 @@ mod output;
 mod plot;
 mod signals;
 
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::Parser;
 use std::process::ExitCode;
 
@@ -17,10 +18,13 @@ use args::Cli;
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // Plain `cubesearch`: the whole help, status 2 (no job was given).
+            let _ = e.print();
+            return ExitCode::from(2);
+        }
         Err(e) if e.use_stderr() => {
-            // A usage error: clap's first paragraph (it names the bad or missing arguments) on
-            // one line, status 2.
-            eprintln!("{}", one_line(&first_paragraph(&e.render().to_string())));
+            eprintln!("{}", one_line(&usage_error(&e)));
             return ExitCode::from(2);
         }
         Err(e) => {
@@ -75,6 +79,29 @@ fn cut(text: &str, max: usize) -> String {
             let kept: String = text.chars().take(max - 1).collect();
             format!("{kept}…")
         }
+    }
+}
+
+/// A usage error as one line: clap's first paragraph (it names the bad or missing arguments)
+/// and its usage line; a negative number, which clap takes for a flag, said as such.
+fn usage_error(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
+    let mut text = first_paragraph(&rendered);
+    if e.kind() == ErrorKind::UnknownArgument {
+        if let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) {
+            if arg.parse::<f64>().is_ok() {
+                text = format!(
+                    "error: {arg} is not taken: counts, depths, sizes and times are 0 or more"
+                );
+            }
+        }
+    }
+    match rendered
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Usage: "))
+    {
+        Some(usage) => format!("{text} (usage: {usage})"),
+        None => text,
     }
 }
 

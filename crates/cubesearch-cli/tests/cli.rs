@@ -161,7 +161,7 @@ fn bad_input_exits_2_with_one_line() {
     );
     assert_bad_input(
         &cubesearch(&["train", "nim", "--games", "1", "--out", "w"]),
-        "2584 or 2048",
+        "[possible values: 2584, 2048]",
     );
     // A missing argument is named on the one line.
     assert_bad_input(
@@ -219,15 +219,92 @@ fn ranks_and_their_launcher_refuse_what_cannot_run() {
     }
 }
 
+/// A subcommand offers (in its `--help`) and takes only the games it runs.
 #[test]
-fn unbuilt_parts_say_so_and_exit_2() {
+fn games_a_subcommand_does_not_take_are_refused_naming_those_it_does() {
+    let two = "[possible values: checkers, reversi, nim]";
+    let one = "[possible values: 2584, 2048]";
+    for (args, names) in [
+        (&["solve", "2048", "--position", "2,2,0"][..], two),
+        (&["perft", "2584", "--depth", "2"], two),
+        (&["match", "2048", "--p1", "random", "--p2", "random"], two),
+        (&["train", "checkers", "--games", "2", "--out", "x"], one),
+        (&["boards", "nim", "--weights", "w", "--out", "x"], one),
+    ] {
+        assert_bad_input(&cubesearch(args), names);
+        let help = cubesearch(&[args[0], "--help"]);
+        assert!(
+            String::from_utf8_lossy(&help.stdout).contains(names),
+            "{args:?}"
+        );
+    }
+    let play = cubesearch(&["play", "--help"]);
+    assert!(String::from_utf8_lossy(&play.stdout)
+        .contains("[possible values: checkers, reversi, nim, 2584, 2048]"));
+}
+
+/// A finished position, as `--position` or as a `fen` opening, is refused: it would play
+/// games of no move.
+#[test]
+fn finished_positions_are_refused_where_games_are_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let openings = dir.path().join("o.txt");
+    std::fs::write(&openings, "1:1\nfen 0,0\n").unwrap();
+    let random = ["--p1", "random", "--p2", "random"];
     assert_bad_input(
-        &cubesearch(&["solve", "2048", "--position", "2,2,0"]),
-        "not built yet",
+        &cubesearch(&[&["match", "nim", "--position", "0,0"][..], &random].concat()),
+        "the game is over there",
     );
     assert_bad_input(
-        &cubesearch(&["solve", "2584", "--position", "1,1,0"]),
-        "not built yet",
+        &cubesearch(&[&["play", "nim", "--position", "0"][..], &random].concat()),
+        "the game is over there",
+    );
+    let path = openings.to_str().unwrap();
+    assert_bad_input(
+        &cubesearch(&[&["match", "nim", "--openings", path][..], &random].concat()),
+        "line 2: the game is over after 'fen 0,0'",
+    );
+}
+
+/// Plain `cubesearch` prints the whole help (status 2: no job was given); a usage error is one
+/// line with its usage; a negative number is said to be one, not taken for a flag; a negative
+/// optimistic start is a value.
+#[test]
+fn the_command_lines_shape_says_what_to_type() {
+    let plain = cubesearch(&[]);
+    assert_eq!(plain.status.code(), Some(2));
+    let help = String::from_utf8_lossy(&plain.stderr);
+    assert!(
+        help.contains("Usage: cubesearch") && help.contains("perft"),
+        "{help}"
+    );
+    assert_bad_input(
+        &cubesearch(&["train", "2048", "--games", "-1", "--out", "x"]),
+        "-1 is not taken: counts, depths, sizes and times are 0 or more",
+    );
+    assert_bad_input(
+        &cubesearch(&["train", "2048", "--out", "x"]),
+        "(usage: cubesearch train",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("w");
+    let args = [
+        "train",
+        "2048",
+        "--games",
+        "2",
+        "--optimistic",
+        "-5",
+        "--backend",
+        "cpu",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let run = cubesearch(&args);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
     );
 }
 
@@ -973,6 +1050,28 @@ fn interrupted(args: &[&str], signal: u32, ready: impl Fn() -> bool) -> std::pro
         .unwrap();
     assert!(sent.success());
     child.wait_with_output().unwrap()
+}
+
+/// The exact solver on the opening (`--position start`, 60 empties: years) is refused up front; forced, it obeys
+/// SIGINT at once and exits 130 with one line.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_endless_exact_solve_is_refused_and_a_forced_one_obeys_a_signal() {
+    let start = "start";
+    assert_bad_input(
+        &cubesearch(&["solve", "reversi", "--position", start]),
+        "more than a day",
+    );
+    let began = std::time::Instant::now();
+    let out = interrupted(
+        &["solve", "reversi", "--position", start, "--force"],
+        2,
+        || true,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("stopped by SIGINT"), "{stderr}");
+    assert!(began.elapsed().as_secs() < 60, "{:?}", began.elapsed());
 }
 
 /// SIGTERM in the middle of training, with no checkpoints asked for: the weights are saved,

@@ -147,7 +147,7 @@ fn boards_writes_one_board_of_each_class_per_game() {
     );
     assert_bad_input(
         &cubesearch(&["boards", "nim", "--weights", &w, "--out", out_s]),
-        "2584 or 2048",
+        "[possible values: 2584, 2048]",
     );
     std::fs::remove_dir_all(&dir).ok();
 }

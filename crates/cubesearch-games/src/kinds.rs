@@ -3,7 +3,7 @@
 //! one-player stochastic games ([`OnePlayerGame`]), each generic over the game. The games
 //! implement these traits; the [registry](crate::registry) lists the games.
 
-use cubesearch_core::{Error, Game, Result};
+use cubesearch_core::{Error, Game, Result, Stop};
 use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::TupleGame;
 use cubesearch_players::player::NamedPlayers;
@@ -98,9 +98,14 @@ pub struct ExactSolver<G: Game> {
     pub name: &'static str,
     /// What its value counts, for the side to move (`exact final disc difference`).
     pub value: &'static str,
-    /// Solves a position.
-    pub solve: fn(&G, &G::State) -> Exact<G::Move>,
+    /// Solves a position; `None` once the stop is raised, the work dropped.
+    pub solve: SolveFn<G>,
+    /// About how many positions a solve visits: what a refusal of work of days reads.
+    pub estimate: fn(&G::State) -> f64,
 }
+
+/// An [`ExactSolver`]'s solve: the game, the position and the stop it obeys.
+pub type SolveFn<G> = fn(&G, &<G as Game>::State, &Stop) -> Option<Exact<<G as Game>::Move>>;
 
 /// What an [`ExactSolver`] found.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -355,6 +355,7 @@ impl NTupleNetwork {
             "checksum",
             "weights",
         )?;
+        refuse_overflowing_sums::<G>(&weights, file_shapes.len()).map_err(bad)?;
         for (t, weights) in weights.into_iter().enumerate() {
             net.set_table(t, weights.into_iter());
         }
@@ -380,4 +381,29 @@ impl NTupleNetwork {
         };
         Ok((net, meta))
     }
+}
+
+/// Refuses tables (stage after stage, `shapes` a stage) whose largest possible value, each
+/// lookup's largest |w| summed over a stage's lookups (every shape in each of `G`'s
+/// symmetries), is past f32's range: an evaluation could then be infinite.
+fn refuse_overflowing_sums<G: TupleGame>(
+    tables: &[Vec<f32>],
+    shapes: usize,
+) -> std::result::Result<(), String> {
+    let symmetries = G::SYMMETRIES.len() as f64;
+    for (stage, stage_tables) in tables.chunks(shapes.max(1)).enumerate() {
+        let largest: f64 = stage_tables
+            .iter()
+            .map(|t| t.iter().fold(0f64, |m, w| m.max(f64::from(w.abs()))))
+            .sum::<f64>()
+            * symmetries;
+        if largest > f64::from(f32::MAX) {
+            return Err(format!(
+                "the weights of stage {stage} can sum to {largest:.1e}, past the largest f32 \
+                 ({:.1e}): an evaluation could be infinite",
+                f32::MAX
+            ));
+        }
+    }
+    Ok(())
 }

@@ -524,6 +524,8 @@ mod tests {
         );
         for (text, says) in [
             ("td:", "weights=FILE is required"),
+            ("td:weights=", "weights= has no value"),
+            ("expectimax:layers=,weights=w", "layers= has no value"),
             (
                 "expectimax:layers=1,weights=w,tt=maybe",
                 "tt is on or off, got 'maybe'",

@@ -111,6 +111,9 @@ impl<'a> SpecText<'a> {
                 if seen.contains(&key) {
                     return Err(self.error(format!("{key} is given twice")));
                 }
+                if value.trim().is_empty() {
+                    return Err(self.error(format!("{key}= has no value")));
+                }
                 seen.push(key);
                 Ok((key, value.trim()))
             })
@@ -166,7 +169,12 @@ impl<'a> SpecText<'a> {
     }
 }
 
-/// Parses a duration like `500ms`, `1s`, `1.5s` or `2m`.
+/// Shortest duration taken: below it a search or a run does nothing (`1e-300s`).
+const SHORTEST: Duration = Duration::from_millis(1);
+/// Longest duration taken: a year.
+const LONGEST: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// Parses a duration like `500ms`, `1s`, `1.5s` or `2m`, from 1 ms to a year.
 pub fn parse_duration(text: &str) -> Result<Duration> {
     let bad = || {
         Error::parse(format!(
@@ -186,5 +194,30 @@ pub fn parse_duration(text: &str) -> Result<Duration> {
     if !(value.is_finite() && value > 0.0) {
         return Err(bad());
     }
-    Duration::try_from_secs_f64(value * scale).map_err(|_| bad())
+    let duration = Duration::try_from_secs_f64(value * scale).map_err(|_| bad())?;
+    if !(SHORTEST..=LONGEST).contains(&duration) {
+        return Err(Error::parse(format!(
+            "duration '{text}' is outside 1ms to a year (365 days)"
+        )));
+    }
+    Ok(duration)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+    use std::time::Duration;
+
+    #[test]
+    fn durations_run_from_a_millisecond_to_a_year() {
+        assert_eq!(parse_duration("1ms").unwrap(), Duration::from_millis(1));
+        assert_eq!(
+            parse_duration("525600m").unwrap().as_secs(),
+            365 * 24 * 3600
+        );
+        for bad in ["1e-300s", "0.5ms", "525601m"] {
+            let err = parse_duration(bad).unwrap_err().to_string();
+            assert!(err.contains("outside 1ms to a year"), "{bad}: {err}");
+        }
+    }
 }

@@ -19,8 +19,9 @@ pub struct EngineConfig {
     /// hardware adapter), else the CPU. A software rasteriser (lavapipe) is slower than the
     /// CPU trainer, so `auto` uses it only when asked for by name.
     pub backend: Backend,
-    /// CPU threads (0 = every core); 1 is the deterministic single-thread trainer.
-    pub threads: usize,
+    /// CPU threads (`Some(0)`: every core; `None`: 1, the deterministic single-thread
+    /// trainer). A run that trains on a GPU refuses `Some`: it would mean nothing there.
+    pub threads: Option<usize>,
     /// How several CPU threads share the weights ([`Sharing`]).
     pub sharing: Sharing,
     /// GPU trainers: games at once, one unit each (default per
@@ -37,7 +38,7 @@ impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
             backend: Backend::Cpu,
-            threads: 1,
+            threads: None,
             sharing: Sharing::default(),
             units: None,
             gpus: 1,
@@ -126,11 +127,22 @@ pub(crate) fn start_engine<G: GpuStochasticGame + TupleGame>(
     if cfg.units == Some(0) {
         return Err(Error::parse("--units must be at least 1"));
     }
+    // CPU threads mean nothing to a GPU run: refused rather than ignored.
+    let no_threads = |on: &dyn std::fmt::Display| match cfg.threads {
+        Some(threads) => Err(Error::parse(format!(
+            "--threads {threads} sets CPU trainer threads, but this run trains on {on}"
+        ))),
+        None => Ok(()),
+    };
     #[cfg(feature = "ranks")]
     if let Some(ranks) = &cfg.ranks {
+        no_threads(&"CUDA ranks")?;
         return rank_engine::<G>(cfg, ranks, order);
     }
     let resolved = resolve(cfg.backend)?;
+    if !matches!(resolved, ResolvedBackend::Cpu { .. }) {
+        no_threads(&resolved)?;
+    }
     if let ResolvedBackend::Cpu { .. } = resolved {
         if cfg.gpus > 1 {
             return Err(Error::parse(format!(
@@ -143,7 +155,7 @@ pub(crate) fn start_engine<G: GpuStochasticGame + TupleGame>(
                 "--units {units} sets a GPU trainer's games at once: use a GPU backend"
             )));
         }
-        let threads = thread_count(cfg.threads);
+        let threads = thread_count(cfg.threads.unwrap_or(1));
         let engine = CpuEngine {
             threads,
             sharing: cfg.sharing,

@@ -70,7 +70,7 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
         pdn,
         openings,
     } = args;
-    let start = super::typed_position(game, position)?;
+    let start = super::playable_position(game, position)?;
     let mut header =
         json!({ "game": G::NAME, "p1": p1, "p2": p2, "position": game.format_position(&start) });
     let openings = match openings {

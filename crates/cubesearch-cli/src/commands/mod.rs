@@ -35,6 +35,19 @@ pub(crate) fn typed_position<G: Game>(game: &G, text: Option<&str>) -> Result<G:
     }
 }
 
+/// [`typed_position`] where games are played from it (`play`, `match`): a finished one is
+/// refused, as it would play games of no move.
+pub(crate) fn playable_position<G: Game>(game: &G, text: Option<&str>) -> Result<G::State> {
+    let state = typed_position(game, text)?;
+    if game.outcome(&state) != cubesearch_core::Outcome::Ongoing {
+        return Err(Error::parse(format!(
+            "--position: the game is over there ({}): nothing is left to play",
+            game.format_position(&state)
+        )));
+    }
+    Ok(state)
+}
+
 /// Refuses `work` to `depth` plies below `state` (`what` names it: `perft checkers depth 30`)
 /// when its estimate is past a day on `hardware`, unless `--force`. The tree is
 /// estimated no deeper than the game can last.
@@ -221,7 +234,8 @@ trait TwoPlayerCommand {
     fn run<G: TwoPlayerGame>(self, game: G) -> Result<()>;
 }
 
-/// A [`TwoPlayerCommand`] as a visitor: for a one-player game it is not built yet.
+/// A [`TwoPlayerCommand`] as a visitor: a one-player game is refused (the command line
+/// offers none).
 struct TwoPlayerOnly<C>(C);
 
 impl<C: TwoPlayerCommand> GameVisitor for TwoPlayerOnly<C> {
@@ -231,7 +245,7 @@ impl<C: TwoPlayerCommand> GameVisitor for TwoPlayerOnly<C> {
     }
     fn one_player<G: OnePlayerGame>(self, _: G) -> Result<()> {
         Err(Error::Unsupported(format!(
-            "`{} {}` is not built yet in this version of cubesearch",
+            "{} takes two-player games, not {}",
             C::WHAT,
             G::NAME
         )))

@@ -73,12 +73,15 @@ pub fn read<G: Game>(game: &G, path: &Path, from: G::State) -> Result<(Vec<Openi
 
 /// One opening's line: `fen POSITION`, or moves from `from`.
 fn parse_line<G: Game>(game: &G, line: &str, from: G::State) -> Result<Opening<G>> {
-    if let Some(position) = line.strip_prefix("fen ") {
-        return Ok(Opening::at(super::typed_position(game, Some(position))?));
-    }
-    let mut opening = Opening::at(from);
-    let mut state = from;
-    for token in line.split_whitespace() {
+    let (mut opening, tokens) = match line.strip_prefix("fen ") {
+        Some(position) => (
+            Opening::at(super::typed_position(game, Some(position))?),
+            "",
+        ),
+        None => (Opening::at(from), line),
+    };
+    let mut state = opening.start;
+    for token in tokens.split_whitespace() {
         // PDN's move numbers: `1.`, `12...`.
         if token
             .trim_end_matches('.')

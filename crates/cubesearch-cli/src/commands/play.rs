@@ -137,7 +137,7 @@ fn play<G: TwoPlayerGame>(game: &G, args: &Play) -> Result<()> {
         pdn,
         ..
     } = args;
-    let first = super::typed_position(game, position)?;
+    let first = super::playable_position(game, position)?;
     if let Some(path) = pdn {
         check_records_file::<G>(path)?;
     }

@@ -1,11 +1,14 @@
 //! `cubesearch solve <game> --position P` without `--depth` or `--strategy`, for a game with an
 //! exact solver (Reversi's endgame solver): the exact value under perfect play and a best move,
-//! on one CPU thread.
+//! on one CPU thread. A solve past a day's work (the solver's estimate) is refused up front
+//! unless `--force`; SIGINT or SIGTERM stops one and exits 128 + the signal's number.
 
 use crate::args::Common;
 use crate::output::emit;
-use cubesearch_core::{Game, Result};
+use crate::signals;
+use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::ExactSolver;
+use cubesearch_players::effort::{Hardware, Work};
 use serde_json::json;
 use std::time::Instant;
 
@@ -15,12 +18,28 @@ pub fn run<G: Game>(
     common: &Common,
     position: &str,
 ) -> Result<()> {
-    let state = game.parse_position(position)?;
+    let state = super::typed_position(game, Some(position))?;
+    let nodes = (solver.estimate)(&state);
+    let limit = Work::Exact.limit(Hardware::Cpu);
+    if nodes > limit && !common.force {
+        return Err(Error::Unsupported(format!(
+            "solve {}: the {} would visit about {nodes:.1e} positions: past {limit:.0e}, more than a day on one CPU thread; pass --force to run it anyway",
+            G::NAME,
+            solver.name
+        )));
+    }
     if !common.json {
         eprintln!("backend: {}, CPU, 1 thread", solver.name);
     }
+    let stop = signals::stop_on_signals();
     let start = Instant::now();
-    let solved = (solver.solve)(game, &state);
+    let Some(solved) = (solver.solve)(game, &state, &stop) else {
+        return Err(Error::Interrupted(format!(
+            "solve stopped by {} after {:.1} s: no value found",
+            signals::name(&stop),
+            start.elapsed().as_secs_f64()
+        )));
+    };
     let seconds = start.elapsed().as_secs_f64();
     let best = solved.best.map(|m| game.format_move(&state, m));
     let facts: String = solved

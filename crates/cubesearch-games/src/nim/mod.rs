@@ -252,9 +252,9 @@ impl TwoPlayerGame for Nim {
         Some(ExactSolver {
             name: "nim-sum (Bouton)",
             value: "+1 won, -1 lost",
-            solve: |game, state| {
+            solve: |game, state, _| {
                 let winning = state.winning_moves();
-                Exact {
+                Some(Exact {
                     value: if winning.is_empty() { -1 } else { 1 },
                     best: winning
                         .first()
@@ -262,8 +262,9 @@ impl TwoPlayerGame for Nim {
                         .or_else(|| game.moves(state).first().copied()),
                     nodes: 1,
                     facts: vec![("nim-sum", state.nim_sum() as u64)],
-                }
+                })
             },
+            estimate: |_| 1.0,
         })
     }
 

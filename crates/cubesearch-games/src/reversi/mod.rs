@@ -275,15 +275,16 @@ impl TwoPlayerGame for Reversi {
         Some(ExactSolver {
             name: "exact endgame solver",
             value: "exact final disc difference",
-            solve: |_, board| {
-                let solved = endgame::Solver::new().solve(board);
-                Exact {
+            solve: |_, board, stop| {
+                let solved = endgame::Solver::new().solve_until(board, stop)?;
+                Some(Exact {
                     value: solved.value,
                     best: solved.best,
                     nodes: solved.nodes,
                     facts: vec![("empties", board.empty().count_ones() as u64)],
-                }
+                })
             },
+            estimate: |board| endgame::estimated_nodes(board.empty().count_ones()),
         })
     }
 }
