@@ -266,6 +266,27 @@ fn finished_positions_are_refused_where_games_are_played() {
     );
 }
 
+/// The effort estimate follows each game's own branching, and a software device (lavapipe)
+/// is held to the CPU's day, not a GPU's: checkers perft 20 (estimated at 8e13 paths) is
+/// refused on it, Nim perft 15 (3.0e7 paths, once estimated at 1.7e13) is not.
+#[test]
+fn perft_estimates_follow_the_game_and_the_device_at_hand() {
+    assert_bad_input(
+        &cubesearch(&["perft", "checkers", "--depth", "20", "--backend", "wgpu"]),
+        "more than a day on the CPU (or a software device on it)",
+    );
+    let nim = json_of(&cubesearch(&[
+        "perft",
+        "nim",
+        "--depth",
+        "15",
+        "--backend",
+        "cpu",
+        "--json",
+    ]));
+    assert_eq!(nim["nodes"], 30_270_240, "{nim}");
+}
+
 /// Plain `cubesearch` prints the whole help (status 2: no job was given); a usage error is one
 /// line with its usage; a negative number is said to be one, not taken for a flag; a negative
 /// optimistic start is a value.

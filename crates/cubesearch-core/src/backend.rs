@@ -73,8 +73,9 @@ impl FromStr for Backend {
     }
 }
 
-/// What a GPU backend's device is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a GPU backend's device is (`cubesearch info` writes `hardware` or `software`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum DeviceKind {
     /// A GPU.
     Hardware,
@@ -343,6 +344,8 @@ pub struct DeviceLimits {
     /// Loop iterations one unit may run in all, where the driver stops loops early: Mesa's
     /// llvmpipe (lavapipe) counts every loop back-edge of an invocation against 65535.
     pub loop_iterations: Option<u32>,
+    /// A hardware GPU, or a software device running on the CPU (whose rates are the CPU's).
+    pub kind: DeviceKind,
 }
 
 /// The loop budget of an llvmpipe invocation (gallivm's `LP_MAX_TGSI_LOOP_ITERATIONS`).
@@ -371,6 +374,7 @@ impl DeviceLimits {
                 .contains(AtomicUsage::Add),
             multiprocessors: hw.num_streaming_multiprocessors,
             loop_iterations: (kind == DeviceKind::Software).then_some(LLVMPIPE_LOOP_ITERATIONS),
+            kind,
         }
     }
 }

@@ -2,54 +2,67 @@
 //! refused up front rather than left running without a word (the command line's `--force` runs
 //! it anyway).
 //!
-//! The first plies are counted exactly on the CPU, up to [`PROBE`] positions; below them the
-//! tree is taken to keep the last counted ply's branching factor `b`. Perft counts every leaf.
+//! The first plies are counted exactly on the CPU while a ply holds at most [`PROBE`]
+//! positions; below, each ply is a sample of [`PROBE`] positions of the one above (every k-th),
+//! expanded, and counts for the k it stands for: the estimate follows the game's own branching
+//! ply by ply (Nim's shrinking piles, an endgame's thinning moves) down to the depth asked.
+//! Perft counts every leaf.
 //! Alpha-beta visits at least the minimal tree, even when it always tries the best move first
 //! (Knuth & Moore 1975): `b^⌈d/2⌉ + b^⌊d/2⌋ − 1` leaves, about `2·√(perft)`. That lower bound is
 //! what a search is refused on, so a refusal never turns away work that could end in time.
 
+use cubesearch_core::backend::DeviceKind;
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_search::perft::expand;
 
 /// Positions the probe expands a ply further while it holds fewer than this.
 pub const PROBE: usize = 20_000;
 
-/// The size of a tree to a depth, counted to a ply and extrapolated below it.
+/// The size of a tree to a depth, counted to a ply and sampled below it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TreeSize {
     /// The depth asked for.
     pub depth: u32,
-    /// Plies counted exactly.
+    /// Plies counted exactly (the rest were sampled).
     pub counted: u32,
-    /// Leaves at `depth` (perft), exact when `counted == depth` or the tree ended above it.
+    /// Leaves at `depth` (perft), exact when `exact`.
     pub leaves: f64,
-    /// The last counted ply's branching factor, which the extrapolation uses.
+    /// The deepest ply's branching factor, for messages.
     pub branching: f64,
-    /// Whether `leaves` was counted rather than extrapolated.
+    /// Whether `leaves` was counted rather than sampled.
     pub exact: bool,
 }
 
 impl TreeSize {
-    /// Counts `root`'s tree to `depth` while a ply holds fewer than [`PROBE`] positions, then
-    /// extrapolates.
+    /// Counts `root`'s tree to `depth` while a ply holds at most [`PROBE`] positions, then
+    /// samples it ply by ply.
     pub fn estimate<G: Game>(game: &G, root: &G::State, depth: u32) -> TreeSize {
         let mut frontier = vec![*root];
-        let mut ended = 0u64;
-        let (mut previous, mut counted) = (1usize, 0u32);
-        while counted < depth && !frontier.is_empty() && frontier.len() < PROBE {
+        // How many positions of its ply each one of `frontier` stands for.
+        let mut scale = 1.0f64;
+        let (mut ended, mut branching) = (0f64, 1f64);
+        let (mut plies, mut counted) = (0u32, 0u32);
+        while plies < depth && !frontier.is_empty() {
+            if frontier.len() > PROBE {
+                let every = frontier.len().div_ceil(PROBE);
+                let sample: Vec<G::State> = frontier.iter().step_by(every).copied().collect();
+                scale *= frontier.len() as f64 / sample.len() as f64;
+                frontier = sample;
+            }
             let (next, terminal) = expand(game, &frontier, 1);
-            previous = frontier.len();
-            ended += terminal;
+            ended += terminal as f64 * scale;
+            branching = next.len() as f64 / frontier.len() as f64;
             frontier = next;
-            counted += 1;
+            plies += 1;
+            if scale == 1.0 {
+                counted = plies;
+            }
         }
-        let exact = counted == depth || frontier.is_empty();
-        let branching = frontier.len() as f64 / previous as f64;
-        let below = branching.powi((depth - counted) as i32);
+        let exact = scale == 1.0;
         TreeSize {
             depth,
             counted,
-            leaves: ended as f64 + frontier.len() as f64 * if exact { 1.0 } else { below },
+            leaves: ended + frontier.len() as f64 * scale,
             branching,
             exact,
         }
@@ -69,7 +82,7 @@ impl TreeSize {
             "counted".into()
         } else {
             format!(
-                "counted to ply {}, then {:.1} a ply",
+                "counted to ply {}, then sampled ply by ply: {:.1} a ply at the last",
                 self.counted, self.branching
             )
         }
@@ -92,19 +105,19 @@ pub enum Work {
 /// Where work runs, for its rate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hardware {
-    /// CPU threads.
+    /// CPU threads, and software devices that run on them (lavapipe).
     Cpu,
-    /// A GPU.
+    /// A hardware GPU.
     Gpu,
 }
 
 impl Hardware {
-    /// Where `exec` runs its work.
+    /// Where `exec` runs its work: a software device (lavapipe) at the CPU's rates, not an
+    /// H200's.
     pub fn of(exec: &cubesearch_search::Executor) -> Self {
-        if exec.is_cpu() {
-            Hardware::Cpu
-        } else {
-            Hardware::Gpu
+        match exec.limits() {
+            Some(limits) if limits.kind == DeviceKind::Hardware => Hardware::Gpu,
+            _ => Hardware::Cpu,
         }
     }
 }
@@ -142,7 +155,7 @@ pub fn refuse_endless(what: &str, work: Work, size: &TreeSize, hardware: Hardwar
         "{what} would take about {count:.1e} {unit} ({}): past {limit:.0e}, more than a day on {}; pass --force to run it anyway",
         size.how(),
         match hardware {
-            Hardware::Cpu => "the CPU",
+            Hardware::Cpu => "the CPU (or a software device on it)",
             Hardware::Gpu => "a GPU",
         }
     )))
@@ -210,13 +223,14 @@ mod tests {
     }
 
     #[test]
-    fn large_trees_are_extrapolated_from_the_last_counted_ply() {
-        // 12·11·10·9 = 11,880 < PROBE ≤ 12·11·10·9·8: five plies counted, then the fifth's ×8 a
-        // ply (the true factors, 7, 6, 5, shrink: an estimate, not a count).
+    fn large_trees_are_sampled_ply_by_ply() {
+        // 12·11·10·9 = 11,880 ≤ PROBE < 12·11·10·9·8: five plies counted, then samples. This
+        // game's factors (7, 6, 5) are the same at every position of a ply, so the samples give
+        // the true count, where the fifth ply's ×8 a ply would have said 48,660,480.
         let size = TreeSize::estimate(&Shrinking, &12, 8);
         assert_eq!((size.counted, size.exact), (5, false));
-        assert_eq!(size.branching, 8.0);
-        assert_eq!(size.leaves, 95_040.0 * 8.0 * 8.0 * 8.0);
+        assert_eq!(size.leaves, perft(&Shrinking, &12, 8) as f64);
+        assert_eq!(size.branching, 5.0);
         // The minimal tree of a uniform tree: b^⌈d/2⌉ + b^⌊d/2⌋ − 1.
         let uniform = TreeSize {
             depth: 5,
@@ -243,7 +257,7 @@ mod tests {
         let refused = refuse_endless("perft x depth 20", Work::Perft, &size(1e14), Hardware::Cpu)
             .unwrap_err()
             .to_string();
-        assert!(refused.contains("perft x depth 20 would take about 1.0e14 move paths (counted to ply 6, then 8.0 a ply)"), "{refused}");
+        assert!(refused.contains("perft x depth 20 would take about 1.0e14 move paths (counted to ply 6, then sampled ply by ply: 8.0 a ply at the last)"), "{refused}");
         assert!(refused.contains("--force"), "{refused}");
         assert!(refuse_endless("perft x", Work::Perft, &size(1e14), Hardware::Gpu).is_ok());
         // A search is held to its minimal tree: √(1e20)·2 = 2e10 positions is allowed on the

@@ -63,11 +63,15 @@ pub(crate) fn refuse_endless<G: TwoPlayerGame>(
     if common.force {
         return Ok(());
     }
+    effort::refuse_endless(what, work, &tree_size(game, state, depth), hardware)
+}
+
+/// The size of `state`'s tree to `depth` plies, estimated no deeper than the game can last.
+pub(crate) fn tree_size<G: TwoPlayerGame>(game: &G, state: &G::State, depth: u32) -> TreeSize {
     let plies = game
         .plies_left_at_most(state)
         .map_or(depth, |left| left.min(depth));
-    let size = TreeSize::estimate(game, state, plies);
-    effort::refuse_endless(what, work, &size, hardware)
+    TreeSize::estimate(game, state, plies)
 }
 
 /// Runs the parsed command line.
