@@ -169,6 +169,7 @@ impl Engine {
             }
             player.set_limits(&limits);
         }
+        let started = std::time::Instant::now();
         let mv = player.choose(&game, &state).map_err(|e| e.to_string())?;
         player.observe(&game, &state, mv);
         let after = game.apply(&state, mv);
@@ -177,8 +178,12 @@ impl Engine {
         write_board(&after, &mut out);
         let search = match player.last_search() {
             Some(s) => format!(
-                "{} playouts, {} nodes in {:.2} s; ",
-                s.playouts, s.nodes, s.seconds
+                "{}{} nodes in {:.2} s; ",
+                s.playouts
+                    .map(|p| format!("{p} playouts, "))
+                    .unwrap_or_default(),
+                s.nodes,
+                started.elapsed().as_secs_f64()
             ),
             None => String::new(),
         };

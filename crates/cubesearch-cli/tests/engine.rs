@@ -737,3 +737,43 @@ fn nboard_quit_and_the_end_of_input_end_a_long_search() {
         assert!(engine.ends_within(bound).success(), "{end:?}");
     }
 }
+
+/// Every searching player's info line gives the true time with its depth, nodes and score:
+/// alpha-beta's too (its depth and evaluation); NBoard's eval field is filled from the score.
+#[test]
+fn alpha_beta_reports_depth_nodes_and_score() {
+    // The host waits for the answer before it quits (a quit sent behind `go` would stop it).
+    let bound = std::time::Duration::from_secs(30);
+    let mut engine = Running::start(&["reversi", "--player", "alphabeta:depth=3"]);
+    engine.send("position startpos\ngo\n");
+    let lines = engine.until("bestmove", bound);
+    engine.send("quit\n");
+    assert!(engine.ends_within(bound).success());
+    let info = lines
+        .iter()
+        .find(|l| l.starts_with("info time"))
+        .expect("an info line");
+    let words: Vec<&str> = info.split_whitespace().collect();
+    let field = |name: &str| -> i64 {
+        let at = words.iter().position(|w| *w == name).expect(name);
+        words[at + 1].parse().unwrap()
+    };
+    assert_eq!(field("depth"), 3, "{info}");
+    assert!(field("nodes") > 3, "{info}");
+    let at = words.iter().position(|w| *w == "score").expect("score");
+    assert_eq!(words[at + 1], "cp", "{info}");
+    let mut engine = Running::start(&[
+        "reversi",
+        "--protocol",
+        "nboard",
+        "--player",
+        "alphabeta:depth=3",
+    ]);
+    engine.send("nboard 2\ngo\n");
+    let nboard = engine.until("===", bound);
+    engine.send("quit\n");
+    assert!(engine.ends_within(bound).success());
+    let answer = nboard.last().unwrap().strip_prefix("=== ").unwrap();
+    let fields: Vec<&str> = answer.split('/').collect();
+    assert!(fields[1].parse::<f64>().is_ok(), "eval in {answer}");
+}

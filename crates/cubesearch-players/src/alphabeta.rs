@@ -15,7 +15,7 @@
 //! The leaf values are the same on every backend, so `exec=cpu` and `exec=gpu` at one depth
 //! choose the same move value (the first best move in their own order).
 
-use crate::player::{MoveLimits, Player};
+use crate::player::{MoveLimits, Player, SearchReport};
 use crate::spec::Limit;
 use cubesearch_core::{Error, Game, Result, Stop};
 use cubesearch_kernels::GpuGame;
@@ -42,6 +42,8 @@ pub struct AlphaBetaPlayer<G: Game> {
     pub last_depth: u32,
     /// Nodes the last move's search visited (CPU searches).
     pub last_nodes: u64,
+    /// The last move's value for the side to move (the game's `score` units).
+    last_value: Option<i32>,
     /// The host's request for the move now: the CPU search unwinds within a thousand nodes,
     /// the GPU one between depths (a launch cannot be cut short).
     stop: Stop,
@@ -57,6 +59,7 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
             spec: spec.to_string(),
             last_depth: 0,
             last_nodes: 0,
+            last_value: None,
             stop: Stop::new(),
         }
     }
@@ -70,6 +73,7 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
             spec: spec.to_string(),
             last_depth: 0,
             last_nodes: 0,
+            last_value: None,
             stop: Stop::new(),
         }
     }
@@ -95,6 +99,8 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
             last = started.elapsed();
             best = solved.solution.best;
             self.last_depth = depth;
+            self.last_nodes = solved.solution.nodes.unwrap_or(0);
+            self.last_value = Some(solved.solution.value);
             if best.is_none() {
                 break;
             }
@@ -110,6 +116,15 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
             Some((_, strategy, label)) => format!("{label} {strategy}"),
         };
         format!("{} ({place})", self.spec)
+    }
+
+    fn last_search(&self) -> Option<SearchReport> {
+        self.last_value.map(|value| SearchReport {
+            nodes: self.last_nodes,
+            playouts: None,
+            depth: Some(self.last_depth),
+            score: Some(value),
+        })
     }
 
     fn set_limits(&mut self, limits: &MoveLimits) {
@@ -142,6 +157,7 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
             let found = solve_iterative(game, state, depth, &stop, &mut options);
             self.last_depth = found.depth;
             self.last_nodes = options.nodes;
+            self.last_value = Some(found.solution.value);
             found.solution.best
         };
         best.ok_or_else(|| Error::Unsupported("no legal move: the game is over".into()))

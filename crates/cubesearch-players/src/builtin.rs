@@ -1,11 +1,13 @@
 //! The players every game has: `random`, flat Monte Carlo (`flat`) and MCTS (`mcts`), each
 //! searching on the executor its spec asks for.
 
-use crate::player::{MoveLimits, Player};
+use crate::player::{MoveLimits, Player, SearchReport};
 use cubesearch_core::rng::{mix32, XorShift32};
 use cubesearch_core::{Error, Game, Result, Stop};
 use cubesearch_kernels::GpuGame;
-use cubesearch_search::mcts::{first_best, flat_scores, Budget, Mcts, MctsConfig, SearchStats};
+use cubesearch_search::mcts::{
+    centipawns, first_best, flat_scores, Budget, Mcts, MctsConfig, SearchStats,
+};
 use cubesearch_search::Executor;
 use std::time::{Duration, Instant};
 
@@ -125,8 +127,13 @@ impl<G: GpuGame> Player<G> for MctsPlayer<G> {
             _ => self.tree = None,
         }
     }
-    fn last_search(&self) -> Option<&SearchStats> {
-        self.last.as_ref()
+    fn last_search(&self) -> Option<SearchReport> {
+        self.last.as_ref().map(|s| SearchReport {
+            nodes: s.nodes as u64,
+            playouts: Some(s.playouts),
+            depth: None,
+            score: s.win_rate.map(centipawns),
+        })
     }
     fn set_limits(&mut self, limits: &MoveLimits) {
         if let Some(playouts) = limits.nodes {

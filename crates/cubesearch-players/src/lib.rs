@@ -18,6 +18,6 @@ pub mod player;
 pub mod spec;
 pub mod text;
 
-pub use player::{play_game, GameRecord, MoveLimits, NamedPlayers, NoNamed, Player};
+pub use player::{play_game, GameRecord, MoveLimits, NamedPlayers, NoNamed, Player, SearchReport};
 pub use spec::{PlayerSpec, StochasticPlayerSpec};
 pub use text::{parse_duration, SpecText};

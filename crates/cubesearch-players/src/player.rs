@@ -5,7 +5,6 @@ use crate::text::SpecText;
 use cubesearch_core::backend::Backend;
 use cubesearch_core::{Error, Game, Result, Stop};
 use cubesearch_kernels::GpuGame;
-use cubesearch_search::mcts::SearchStats;
 use std::time::Duration;
 
 /// Something that picks moves.
@@ -16,13 +15,29 @@ pub trait Player<G: Game> {
     fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move>;
     /// Told every move played (its own too), so a search can keep its tree.
     fn observe(&mut self, _game: &G, _before: &G::State, _mv: G::Move) {}
-    /// Statistics of the last search, if the player searches.
-    fn last_search(&self) -> Option<&SearchStats> {
+    /// What the last search did, if the player searches (an engine's `info` line).
+    fn last_search(&self) -> Option<SearchReport> {
         None
     }
     /// Takes the limits an engine protocol gives for the next moves (`go movetime 500`, `go
     /// depth 6`, `go nodes 20000`); a player keeps what it has no use for. By default all.
     fn set_limits(&mut self, _limits: &MoveLimits) {}
+}
+
+/// What a player's last search did, for an engine's `info` line; each `None` where the
+/// player does not search that way.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchReport {
+    /// Positions: an MCTS's tree nodes, an alpha-beta's nodes searched.
+    pub nodes: u64,
+    /// Random games simulated (MCTS).
+    pub playouts: Option<u64>,
+    /// Plies searched to (alpha-beta).
+    pub depth: Option<u32>,
+    /// The chosen move's value for the side to move, on the engines' centipawn scale: an
+    /// MCTS's win rate as an Elo difference (`centipawns`), an alpha-beta's evaluation in the
+    /// game's own units.
+    pub score: Option<i32>,
 }
 
 /// What an engine protocol asks of a move's search: each `None` keeps the player's own.

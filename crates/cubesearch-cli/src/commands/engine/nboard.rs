@@ -14,10 +14,10 @@
 //! quit
 //! ```
 //!
-//! `eval` is for the side to move. NBoard reads discs; an MCTS reports its win rate on the
-//! engines' usual scale, centipawns ([`centipawns`]) over 100; a player that reports none
-//! leaves it out. `go` does not
-//! play its move: NBoard sends it back with `move`. An illegal move, a bad game, an unknown
+//! `eval` is for the side to move. NBoard reads discs; a player's score is on the engines'
+//! usual scale, centipawns, so it is given over 100 (an MCTS's win rate as an Elo
+//! difference, an alpha-beta's evaluation); a player that reports none leaves it out. `go`
+//! does not play its move: NBoard sends it back with `move`. An illegal move, a bad game, an unknown
 //! command or a line that is not UTF-8 is answered by `status error: …` and changes nothing,
 //! and so is a depth whose search would take more than a day (the estimate `play` applies).
 //! Commands are read on their own thread: `quit` or the end of input stops a search at once.
@@ -29,7 +29,6 @@ use crate::one_line;
 use cubesearch_core::{Error, Outcome, Result, Stop};
 use cubesearch_games::registry::TwoPlayerGame;
 use cubesearch_players::player::{MoveLimits, Player};
-use cubesearch_search::mcts::centipawns;
 use std::io::BufRead;
 use std::time::Instant;
 
@@ -123,11 +122,7 @@ pub(super) fn serve<G: TwoPlayerGame>(
             }),
             ["hint", n] if n.parse::<u32>().is_ok() => {
                 search(search_here, player.as_mut()).map(|(mv, eval, _)| {
-                    let searched = if player.last_search().is_some() {
-                        0
-                    } else {
-                        depth.unwrap_or(0)
-                    };
+                    let searched = player.last_search().and_then(|s| s.depth).unwrap_or(0);
                     let eval = if eval.is_empty() { "0".into() } else { eval };
                     say(&format!(
                         "search {mv} {eval} 0 {searched} {}",
@@ -202,10 +197,13 @@ fn search<G: TwoPlayerGame>(
     let mv = player.choose(game, &state)?;
     let seconds = started.elapsed().as_secs_f64();
     let mut eval = String::new();
-    if let Some(stats) = player.last_search() {
-        say(&format!("nodestats {} {seconds:.2}", stats.playouts));
-        if let Some(p) = stats.win_rate {
-            eval = format!("{:.2}", f64::from(centipawns(p)) / 100.0);
+    if let Some(s) = player.last_search() {
+        say(&format!(
+            "nodestats {} {seconds:.2}",
+            s.playouts.unwrap_or(s.nodes)
+        ));
+        if let Some(score) = s.score {
+            eval = format!("{:.2}", f64::from(score) / 100.0);
         }
     }
     Ok((game.record_move(&state, mv), eval, seconds))

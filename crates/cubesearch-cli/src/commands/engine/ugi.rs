@@ -31,7 +31,6 @@ use crate::args::Common;
 use cubesearch_core::{Error, Outcome, Result, Stop};
 use cubesearch_games::registry::TwoPlayerGame;
 use cubesearch_players::player::{MoveLimits, Player};
-use cubesearch_search::mcts::centipawns;
 use std::io::BufRead;
 use std::time::{Duration, Instant};
 
@@ -225,25 +224,29 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
         Ok(false)
     }
 
-    /// One search of `state` with the player's limits: its `info` line, and its move's text.
+    /// One search of `state` with the player's limits: its `info` line (the true elapsed time,
+    /// and what the player reports: depth, nodes, playouts, score), and its move's text.
     fn search(&mut self, state: &G::State) -> Result<String> {
         let started = Instant::now();
         let mv = self.player.choose(self.game, state)?;
-        let ms = started.elapsed().as_millis();
+        let seconds = started.elapsed().as_secs_f64();
         let text = self.game.format_move(state, mv);
-        let info = match self.player.last_search() {
-            Some(s) => format!(
-                "info time {ms} nodes {} playouts {} nps {:.0}{} pv {text}",
-                s.nodes,
-                s.playouts,
-                s.playouts as f64 / s.seconds.max(1e-9),
-                s.win_rate
-                    .map(|p| format!(" score cp {}", centipawns(p)))
-                    .unwrap_or_default()
-            ),
-            None => format!("info time {ms} pv {text}"),
-        };
-        say(&info);
+        let mut info = format!("info time {}", (seconds * 1000.0) as u64);
+        if let Some(s) = self.player.last_search() {
+            if let Some(depth) = s.depth {
+                info += &format!(" depth {depth}");
+            }
+            info += &format!(" nodes {}", s.nodes);
+            if let Some(playouts) = s.playouts {
+                info += &format!(" playouts {playouts}");
+            }
+            let per_second = s.playouts.unwrap_or(s.nodes) as f64 / seconds.max(1e-9);
+            info += &format!(" nps {per_second:.0}");
+            if let Some(score) = s.score {
+                info += &format!(" score cp {score}");
+            }
+        }
+        say(&format!("{info} pv {text}"));
         Ok(text)
     }
 
