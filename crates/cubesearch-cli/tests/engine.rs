@@ -777,3 +777,19 @@ fn alpha_beta_reports_depth_nodes_and_score() {
     let fields: Vec<&str> = answer.split('/').collect();
     assert!(fields[1].parse::<f64>().is_ok(), "eval in {answer}");
 }
+
+/// A timed MCTS sizes its batches to its budget: a clock of 100 ms each (a 3 ms budget for
+/// the move) is answered in a few milliseconds, not after a whole batch of the default size
+/// (34–51 ms here before). The bound is loose for a loaded machine.
+#[test]
+fn a_clock_budget_is_kept() {
+    let bound = std::time::Duration::from_secs(30);
+    let mut engine = Running::start(&["checkers", "--player", "mcts:time=1s"]);
+    engine.send("position startpos\ngo wtime 100 btime 100\n");
+    let lines = engine.until("bestmove", bound);
+    engine.send("quit\n");
+    assert!(engine.ends_within(bound).success());
+    let info = lines.iter().find(|l| l.starts_with("info time")).unwrap();
+    let ms: u64 = info.split_whitespace().nth(2).unwrap().parse().unwrap();
+    assert!(ms <= 30, "{info}");
+}

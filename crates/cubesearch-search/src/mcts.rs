@@ -132,6 +132,9 @@ pub struct Mcts<G: Game> {
     trees: Vec<Tree<G>>,
     config: MctsConfig,
     batches_run: u64,
+    /// Seconds a selected leaf takes to simulate, as the last batch measured: kept between
+    /// searches, so a timed search sizes even its first batch.
+    leaf_seconds: Option<f64>,
     /// One thread a tree, kept between moves. The search loop runs on one of them, so each
     /// round's parallel select and back-up start on a thread of their own pool: handing them
     /// to the global pool from outside cost milliseconds a round in wake-ups.
@@ -147,6 +150,9 @@ struct Tree<G: Game> {
     /// The moves of the node being expanded (kept to spare an allocation a leaf).
     moves: Vec<G::Move>,
 }
+
+/// Leaves each tree selects for a timed search's first batch, before the pace is known.
+const FIRST_TIMED_BATCH: usize = 16;
 
 /// Leaves waiting for their simulations, each with the nodes it passed through: one flat list
 /// of node indices and where each path ends, so a batch allocates twice, not once a leaf.
@@ -199,6 +205,7 @@ impl<G: Game> Mcts<G> {
             trees,
             config,
             batches_run: 0,
+            leaf_seconds: None,
             pool,
         }
     }
@@ -260,8 +267,8 @@ impl<G: Game> Mcts<G> {
         };
         let pool = self.pool.take();
         let result = match &pool {
-            Some(pool) => pool.install(|| self.search_loop(game, exec, &mut stats, &done)),
-            None => self.search_loop(game, exec, &mut stats, &done),
+            Some(pool) => pool.install(|| self.search_loop(game, exec, &mut stats, &done, start)),
+            None => self.search_loop(game, exec, &mut stats, &done, start),
         };
         self.pool = pool;
         result?;
@@ -277,13 +284,14 @@ impl<G: Game> Mcts<G> {
     }
 
     /// Rounds of selection, simulation on `exec` (on its own thread, overlapping the next
-    /// selection) and back-up until `done`.
+    /// selection) and back-up until `done`; a timed search paces its batches from `started`.
     fn search_loop<E: Playouts<G> + Send>(
         &mut self,
         game: &G,
         exec: &mut E,
         stats: &mut SearchStats,
         done: &dyn Fn(u64) -> bool,
+        started: Instant,
     ) -> Result<()> {
         let leaf = self.config.leaf.max(1);
         std::thread::scope(|scope| -> Result<()> {
@@ -299,15 +307,18 @@ impl<G: Game> Mcts<G> {
                     }
                 }
             });
-            // The batch simulating, with its playouts.
-            let mut in_flight: Option<(Vec<Paths>, u64)> = None;
+            // The batch simulating: its leaves, its playouts, when it was sent.
+            let mut in_flight: Option<(Vec<Paths>, u64, Instant)> = None;
+            // When the worker last answered: it starts a batch sent earlier only then.
+            let mut answered = started;
             loop {
                 // Select the next batch while the previous one simulates.
                 let committed = stats.playouts + in_flight.as_ref().map_or(0, |f| f.1);
-                let (next, progressed) = if done(committed) {
+                let in_flight_leaves = in_flight.as_ref().map_or(0, |f| f.1 / leaf as u64);
+                let planned = self.planned_batch(committed, started, in_flight_leaves);
+                let (next, progressed) = if done(committed) || planned == 0 {
                     (None, false)
                 } else {
-                    let planned = self.planned_batch(committed);
                     let (pending, roots, known) = self.select_batches(game, planned);
                     stats.playouts += known;
                     if roots.is_empty() {
@@ -319,14 +330,18 @@ impl<G: Game> Mcts<G> {
                         to_worker
                             .send((roots, seed))
                             .expect("the simulation worker is alive");
-                        (Some((pending, playouts)), true)
+                        (Some((pending, playouts, Instant::now())), true)
                     }
                 };
-                if let Some((batch, _)) = in_flight.take() {
+                if let Some((batch, playouts, sent)) = in_flight.take() {
                     let waited = Instant::now();
                     let counts = results.recv().expect("the simulation worker answers")?;
                     stats.wait_seconds += waited.elapsed().as_secs_f64();
                     stats.playouts += counts.iter().map(|c| c.games).sum::<u64>();
+                    let now = Instant::now();
+                    let took = now.duration_since(sent.max(answered)).as_secs_f64();
+                    self.leaf_seconds = Some(took / (playouts / leaf as u64).max(1) as f64);
+                    answered = now;
                     self.backpropagate_batches(batch, &counts);
                     stats.batches += 1;
                 }
@@ -385,16 +400,33 @@ impl<G: Game> Mcts<G> {
     }
 
     /// Leaves each tree selects next: the configured batch, trimmed to what a playout budget has
-    /// left after the `committed` playouts (counted or in flight).
-    fn planned_batch(&self, committed: u64) -> usize {
+    /// left after the `committed` playouts (counted or in flight), or to what a time budget
+    /// has left after the batch in flight at the measured pace (0: none would end in time).
+    fn planned_batch(&self, committed: u64, started: Instant, in_flight_leaves: u64) -> usize {
+        let most = self.config.batch.max(1);
+        let trees = self.trees.len() as u64;
         match self.config.budget {
             Budget::Playouts(n) => {
                 let left = n
                     .saturating_sub(committed)
-                    .div_ceil(self.config.leaf.max(1) as u64 * self.trees.len() as u64);
-                (left as usize).clamp(1, self.config.batch.max(1))
+                    .div_ceil(self.config.leaf.max(1) as u64 * trees);
+                (left as usize).clamp(1, most)
             }
-            Budget::Time(_) => self.config.batch.max(1),
+            Budget::Time(t) => match self.leaf_seconds {
+                // The first batch is small: it times the device (and pays any compiling).
+                None => most.min(FIRST_TIMED_BATCH),
+                Some(per_leaf) => {
+                    let left = t.as_secs_f64()
+                        - started.elapsed().as_secs_f64()
+                        - per_leaf * in_flight_leaves as f64;
+                    let leaves = (left / per_leaf / trees as f64).floor();
+                    if leaves < 1.0 {
+                        0
+                    } else {
+                        (leaves as usize).min(most)
+                    }
+                }
+            },
         }
     }
 
