@@ -153,6 +153,8 @@ struct Tree<G: Game> {
 
 /// Leaves each tree selects for a timed search's first batch, before the pace is known.
 const FIRST_TIMED_BATCH: usize = 16;
+/// Seconds a timed search's batch may take at the measured pace: what a `stop` waits at most.
+const LONGEST_TIMED_BATCH: f64 = 0.04;
 
 /// Leaves waiting for their simulations, each with the nodes it passed through: one flat list
 /// of node indices and where each path ends, so a batch allocates twice, not once a leaf.
@@ -419,7 +421,10 @@ impl<G: Game> Mcts<G> {
                     let left = t.as_secs_f64()
                         - started.elapsed().as_secs_f64()
                         - per_leaf * in_flight_leaves as f64;
-                    let leaves = (left / per_leaf / trees as f64).floor();
+                    // No batch past LONGEST_TIMED_BATCH either: a stop waits for the one in
+                    // flight.
+                    let left_now = left.min(LONGEST_TIMED_BATCH);
+                    let leaves = (left_now / per_leaf / trees as f64).floor();
                     if leaves < 1.0 {
                         0
                     } else {
