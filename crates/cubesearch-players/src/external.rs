@@ -27,9 +27,9 @@
 //! process killed); an engine it forked then sees its input end. A terminal's Ctrl-C reaches
 //! the match alone, which stops once the answer it waits for comes or its deadline passes.
 
-use crate::player::Player;
+use crate::player::{MoveLimits, Player};
 use crate::spec::UgiSpec;
-use cubesearch_core::{Error, Game, Result};
+use cubesearch_core::{Error, Game, Result, Stop};
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -43,6 +43,8 @@ const MAX_LINE: usize = 64 * 1024;
 const QUEUED_LINES: usize = 256;
 /// Longest stderr line quoted in an error, in characters.
 const MAX_QUOTED: usize = 200;
+/// How often a wait for an engine looks at the stop it obeys.
+const STOP_POLL: Duration = Duration::from_millis(20);
 /// How long a dropped engine has to obey `quit` before it is killed.
 const QUIT_WAIT: Duration = Duration::from_millis(500);
 /// How long an engine that closed its stdout has to exit, and its stderr to be read to its
@@ -99,6 +101,8 @@ pub struct EngineProcess {
     /// end at a deadline; closed when the engine closes its stdout.
     lines: Receiver<String>,
     stderr: SharedTail,
+    /// The host's request to stop (a signal to the match): a wait ends at once when it rises.
+    stop: Stop,
 }
 
 impl EngineProcess {
@@ -158,6 +162,7 @@ impl EngineProcess {
             to: Some(to),
             lines,
             stderr: tail,
+            stop: Stop::new(),
         };
         // Dropping `engine` kills the child.
         threads.map_err(|e| engine.failed(format!("cannot start a thread to read it: {e}")))?;
@@ -185,18 +190,29 @@ impl EngineProcess {
         }
     }
 
+    /// Waits obey `stop` from now on: once it is raised, a wait ends with an error at once.
+    pub fn obey(&mut self, stop: &Stop) {
+        self.stop = stop.clone();
+    }
+
     /// The engine's next line, its line ending trimmed; an error once `deadline` has passed
-    /// (whatever else the engine says meanwhile), or at the engine's end.
+    /// (whatever else the engine says meanwhile), at the engine's end, or once the stop it
+    /// obeys is raised (looked at every [`STOP_POLL`]).
     pub fn line(&mut self, deadline: &Deadline) -> Result<String> {
-        let left = deadline.at.saturating_duration_since(Instant::now());
-        // A flooding engine always has a line ready: the deadline is checked before each.
-        if left.is_zero() {
-            return Err(self.late(deadline));
-        }
-        match self.lines.recv_timeout(left) {
-            Ok(line) => Ok(line),
-            Err(RecvTimeoutError::Timeout) => Err(self.late(deadline)),
-            Err(RecvTimeoutError::Disconnected) => Err(self.ended()),
+        loop {
+            if self.stop.is_raised() {
+                return Err(self.failed(format!("stopped while waiting for {}", deadline.what)));
+            }
+            let left = deadline.at.saturating_duration_since(Instant::now());
+            // A flooding engine always has a line ready: the deadline is checked before each.
+            if left.is_zero() {
+                return Err(self.late(deadline));
+            }
+            match self.lines.recv_timeout(left.min(STOP_POLL)) {
+                Ok(line) => return Ok(line),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Err(self.ended()),
+            }
         }
     }
 
@@ -429,6 +445,12 @@ impl UgiPlayer {
 impl<G: Game> Player<G> for UgiPlayer {
     fn name(&self) -> String {
         self.spec.text.clone()
+    }
+
+    fn set_limits(&mut self, limits: &MoveLimits) {
+        if let Some(stop) = &limits.stop {
+            self.engine.obey(stop);
+        }
     }
 
     fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {

@@ -12,7 +12,7 @@ use cubesearch_core::game::{read_moves, write_moves};
 use cubesearch_core::io::check_output;
 use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::TwoPlayerGame;
-use cubesearch_players::player::{play_game, Player};
+use cubesearch_players::player::{play_game, MoveLimits, Player};
 use cubesearch_players::spec::PlayerSpec;
 use serde_json::json;
 use std::io::Write;
@@ -117,6 +117,14 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
     // Both players have started: only now does the results file get its header.
     let mut log = results_file.as_ref().map(|r| r.open(&header)).transpose()?;
     let stop = stop_on_signals();
+    // A signal stops a move in progress too (a search answers at once, a wait for an
+    // external engine ends), not only the match between moves.
+    for each in [one.as_mut(), two.as_mut()] {
+        each.set_limits(&MoveLimits {
+            stop: Some(stop.clone()),
+            ..MoveLimits::default()
+        });
+    }
     let stopped = || -> Result<()> {
         match stop.is_raised() {
             true => Err(Error::Interrupted(String::new())),

@@ -21,7 +21,7 @@ use super::ggf::{game_to_ggf, parse_move};
 use super::{Board, Reversi, ReversiMove};
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_players::external::{Deadline, EngineProcess};
-use cubesearch_players::player::Player;
+use cubesearch_players::player::{MoveLimits, Player};
 use cubesearch_players::spec::EngineWaits;
 use cubesearch_players::text::SpecText;
 
@@ -124,6 +124,12 @@ impl NBoardPlayer {
 impl Player<Reversi> for NBoardPlayer {
     fn name(&self) -> String {
         self.text.clone()
+    }
+
+    fn set_limits(&mut self, limits: &MoveLimits) {
+        if let Some(stop) = &limits.stop {
+            self.engine.obey(stop);
+        }
     }
 
     fn choose(&mut self, game: &Reversi, state: &Board) -> Result<ReversiMove> {
