@@ -197,7 +197,7 @@ impl EngineProcess {
 
     /// The engine's next line, its line ending trimmed; an error once `deadline` has passed
     /// (whatever else the engine says meanwhile), at the engine's end, or once the stop it
-    /// obeys is raised (looked at every [`STOP_POLL`]).
+    /// obeys is raised (looked at every 20 ms).
     pub fn line(&mut self, deadline: &Deadline) -> Result<String> {
         loop {
             if self.stop.is_raised() {
