@@ -151,9 +151,10 @@ pub enum Command {
         /// Games to play (at least 1).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
         games: u32,
-        /// 2584/2048 expectimax: games whose moves are searched together in one call.
-        #[arg(long, default_value_t = 32)]
-        batch: u32,
+        /// 2584/2048 expectimax: games whose moves are searched together in one call
+        /// (default 32; other games refuse it).
+        #[arg(long)]
+        batch: Option<u32>,
         /// Start position in the game's notation, or `start` (the default).
         #[arg(long, allow_hyphen_values = true)]
         position: Option<String>,

@@ -327,6 +327,26 @@ fn the_command_lines_shape_says_what_to_type() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
+    // A flag the run has no use for is refused, not ignored.
+    assert_bad_input(
+        &cubesearch(&[
+            "train",
+            "2584",
+            "--games",
+            "5",
+            "--threads",
+            "2",
+            "--backend",
+            "wgpu",
+            "--out",
+            "x",
+        ]),
+        "--threads 2 sets CPU trainer threads, but this run trains on wgpu",
+    );
+    assert_bad_input(
+        &cubesearch(&["play", "checkers", "--p1", "random", "--batch", "5"]),
+        "--batch 5 searches the moves of 2584 or 2048 games together: checkers takes none",
+    );
 }
 
 #[cfg(not(feature = "cuda"))]

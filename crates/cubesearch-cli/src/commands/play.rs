@@ -99,8 +99,9 @@ pub struct Play<'a> {
     pub p1: &'a str,
     pub p2: &'a str,
     pub games: u32,
-    /// One-player games searched by expectimax: games whose moves are searched together.
-    pub batch: u32,
+    /// One-player games searched by expectimax: games whose moves are searched together
+    /// (default 32); two-player games refuse it.
+    pub batch: Option<u32>,
     /// Start position in the game's notation (default: the usual start).
     pub position: Option<&'a str>,
     /// Where to write every game in the game's record format (checkers: PDN).
@@ -110,6 +111,12 @@ pub struct Play<'a> {
 impl GameVisitor for Play<'_> {
     type Output = ();
     fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+        if let Some(batch) = self.batch {
+            return Err(Error::parse(format!(
+                "--batch {batch} searches the moves of 2584 or 2048 games together: {} takes none",
+                G::NAME
+            )));
+        }
         play(&game, &self)
     }
     fn one_player<G: OnePlayerGame>(self, game: G) -> Result<()> {
@@ -122,6 +129,7 @@ impl GameVisitor for Play<'_> {
             position,
             ..
         } = self;
+        let batch = batch.unwrap_or(32);
         super::play_stochastic::run(&game, common, p1, p2, games, batch, position)
     }
 }
