@@ -215,3 +215,34 @@ fn the_transposition_table_is_kept_between_moves() {
     };
     assert_eq!(value(second), value(fresh_move));
 }
+
+/// A GPU walk obeys its executor's stop between launches: a perft of years ends at once with
+/// `Interrupted`, and the GPU alpha-beta player, told of a raised stop, still answers a legal
+/// move (one CPU ply when no depth finished).
+#[test]
+fn a_raised_stop_ends_gpu_walks_and_the_gpu_player_still_moves() {
+    use cubesearch::{Error, Perft};
+    let mut gpu = cubesearch::testing::executor(Backend::Wgpu).unwrap();
+    let stop = Stop::new();
+    stop.request(1);
+    gpu.set_stop(&stop);
+    let began = Instant::now();
+    let counted = gpu.perft(&Reversi, &[Reversi.initial()], 20);
+    assert!(matches!(counted, Err(Error::Interrupted(_))), "{counted:?}");
+    assert!(
+        began.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        began.elapsed()
+    );
+    gpu.set_stop(&Stop::new());
+    assert_eq!(gpu.perft(&Reversi, &[Reversi.initial()], 2).unwrap(), [12]);
+
+    let mut deep = player("alphabeta:depth=12,exec=gpu");
+    deep.set_limits(&cubesearch::players::MoveLimits {
+        stop: Some(stop),
+        ..Default::default()
+    });
+    let start = Reversi.initial();
+    let mv = deep.choose(&Reversi, &start).unwrap();
+    assert!(Reversi.moves(&start).contains(&mv));
+}

@@ -13,7 +13,7 @@
 //! memory for the next launch (see [`Slicing`](crate::launch::Slicing)).
 
 use crate::device_game::{DeviceGame, GpuGame, ONGOING};
-use crate::launch::{grid, launch_until_done, read, upload, Walker};
+use crate::launch::{grid, launch_until_done, read, upload, Turns, Walker};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result};
 
@@ -455,6 +455,7 @@ pub fn launch_subtrees<R: Runtime, G: GpuGame>(
         client,
         slicing,
         memory,
+        stop,
     } = walker;
     let bounds: Vec<i32> = if windows.is_empty() {
         [-INFINITY, INFINITY].repeat(roots.len())
@@ -470,7 +471,12 @@ pub fn launch_subtrees<R: Runtime, G: GpuGame>(
             memory.buffer(client, 0, turn.len() * ustride * 4),
             memory.buffer(client, 1, turn.len() * istride * 4),
         ];
-        let (v, n) = subtree_turn::<R, G>(client, game, turn, bounds, depth, slicing.steps, walks)?;
+        let turns = Turns {
+            client,
+            steps: slicing.steps,
+            stop,
+        };
+        let (v, n) = subtree_turn::<R, G>(turns, game, turn, bounds, depth, walks)?;
         values.extend(v);
         nodes += n;
     }
@@ -479,14 +485,18 @@ pub fn launch_subtrees<R: Runtime, G: GpuGame>(
 
 /// One turn of [`launch_subtrees`]: launches until every walk of `roots` has finished.
 fn subtree_turn<R: Runtime, G: GpuGame>(
-    client: &ComputeClient<R>,
+    turns: Turns<'_, R>,
     game: &G,
     roots: &[G::State],
     bounds: &[i32],
     depth: u32,
-    steps: u32,
     [walks, stacks]: [cubecl::server::Handle; 2],
 ) -> Result<(Vec<i32>, u64)> {
+    let Turns {
+        client,
+        steps,
+        stop,
+    } = turns;
     let roots_handle = upload(client, &game.encode_all(roots));
     let windows_handle = upload(
         client,
@@ -496,7 +506,7 @@ fn subtree_turn<R: Runtime, G: GpuGame>(
     let nodes = client.empty(roots.len() * 4);
     let (ustride, istride) = walk_words(depth, G::STATE_WORDS);
     let (count, dim) = grid(client, roots.len());
-    launch_until_done(client, |fresh, unfinished| {
+    launch_until_done(client, stop, |fresh, unfinished| {
         // SAFETY: units past `roots.len()` return at once; unit r touches only its own strides
         // of `walks` and `stacks` and its own results; the walk stays within `depth` levels.
         unsafe {
@@ -719,6 +729,7 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
         client,
         slicing,
         memory,
+        stop,
     } = walker;
     let moves = game.moves(root);
     let root_moves = moves.len() as u32;
@@ -757,7 +768,7 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
     let (ustride, istride) = walk_words(depth.saturating_sub(2), G::STATE_WORDS);
     let walks = memory.buffer(client, 0, slots * ustride * 4);
     let stacks = memory.buffer(client, 1, slots * istride * 4);
-    launch_until_done(client, |fresh, unfinished| {
+    launch_until_done(client, stop, |fresh, unfinished| {
         // SAFETY: unit u of cube m touches only slot m·units + u of `replies`, `nodes` and the
         // walk memory; its walk stays within `depth − 2` levels.
         unsafe {

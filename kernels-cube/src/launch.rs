@@ -1,7 +1,7 @@
 //! Launch shapes shared by the launchers.
 
 use cubecl::prelude::*;
-use cubesearch_core::{Error, Result};
+use cubesearch_core::{Error, Result, Stop};
 
 /// How resumable walks (perft, alpha-beta subtrees) are cut into launches: each launch takes a
 /// unit at most `steps` steps further, and at most `bytes` of walk memory are in use at once
@@ -30,6 +30,17 @@ pub struct Walker<'a, R: Runtime> {
     pub slicing: Slicing,
     /// Buffers kept between calls.
     pub memory: &'a mut WalkMemory,
+    /// Looked at between launches: raised, the walk ends with [`Error::Interrupted`].
+    pub stop: &'a Stop,
+}
+
+/// What one turn of a walk's launches runs with: the device, the steps a launch, and the stop
+/// looked at between launches.
+#[derive(Clone, Copy)]
+pub(crate) struct Turns<'a, R: Runtime> {
+    pub client: &'a ComputeClient<R>,
+    pub steps: u32,
+    pub stop: &'a Stop,
 }
 
 /// Device memory that resumable walks keep from call to call: allocating tens of MiB costs a
@@ -62,13 +73,18 @@ impl WalkMemory {
 
 /// Runs a resumable kernel to the end: `launch(fresh, unfinished)` launches it once (`fresh` the
 /// first time) with a zeroed one-word counter that each unit whose walk is not done adds one
-/// to; launches go on until a launch leaves the counter at zero.
+/// to; launches go on until a launch leaves the counter at zero, or `stop` is raised between
+/// two of them ([`Error::Interrupted`]: the walk is dropped).
 pub fn launch_until_done<R: Runtime>(
     client: &ComputeClient<R>,
+    stop: &Stop,
     mut launch: impl FnMut(bool, cubecl::server::Handle),
 ) -> cubesearch_core::Result<()> {
     let mut fresh = true;
     loop {
+        if !fresh && stop.is_raised() {
+            return Err(Error::Interrupted("the walk was stopped".into()));
+        }
         let unfinished = upload(client, &[0u32]);
         launch(fresh, unfinished.clone());
         fresh = false;

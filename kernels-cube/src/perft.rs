@@ -8,7 +8,7 @@
 //! a desktop GPU's watchdog.
 
 use crate::device_game::{DeviceGame, GpuGame};
-use crate::launch::{grid, launch_until_done, read, upload, Walker};
+use crate::launch::{grid, launch_until_done, read, upload, Turns, Walker};
 use cubecl::prelude::*;
 use cubesearch_core::Result;
 
@@ -151,6 +151,7 @@ pub fn launch_perft<R: Runtime, G: GpuGame>(
         client,
         slicing,
         memory,
+        stop,
     } = walker;
     if depth == 0 || roots.is_empty() {
         return Ok(vec![1; roots.len()]);
@@ -160,7 +161,12 @@ pub fn launch_perft<R: Runtime, G: GpuGame>(
     let mut nodes = Vec::with_capacity(roots.len());
     for turn in roots.chunks(slicing.roots_at_once(stride * 4)) {
         let walks = memory.buffer(client, 0, turn.len() * stride * 4);
-        let counts = perft_turn::<R, G>(client, game, turn, depth, stride, slicing.steps, walks)?;
+        let turns = Turns {
+            client,
+            steps: slicing.steps,
+            stop,
+        };
+        let counts = perft_turn::<R, G>(turns, game, turn, depth, stride, walks)?;
         nodes.extend(counts);
     }
     Ok(nodes)
@@ -168,18 +174,22 @@ pub fn launch_perft<R: Runtime, G: GpuGame>(
 
 /// One turn of [`launch_perft`]: launches until every walk of `roots` has finished.
 fn perft_turn<R: Runtime, G: GpuGame>(
-    client: &ComputeClient<R>,
+    turns: Turns<'_, R>,
     game: &G,
     roots: &[G::State],
     depth: u32,
     stride: usize,
-    steps: u32,
     walks: cubecl::server::Handle,
 ) -> Result<Vec<u64>> {
+    let Turns {
+        client,
+        steps,
+        stop,
+    } = turns;
     let roots_handle = upload(client, &game.encode_all(roots));
     let nodes = client.empty(roots.len() * std::mem::size_of::<u64>());
     let (count, dim) = grid(client, roots.len());
-    launch_until_done(client, |fresh, unfinished| {
+    launch_until_done(client, stop, |fresh, unfinished| {
         // SAFETY: units past `roots.len()` return at once; unit r touches only its own `stride`
         // words of `walks` and `nodes[r]`; the walk's levels stay below `depth - 1`.
         unsafe {

@@ -13,7 +13,7 @@ use crate::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING, WIN};
 use crate::launch::{grid, launch_until_done, read, upload};
 use crate::rng;
 use cubecl::prelude::*;
-use cubesearch_core::{Error, Result, WinDrawCounts};
+use cubesearch_core::{Error, Result, Stop, WinDrawCounts};
 
 /// The plies word of a sliced game that has been counted.
 pub const FINISHED: u32 = u32::MAX;
@@ -241,7 +241,8 @@ pub fn launch_playouts<R: Runtime, G: GpuGame>(
                         G::STATE_WORDS,
                     );
                 }
-                launch_until_done(client, |_, unfinished| {
+                // A batch of playouts is short: it is never stopped.
+                launch_until_done(client, &Stop::new(), |_, unfinished| {
                     // SAFETY: as the start kernel; counters below roots.len()·2.
                     unsafe {
                         playout_slice_kernel::launch_unchecked::<G::Device, R>(

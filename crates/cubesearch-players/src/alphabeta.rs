@@ -7,7 +7,8 @@
 //! * `exec=gpu`: [`minimax::solve`](cubesearch_search::minimax::solve()) with a GPU [`Strategy`] (by
 //!   default [`default_gpu_strategy`](minimax::default_gpu_strategy): `split` for won/lost
 //!   scores, `frontier` for an evaluation) on the command's backend; with `time=T`, depths
-//!   1, 2, … while the next one is expected to finish in time (a launch cannot be cut short).
+//!   1, 2, … until the time is up. The device's walks end between launches at the deadline or
+//!   the host's stop, and the deepest finished depth answers (one CPU ply if none finished).
 //!
 //! Its spec is read by [`PlayerSpec`](crate::spec::PlayerSpec) into an
 //! [`AlphaBetaSpec`](crate::spec::AlphaBetaSpec).
@@ -23,7 +24,7 @@ use cubesearch_search::minimax::{
     self, order_by_score, solve_iterative, SearchOptions, Strategy, TranspositionTable,
 };
 use cubesearch_search::Executor;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Deepest search a time budget may reach (a guard, far beyond what any budget allows).
 const MAX_DEPTH: u32 = 64;
@@ -80,23 +81,26 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
 
     fn choose_gpu(&mut self, game: &G, state: &G::State) -> Result<Option<G::Move>> {
         let (exec, strategy, _) = self.gpu.as_mut().expect("a GPU player");
-        let (depths, deadline) = match self.limit {
-            Limit::Depth(d) => (d..=d, None),
-            Limit::Time(t) => (1..=MAX_DEPTH, Some(Instant::now() + t)),
+        let (depths, stop) = match self.limit {
+            Limit::Depth(d) => (d..=d, self.stop.clone()),
+            Limit::Time(t) => (1..=MAX_DEPTH, self.stop.with_deadline(Instant::now() + t)),
         };
+        // The walks end between launches once the stop is raised or the time is up: the
+        // depth in progress is dropped and the last finished one answers.
+        exec.set_stop(&stop);
         let mut best = None;
-        let mut last = Duration::ZERO;
         for depth in depths {
-            if best.is_some() {
-                // A search costs several times the one before it.
-                let late = deadline.is_some_and(|d| Instant::now() + last * 6 > d);
-                if late || self.stop.is_raised() {
-                    break;
-                }
+            if best.is_some() && stop.is_raised() {
+                break;
             }
-            let started = Instant::now();
-            let solved = minimax::solve(exec, game, state, depth, *strategy)?;
-            last = started.elapsed();
+            let solved = match minimax::solve(exec, game, state, depth, *strategy) {
+                Ok(solved) => solved,
+                Err(_) if stop.is_raised() => break,
+                Err(e) => {
+                    exec.set_stop(&Stop::new());
+                    return Err(e);
+                }
+            };
             best = solved.solution.best;
             self.last_depth = depth;
             self.last_nodes = solved.solution.nodes.unwrap_or(0);
@@ -104,6 +108,16 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
             if best.is_none() {
                 break;
             }
+        }
+        exec.set_stop(&Stop::new());
+        if best.is_none() && stop.is_raised() {
+            // Stopped before any depth finished: one ply on the CPU still gives a move.
+            let found =
+                solve_iterative(game, state, 1, &Stop::new(), &mut SearchOptions::default());
+            best = found.solution.best;
+            self.last_depth = found.depth;
+            self.last_nodes = found.solution.nodes.unwrap_or(0);
+            self.last_value = Some(found.solution.value);
         }
         Ok(best)
     }

@@ -83,6 +83,12 @@ impl Executor {
         self
     }
 
+    /// A GPU's walks (perft, alpha-beta) end between launches once `stop` is raised
+    /// ([`GpuExecutor::set_stop`]); the CPU's searches take their stop in their options.
+    pub fn set_stop(&mut self, stop: &cubesearch_core::Stop) {
+        dispatch_gpu!(self, e => e.set_stop(stop.clone()), cpu => ());
+    }
+
     /// Whether the work runs on the CPU.
     pub fn is_cpu(&self) -> bool {
         matches!(self, Executor::Cpu(_))

@@ -4,7 +4,9 @@
 use crate::minimax::RootSearcher;
 use cubecl::prelude::*;
 use cubesearch_core::backend::{start_client, DeviceKind, DeviceLimits};
-use cubesearch_core::{Perft, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window};
+use cubesearch_core::{
+    Perft, Playouts, Result, Searched, Stop, SubtreeSearch, WinDrawCounts, Window,
+};
 use cubesearch_kernels::alphabeta::{launch_root_search, launch_subtrees, RootSearch, RootShape};
 use cubesearch_kernels::launch::{Slicing, WalkMemory, Walker};
 use cubesearch_kernels::playout::{launch_playouts, PlayoutGames, PlayoutShape};
@@ -31,6 +33,9 @@ pub struct GpuExecutor<R: Runtime> {
     steps_per_launch: Option<u32>,
     /// The device memory of resumable walks, kept from call to call.
     walks: WalkMemory,
+    /// Looked at between a walk's launches (perft, alpha-beta): raised, the walk ends with
+    /// `Error::Interrupted`.
+    stop: Stop,
 }
 
 impl<R: Runtime> GpuExecutor<R> {
@@ -45,6 +50,7 @@ impl<R: Runtime> GpuExecutor<R> {
             limits,
             steps_per_launch: None,
             walks: WalkMemory::default(),
+            stop: Stop::new(),
         })
     }
 
@@ -59,6 +65,12 @@ impl<R: Runtime> GpuExecutor<R> {
     /// [`with_steps_per_launch`](Self::with_steps_per_launch) in place.
     pub fn set_steps_per_launch(&mut self, steps: u32) {
         self.steps_per_launch = Some(steps.max(1));
+    }
+
+    /// Walks from now on end between launches once `stop` is raised (or its deadline passes),
+    /// with `Error::Interrupted`.
+    pub fn set_stop(&mut self, stop: Stop) {
+        self.stop = stop;
     }
 
     /// How walks of `G` to `depth` are cut into launches: the steps as set; on a loop-limited
@@ -87,6 +99,7 @@ impl<R: Runtime> GpuExecutor<R> {
             slicing: self.slicing::<G>(depth),
             client: &self.client,
             memory: &mut self.walks,
+            stop: &self.stop,
         }
     }
 
