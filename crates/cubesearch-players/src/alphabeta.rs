@@ -28,6 +28,9 @@ use std::time::Instant;
 
 /// Deepest search a time budget may reach (a guard, far beyond what any budget allows).
 const MAX_DEPTH: u32 = 64;
+/// Steps a GPU walk takes a launch for a player, a sixteenth of the default: a stop or a
+/// deadline waits for the launch in flight.
+const PLAYER_STEPS_PER_LAUNCH: u32 = 1 << 12;
 /// Positions the CPU player's transposition table holds before it is cleared (it is kept
 /// between moves).
 const TABLE: usize = 1 << 18;
@@ -67,6 +70,8 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
 
     /// A player searching with `limit` on `exec` by `strategy` (`label` names the backend).
     pub fn gpu(limit: Limit, exec: Executor, strategy: Strategy, label: &str, spec: &str) -> Self {
+        // Short launches: the stop and the deadline are looked at between them.
+        let exec = exec.with_steps_per_launch(PLAYER_STEPS_PER_LAUNCH);
         Self {
             limit,
             gpu: Some((exec, strategy, label.to_string())),
