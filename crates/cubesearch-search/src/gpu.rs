@@ -73,18 +73,19 @@ impl<R: Runtime> GpuExecutor<R> {
         self.stop = stop;
     }
 
-    /// How walks of `G` to `depth` are cut into launches: the steps as set; on a loop-limited
-    /// device what its loop budget allows (`GpuGame::LOOPS_PER_STEP` a step, after the loops
-    /// that save and load a walk); else [`STEPS_PER_LAUNCH`].
+    /// How walks of `G` to `depth` are cut into launches: the steps as set, else
+    /// [`STEPS_PER_LAUNCH`], and never more than a loop-limited device's budget allows
+    /// (`GpuGame::LOOPS_PER_STEP` a step, after the loops that save and load a walk).
     pub fn slicing<G: GpuGame>(&self, depth: u32) -> Slicing {
         let around = 2 * (depth + 1) * (G::STATE_WORDS as u32 + 2) + 256;
-        let steps = self.steps_per_launch.unwrap_or_else(|| {
-            self.limits
-                .loop_iterations
-                .map_or(STEPS_PER_LAUNCH, |budget| {
-                    (budget.saturating_sub(around) / (G::LOOPS_PER_STEP + 1)).max(1)
-                })
+        let budget = self.limits.loop_iterations.map_or(u32::MAX, |budget| {
+            (budget.saturating_sub(around) / (G::LOOPS_PER_STEP + 1)).max(1)
         });
+        let steps = match (self.steps_per_launch, self.limits.loop_iterations) {
+            (Some(steps), _) => steps.min(budget),
+            (None, Some(_)) => budget,
+            (None, None) => STEPS_PER_LAUNCH,
+        };
         let bytes = if self.loop_limited() {
             SOFTWARE_WALK_BYTES
         } else {
