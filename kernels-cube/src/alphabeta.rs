@@ -177,11 +177,11 @@ fn negamax_steps<G: DeviceGame>(
     level: &mut u32,
     nodes: &mut u32,
     budget: u32,
-    #[comptime] depth: u32,
+    depth: u32,
     #[comptime] words: usize,
     #[comptime] packed: bool,
 ) -> bool {
-    let last = comptime!(if depth > 0 { depth - 1 } else { 0u32 });
+    let last = u32::max(depth, 1u32) - 1u32;
     let mut done = false;
     let mut steps: u32 = 0u32;
     while !done && steps < budget {
@@ -217,17 +217,27 @@ const FINISHED: u32 = u32::MAX;
 
 /// Words a subtree walk keeps in device memory between launches, per unit: u32 words
 /// (`| boards: levels × words | cursor: levels | counts: levels | level |`) and i32 words
-/// (`| alpha: levels | beta: levels | best: levels |`).
+/// (`| alpha: levels | beta: levels | best: levels |`), where a walk to `depth` has
+/// `max(depth, 1)` levels.
 fn walk_words(depth: u32, words: usize) -> (usize, usize) {
     let levels = depth.max(1) as usize;
     (levels * (words + 2) + 1, 3 * levels)
 }
 
-/// How a walk's stack is kept between launches: its levels, a state's words, and packed (the
-/// v2 stack: bounds where a wide one keeps counts, and no i32 words) or wide.
+/// The levels a unit's stack holds for a walk to `depth`: at least 8, then powers of two. The
+/// depth is a runtime argument and only the stack's size is compiled in, so a search deepening
+/// one ply at a time compiles its walk kernels once for depths 1 to 8 and once more for 9 to 16
+/// (a compilation takes about a second on CUDA and cannot be cut short by a stop).
+fn stack_capacity(depth: u32) -> usize {
+    depth.max(8).next_power_of_two() as usize
+}
+
+/// How a walk's stack is kept: the levels its local arrays hold, a state's words, and packed
+/// (the v2 stack: bounds where a wide one keeps counts, and no i32 words) or wide. In device
+/// memory between launches it takes only the levels its depth needs (see [`walk_words`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct WalkShape {
-    levels: usize,
+    capacity: usize,
     words: usize,
     packed: bool,
 }
@@ -245,25 +255,26 @@ fn save_walk(
     i: &mut Array<i32>,
     ub: usize,
     ib: usize,
+    levels: usize,
     #[comptime] shape: WalkShape,
 ) {
-    let (levels, words, packed) = comptime!((shape.levels, shape.words, shape.packed));
+    let (words, packed) = comptime!((shape.words, shape.packed));
     let live = (level + 1u32) as usize;
     for k in 0..live * words {
         u[ub + k] = stack.boards[k];
     }
     for k in 0..live {
-        u[ub + comptime!(levels * words) + k] = stack.cursor[k];
+        u[ub + levels * words + k] = stack.cursor[k];
         if comptime!(packed) {
-            u[ub + comptime!(levels * (words + 1)) + k] = stack.bounds[k];
+            u[ub + levels * comptime!(words + 1) + k] = stack.bounds[k];
         } else {
-            u[ub + comptime!(levels * (words + 1)) + k] = stack.counts[k];
+            u[ub + levels * comptime!(words + 1) + k] = stack.counts[k];
             i[ib + k] = stack.alpha[k];
             i[ib + levels + k] = stack.beta[k];
-            i[ib + comptime!(2 * levels) + k] = stack.best[k];
+            i[ib + 2 * levels + k] = stack.best[k];
         }
     }
-    u[ub + comptime!(levels * (words + 2))] = level;
+    u[ub + levels * comptime!(words + 2)] = level;
 }
 
 /// Reads back what [`save_walk`] saved, standing on `level`.
@@ -276,22 +287,23 @@ fn load_walk(
     i: &Array<i32>,
     ub: usize,
     ib: usize,
+    levels: usize,
     #[comptime] shape: WalkShape,
 ) {
-    let (levels, words, packed) = comptime!((shape.levels, shape.words, shape.packed));
+    let (words, packed) = comptime!((shape.words, shape.packed));
     let live = (level + 1u32) as usize;
     for k in 0..live * words {
         stack.boards[k] = u[ub + k];
     }
     for k in 0..live {
-        stack.cursor[k] = u[ub + comptime!(levels * words) + k];
+        stack.cursor[k] = u[ub + levels * words + k];
         if comptime!(packed) {
-            stack.bounds[k] = u[ub + comptime!(levels * (words + 1)) + k];
+            stack.bounds[k] = u[ub + levels * comptime!(words + 1) + k];
         } else {
-            stack.counts[k] = u[ub + comptime!(levels * (words + 1)) + k];
+            stack.counts[k] = u[ub + levels * comptime!(words + 1) + k];
             stack.alpha[k] = i[ib + k];
             stack.beta[k] = i[ib + levels + k];
-            stack.best[k] = i[ib + comptime!(2 * levels) + k];
+            stack.best[k] = i[ib + 2 * levels + k];
         }
     }
 }
@@ -310,13 +322,14 @@ fn resume_walk(
     at: usize,
     ub: usize,
     ib: usize,
+    levels: usize,
     #[comptime] shape: WalkShape,
 ) -> bool {
-    *level = walks[ub + comptime!(shape.levels * (shape.words + 2))];
+    *level = walks[ub + levels * comptime!(shape.words + 2)];
     let walking = *level != FINISHED;
     if walking {
         *visited = nodes[at];
-        load_walk(stack, *level, walks, bounds, ub, ib, shape);
+        load_walk(stack, *level, walks, bounds, ub, ib, levels, shape);
     }
     walking
 }
@@ -335,15 +348,16 @@ fn advance_walk<G: DeviceGame>(
     ub: usize,
     ib: usize,
     budget: u32,
-    #[comptime] depth: u32,
+    depth: u32,
     #[comptime] shape: WalkShape,
 ) -> bool {
     let (words, packed) = comptime!((shape.words, shape.packed));
+    let levels = u32::max(depth, 1u32) as usize;
     let done = negamax_steps::<G>(stack, level, visited, budget, depth, words, packed);
     if done {
-        walks[ub + comptime!(shape.levels * (shape.words + 2))] = FINISHED;
+        walks[ub + levels * comptime!(words + 2)] = FINISHED;
     } else {
-        save_walk(stack, *level, walks, bounds, ub, ib, shape);
+        save_walk(stack, *level, walks, bounds, ub, ib, levels, shape);
         unfinished[0].fetch_add(1u32);
     }
     done
@@ -352,7 +366,7 @@ fn advance_walk<G: DeviceGame>(
 /// `values[r]` = negamax(root r, `depth`) in the window (`windows[2r]`, `windows[2r + 1]`);
 /// `nodes[r]` = the positions visited, root included, once every walk has finished. A launch
 /// takes each walk at most `budget` steps; an unfinished walk stays in `walks`/`bounds` (see
-/// `walk_words`) and adds one to `unfinished[0]`. The first launch (`fresh`) opens the walks.
+/// `walk_words`) and adds one to `unfinished[0]`. The first launch (`fresh` = 1) opens the walks.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn subtree_kernel<G: DeviceGame>(
@@ -365,25 +379,25 @@ pub fn subtree_kernel<G: DeviceGame>(
     unfinished: &mut Array<Atomic<u32>>,
     count: u32,
     budget: u32,
-    #[comptime] fresh: bool,
-    #[comptime] depth: u32,
+    fresh: u32,
+    depth: u32,
+    #[comptime] capacity: usize,
     #[comptime] words: usize,
 ) {
     let root = ABSOLUTE_POS as u32;
     if root < count {
         let r = root as usize;
-        let levels = comptime!(if depth > 0 { depth as usize } else { 1usize });
-        let ustride = comptime!(levels * (words + 2) + 1);
-        let istride = comptime!(3 * levels);
-        let (ub, ib) = (r * ustride, r * istride);
-        let mut stack = Stack::new(levels, words, false);
+        let levels = u32::max(depth, 1u32) as usize;
+        let ustride = levels * comptime!(words + 2) + 1;
+        let (ub, ib) = (r * ustride, r * 3 * levels);
+        let mut stack = Stack::new(capacity, words, false);
         let mut level: u32 = 0u32;
         let mut visited: u32 = 1u32;
         let mut walking = false;
-        if comptime!(fresh) {
+        if fresh == 1u32 {
             let state = G::load(roots, r * words);
             let mut value: i32 = G::score(&state);
-            if comptime!(depth > 0) {
+            if depth > 0 {
                 walking = negamax_open::<G>(
                     &state,
                     windows[2 * r],
@@ -409,8 +423,9 @@ pub fn subtree_kernel<G: DeviceGame>(
                 r,
                 ub,
                 ib,
+                levels,
                 comptime!(WalkShape {
-                    levels,
+                    capacity,
                     words,
                     packed: false
                 }),
@@ -429,7 +444,7 @@ pub fn subtree_kernel<G: DeviceGame>(
                 budget,
                 depth,
                 comptime!(WalkShape {
-                    levels,
+                    capacity,
                     words,
                     packed: false
                 }),
@@ -523,8 +538,9 @@ fn subtree_turn<R: Runtime, G: GpuGame>(
                 ArrayArg::from_raw_parts(unfinished, 1),
                 roots.len() as u32,
                 steps.max(1),
-                fresh,
+                u32::from(fresh),
                 depth,
+                stack_capacity(depth),
                 G::STATE_WORDS,
             );
         }
@@ -549,8 +565,9 @@ pub fn root_walk_kernel<G: DeviceGame>(
     bounds: &mut Array<i32>,
     unfinished: &mut Array<Atomic<u32>>,
     budget: u32,
-    #[comptime] fresh: bool,
-    #[comptime] depth: u32,
+    fresh: u32,
+    depth: u32,
+    #[comptime] capacity: usize,
     #[comptime] words: usize,
     #[comptime] units: u32,
     #[comptime] packed: bool,
@@ -558,20 +575,15 @@ pub fn root_walk_kernel<G: DeviceGame>(
     let mv = CUBE_POS as u32;
     let unit = UNIT_POS;
     let slot = (mv * units + unit) as usize;
-    let below = comptime!(depth.saturating_sub(2));
-    let levels = comptime!(if depth > 2 {
-        (depth - 2) as usize
-    } else {
-        1usize
-    });
-    let ustride = comptime!(levels * (words + 2) + 1);
-    let istride = comptime!(3 * levels);
-    let (ub, ib) = (slot * ustride, slot * istride);
-    let mut stack = Stack::new(levels, words, packed);
+    let below = u32::max(depth, 2u32) - 2u32;
+    let levels = u32::max(below, 1u32) as usize;
+    let ustride = levels * comptime!(words + 2) + 1;
+    let (ub, ib) = (slot * ustride, slot * 3 * levels);
+    let mut stack = Stack::new(capacity, words, packed);
     let mut level: u32 = 0u32;
     let mut visited: u32 = 0u32;
     let mut walking = false;
-    if comptime!(fresh) {
+    if fresh == 1u32 {
         let start = G::load(root, 0);
         let mut reply: i32 = 0i32;
         let mut grandchild = G::load(root, 0);
@@ -587,7 +599,7 @@ pub fn root_walk_kernel<G: DeviceGame>(
             G::play(&mut grandchild, unit);
             visited = 1u32;
             let mut value: i32 = G::score(&grandchild);
-            if comptime!(depth > 2) {
+            if depth > 2 {
                 walking = negamax_open::<G>(
                     &grandchild,
                     -INFINITY,
@@ -615,8 +627,9 @@ pub fn root_walk_kernel<G: DeviceGame>(
             slot,
             ub,
             ib,
+            levels,
             comptime!(WalkShape {
-                levels,
+                capacity,
                 words,
                 packed
             }),
@@ -635,7 +648,7 @@ pub fn root_walk_kernel<G: DeviceGame>(
             budget,
             below,
             comptime!(WalkShape {
-                levels,
+                capacity,
                 words,
                 packed
             }),
@@ -783,8 +796,9 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
                 ArrayArg::from_raw_parts(stacks.clone(), slots * istride),
                 ArrayArg::from_raw_parts(unfinished, 1),
                 slicing.steps.max(1),
-                fresh,
+                u32::from(fresh),
                 depth,
+                stack_capacity(depth.saturating_sub(2)),
                 G::STATE_WORDS,
                 units,
                 packed,

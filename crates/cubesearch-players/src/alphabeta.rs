@@ -18,7 +18,7 @@
 
 use crate::player::{MoveLimits, Player, SearchReport};
 use crate::spec::Limit;
-use cubesearch_core::{Error, Game, Result, Stop};
+use cubesearch_core::{Error, Game, Result, Stop, SubtreeSearch};
 use cubesearch_kernels::GpuGame;
 use cubesearch_search::minimax::{
     self, order_by_score, solve_iterative, SearchOptions, Strategy, TranspositionTable,
@@ -155,6 +155,31 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
         if let Some(stop) = &limits.stop {
             self.stop = stop.clone();
         }
+    }
+
+    fn prepare(&mut self, game: &G) -> Result<()> {
+        let Some((exec, strategy, _)) = self.gpu.as_mut() else {
+            return Ok(());
+        };
+        let start = game.initial();
+        if game.moves(&start).is_empty() {
+            return Ok(());
+        }
+        match strategy {
+            // The seed's root shapes: a walk of one ply below each reply compiles the kernels
+            // every depth to 10 uses.
+            Strategy::V1 | Strategy::V2 | Strategy::V4 => {
+                minimax::solve(exec, game, &start, 3, *strategy)?;
+            }
+            // An empty window ends each walk at its first step: the kernels of walks to depths
+            // 1–8 and 9–16 are compiled and nothing is searched.
+            _ => {
+                for depth in [1, 9] {
+                    exec.search_windows(game, &[start], &[(0, 0)], depth)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {

@@ -121,6 +121,20 @@ impl<G: GpuGame> Player<G> for MctsPlayer<G> {
         self.last = Some(stats);
         mv.ok_or_else(|| Error::Unsupported("no legal move: the game is over".into()))
     }
+    fn prepare(&mut self, game: &G) -> Result<()> {
+        let start = game.initial();
+        if self.exec.is_cpu() || game.moves(&start).is_empty() {
+            return Ok(());
+        }
+        // One batch of a throwaway tree compiles the playout kernel.
+        let config = MctsConfig {
+            budget: Budget::Playouts(1),
+            trees: 1,
+            ..self.config.clone()
+        };
+        Mcts::new(start, config).search_until(&mut self.exec, game, &Stop::new())?;
+        Ok(())
+    }
     fn observe(&mut self, game: &G, before: &G::State, mv: G::Move) {
         match &mut self.tree {
             Some(tree) if tree.root_state() == *before => tree.advance(game, mv),

@@ -22,6 +22,11 @@ pub trait Player<G: Game> {
     /// Takes the limits an engine protocol gives for the next moves (`go movetime 500`, `go
     /// depth 6`, `go nodes 20000`); a player keeps what it has no use for. By default all.
     fn set_limits(&mut self, _limits: &MoveLimits) {}
+    /// Readies the player before its first move: a GPU player compiles its kernels here, a
+    /// second or more on CUDA that a timed first move could not spare. By default nothing.
+    fn prepare(&mut self, _game: &G) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// What a player's last search did, for an engine's `info` line; each `None` where the

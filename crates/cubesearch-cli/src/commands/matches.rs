@@ -108,8 +108,8 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
     }
     // A resumed match seeds its players afresh, so it does not replay the games it holds.
     let seed = common.seed ^ (past.len() as u32).wrapping_mul(0x9E37_79B9);
-    let mut one = player(&specs[0], common, seed)?;
-    let mut two = player(&specs[1], common, seed ^ 0xA5A5)?;
+    let mut one = player(game, &specs[0], common, seed)?;
+    let mut two = player(game, &specs[1], common, seed ^ 0xA5A5)?;
     let names = [
         Player::<G>::name(one.as_ref()),
         Player::<G>::name(two.as_ref()),

@@ -36,15 +36,21 @@ impl<G: Game> Player<G> for Human {
     }
 }
 
-/// The player `spec` names: the terminal for `human`, otherwise built on `--backend`.
+/// The player `spec` names: the terminal for `human`, otherwise built on `--backend` and
+/// prepared for `game` (its kernels compiled before the first move's clock starts).
 pub(super) fn player<G: NamedPlayers>(
+    game: &G,
     spec: &PlayerSpec<G>,
     common: &Common,
     seed: u32,
 ) -> Result<Box<dyn Player<G>>> {
     match spec {
         PlayerSpec::Human => Ok(Box::new(Human)),
-        computer => computer.build(common.backend, seed),
+        computer => {
+            let mut player = computer.build(common.backend, seed)?;
+            player.prepare(game)?;
+            Ok(player)
+        }
     }
 }
 
@@ -152,8 +158,8 @@ fn play<G: TwoPlayerGame>(game: &G, args: &Play) -> Result<()> {
     let specs: [PlayerSpec<G>; 2] = [p1.parse()?, p2.parse()?];
     refuse_endless_players(game, &specs, &first, common)?;
     let mut players = [
-        player(&specs[0], common, common.seed)?,
-        player(&specs[1], common, common.seed ^ 0xA5A5)?,
+        player(game, &specs[0], common, common.seed)?,
+        player(game, &specs[1], common, common.seed ^ 0xA5A5)?,
     ];
     let interactive = specs.iter().any(|s| matches!(s, PlayerSpec::Human));
     let mut results = Vec::new();

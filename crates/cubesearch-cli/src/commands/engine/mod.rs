@@ -29,7 +29,7 @@ impl GameVisitor for EngineCommand<'_> {
     type Output = ();
     fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
         let spec = self.player.unwrap_or("mcts:time=1s");
-        let player = build(spec, self.common)?;
+        let player = build(&game, spec, self.common)?;
         match self.protocol {
             "nboard" => nboard::serve(&game, self.common, spec, player, stdin()),
             _ => ugi::serve(&game, self.common, spec, player, stdin()),
@@ -59,13 +59,16 @@ fn stdin() -> std::io::BufReader<std::io::Stdin> {
     std::io::BufReader::new(std::io::stdin())
 }
 
-/// The player a spec names (`human` is refused: the engine's opponent is at the other end).
-fn build<G: TwoPlayerGame>(spec: &str, common: &Common) -> Result<Box<dyn Player<G>>> {
+/// The player a spec names (`human` is refused: the engine's opponent is at the other end),
+/// prepared for `game`: its kernels are compiled before the host's first clock runs.
+fn build<G: TwoPlayerGame>(game: &G, spec: &str, common: &Common) -> Result<Box<dyn Player<G>>> {
     let spec: PlayerSpec<G> = spec.parse()?;
     if matches!(spec, PlayerSpec::Human) {
         return Err(human_refused());
     }
-    spec.build(common.backend, common.seed)
+    let mut player = spec.build(common.backend, common.seed)?;
+    player.prepare(game)?;
+    Ok(player)
 }
 
 /// Refuses a search by `spec` (at `depth` when the host gives one) from `state` that would

@@ -111,7 +111,7 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
     }
 
     fn new_game(&mut self) -> Result<()> {
-        self.player = build(&self.spec_text, self.common)?;
+        self.player = build(self.game, &self.spec_text, self.common)?;
         self.line = Line::at_start(self.game);
         Ok(())
     }
@@ -304,7 +304,7 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
         if self.game.outcome(&self.line.now) == Outcome::Ongoing {
             refuse_endless_search(self.game, self.common, &spec, None, &self.line.now)?;
         }
-        self.player = build(&spec, self.common)?;
+        self.player = build(self.game, &spec, self.common)?;
         self.spec_text = spec;
         Ok(())
     }
