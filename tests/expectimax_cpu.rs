@@ -205,12 +205,13 @@ fn tree_parallel_and_transposition_table_equal_the_sequential_search_exactly() {
                 let opts = ExpectimaxOptions {
                     transposition,
                     split_ply: split,
+                    ..Default::default()
                 };
                 // One root at a time (deep splits) and the whole batch.
                 for chunk in [1, roots.len()] {
                     let par: Vec<_> = roots
                         .chunks(chunk)
-                        .flat_map(|c| pool.install(|| search_many(&game, &net, c, layers, opts)))
+                        .flat_map(|c| pool.install(|| search_many(&game, &net, c, layers, opts.clone())))
                         .collect();
                     assert_eq!(seq, par, "{layers} layers, {opts:?}, batches of {chunk}");
                 }
@@ -275,4 +276,24 @@ fn one_layer_plays_better_than_zero_on_average() {
     };
     let (zero, one) = (mean(0), mean(1));
     assert!(one > zero, "1 layer {one} vs 0 layers {zero}");
+}
+
+/// A raised stop cuts the CPU search short: the executor answers `Interrupted` instead of
+/// values that mean nothing, and searches again once the stop is fresh.
+#[test]
+fn a_raised_stop_interrupts_the_cpu_search() {
+    use cubesearch_core::{Error, ExpectimaxEval, Stop};
+    let game = Sliding::<Fib>::new();
+    let net = trained::<Fib>(20);
+    let root = game.initial(&mut XorShift32::for_worker(3, 0));
+    let mut exec = CpuExecutor::new(2).unwrap();
+    let stop = Stop::new();
+    stop.request(1);
+    exec.expectimax.stop = stop;
+    let cut = exec.evaluate(&game, &net, &[root], 2);
+    assert!(matches!(cut, Err(Error::Interrupted(_))), "{cut:?}");
+    exec.expectimax.stop = Stop::new();
+    let found = exec.evaluate(&game, &net, &[root], 2).unwrap();
+    let alone = search(&game, &net, &root, 2, ExpectimaxOptions::default());
+    assert_eq!(found, vec![alone]);
 }

@@ -655,6 +655,31 @@ fn stop_quit_and_the_end_of_input_end_long_searches_at_once() {
     }
 }
 
+/// A 4-layer expectimax of a 2584 board (seconds in a release build, minutes in this one)
+/// answers `stop` at once with the network's greedy slide, and `quit` during it ends the
+/// engine at once.
+#[test]
+fn stop_and_quit_cut_a_long_expectimax_short() {
+    use std::time::Duration;
+    let bound = Duration::from_secs(5);
+    let weights = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../weights/2584-19min.safetensors"
+    );
+    let player = format!("expectimax:layers=4,weights={weights}");
+    let mut engine = Running::start(&["2584", "--player", &player]);
+    engine.send("position startpos\ngo\n");
+    std::thread::sleep(Duration::from_millis(300));
+    engine.send("stop\n");
+    let lines = engine.until("bestmove", bound);
+    let mv = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
+    assert!(["left", "right", "up", "down"].contains(&mv), "{lines:#?}");
+    engine.send("go\n");
+    std::thread::sleep(Duration::from_millis(300));
+    engine.send("quit\n");
+    assert!(engine.ends_within(bound).success(), "quit");
+}
+
 /// A depth whose search would take more than a day (the estimate `play` and `match` apply)
 /// is refused with an error line, and the engine goes on; so is a line that is not UTF-8.
 #[test]

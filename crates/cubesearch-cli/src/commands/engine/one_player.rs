@@ -27,7 +27,7 @@ use super::{human_refused, introduce, say, say_error, with_option};
 use crate::args::Common;
 use cubesearch_core::exec::ExpectimaxEval;
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::{Error, Result};
+use cubesearch_core::{Error, Result, Stop};
 use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::td::greedy;
 use cubesearch_learn::NTupleNetwork;
@@ -47,6 +47,7 @@ enum Chooser {
         net: NTupleNetwork,
         exec: Executor,
         layers: u32,
+        transposition: bool,
     },
 }
 
@@ -63,25 +64,24 @@ impl Chooser {
                 let net = NTupleNetwork::load::<G>(&spec.weights, None)?.0;
                 let (mut exec, _) = Executor::new(common.backend)?;
                 exec.set_expectimax_method(spec.method);
-                exec.set_expectimax_options(ExpectimaxOptions {
-                    transposition: spec.transposition,
-                    ..ExpectimaxOptions::default()
-                });
                 Chooser::Expectimax {
                     net,
                     exec,
                     layers: spec.layers,
+                    transposition: spec.transposition,
                 }
             }
         })
     }
 
     /// The action to play in `state` and, where the player has one, its value (the reward to
-    /// come as the network or the search sees it); `None` when no slide moves the board.
+    /// come as the network or the search sees it); `None` when no slide moves the board. A
+    /// CPU expectimax cut short by `stop` answers with the network's greedy action.
     fn choose<G: OnePlayerGame>(
         &mut self,
         game: &G,
         state: &G::State,
+        stop: &Stop,
     ) -> Result<Option<(G::Action, Option<f32>)>> {
         Ok(match self {
             Chooser::Random(rng) => {
@@ -89,16 +89,38 @@ impl Chooser {
                 game.legal_actions(state, &mut legal);
                 (!legal.is_empty()).then(|| (legal[rng.below(legal.len() as u32) as usize].0, None))
             }
-            Chooser::Td(net) => greedy(game, net, *state)
-                .map(|(a, after, reward)| (a, Some(reward as f32 + net.value(game, after)))),
-            Chooser::Expectimax { net, exec, layers } => {
-                let found = exec.evaluate(game, &*net, std::slice::from_ref(state), *layers)?;
-                found
-                    .first()
-                    .and_then(|r| r.best.map(|b| (G::ACTIONS[b as usize], Some(r.value))))
+            Chooser::Td(net) => greedy_choice(game, net, state),
+            Chooser::Expectimax {
+                net,
+                exec,
+                layers,
+                transposition,
+            } => {
+                exec.set_expectimax_options(ExpectimaxOptions {
+                    transposition: *transposition,
+                    stop: stop.clone(),
+                    ..ExpectimaxOptions::default()
+                });
+                match exec.evaluate(game, &*net, std::slice::from_ref(state), *layers) {
+                    Ok(found) => found
+                        .first()
+                        .and_then(|r| r.best.map(|b| (G::ACTIONS[b as usize], Some(r.value)))),
+                    Err(Error::Interrupted(_)) => greedy_choice(game, net, state),
+                    Err(e) => return Err(e),
+                }
             }
         })
     }
+}
+
+/// The network's greedy action in `state` and its value.
+fn greedy_choice<G: OnePlayerGame>(
+    game: &G,
+    net: &NTupleNetwork,
+    state: &G::State,
+) -> Option<(G::Action, Option<f32>)> {
+    greedy(game, net, *state)
+        .map(|(a, after, reward)| (a, Some(reward as f32 + net.value(game, after))))
 }
 
 /// `go` starts a search; `stop` and `quit` end it.
@@ -155,7 +177,7 @@ pub(super) fn serve<G: OnePlayerGame>(
             ))),
             ["go", limits @ ..] => {
                 let started = Instant::now();
-                let chosen = chooser.choose(game, &board);
+                let chosen = chooser.choose(game, &board, &host.stop);
                 if limits.contains(&"infinite") && !host.stop.is_raised() {
                     // UCI's rule: no bestmove before `stop` (`quit` ends the engine).
                     if lines.while_searching(None) == Searching::Quit {
