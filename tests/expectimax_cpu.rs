@@ -211,7 +211,9 @@ fn tree_parallel_and_transposition_table_equal_the_sequential_search_exactly() {
                 for chunk in [1, roots.len()] {
                     let par: Vec<_> = roots
                         .chunks(chunk)
-                        .flat_map(|c| pool.install(|| search_many(&game, &net, c, layers, opts.clone())))
+                        .flat_map(|c| {
+                            pool.install(|| search_many(&game, &net, c, layers, opts.clone()))
+                        })
                         .collect();
                     assert_eq!(seq, par, "{layers} layers, {opts:?}, batches of {chunk}");
                 }

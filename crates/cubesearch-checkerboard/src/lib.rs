@@ -12,8 +12,9 @@
 //! The player is any `cubesearch play` spec (default `mcts`, on the `auto` backend: the GPU
 //! when there is one), from `set player`, else the environment's `CUBESEARCH_PLAYER` and
 //! `CUBESEARCH_BACKEND`. The host's `maxtime` is each move's time (a depth with `info` bit 3)
-//! unless the spec names its own budget (`mcts:playouts=5000`). A search is not cut short when
-//! `playnow` turns nonzero later; one asked with `playnow` already set gets 10 ms.
+//! unless the spec names its own budget (`mcts:playouts=5000`). When `playnow` turns nonzero
+//! during a search (CheckerBoard's "play now", or a host's deadline), the search stops and its
+//! best move so far is played; one asked with `playnow` already set gets 10 ms.
 //!
 //! The player, its compiled kernels and its MCTS tree live on one thread of their own (hosts
 //! call from any thread), kept from move to move: a board one legal move after the engine's
@@ -22,7 +23,7 @@
 //! left alone, UNKNOWN returned) or in `reply`.
 
 use cubesearch_core::backend::Backend;
-use cubesearch_core::{Game, Outcome};
+use cubesearch_core::{Game, Outcome, Stop};
 use cubesearch_games::checkers::cbapi::{
     cb_move, move_between, move_to, read_board, write_board, CbBoard, CbMove, DRAW, GAME_TYPE,
     LOSS, PROTOCOL_VERSION, UNKNOWN, WIN,
@@ -122,6 +123,7 @@ impl Engine {
         maxtime: f64,
         playnow: bool,
         info: c_int,
+        stop: Stop,
     ) -> Result<Reply, String> {
         let game = checkers();
         let given = read_board(&game, &board, color).map_err(|e| e.to_string())?;
@@ -159,16 +161,19 @@ impl Engine {
             Outcome::Draw => return Ok(finished("the game is drawn", DRAW)),
             _ => return Ok(finished("no legal move", LOSS)),
         }
+        let mut limits = MoveLimits {
+            stop: Some(stop),
+            ..MoveLimits::default()
+        };
         if !names_budget(&spec) {
-            let mut limits = MoveLimits::default();
             if info & 8 != 0 {
                 limits.depth = Some(maxtime.clamp(1.0, 64.0) as u32);
             } else {
                 let seconds = if playnow { 0.01 } else { maxtime };
                 limits.time = Some(Duration::from_secs_f64(seconds.clamp(0.001, 86_400.0)));
             }
-            player.set_limits(&limits);
         }
+        player.set_limits(&limits);
         let started = std::time::Instant::now();
         let mv = player.choose(&game, &state).map_err(|e| e.to_string())?;
         player.observe(&game, &state, mv);
@@ -213,8 +218,11 @@ static ENGINE: Mutex<Option<Sender<Job>>> = Mutex::new(None);
 
 /// Runs `work` on the engine thread, started on first use, and returns its answer. A panic
 /// there ends the thread (the next call starts a fresh one) and is an error here.
+/// `stop` is raised once `watch` says so while the work runs.
 fn on_engine<R: Send + 'static>(
     work: impl FnOnce(&mut Engine) -> R + Send + 'static,
+    watch: impl Fn() -> bool,
+    stop: &Stop,
 ) -> Result<R, String> {
     let (answer, answered) = mpsc::channel();
     let job: Job = Box::new(move |engine| {
@@ -225,7 +233,21 @@ fn on_engine<R: Send + 'static>(
         let inbox = inbox.get_or_insert_with(start_engine);
         inbox.send(job).is_ok()
     };
-    let reply = if sent { answered.recv().ok() } else { None };
+    let mut reply = None;
+    while sent {
+        match answered.recv_timeout(Duration::from_millis(2)) {
+            Ok(r) => {
+                reply = Some(r);
+                break;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if watch() {
+                    stop.request(1);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
     reply.ok_or_else(|| {
         *ENGINE.lock().unwrap_or_else(PoisonError::into_inner) = None;
         "the engine failed (it starts afresh on the next move)".to_string()
@@ -298,8 +320,16 @@ pub unsafe extern "system" fn getmove(
             return Err("the board is a null pointer".to_string());
         }
         let given = *board;
-        let playnow = !playnow.is_null() && *playnow != 0;
-        on_engine(move |engine| engine.getmove(given, color, maxtime, playnow, info))?
+        let now = !playnow.is_null() && *playnow != 0;
+        let stop = Stop::new();
+        let search = stop.clone();
+        // The host may set `playnow` while the engine thread searches: it is watched here.
+        let watch = || !playnow.is_null() && std::ptr::read_volatile(playnow) != 0;
+        on_engine(
+            move |engine| engine.getmove(given, color, maxtime, now, info, search),
+            watch,
+            &stop,
+        )?
     }))
     .unwrap_or_else(|_| Err("the engine failed".into()));
     match answer {

@@ -22,11 +22,16 @@
 use super::board::{coords_of_number, index_of, on_board, Side, GEOMETRY, ROW_1, ROW_8};
 use super::movegen::CheckersMove;
 use super::{Checkers, CheckersState};
-use cubesearch_core::{Error, Game, Result};
+use cubesearch_core::{Error, Game, Result, Stop};
 use cubesearch_players::text::SpecText;
 use std::ffi::{c_char, c_int, CStr};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long past its move time an engine library searches before `playnow` is set: the
+/// grace an external UGI engine gets by default.
+const PLAYNOW_GRACE: Duration = Duration::from_secs(5);
 
 /// An empty dark square.
 pub const EMPTY: c_int = 0;
@@ -368,12 +373,15 @@ impl CheckerBoardSpec {
 }
 
 /// An engine library loaded through the CheckerBoard API, asked for each move by `getmove`;
-/// every board it returns must be one legal move on.
+/// every board it returns must be one legal move on. `playnow` is set when the move is stopped
+/// and 5 s past the move's time.
 pub struct CheckerBoardPlayer {
     spec: CheckerBoardSpec,
     name: String,
     getmove: GetMove,
     fresh: bool,
+    /// The host's request for the move now: it sets `playnow`, as does the move's deadline.
+    stop: Stop,
     // Last: the functions above point into it.
     _library: libloading::Library,
 }
@@ -425,6 +433,7 @@ impl CheckerBoardPlayer {
             name,
             getmove,
             fresh: true,
+            stop: Stop::new(),
             _library: library,
         })
     }
@@ -485,7 +494,8 @@ impl cubesearch_players::player::Player<Checkers> for CheckerBoardPlayer {
         let mut board = [[0; 8]; 8];
         write_board(state, &mut board);
         let mut text = [0 as c_char; 1024];
-        let mut playnow: c_int = 0;
+        // Set from the watcher below while the engine searches: an atomic of `int`'s layout.
+        let playnow = AtomicI32::new(0);
         // Coordinates no square has: an engine that fills CBmove overwrites them.
         let unset = CbMove {
             from: Coor { x: -1, y: -1 },
@@ -498,19 +508,39 @@ impl cubesearch_players::player::Player<Checkers> for CheckerBoardPlayer {
         // Engines print their search to stdout (Cake does): it goes to /dev/null, so that
         // our stdout stays ours (`--json` keeps it to one object).
         let silenced = SilencedStdout::new();
-        // SAFETY: every pointer is to a live local of the size the API fixes.
-        unsafe {
-            (self.getmove)(
-                &mut board,
-                color(state.side()),
-                self.spec.time.as_secs_f64(),
-                text.as_mut_ptr(),
-                &mut playnow,
-                info,
-                0,
-                &mut mv,
-            )
-        };
+        // The API's only way to bound a search in our process: `playnow` is set once the
+        // host stops the move or its time and a grace have passed (an engine that ignores it
+        // cannot be bounded).
+        let deadline = self
+            .stop
+            .with_deadline(Instant::now() + self.spec.time + PLAYNOW_GRACE);
+        let answered = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !answered.load(Ordering::Acquire) {
+                    if deadline.is_raised() {
+                        playnow.store(1, Ordering::Release);
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            });
+            // SAFETY: every pointer is to a live local of the size the API fixes (`playnow`
+            // outlives the call and is an `int` in memory).
+            unsafe {
+                (self.getmove)(
+                    &mut board,
+                    color(state.side()),
+                    self.spec.time.as_secs_f64(),
+                    text.as_mut_ptr(),
+                    playnow.as_ptr(),
+                    info,
+                    0,
+                    &mut mv,
+                )
+            };
+            answered.store(true, Ordering::Release);
+        });
         drop(silenced);
         text[1023] = 0;
         // SAFETY: NUL-terminated just above at the latest.
@@ -531,6 +561,9 @@ impl cubesearch_players::player::Player<Checkers> for CheckerBoardPlayer {
     fn set_limits(&mut self, limits: &cubesearch_players::player::MoveLimits) {
         if let Some(time) = limits.time {
             self.spec.time = time;
+        }
+        if let Some(stop) = &limits.stop {
+            self.stop = stop.clone();
         }
     }
 }
