@@ -233,21 +233,21 @@ fn on_engine<R: Send + 'static>(
         let inbox = inbox.get_or_insert_with(start_engine);
         inbox.send(job).is_ok()
     };
-    let mut reply = None;
-    while sent {
-        match answered.recv_timeout(Duration::from_millis(2)) {
-            Ok(r) => {
-                reply = Some(r);
-                break;
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if watch() {
-                    stop.request(1);
+    let reply = if !sent {
+        None
+    } else {
+        loop {
+            match answered.recv_timeout(Duration::from_millis(2)) {
+                Ok(r) => break Some(r),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if watch() {
+                        stop.request(1);
+                    }
                 }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break None,
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
-    }
+    };
     reply.ok_or_else(|| {
         *ENGINE.lock().unwrap_or_else(PoisonError::into_inner) = None;
         "the engine failed (it starts afresh on the next move)".to_string()
