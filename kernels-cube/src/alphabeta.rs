@@ -212,6 +212,18 @@ fn negamax_steps<G: DeviceGame>(
     done
 }
 
+/// The walks' memory between launches: each unit's saved stack (u32 and i32 words, see
+/// [`walk_words`]), and the count of walks a launch left unfinished.
+#[derive(CubeType, CubeLaunch)]
+pub struct SavedWalks {
+    /// The u32 words of each unit's walk.
+    pub walks: Array<u32>,
+    /// The i32 words of each unit's walk.
+    pub bounds: Array<i32>,
+    /// `[0]`: walks left unfinished by this launch.
+    pub unfinished: Array<Atomic<u32>>,
+}
+
 /// The level word of a walk that has finished.
 const FINISHED: u32 = u32::MAX;
 
@@ -374,9 +386,7 @@ pub fn subtree_kernel<G: DeviceGame>(
     windows: &Array<i32>,
     values: &mut Array<i32>,
     nodes: &mut Array<u32>,
-    walks: &mut Array<u32>,
-    bounds: &mut Array<i32>,
-    unfinished: &mut Array<Atomic<u32>>,
+    saved: &mut SavedWalks,
     count: u32,
     budget: u32,
     fresh: u32,
@@ -410,7 +420,7 @@ pub fn subtree_kernel<G: DeviceGame>(
             if !walking {
                 values[r] = value;
                 nodes[r] = visited;
-                walks[ub + ustride - 1] = FINISHED;
+                saved.walks[ub + ustride - 1] = FINISHED;
             }
         } else {
             walking = resume_walk(
@@ -418,8 +428,8 @@ pub fn subtree_kernel<G: DeviceGame>(
                 &mut level,
                 &mut visited,
                 nodes,
-                walks,
-                bounds,
+                &saved.walks,
+                &saved.bounds,
                 r,
                 ub,
                 ib,
@@ -436,9 +446,9 @@ pub fn subtree_kernel<G: DeviceGame>(
                 &mut stack,
                 &mut level,
                 &mut visited,
-                walks,
-                bounds,
-                unfinished,
+                &mut saved.walks,
+                &mut saved.bounds,
+                &mut saved.unfinished,
                 ub,
                 ib,
                 budget,
@@ -533,9 +543,11 @@ fn subtree_turn<R: Runtime, G: GpuGame>(
                 ArrayArg::from_raw_parts(windows_handle.clone(), 2 * roots.len()),
                 ArrayArg::from_raw_parts(values.clone(), roots.len()),
                 ArrayArg::from_raw_parts(nodes.clone(), roots.len()),
-                ArrayArg::from_raw_parts(walks.clone(), roots.len() * ustride),
-                ArrayArg::from_raw_parts(stacks.clone(), roots.len() * istride),
-                ArrayArg::from_raw_parts(unfinished, 1),
+                SavedWalksLaunch::new(
+                    ArrayArg::from_raw_parts(walks.clone(), roots.len() * ustride),
+                    ArrayArg::from_raw_parts(stacks.clone(), roots.len() * istride),
+                    ArrayArg::from_raw_parts(unfinished, 1),
+                ),
                 roots.len() as u32,
                 steps.max(1),
                 u32::from(fresh),
@@ -561,9 +573,7 @@ pub fn root_walk_kernel<G: DeviceGame>(
     root: &Array<u32>,
     replies: &mut Array<i32>,
     nodes: &mut Array<u32>,
-    walks: &mut Array<u32>,
-    bounds: &mut Array<i32>,
-    unfinished: &mut Array<Atomic<u32>>,
+    saved: &mut SavedWalks,
     budget: u32,
     fresh: u32,
     depth: u32,
@@ -614,7 +624,7 @@ pub fn root_walk_kernel<G: DeviceGame>(
         if !walking {
             replies[slot] = reply;
             nodes[slot] = visited;
-            walks[ub + ustride - 1] = FINISHED;
+            saved.walks[ub + ustride - 1] = FINISHED;
         }
     } else {
         walking = resume_walk(
@@ -622,8 +632,8 @@ pub fn root_walk_kernel<G: DeviceGame>(
             &mut level,
             &mut visited,
             nodes,
-            walks,
-            bounds,
+            &saved.walks,
+            &saved.bounds,
             slot,
             ub,
             ib,
@@ -640,9 +650,9 @@ pub fn root_walk_kernel<G: DeviceGame>(
             &mut stack,
             &mut level,
             &mut visited,
-            walks,
-            bounds,
-            unfinished,
+            &mut saved.walks,
+            &mut saved.bounds,
+            &mut saved.unfinished,
             ub,
             ib,
             budget,
@@ -792,9 +802,11 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
                 ArrayArg::from_raw_parts(root_handle.clone(), G::STATE_WORDS),
                 ArrayArg::from_raw_parts(replies.clone(), slots),
                 ArrayArg::from_raw_parts(nodes.clone(), slots),
-                ArrayArg::from_raw_parts(walks.clone(), slots * ustride),
-                ArrayArg::from_raw_parts(stacks.clone(), slots * istride),
-                ArrayArg::from_raw_parts(unfinished, 1),
+                SavedWalksLaunch::new(
+                    ArrayArg::from_raw_parts(walks.clone(), slots * ustride),
+                    ArrayArg::from_raw_parts(stacks.clone(), slots * istride),
+                    ArrayArg::from_raw_parts(unfinished, 1),
+                ),
                 slicing.steps.max(1),
                 u32::from(fresh),
                 depth,
