@@ -213,7 +213,7 @@ fn negamax_steps<G: DeviceGame>(
 }
 
 /// The walks' memory between launches: each unit's saved stack (u32 and i32 words, see
-/// [`walk_words`]), and the count of walks a launch left unfinished.
+/// `walk_words`), and the count of walks a launch left unfinished.
 #[derive(CubeType, CubeLaunch)]
 pub struct SavedWalks {
     /// The u32 words of each unit's walk.
