@@ -15,7 +15,7 @@ use cubesearch::learn::{default_shapes, pack_views, square_symmetries};
 use cubesearch::rng::XorShift32;
 use cubesearch::train::{engine_on, train_on, TrainConfig};
 use cubesearch::{Backend, CpuExecutor, DeviceStochasticGame, Error, Executor, GpuStochasticGame};
-use cubesearch::{Result, StochasticGame, TupleGame};
+use cubesearch::{Result, StochasticGame, TupleBoard};
 use std::time::Instant;
 
 // The board: 9 cells of 4 bits, cell c = 3·row + col at bits 4c; a cell holds a tile index k
@@ -156,7 +156,9 @@ impl StochasticGame for Mini2048 {
 const SQUARE: [[u8; 9]; 8] = square_symmetries::<3, 9>();
 
 /// What an n-tuple network reads: the 9 cells, the square's 8 symmetries.
-impl TupleGame for Mini2048 {
+impl TupleBoard for Mini2048 {
+    type Board = <Self as StochasticGame>::State;
+    const GAME: &'static str = <Self as StochasticGame>::NAME;
     const CELLS: usize = 9;
     const CELL_BITS: u32 = 4;
     const SYMMETRIES: &'static [&'static [u8]] = &[

@@ -23,7 +23,7 @@ pub use cubesearch_core::{
 };
 pub use cubesearch_core::{AfterstateValue, ExpectimaxEval, RootValue};
 pub use cubesearch_kernels::{DeviceGame, DeviceStochasticGame, GpuGame, GpuStochasticGame};
-pub use cubesearch_learn::{NTupleNetwork, TupleGame};
+pub use cubesearch_learn::{NTupleNetwork, TupleBoard, TupleGame};
 pub use cubesearch_search::{
     stochastic_rules, CpuExecutor, Executor, GpuExecutor, StochasticRules,
 };

@@ -117,6 +117,11 @@ fn game_names(kind: Option<Kind>) -> PossibleValuesParser {
     PossibleValuesParser::new(names)
 }
 
+/// The games `train` takes.
+fn registry_trained() -> Vec<&'static str> {
+    cubesearch_games::registry::trained_names()
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// List every backend with its availability, device and limits.
@@ -251,9 +256,9 @@ pub enum Command {
         #[command(flatten)]
         rules: RuleFlags,
     },
-    /// Train an n-tuple network by TD learning.
+    /// Train an n-tuple network by TD learning (two-player games: by self-play, on the CPU).
     Train {
-        #[arg(value_parser = game_names(Some(Kind::OnePlayer)))]
+        #[arg(value_parser = PossibleValuesParser::new(registry_trained()))]
         game: String,
         #[command(flatten)]
         args: TrainArgs,

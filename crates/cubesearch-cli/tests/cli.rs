@@ -161,7 +161,7 @@ fn bad_input_exits_2_with_one_line() {
     );
     assert_bad_input(
         &cubesearch(&["train", "nim", "--games", "1", "--out", "w"]),
-        "[possible values: 2584, 2048]",
+        "[possible values: reversi, 2584, 2048]",
     );
     // A missing argument is named on the one line.
     assert_bad_input(

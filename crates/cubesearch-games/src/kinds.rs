@@ -5,7 +5,9 @@
 
 use cubesearch_core::{Error, Game, Result, Stop};
 use cubesearch_kernels::GpuStochasticGame;
-use cubesearch_learn::TupleGame;
+use cubesearch_learn::selfplay::{learn_games, SelfPlayPlan, SelfPlayRun, TwoPlayerTupleGame};
+use cubesearch_learn::{default_shapes, shapes_for, NTupleNetwork, TupleGame};
+use std::path::Path;
 use cubesearch_players::player::NamedPlayers;
 
 /// What the command line says about a game before it is made.
@@ -61,6 +63,10 @@ pub trait TwoPlayerGame: NamedPlayers + Sized {
     fn exact_solver() -> Option<ExactSolver<Self>> {
         None
     }
+
+    /// How `train` learns an evaluation for the game by self-play, if it learns one (none by
+    /// default; a [`TwoPlayerTupleGame`] gives [`Learner::of`]).
+    const LEARNER: Option<Learner<Self>> = None;
 
     /// A bound on the plies any game from `state` lasts, if the game knows one (Nim: the
     /// objects left). Estimates of a search's size stop there ([`cubesearch_players::effort`]).
@@ -118,6 +124,44 @@ pub struct Exact<M> {
     pub nodes: u64,
     /// Counts that describe the position (`empties`), in the order they are reported.
     pub facts: Vec<(&'static str, u64)>,
+}
+
+/// What `train` needs of a two-player game that learns its evaluation by self-play
+/// ([`cubesearch_learn::selfplay`]): the game's own network functions, made for it once.
+pub struct Learner<G: Game> {
+    /// A new all-zero network: the game's default shapes (or `shapes`, a named set or cell
+    /// lists) and stages (or `stages`).
+    pub network: fn(shapes: Option<&str>, stages: Option<&[u32]>) -> Result<NTupleNetwork>,
+    /// A weights file of the game's, to go on from.
+    pub load: fn(&Path) -> Result<NTupleNetwork>,
+    /// Self-play games from the start, as the plan says; told the games played now and then.
+    pub learn: fn(&G, &NTupleNetwork, SelfPlayPlan, &mut dyn FnMut(u64)) -> SelfPlayRun,
+}
+
+impl<G: TwoPlayerTupleGame> Learner<G> {
+    /// The learner of game `G`.
+    pub const fn of() -> Self {
+        Learner {
+            network: |shapes, stages| {
+                let shapes = match shapes {
+                    Some(text) => shapes_for::<G>(text)?,
+                    None => default_shapes::<G>(),
+                };
+                let net = NTupleNetwork::staged::<G>(&shapes, stages.unwrap_or(G::STAGES))?;
+                net.check_trainable()?;
+                Ok(net)
+            },
+            load: |path| {
+                let (net, _) = NTupleNetwork::load::<G>(path, None)?;
+                net.check_trainable()?;
+                Ok(net)
+            },
+            learn: |game, net, plan, on_progress| {
+                let start = game.initial();
+                learn_games(game, net, start, plan, on_progress)
+            },
+        }
+    }
 }
 
 /// A one-player stochastic game the command line plays: host rules, device twin and n-tuple

@@ -39,7 +39,7 @@
 //! ```
 
 pub use crate::kinds::{
-    Exact, ExactSolver, GameOptions, GameVisitor, OnePlayerGame, TwoPlayerGame,
+    Exact, ExactSolver, GameOptions, GameVisitor, Learner, OnePlayerGame, TwoPlayerGame,
 };
 use cubesearch_core::{Error, Game, Result, StochasticGame};
 
@@ -55,6 +55,7 @@ macro_rules! registry {
             name: registry!(@name $kind $game),
             kind: registry!(@kind $kind),
             record_format: registry!(@record $kind $game),
+            trains: registry!(@trains $kind $game),
         }),*];
 
         /// Makes the game called `name` under `options` and runs `visitor`'s method for its
@@ -82,6 +83,8 @@ macro_rules! registry {
     (@kind one_player) => { Kind::OnePlayer };
     (@record two_player $game:ty) => { <$game as TwoPlayerGame>::RECORD_FORMAT };
     (@record one_player $game:ty) => { None };
+    (@trains two_player $game:ty) => { <$game as TwoPlayerGame>::LEARNER.is_some() };
+    (@trains one_player $game:ty) => { true };
     (@visit two_player $game:ty, $options:expr, $visitor:expr) => {
         $visitor.two_player(<$game as TwoPlayerGame>::from_options($options)?)
     };
@@ -118,6 +121,9 @@ pub struct Entry {
     pub kind: Kind,
     /// Its record format ([`TwoPlayerGame::RECORD_FORMAT`]).
     pub record_format: Option<&'static str>,
+    /// Whether `train` learns it: every one-player game, and two-player games with a
+    /// [`TwoPlayerGame::LEARNER`].
+    pub trains: bool,
 }
 
 /// The names of the games of `kind`, in registry order.
@@ -127,6 +133,11 @@ pub fn names(kind: Kind) -> Vec<&'static str> {
         .filter(|g| g.kind == kind)
         .map(|g| g.name)
         .collect()
+}
+
+/// The games `train` learns ([`Entry::trains`]), in registry order.
+pub fn trained_names() -> Vec<&'static str> {
+    GAMES.iter().filter(|g| g.trains).map(|g| g.name).collect()
 }
 
 /// Which games write their records (`play --pdn`), as a clause: `only checkers (PDN) and

@@ -4,7 +4,7 @@
 //! games trained) and `checksum` (`fnv1a64:` and 16 hex digits: FNV-1a over the weights'
 //! tensors' bytes, `tuple0` first). A multi-stage network also has `stages` (its thresholds,
 //! `16384` or `16384,24576`), `staged_by` (`stage_progress`: the thresholds are
-//! [`TupleGame::stage_progress`] values, for 2048 the sum of the two largest tiles; a staged
+//! [`TupleBoard::stage_progress`] values, for 2048 the sum of the two largest tiles; a staged
 //! file without it counted the largest tile alone, and is refused) and a tensor per shape and
 //! stage, stage after stage: with 4 shapes, stage 1's first is `tuple4`. A file without
 //! `stages` is a network of one stage.
@@ -24,7 +24,7 @@
 //! that does not match the checksum (files from before the checksum load without that check), a
 //! weight that is NaN or infinite.
 
-use crate::game::TupleGame;
+use crate::game::TupleBoard;
 use crate::network::{format_shapes, format_stages, parse_shapes, parse_stages, NTupleNetwork};
 use cubesearch_core::io::write_atomically;
 use cubesearch_core::{Error, Result};
@@ -45,7 +45,7 @@ const STAGED_BY: &str = "stage_progress";
 /// What a weights file says about itself.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WeightsMeta {
-    /// The game's name (`StochasticGame::NAME`).
+    /// The game's name ([`TupleBoard::GAME`](crate::TupleBoard::GAME)).
     pub game: String,
     /// The tuple shapes.
     pub shapes: Vec<Vec<u8>>,
@@ -165,7 +165,7 @@ impl NTupleNetwork {
 
     /// Reads a weights file for game `G`. With `shapes`, the file must have exactly those. The
     /// network does not learn with temporal coherence, whatever the file keeps.
-    pub fn load<G: TupleGame>(
+    pub fn load<G: TupleBoard>(
         path: &Path,
         shapes: Option<&[Vec<u8>]>,
     ) -> Result<(Self, WeightsMeta)> {
@@ -176,7 +176,7 @@ impl NTupleNetwork {
     /// [`Self::load`] for a run that goes on learning with temporal coherence: the network
     /// takes the file's sums, or starts them at zero (every weight at rate 1) where the file
     /// keeps none ([`WeightsMeta::coherence`] says which).
-    pub fn load_with_coherence<G: TupleGame>(
+    pub fn load_with_coherence<G: TupleBoard>(
         path: &Path,
         shapes: Option<&[Vec<u8>]>,
     ) -> Result<(Self, WeightsMeta)> {
@@ -186,7 +186,7 @@ impl NTupleNetwork {
 
     /// Reads the bytes of a weights file for game `G` as [`Self::load`] reads its file; `path`
     /// only names it in errors.
-    pub fn from_bytes<G: TupleGame>(
+    pub fn from_bytes<G: TupleBoard>(
         bytes: &[u8],
         path: &Path,
         shapes: Option<&[Vec<u8>]>,
@@ -195,7 +195,7 @@ impl NTupleNetwork {
     }
 
     /// With `coherence`, as [`Self::load_with_coherence`] reads a file, else as [`Self::load`].
-    fn read_bytes<G: TupleGame>(
+    fn read_bytes<G: TupleBoard>(
         bytes: &[u8],
         path: &Path,
         shapes: Option<&[Vec<u8>]>,
@@ -227,10 +227,10 @@ impl NTupleNetwork {
             )));
         }
         let game = field("game")?;
-        if game != G::NAME {
+        if game != G::GAME {
             return Err(bad(format!(
                 "these are weights for {game}, not for {}",
-                G::NAME
+                G::GAME
             )));
         }
         let bits: u32 = field("bits")?
@@ -239,7 +239,7 @@ impl NTupleNetwork {
         if bits != G::CELL_BITS {
             return Err(bad(format!(
                 "{bits} bits a cell, but {} uses {}",
-                G::NAME,
+                G::GAME,
                 G::CELL_BITS
             )));
         }
@@ -386,7 +386,7 @@ impl NTupleNetwork {
 /// Refuses tables (stage after stage, `shapes` a stage) whose largest possible value, each
 /// lookup's largest |w| summed over a stage's lookups (every shape in each of `G`'s
 /// symmetries), is past f32's range: an evaluation could then be infinite.
-fn refuse_overflowing_sums<G: TupleGame>(
+fn refuse_overflowing_sums<G: TupleBoard>(
     tables: &[Vec<f32>],
     shapes: usize,
 ) -> std::result::Result<(), String> {

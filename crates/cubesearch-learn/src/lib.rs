@@ -1,8 +1,8 @@
 //! Learning for any stochastic game whose states are cells ([`TupleGame`]): n-tuple networks
 //! ([`network`]), TD(0) on afterstates ([`td`]), games on CPU threads sharing copies of the
 //! weights or one table without locks ([`runner`]), greedy play statistics
-//! ([`play`](mod@play)) and weights files in safetensors ([`file`](mod@file)). Nothing here
-//! names a game. The training loop and its engines are `cubesearch_train`'s.
+//! ([`play`](mod@play)), weights files in safetensors ([`file`](mod@file)), and TD self-play
+//! for two-player games ([`selfplay`]). Nothing here names a game. The training loop and its engines are `cubesearch_train`'s.
 
 #![deny(missing_docs)]
 
@@ -14,11 +14,12 @@ mod memory;
 pub mod network;
 pub mod play;
 pub mod runner;
+pub mod selfplay;
 pub mod td;
 pub mod testing;
 
 pub use file::WeightsMeta;
-pub use game::{pack_views, square_symmetries, TupleGame, ViewWords};
+pub use game::{pack_views, square_symmetries, TupleBoard, TupleGame, ViewWords};
 pub use network::{
     check_stages, coherence_rate, default_shapes, format_stages, parse_shapes, parse_stages,
     shapes_for, NTupleNetwork, TABLE_GAP,

@@ -1,11 +1,11 @@
 //! Checks for a game's [`TupleGame`] implementation, for its tests.
 
-use crate::game::{TupleGame, ViewWords};
+use crate::game::{TupleBoard, TupleGame, ViewWords};
 use crate::network::{coherence_rate, NTupleNetwork};
 use crate::td::greedy;
 use cubesearch_core::rng::XorShift32;
 
-/// Holds `game`'s packed views ([`TupleGame::views`]) of `states`, four at a time, to its cells
+/// Holds `game`'s packed views ([`TupleBoard::views`]) of `states`, four at a time, to its cells
 /// read through its symmetries: view `s` must show at cell `c` the value of cell
 /// `SYMMETRIES[s][c]`, `CELL_BITS` bits a cell, `CELLS_PER_WORD` cells a word. Panics with the
 /// first difference.
@@ -258,7 +258,9 @@ impl<const BITS: u32> cubesearch_core::StochasticGame for Cells16Game<BITS> {
 }
 
 #[cfg(test)]
-impl<const BITS: u32> TupleGame for Cells16Game<BITS> {
+impl<const BITS: u32> TupleBoard for Cells16Game<BITS> {
+    type Board = <Self as StochasticGame>::State;
+    const GAME: &'static str = <Self as StochasticGame>::NAME;
     const CELLS: usize = 16;
     const CELL_BITS: u32 = BITS;
     const SYMMETRIES: &'static [&'static [u8]] = &[

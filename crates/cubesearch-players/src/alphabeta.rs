@@ -16,6 +16,7 @@
 //! The leaf values are the same on every backend, so `exec=cpu` and `exec=gpu` at one depth
 //! choose the same move value (the first best move in their own order).
 
+use crate::learned::Evaluated;
 use crate::player::{MoveLimits, Player, SearchReport};
 use crate::spec::Limit;
 use cubesearch_core::{Error, Game, Result, Stop, SubtreeSearch};
@@ -51,6 +52,8 @@ pub struct AlphaBetaPlayer<G: Game> {
     /// The host's request for the move now: the CPU search unwinds within a thousand nodes,
     /// the GPU one between depths (a launch cannot be cut short).
     stop: Stop,
+    /// The game scored by a learned evaluation, which the CPU search then plays (`weights=W`).
+    learned: Option<Evaluated<G>>,
 }
 
 impl<G: GpuGame> AlphaBetaPlayer<G> {
@@ -65,7 +68,15 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
             last_nodes: 0,
             last_value: None,
             stop: Stop::new(),
+            learned: None,
         }
+    }
+
+    /// This CPU player searching `learned`, the game scored by a learned evaluation, instead
+    /// of the game it is given (whose rules `learned` keeps).
+    pub fn with_evaluation(mut self, learned: Evaluated<G>) -> Self {
+        self.learned = Some(learned);
+        self
     }
 
     /// A player searching with `limit` on `exec` by `strategy` (`label` names the backend).
@@ -81,6 +92,7 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
             last_nodes: 0,
             last_value: None,
             stop: Stop::new(),
+            learned: None,
         }
     }
 
@@ -193,14 +205,28 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
             // The table is kept from move to move: its entries are value bounds of positions
             // by the depth searched below them, true whatever the root (an engine's next
             // search starts two plies down the last one's tree).
-            let mut options = SearchOptions {
-                order: Some(order_by_score::<G>),
-                table: Some(&mut self.table),
-                ..SearchOptions::default()
+            let (found, nodes) = match &self.learned {
+                Some(learned) => {
+                    let mut options = SearchOptions {
+                        order: Some(order_by_score::<Evaluated<G>>),
+                        table: Some(&mut self.table),
+                        ..SearchOptions::default()
+                    };
+                    let found = solve_iterative(learned, state, depth, &stop, &mut options);
+                    (found, options.nodes)
+                }
+                None => {
+                    let mut options = SearchOptions {
+                        order: Some(order_by_score::<G>),
+                        table: Some(&mut self.table),
+                        ..SearchOptions::default()
+                    };
+                    let found = solve_iterative(game, state, depth, &stop, &mut options);
+                    (found, options.nodes)
+                }
             };
-            let found = solve_iterative(game, state, depth, &stop, &mut options);
             self.last_depth = found.depth;
-            self.last_nodes = options.nodes;
+            self.last_nodes = nodes;
             self.last_value = Some(found.solution.value);
             found.solution.best
         };

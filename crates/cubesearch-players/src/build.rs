@@ -58,7 +58,13 @@ impl<G: NamedPlayers> PlayerSpec<G> {
                 }))
             }
             PlayerSpec::AlphaBeta(ab) => match ab.exec {
-                Exec::Cpu => Ok(Box::new(AlphaBetaPlayer::<G>::cpu(ab.limit, &ab.text))),
+                Exec::Cpu => {
+                    let player = AlphaBetaPlayer::<G>::cpu(ab.limit, &ab.text);
+                    Ok(Box::new(match &ab.weights {
+                        Some(path) => player.with_evaluation(G::learned_evaluation(path)?),
+                        None => player,
+                    }))
+                }
                 Exec::Gpu => {
                     let (exec, label) = ab.exec.executor(backend)?;
                     Ok(Box::new(AlphaBetaPlayer::<G>::gpu(

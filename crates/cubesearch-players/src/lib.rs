@@ -14,6 +14,7 @@ pub mod build;
 pub mod builtin;
 pub mod effort;
 pub mod external;
+pub mod learned;
 pub mod player;
 pub mod spec;
 pub mod text;

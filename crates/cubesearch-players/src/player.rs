@@ -84,6 +84,15 @@ pub trait NamedPlayers: GpuGame {
             Self::NAME
         )))
     }
+    /// The game scored by the learned evaluation in weights file `path`
+    /// (`alphabeta:weights=W`). The default, for a game that learns none, refuses.
+    fn learned_evaluation(path: &std::path::Path) -> Result<crate::learned::Evaluated<Self>> {
+        Err(Error::Unsupported(format!(
+            "weights={}: {} has no learned evaluation",
+            path.display(),
+            Self::NAME
+        )))
+    }
 }
 
 /// The named players of a game that has none: no value of it exists.

@@ -218,6 +218,8 @@ pub struct AlphaBetaSpec {
     pub exec: Exec,
     /// The strategy with `exec=gpu` (default: [`default_gpu_strategy`](cubesearch_search::minimax::default_gpu_strategy)).
     pub strategy: Strategy,
+    /// A learned evaluation's weights file (CPU only), instead of the game's own `score`.
+    pub weights: Option<std::path::PathBuf>,
     /// The spec as written, which the player's name repeats.
     pub text: String,
 }
@@ -320,23 +322,32 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                 let mut limit = None;
                 let mut exec = Exec::Cpu;
                 let mut strategy = cubesearch_search::minimax::default_gpu_strategy::<G>();
-                for (key, value) in spec.options(&["depth", "time", "exec", "strategy"])? {
+                let mut weights = None;
+                let keys = ["depth", "time", "exec", "strategy", "weights"];
+                for (key, value) in spec.options(&keys)? {
                     match key {
                         "depth" => {
                             limit = Some(Limit::Depth(spec.number_in(key, value, 1, MAX_DEPTH)?))
                         }
                         "time" => limit = Some(Limit::Time(spec.duration(value)?)),
                         "exec" => exec = spec.parse(value)?,
+                        "weights" => weights = Some(std::path::PathBuf::from(value)),
                         _ => strategy = spec.parse(value)?,
                     }
                 }
                 let limit = limit.ok_or_else(|| {
                     spec.error("depth=D or time=T is required (alphabeta:depth=6)")
                 })?;
+                if weights.is_some() && exec != Exec::Cpu {
+                    return Err(spec.error(
+                        "weights=W: the learned evaluation runs in the CPU search (exec=cpu) only",
+                    ));
+                }
                 Ok(PlayerSpec::AlphaBeta(AlphaBetaSpec {
                     limit,
                     exec,
                     strategy,
+                    weights,
                     text: text.to_string(),
                 }))
             }
@@ -347,7 +358,7 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                     format!("{}, ", G::NAMED)
                 };
                 Err(Error::parse(format!(
-                    "unknown player '{text}': human, random, {own}flat:k=N[,time=T], mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu,, alphabeta:depth=D|time=T,exec=cpu|gpu,strategy=S, or ugi:[time=T,handshake=T,grace=T,cmd=]COMMAND"
+                    "unknown player '{text}': human, random, {own}flat:k=N[,time=T], mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu,, alphabeta:depth=D|time=T,exec=cpu|gpu,strategy=S,weights=W, or ugi:[time=T,handshake=T,grace=T,cmd=]COMMAND"
                 )))
             }
         }

@@ -18,7 +18,7 @@ use cubesearch_kernels::rng;
 use cubesearch_kernels::stochastic::{Acted, DeviceStochasticGame, GpuStochasticGame};
 use cubesearch_kernels::td::{DeviceTd, LaneExchange, Stream, TdShape};
 use cubesearch_learn::testing::{averaged_game, AveragedRun};
-use cubesearch_learn::{default_shapes, pack_views, NTupleNetwork, TupleGame};
+use cubesearch_learn::{default_shapes, pack_views, NTupleNetwork, TupleBoard, TupleGame};
 use cubesearch_search::expectimax::{search, ExpectimaxOptions};
 use cubesearch_search::expectimax_gpu::ExpectimaxFold;
 use cubesearch_search::testing::{
@@ -228,7 +228,9 @@ impl GpuStochasticGame for Chute {
 }
 
 /// Chute's cells for n-tuple networks: 8 cells of 2 bits, no symmetry.
-impl TupleGame for Chute {
+impl TupleBoard for Chute {
+    type Board = <Self as StochasticGame>::State;
+    const GAME: &'static str = <Self as StochasticGame>::NAME;
     const CELLS: usize = 8;
     const CELL_BITS: u32 = 2;
     const SYMMETRIES: &'static [&'static [u8]] = &[&[0, 1, 2, 3, 4, 5, 6, 7]];
@@ -319,7 +321,9 @@ impl GpuStochasticGame for WideChute {
     }
 }
 
-impl TupleGame for WideChute {
+impl TupleBoard for WideChute {
+    type Board = <Self as StochasticGame>::State;
+    const GAME: &'static str = <Self as StochasticGame>::NAME;
     const CELLS: usize = 40;
     const CELL_BITS: u32 = 2;
     const SYMMETRIES: &'static [&'static [u8]] = &[&WIDE_IDENTITY];

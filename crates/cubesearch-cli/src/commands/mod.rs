@@ -16,6 +16,7 @@ mod play_stochastic;
 mod solve;
 mod solve_exact;
 mod train;
+mod train_two_player;
 
 use crate::args::{Cli, Command, Common};
 use crate::output::{emit, progress};
@@ -205,10 +206,10 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Train { game, args } => registry::visit(
             &game,
             &no_options,
-            OnePlayerOnly(train::Train {
+            train::Train {
                 common,
                 args: &args,
-            }),
+            },
         ),
     }?;
     Ok(())

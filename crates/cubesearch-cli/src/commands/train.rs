@@ -2,16 +2,18 @@
 //! [`TrainConfig`] from the flags and hands it to [`cubesearch_train::train`], which trains on
 //! the CPU, one GPU, several CUDA GPUs or, under a launcher (`cubesearch launch`, `torchrun`:
 //! `WORLD_SIZE` and the rest set), as one rank a CUDA GPU, rank 0 leading and the others
-//! following it silently.
+//! following it silently. Two-player games with a learner (Reversi) train by self-play
+//! ([`super::train_two_player`]).
 
-use super::OnePlayerCommand;
+use super::train_two_player;
 use crate::args::{Common, TrainArgs};
 use crate::output::{emit, progress};
 use crate::plot::{write_curve, ImageFormat};
 use crate::signals::{self, stop_on_signals};
 use cubesearch_core::io::{check_output, write_atomically};
 use cubesearch_core::{Error, Result};
-use cubesearch_games::registry::OnePlayerGame;
+use cubesearch_core::Game;
+use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
 use cubesearch_learn::shapes_for;
 use cubesearch_players::text::parse_duration;
 use cubesearch_train::rendezvous::Ranks;
@@ -19,15 +21,25 @@ use cubesearch_train::{curve_csv, EngineConfig, TrainConfig};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
-/// `train`, for one-player stochastic games.
+/// `train`: one-player stochastic games, and two-player games that learn by self-play.
 pub struct Train<'a> {
     pub common: &'a Common,
     pub args: &'a TrainArgs,
 }
 
-impl OnePlayerCommand for Train<'_> {
-    const WHAT: &'static str = "train";
-    fn run<G: OnePlayerGame>(self, game: G) -> Result<()> {
+impl GameVisitor for Train<'_> {
+    type Output = ();
+    fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
+        match G::LEARNER {
+            Some(learner) => train_two_player::run(&game, learner, self.common, self.args),
+            None => Err(Error::parse(format!(
+                "train takes {}, not {}",
+                registry::trained_names().join(", "),
+                <G as Game>::NAME
+            ))),
+        }
+    }
+    fn one_player<G: OnePlayerGame>(self, game: G) -> Result<()> {
         run(&game, self.common, self.args)
     }
 }

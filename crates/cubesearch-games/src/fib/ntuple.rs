@@ -5,7 +5,8 @@
 
 use super::board::view_cells_per_word;
 use super::{Board, BoardOf, HalfLanes, Sliding, TileRule};
-use cubesearch_learn::{square_symmetries, TupleGame};
+use cubesearch_core::StochasticGame;
+use cubesearch_learn::{square_symmetries, TupleBoard};
 
 const SQUARE: [[u8; 16]; 8] = square_symmetries::<4, 16>();
 
@@ -45,7 +46,9 @@ pub fn six_tuple_shapes() -> Vec<Vec<u8>> {
     SIX.iter().map(|s| s.to_vec()).collect()
 }
 
-impl<R: TileRule> TupleGame for Sliding<R> {
+impl<R: TileRule> TupleBoard for Sliding<R> {
+    type Board = <Self as StochasticGame>::State;
+    const GAME: &'static str = <Self as StochasticGame>::NAME;
     const CELLS: usize = 16;
     const CELL_BITS: u32 = R::BITS;
     const SYMMETRIES: &'static [&'static [u8]] = &[

@@ -30,16 +30,18 @@ pub mod ggf;
 pub mod movegen;
 pub mod nboard;
 pub mod notation;
+pub mod ntuple;
 pub mod players;
 pub mod seed_player;
 pub mod words;
 
 pub use board::{Board, Colour, Square};
 
-use crate::kinds::{Exact, ExactSolver, GameOptions, TwoPlayerGame};
+use crate::kinds::{Exact, ExactSolver, GameOptions, Learner, TwoPlayerGame};
 use cubesearch_core::backend::Backend;
 use cubesearch_core::game::illegal_move;
 use cubesearch_core::{Error, Game, Outcome, Result};
+use cubesearch_players::learned::Evaluated;
 use cubesearch_players::player::{NamedPlayers, Player};
 use cubesearch_players::text::SpecText;
 use movegen::{legal_moves, place};
@@ -249,10 +251,16 @@ impl NamedPlayers for Reversi {
             ReversiPlayer::NBoard(s) => Ok(Box::new(nboard::NBoardPlayer::start(s)?)),
         }
     }
+
+    fn learned_evaluation(path: &std::path::Path) -> Result<Evaluated<Self>> {
+        ntuple::learned_evaluation(path)
+    }
 }
 
 impl TwoPlayerGame for Reversi {
     const RECORD_FORMAT: Option<&'static str> = Some("GGF");
+
+    const LEARNER: Option<Learner<Self>> = Some(Learner::of());
 
     fn read_record(&self, text: &str) -> Result<(Board, Vec<ReversiMove>)> {
         ggf::parse_game(text)

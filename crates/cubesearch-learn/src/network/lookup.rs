@@ -2,7 +2,7 @@
 //! read their cells straight from a state's packed views ([`ShapeReader`]).
 
 use super::shapes::{MAX_SYMMETRIES, MAX_TUPLE};
-use crate::game::{TupleGame, ViewWords};
+use crate::game::{TupleBoard, ViewWords};
 
 /// One table lookup: where its table starts in the weights, and which of the state's cells make
 /// its index.
@@ -44,7 +44,7 @@ struct Run {
 /// ORs `place` of word `word` of every view of `N` states into their indices (symmetry by
 /// symmetry, the states side by side).
 #[inline(always)]
-fn or_run<G: TupleGame, const N: usize>(
+fn or_run<G: TupleBoard, const N: usize>(
     idx: &mut [[u64; N]; MAX_SYMMETRIES],
     views: &G::Views<N>,
     word: usize,
@@ -58,7 +58,7 @@ fn or_run<G: TupleGame, const N: usize>(
 }
 
 /// How to read one shape's lookups straight from the state's packed views (see
-/// [`TupleGame::views`]): symmetry `s` reads the shape's own cells of view `s`.
+/// [`TupleBoard::views`]): symmetry `s` reads the shape's own cells of view `s`.
 #[derive(Clone, Debug)]
 pub(super) struct ShapeReader {
     pub(super) offset: u32,
@@ -98,7 +98,7 @@ impl ShapeReader {
     /// symmetry, the states' side by side, from the states' packed views; state `i`'s stage
     /// tables start at weight `stage[i]`.
     #[inline(always)]
-    pub(super) fn indices<G: TupleGame, const N: usize>(
+    pub(super) fn indices<G: TupleBoard, const N: usize>(
         &self,
         views: &G::Views<N>,
         stage: &[u32; N],

@@ -7,7 +7,7 @@
 //! candidates of a move sum side by side. A network's lookups (shapes × symmetries) must be a
 //! multiple of 4.
 //!
-//! A *shape* is a list of the game's cells ([`TupleGame`]: a 4×4 board numbers them 0..16, row
+//! A *shape* is a list of the game's cells ([`TupleBoard`]: a 4×4 board numbers them 0..16, row
 //! by row from the top-left). Each shape is looked up in every symmetry of the game (a square
 //! board: its 8 rotations and reflections), those lookups sharing the shape's weight table. The
 //! table index of a lookup reads the value of each of the shape's cells in that symmetry's view,
@@ -19,7 +19,7 @@
 //!
 //! A *multi-stage* network (Yeh et al., IEEE TCIAIG 2017) keeps one copy of every table a
 //! stage, stage after stage: a state's stage is how many of the network's thresholds its
-//! [`TupleGame::stage_progress`] reaches, and its lookups read that stage's copy,
+//! [`TupleBoard::stage_progress`] reaches, and its lookups read that stage's copy,
 //! `stage ·` [`NTupleNetwork::stage_len`] weights further on (with the tables packed). For
 //! 2048 that is the sum of the two largest tiles: `16384` gives a second stage once a 16384
 //! is made (or two 8192s are about to make one), and `16384,24576` Yeh et al.'s three (the
@@ -53,7 +53,7 @@ pub use shapes::{
 };
 pub(crate) use sums::WeightReads;
 
-use crate::game::TupleGame;
+use crate::game::{TupleBoard, TupleGame};
 #[cfg(target_arch = "x86_64")]
 use crate::gather;
 use crate::memory::WeightMemory;
@@ -99,13 +99,13 @@ pub struct NTupleNetwork {
 impl NTupleNetwork {
     /// An all-zero network for game `G` with these shapes (cells of `G`'s states; see
     /// [`shapes_for`]). Every shape is looked up in each of `G`'s symmetries.
-    pub fn for_game<G: TupleGame>(shapes: &[Vec<u8>]) -> Result<Self> {
+    pub fn for_game<G: TupleBoard>(shapes: &[Vec<u8>]) -> Result<Self> {
         Self::staged::<G>(shapes, &[])
     }
 
     /// [`Self::for_game`] with a stage after each of `thresholds` (stage-progress values, ascending:
     /// see the module docs), each stage with tables of its own.
-    pub fn staged<G: TupleGame>(shapes: &[Vec<u8>], thresholds: &[u32]) -> Result<Self> {
+    pub fn staged<G: TupleBoard>(shapes: &[Vec<u8>], thresholds: &[u32]) -> Result<Self> {
         check_stages(thresholds)?;
         if shapes.is_empty() {
             return Err(Error::parse("an n-tuple network needs at least one shape"));
@@ -114,7 +114,7 @@ impl NTupleNetwork {
         if symmetries.is_empty() || symmetries.len() > MAX_SYMMETRIES {
             return Err(Error::Unsupported(format!(
                 "{} has {} symmetries: a network takes 1 to {MAX_SYMMETRIES}",
-                G::NAME,
+                G::GAME,
                 symmetries.len()
             )));
         }
@@ -143,7 +143,7 @@ impl NTupleNetwork {
             if shape.iter().any(|&c| c as usize >= G::CELLS) {
                 return Err(bad(&format!(
                     "{} cells are numbered 0 to {}",
-                    G::NAME,
+                    G::GAME,
                     G::CELLS - 1
                 )));
             }
@@ -193,7 +193,7 @@ impl NTupleNetwork {
         let weights = WeightMemory::zeroed(stage_stride * (thresholds.len() + 1));
         Ok(NTupleNetwork {
             id: NEXT_ID.fetch_add(1, Relaxed),
-            game: G::NAME.to_string(),
+            game: G::GAME.to_string(),
             bits,
             cells: G::CELLS,
             shapes: shapes.to_vec(),
@@ -213,7 +213,7 @@ impl NTupleNetwork {
         self.id
     }
 
-    /// The name of the game the network evaluates (its `StochasticGame::NAME`).
+    /// The name of the game the network evaluates (its [`TupleBoard::GAME`]).
     pub fn game(&self) -> &str {
         &self.game
     }
@@ -267,7 +267,7 @@ impl NTupleNetwork {
     /// with what the earlier game taught and learns its own from there (Yeh et al. grow each
     /// stage from the last; Jaśkowski's weight promotion), where a fresh stage would start
     /// from nothing in the few games that reach it.
-    pub fn split_into_stages<G: TupleGame>(&self, thresholds: &[u32]) -> Result<Self> {
+    pub fn split_into_stages<G: TupleBoard>(&self, thresholds: &[u32]) -> Result<Self> {
         if !self.stages.iter().all(|t| thresholds.contains(t)) {
             return Err(Error::parse(format!(
                 "stage thresholds '{}' do not keep the network's own ({}): a network is split \
@@ -315,9 +315,9 @@ impl NTupleNetwork {
         self.tables.len()
     }
 
-    /// The stage of `state`: how many thresholds its [`TupleGame::stage_progress`] reaches.
+    /// The stage of `state`: how many thresholds its [`TupleBoard::stage_progress`] reaches.
     #[inline(always)]
-    pub fn stage<G: TupleGame>(&self, game: &G, state: &G::State) -> usize {
+    pub fn stage<G: TupleBoard>(&self, game: &G, state: &G::Board) -> usize {
         if self.stages.is_empty() {
             return 0;
         }
@@ -327,7 +327,7 @@ impl NTupleNetwork {
 
     /// Where `state`'s stage's tables start in the weights.
     #[inline(always)]
-    fn stage_base<G: TupleGame>(&self, game: &G, state: &G::State) -> u32 {
+    fn stage_base<G: TupleBoard>(&self, game: &G, state: &G::Board) -> u32 {
         (self.stage(game, state) * self.stage_stride) as u32
     }
 
@@ -364,12 +364,12 @@ impl NTupleNetwork {
     }
 
     /// Fails unless the network was made for game `G`.
-    pub fn check_game<G: TupleGame>(&self) -> Result<()> {
-        if self.game != G::NAME || self.bits != G::CELL_BITS || self.cells != G::CELLS {
+    pub fn check_game<G: TupleBoard>(&self) -> Result<()> {
+        if self.game != G::GAME || self.bits != G::CELL_BITS || self.cells != G::CELLS {
             return Err(Error::Unsupported(format!(
                 "the network evaluates {} boards, not {}",
                 self.game,
-                G::NAME
+                G::GAME
             )));
         }
         Ok(())
@@ -389,7 +389,7 @@ impl NTupleNetwork {
     }
 
     /// The weight index of each lookup (in lookup order) on a state of stage `stage` given as
-    /// its cell values ([`TupleGame::cells`]): the reference for [`Self::indices`].
+    /// its cell values ([`TupleBoard::cells`]): the reference for [`Self::indices`].
     pub fn cell_indices(&self, cells: &[u8], stage: usize, out: &mut [u32]) {
         assert!(
             stage <= self.stages.len(),
@@ -534,7 +534,7 @@ impl NTupleNetwork {
     /// Calls `f` with the weight indices of each shape's lookups of `state`, shape by shape
     /// (so lookup by lookup in lookup order).
     #[inline(always)]
-    fn for_each_shape<G: TupleGame>(&self, game: &G, state: G::State, mut f: impl FnMut(&[u32])) {
+    fn for_each_shape<G: TupleBoard>(&self, game: &G, state: G::Board, mut f: impl FnMut(&[u32])) {
         debug_assert_eq!(self.bits, G::CELL_BITS);
         let stage = [self.stage_base(game, &state)];
         let views = game.views([state]);
@@ -549,7 +549,7 @@ impl NTupleNetwork {
     /// The weight index of each lookup of `state` (in lookup order) into `out`, which holds
     /// [`Self::lookups`] of them.
     #[inline]
-    pub fn indices<G: TupleGame>(&self, game: &G, state: G::State, out: &mut [u32]) {
+    pub fn indices<G: TupleBoard>(&self, game: &G, state: G::Board, out: &mut [u32]) {
         self.indices_of::<G, 1>(game, [state], out)
     }
 
@@ -558,10 +558,10 @@ impl NTupleNetwork {
     /// lookup `l` at `N·l + i`. One pass makes them all, vector instructions working on the
     /// states together.
     #[inline(always)]
-    pub fn indices_of<G: TupleGame, const N: usize>(
+    pub fn indices_of<G: TupleBoard, const N: usize>(
         &self,
         game: &G,
-        states: [G::State; N],
+        states: [G::Board; N],
         out: &mut [u32],
     ) {
         debug_assert_eq!(self.bits, G::CELL_BITS);
@@ -575,7 +575,7 @@ impl NTupleNetwork {
 
     /// V of a state of game `G` (the network must be made for `G`).
     #[inline]
-    pub fn value<G: TupleGame>(&self, game: &G, state: G::State) -> f32 {
+    pub fn value<G: TupleBoard>(&self, game: &G, state: G::Board) -> f32 {
         let mut sums = PartialSums::default();
         let mut at = 0;
         self.for_each_shape(game, state, |indices| {
@@ -587,7 +587,7 @@ impl NTupleNetwork {
 
     /// Adds `delta` to every weight that V of `state` reads.
     #[inline]
-    pub fn update<G: TupleGame>(&self, game: &G, state: G::State, delta: f32) {
+    pub fn update<G: TupleBoard>(&self, game: &G, state: G::Board, delta: f32) {
         self.for_each_shape(game, state, |indices| self.update_at(indices, delta));
     }
 }

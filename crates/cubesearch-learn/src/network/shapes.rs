@@ -1,7 +1,7 @@
 //! The limits of a network and the text its shapes and stages are written in: `0,1,2,3;4,5,6,7`
 //! or a game's named set (`6tuple`), and stage thresholds (`16384,24576`).
 
-use crate::game::TupleGame;
+use crate::game::TupleBoard;
 use cubesearch_core::{Error, Result};
 
 /// Most cells in one tuple.
@@ -28,7 +28,7 @@ pub const MAX_STAGES: usize = 8;
 /// device keeps the tables packed ([`NTupleNetwork::lookup_layout`](super::NTupleNetwork::lookup_layout)).
 pub const TABLE_GAP: usize = 129 * 16;
 
-/// Reads stage thresholds written as stage-progress values ([`TupleGame::stage_progress`]),
+/// Reads stage thresholds written as stage-progress values ([`TupleBoard::stage_progress`]),
 /// `16384` or `16384,24576` (empty: one stage).
 pub fn parse_stages(text: &str) -> Result<Vec<u32>> {
     if text.trim().is_empty() {
@@ -90,9 +90,9 @@ pub fn parse_shapes(text: &str) -> Result<Vec<Vec<u8>>> {
         .collect()
 }
 
-/// Reads shapes for game `G`: one of its named sets ([`TupleGame::SHAPES`]) or cell lists
+/// Reads shapes for game `G`: one of its named sets ([`TupleBoard::SHAPES`]) or cell lists
 /// ([`parse_shapes`]).
-pub fn shapes_for<G: TupleGame>(text: &str) -> Result<Vec<Vec<u8>>> {
+pub fn shapes_for<G: TupleBoard>(text: &str) -> Result<Vec<Vec<u8>>> {
     let name = text.trim();
     if let Some((_, shapes)) = G::SHAPES.iter().find(|(n, _)| *n == name) {
         return Ok(shapes.iter().map(|s| s.to_vec()).collect());
@@ -107,7 +107,7 @@ pub fn shapes_for<G: TupleGame>(text: &str) -> Result<Vec<Vec<u8>>> {
 }
 
 /// Game `G`'s default shapes: the first of its named sets.
-pub fn default_shapes<G: TupleGame>() -> Vec<Vec<u8>> {
+pub fn default_shapes<G: TupleBoard>() -> Vec<Vec<u8>> {
     G::SHAPES.first().map_or_else(Vec::new, |(_, shapes)| {
         shapes.iter().map(|s| s.to_vec()).collect()
     })

@@ -1,0 +1,157 @@
+//! Reversi as an n-tuple network reads it ([`TupleBoard`]): 64 cells, a1 = 0 … h8 = 63, each
+//! empty (0), the side to move's (1) or the other side's (2), in the board's 8 symmetries;
+//! stages by the discs on the board, as Logistello's and Edax's pattern evaluations have.
+//!
+//! The shapes (`8tuple`), 8 cells each, every one looked up in all 8 symmetries:
+//!
+//! | shape | cells |
+//! |---|---|
+//! | edge | rank 1 |
+//! | rank 2, rank 3, rank 4 | the ranks in from the edge (by symmetry, every rank and file) |
+//! | main diagonal | a1–h8 |
+//! | short diagonal and corner | b1–h7 and a1 |
+//! | corner 2 × 4 | a1–d1, a2–d2 |
+//! | corner 3 × 3 but c3 | a1–c1, a2–c2, a3–b3 |
+
+use super::eval::WIN_SCALE;
+use super::{final_score, is_finished, Board, Reversi};
+use cubesearch_core::{Game, Result};
+use cubesearch_learn::selfplay::TwoPlayerTupleGame;
+use cubesearch_learn::{pack_views, square_symmetries, NTupleNetwork, TupleBoard};
+use cubesearch_players::learned::Evaluated;
+
+/// Score units a disc of the network's value is worth: alpha-beta's scores are integers, and
+/// a 64th of a disc keeps the network's order of nearly equal positions.
+pub const SCORE_PER_DISC: f32 = 64.0;
+
+/// Reversi scored by the network in weights file `path` (`alphabeta:weights=W`): its value in
+/// discs times [`SCORE_PER_DISC`], inside ±([`WIN_SCALE`] − 1) so that a won game still ranks
+/// above any position in play.
+pub fn learned_evaluation(path: &std::path::Path) -> Result<Evaluated<Reversi>> {
+    let (net, _) = NTupleNetwork::load::<Reversi>(path, None)?;
+    Ok(Evaluated::new(
+        Reversi,
+        Box::new(move |game, board| {
+            let value = (net.value(game, *board) * SCORE_PER_DISC).round();
+            (value as i32).clamp(1 - WIN_SCALE, WIN_SCALE - 1)
+        }),
+    ))
+}
+
+const SQUARE: [[u8; 64]; 8] = square_symmetries::<8, 64>();
+
+const EIGHT: &[&[u8]] = &[
+    &[0, 1, 2, 3, 4, 5, 6, 7],
+    &[8, 9, 10, 11, 12, 13, 14, 15],
+    &[16, 17, 18, 19, 20, 21, 22, 23],
+    &[24, 25, 26, 27, 28, 29, 30, 31],
+    &[0, 9, 18, 27, 36, 45, 54, 63],
+    &[0, 1, 10, 19, 28, 37, 46, 55],
+    &[0, 1, 2, 3, 8, 9, 10, 11],
+    &[0, 1, 2, 8, 9, 10, 16, 17],
+];
+
+impl TupleBoard for Reversi {
+    type Board = Board;
+    const GAME: &'static str = <Self as Game>::NAME;
+    const CELLS: usize = 64;
+    const CELL_BITS: u32 = 2;
+    const SYMMETRIES: &'static [&'static [u8]] = &[
+        &SQUARE[0], &SQUARE[1], &SQUARE[2], &SQUARE[3], &SQUARE[4], &SQUARE[5], &SQUARE[6],
+        &SQUARE[7],
+    ];
+    const CELLS_PER_WORD: usize = 32;
+    const SHAPES: &'static [(&'static str, &'static [&'static [u8]])] = &[("8tuple", EIGHT)];
+    const MILESTONES: &'static [u32] = &[];
+    type Views<const N: usize> = [[[u64; N]; 2]; 8];
+
+    fn cells(&self, board: &Board, out: &mut [u8]) {
+        for (square, cell) in out.iter_mut().enumerate() {
+            let bit = 1u64 << square;
+            *cell = if board.player & bit != 0 {
+                1
+            } else if board.opponent & bit != 0 {
+                2
+            } else {
+                0
+            };
+        }
+    }
+
+    fn views<const N: usize>(&self, boards: [Board; N]) -> Self::Views<N> {
+        pack_views(self, boards)
+    }
+
+    /// The discs on the board, which never fall.
+    fn progress(&self, board: &Board) -> u32 {
+        (board.player | board.opponent).count_ones()
+    }
+}
+
+impl TwoPlayerTupleGame for Reversi {
+    /// Stages every 8 discs from 16: 7 in all.
+    const STAGES: &'static [u32] = &[16, 24, 32, 40, 48, 56];
+
+    /// The final disc difference for the side to move.
+    fn final_value(&self, board: &Board) -> f32 {
+        debug_assert!(is_finished(board));
+        final_score(board) as f32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cubesearch_core::rng::XorShift32;
+    use cubesearch_learn::selfplay::{best_move, learn_game, SelfPlay};
+    use cubesearch_learn::testing::check_views;
+    use cubesearch_learn::NTupleNetwork;
+
+    fn positions() -> Vec<Board> {
+        let mut rng = XorShift32::for_worker(5, 0);
+        let mut out = vec![Reversi.initial()];
+        let mut scratch = Vec::new();
+        for _ in 0..40 {
+            let mut b = Reversi.initial();
+            for _ in 0..rng.below(50) {
+                if Reversi.outcome(&b) != cubesearch_core::Outcome::Ongoing {
+                    break;
+                }
+                b = Reversi.play_random(&b, &mut rng, &mut scratch);
+            }
+            out.push(b);
+        }
+        out
+    }
+
+    #[test]
+    fn views_are_the_cells_in_each_symmetry() {
+        check_views(&Reversi, &positions());
+    }
+
+    /// The network's value of a position is the same in all 8 symmetries of the board: every
+    /// shape is looked up in every symmetry.
+    #[test]
+    fn a_position_and_its_mirror_are_worth_the_same() {
+        let net = NTupleNetwork::staged::<Reversi>(
+            &cubesearch_learn::default_shapes::<Reversi>(),
+            Reversi::STAGES,
+        )
+        .unwrap();
+        let mut rng = XorShift32::for_worker(1, 0);
+        for _ in 0..200 {
+            learn_game(&Reversi, &net, Reversi.initial(), SelfPlay::default(), &mut rng);
+        }
+        let mirror = |b: &Board| Board {
+            player: b.player.swap_bytes(),
+            opponent: b.opponent.swap_bytes(),
+            to_move: b.to_move,
+        };
+        for b in positions() {
+            let (v, w) = (net.value(&Reversi, b), net.value(&Reversi, mirror(&b)));
+            assert!((v - w).abs() <= 1e-3 * v.abs().max(1.0), "{v} against {w}");
+        }
+        assert!(net.value(&Reversi, Reversi.initial()).is_finite());
+        assert!(best_move(&Reversi, &net, &Reversi.initial()).is_some());
+    }
+}
