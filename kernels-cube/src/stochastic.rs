@@ -62,7 +62,7 @@ pub trait DeviceStochasticGame: 'static + Send + Sync {
     /// How far a game got, reported for each finished game (a higher number is further).
     fn progress(state: &Self::State) -> u32;
     /// What a multi-stage network's thresholds compare: the host's
-    /// `TupleGame::stage_progress` (for most games `progress`).
+    /// `TupleBoard::stage_progress` (for most games `progress`).
     fn stage_progress(state: &Self::State) -> u32;
     /// The state that lane `lane` of the plane holds, for every lane of the plane: a plane
     /// shuffle of each of its words. Called with the whole plane active, on devices with

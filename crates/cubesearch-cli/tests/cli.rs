@@ -224,11 +224,15 @@ fn ranks_and_their_launcher_refuse_what_cannot_run() {
 fn games_a_subcommand_does_not_take_are_refused_naming_those_it_does() {
     let two = "[possible values: checkers, reversi, nim]";
     let one = "[possible values: 2584, 2048]";
+    let trained = "[possible values: reversi, 2584, 2048]";
     for (args, names) in [
         (&["solve", "2048", "--position", "2,2,0"][..], two),
         (&["perft", "2584", "--depth", "2"], two),
         (&["match", "2048", "--p1", "random", "--p2", "random"], two),
-        (&["train", "checkers", "--games", "2", "--out", "x"], one),
+        (
+            &["train", "checkers", "--games", "2", "--out", "x"],
+            trained,
+        ),
         (&["boards", "nim", "--weights", "w", "--out", "x"], one),
     ] {
         assert_bad_input(&cubesearch(args), names);

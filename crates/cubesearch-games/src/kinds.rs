@@ -7,8 +7,8 @@ use cubesearch_core::{Error, Game, Result, Stop};
 use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::selfplay::{learn_games, SelfPlayPlan, SelfPlayRun, TwoPlayerTupleGame};
 use cubesearch_learn::{default_shapes, shapes_for, NTupleNetwork, TupleGame};
-use std::path::Path;
 use cubesearch_players::player::NamedPlayers;
+use std::path::Path;
 
 /// What the command line says about a game before it is made.
 #[derive(Clone, Copy, Debug, Default)]

@@ -45,7 +45,7 @@ const STAGED_BY: &str = "stage_progress";
 /// What a weights file says about itself.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WeightsMeta {
-    /// The game's name ([`TupleBoard::GAME`](crate::TupleBoard::GAME)).
+    /// The game's name ([`TupleBoard::GAME`]).
     pub game: String,
     /// The tuple shapes.
     pub shapes: Vec<Vec<u8>>,

@@ -8,8 +8,8 @@ use cubesearch_core::{Result, Stop};
 use serde::Serialize;
 use std::time::Instant;
 
-/// The share of games whose progress ([`TupleGame::progress`]) reached a milestone
-/// ([`TupleGame::MILESTONES`]).
+/// The share of games whose progress ([`TupleBoard::progress`](crate::TupleBoard::progress)) reached a milestone
+/// ([`TupleBoard::MILESTONES`](crate::TupleBoard::MILESTONES)).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Reach {
     /// The milestone.

@@ -123,7 +123,7 @@ pub fn learn_game<G: TwoPlayerTupleGame>(
     let last = game.final_value(&state);
     SelfPlayGame {
         moves,
-        first_mover: if moves % 2 == 0 { last } else { -last },
+        first_mover: if moves.is_multiple_of(2) { last } else { -last },
     }
 }
 

@@ -80,7 +80,7 @@ pub struct Episode {
     pub score: u64,
     /// Moves played.
     pub moves: u32,
-    /// How far the game got ([`TupleGame::progress`] of its last state).
+    /// How far the game got ([`TupleBoard::progress`](crate::TupleBoard::progress) of its last state).
     pub progress: u32,
 }
 

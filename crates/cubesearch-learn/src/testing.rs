@@ -4,16 +4,18 @@ use crate::game::{TupleBoard, TupleGame, ViewWords};
 use crate::network::{coherence_rate, NTupleNetwork};
 use crate::td::greedy;
 use cubesearch_core::rng::XorShift32;
+#[cfg(test)]
+use cubesearch_core::StochasticGame;
 
 /// Holds `game`'s packed views ([`TupleBoard::views`]) of `states`, four at a time, to its cells
 /// read through its symmetries: view `s` must show at cell `c` the value of cell
 /// `SYMMETRIES[s][c]`, `CELL_BITS` bits a cell, `CELLS_PER_WORD` cells a word. Panics with the
 /// first difference.
-pub fn check_views<G: TupleGame>(game: &G, states: &[G::State]) {
+pub fn check_views<G: TupleBoard>(game: &G, states: &[G::Board]) {
     let mask = (1u64 << G::CELL_BITS) - 1;
     let mut cells = vec![0u8; G::CELLS];
     for four in states.chunks(4) {
-        let lanes: [G::State; 4] = std::array::from_fn(|i| four[i % four.len()]);
+        let lanes: [G::Board; 4] = std::array::from_fn(|i| four[i % four.len()]);
         let views = game.views(lanes);
         for (i, state) in lanes.iter().enumerate() {
             game.cells(state, &mut cells);
@@ -24,7 +26,7 @@ pub fn check_views<G: TupleGame>(game: &G, states: &[G::State]) {
                     assert_eq!(
                         seen, cells[from as usize] as u64,
                         "{}: view {s} shows {seen} at cell {c} of {state:?}, but cell {from} holds {}",
-                        G::NAME, cells[from as usize]
+                        G::GAME, cells[from as usize]
                     );
                 }
             }
@@ -227,7 +229,7 @@ pub(crate) struct Cells16(pub [u8; 16]);
 const SQUARE: [[u8; 16]; 8] = crate::game::square_symmetries::<4, 16>();
 
 #[cfg(test)]
-impl<const BITS: u32> cubesearch_core::StochasticGame for Cells16Game<BITS> {
+impl<const BITS: u32> StochasticGame for Cells16Game<BITS> {
     type State = Cells16;
     type Action = u8;
     const NAME: &'static str = "cells16";

@@ -86,7 +86,10 @@ pub trait NamedPlayers: GpuGame {
     }
     /// The game scored by the learned evaluation in weights file `path`
     /// (`alphabeta:weights=W`). The default, for a game that learns none, refuses.
-    fn learned_evaluation(path: &std::path::Path) -> Result<crate::learned::Evaluated<Self>> {
+    fn learned_evaluation(path: &std::path::Path) -> Result<crate::learned::Evaluated<Self>>
+    where
+        Self: Sized,
+    {
         Err(Error::Unsupported(format!(
             "weights={}: {} has no learned evaluation",
             path.display(),

@@ -29,7 +29,7 @@ pub struct TrainConfig {
     /// The run seed: game `g` draws from `XorShift32::for_worker(seed, g)`, `g` counting the
     /// games a resumed file had already trained.
     pub seed: u32,
-    /// Tuple shapes (default: the game's first named set, [`TupleGame::SHAPES`]); a resumed
+    /// Tuple shapes (default: the game's first named set, [`TupleBoard::SHAPES`](cubesearch_learn::TupleBoard::SHAPES)); a resumed
     /// file must match them.
     pub shapes: Option<Vec<Vec<u8>>>,
     /// Stage thresholds of a new multi-stage network (stage-progress values, ascending: see

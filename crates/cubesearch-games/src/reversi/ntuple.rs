@@ -140,7 +140,13 @@ mod tests {
         .unwrap();
         let mut rng = XorShift32::for_worker(1, 0);
         for _ in 0..200 {
-            learn_game(&Reversi, &net, Reversi.initial(), SelfPlay::default(), &mut rng);
+            learn_game(
+                &Reversi,
+                &net,
+                Reversi.initial(),
+                SelfPlay::default(),
+                &mut rng,
+            );
         }
         let mirror = |b: &Board| Board {
             player: b.player.swap_bytes(),
