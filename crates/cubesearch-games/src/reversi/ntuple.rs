@@ -16,8 +16,10 @@
 use super::eval::WIN_SCALE;
 use super::{final_score, is_finished, Board, Reversi};
 use cubesearch_core::{Game, Result};
+#[cfg(doc)]
+use cubesearch_learn::pack_views;
 use cubesearch_learn::selfplay::TwoPlayerTupleGame;
-use cubesearch_learn::{pack_views, square_symmetries, NTupleNetwork, TupleBoard};
+use cubesearch_learn::{square_symmetries, NTupleNetwork, TupleBoard};
 use cubesearch_players::learned::Evaluated;
 
 /// Score units a disc of the network's value is worth: alpha-beta's scores are integers, and
@@ -78,14 +80,66 @@ impl TupleBoard for Reversi {
         }
     }
 
+    /// The 8 views by bitboard turns and mirrors, the two colours' bits interleaved into
+    /// 2-bit cells: a few dozen operations a view where [`pack_views`] takes one a cell.
+    #[inline(always)]
     fn views<const N: usize>(&self, boards: [Board; N]) -> Self::Views<N> {
-        pack_views(self, boards)
+        let mut views = [[[0u64; N]; 2]; 8];
+        for (i, board) in boards.iter().enumerate() {
+            for (s, view) in views.iter_mut().enumerate() {
+                let (player, opponent) = (seen_in(s, board.player), seen_in(s, board.opponent));
+                for (w, word) in view.iter_mut().enumerate() {
+                    let half = |bits: u64| (bits >> (32 * w)) as u32;
+                    word[i] = spread(half(player)) | spread(half(opponent)) << 1;
+                }
+            }
+        }
+        views
     }
 
     /// The discs on the board, which never fall.
     fn progress(&self, board: &Board) -> u32 {
         (board.player | board.opponent).count_ones()
     }
+}
+
+/// `bits` as view `s` shows them: view `s` holds at square `c` the board's square
+/// `SYMMETRIES[s][c]`, which is the board transposed (s = 1, 3, 5, 7), then flipped top to
+/// bottom (s = 1, 2, 6, 7), then mirrored left to right (s = 2, 3, 4, 7).
+#[inline(always)]
+fn seen_in(s: usize, mut bits: u64) -> u64 {
+    if matches!(s, 1 | 3 | 5 | 7) {
+        bits = transposed(bits);
+    }
+    if matches!(s, 1 | 2 | 6 | 7) {
+        bits = bits.swap_bytes();
+    }
+    if matches!(s, 2 | 3 | 4 | 7) {
+        bits = bits.reverse_bits().swap_bytes();
+    }
+    bits
+}
+
+/// The board mirrored in its a1–h8 diagonal: square (rank r, file f) to (f, r).
+#[inline(always)]
+fn transposed(mut x: u64) -> u64 {
+    let t = 0x0f0f_0f0f_0000_0000 & (x ^ (x << 28));
+    x ^= t ^ (t >> 28);
+    let t = 0x3333_0000_3333_0000 & (x ^ (x << 14));
+    x ^= t ^ (t >> 14);
+    let t = 0x5500_5500_5500_5500 & (x ^ (x << 7));
+    x ^ t ^ (t >> 7)
+}
+
+/// Bit `i` of `x` at bit `2i`.
+#[inline(always)]
+fn spread(x: u32) -> u64 {
+    let mut x = u64::from(x);
+    x = (x | x << 16) & 0x0000_ffff_0000_ffff;
+    x = (x | x << 8) & 0x00ff_00ff_00ff_00ff;
+    x = (x | x << 4) & 0x0f0f_0f0f_0f0f_0f0f;
+    x = (x | x << 2) & 0x3333_3333_3333_3333;
+    (x | x << 1) & 0x5555_5555_5555_5555
 }
 
 impl TwoPlayerTupleGame for Reversi {
