@@ -161,7 +161,7 @@ fn bad_input_exits_2_with_one_line() {
     );
     assert_bad_input(
         &cubesearch(&["train", "nim", "--games", "1", "--out", "w"]),
-        "[possible values: reversi, 2584, 2048]",
+        "[possible values: checkers, reversi, 2584, 2048]",
     );
     // A missing argument is named on the one line.
     assert_bad_input(
@@ -224,15 +224,12 @@ fn ranks_and_their_launcher_refuse_what_cannot_run() {
 fn games_a_subcommand_does_not_take_are_refused_naming_those_it_does() {
     let two = "[possible values: checkers, reversi, nim]";
     let one = "[possible values: 2584, 2048]";
-    let trained = "[possible values: reversi, 2584, 2048]";
+    let trained = "[possible values: checkers, reversi, 2584, 2048]";
     for (args, names) in [
         (&["solve", "2048", "--position", "2,2,0"][..], two),
         (&["perft", "2584", "--depth", "2"], two),
         (&["match", "2048", "--p1", "random", "--p2", "random"], two),
-        (
-            &["train", "checkers", "--games", "2", "--out", "x"],
-            trained,
-        ),
+        (&["train", "nim", "--games", "2", "--out", "x"], trained),
         (&["boards", "nim", "--weights", "w", "--out", "x"], one),
     ] {
         assert_bad_input(&cubesearch(args), names);

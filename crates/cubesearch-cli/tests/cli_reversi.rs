@@ -298,7 +298,7 @@ fn self_play_learns_an_evaluation_that_alphabeta_plays() {
         ),
         (
             vec!["train", "nim", "--games", "5", "--out", out],
-            "[possible values: reversi, 2584, 2048]",
+            "[possible values: checkers, reversi, 2584, 2048]",
         ),
     ] {
         assert_bad_input(&cubesearch(&args), why);

@@ -16,16 +16,18 @@ pub mod device;
 pub mod display;
 pub mod movegen;
 pub mod notation;
+pub mod ntuple;
 pub mod pdn;
 
 pub use board::{CheckersState, Rules, Side};
 pub use movegen::CheckersMove;
 
-use crate::kinds::{GameOptions, TwoPlayerGame};
+use crate::kinds::{GameOptions, Learner, TwoPlayerGame};
 use cubesearch_core::backend::Backend;
 use cubesearch_core::game::{illegal_move, play_random_from_list, read_moves};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Outcome, Result};
+use cubesearch_players::learned::Evaluated;
 use cubesearch_players::player::{NamedPlayers, Player};
 use cubesearch_players::text::SpecText;
 
@@ -292,6 +294,10 @@ impl NamedPlayers for Checkers {
     ) -> Result<Box<dyn Player<Self>>> {
         Ok(Box::new(cbapi::CheckerBoardPlayer::load(spec)?))
     }
+
+    fn learned_evaluation(path: &std::path::Path) -> Result<Evaluated<Self>> {
+        ntuple::learned_evaluation(path)
+    }
 }
 
 /// Checkers on the command line: `--rules american|longest` (default `american`, the rules of
@@ -300,6 +306,7 @@ impl NamedPlayers for Checkers {
 impl TwoPlayerGame for Checkers {
     const SOLVE_DEPTH: u32 = 8;
     const RECORD_FORMAT: Option<&'static str> = Some("PDN");
+    const LEARNER: Option<Learner<Self>> = Some(Learner::of());
 
     fn first_mover_to_move(&self, state: &CheckersState) -> Option<bool> {
         Some(state.side() == self.initial().side())
