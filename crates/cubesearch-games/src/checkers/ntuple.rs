@@ -105,24 +105,13 @@ mod tests {
     use cubesearch_core::rng::XorShift32;
     use cubesearch_learn::selfplay::{learn_game, SelfPlay};
     use cubesearch_learn::testing::check_views;
+    use cubesearch_search::testing::random_positions;
 
     #[test]
     fn views_are_the_cells_and_the_mover_sits_at_cell_0() {
         let game = Checkers::new(Rules::American);
         let mut rng = XorShift32::for_worker(2, 0);
-        let mut scratch = Vec::new();
-        let mut states = vec![game.initial()];
-        for _ in 0..60 {
-            let mut s = game.initial();
-            for _ in 0..rng.below(40) {
-                if game.outcome(&s) != cubesearch_core::Outcome::Ongoing {
-                    break;
-                }
-                s = game.play_random(&s, &mut rng, &mut scratch);
-            }
-            states.push(s);
-        }
-        check_views(&game, &states);
+        check_views(&game, &random_positions(&game, 60, 40, 2));
         // At the start both sides see the same board from their seat: their 12 men on cells
         // 0–11, the other side's on 20–31.
         let mut cells = [0u8; 32];

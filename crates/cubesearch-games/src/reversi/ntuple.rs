@@ -160,22 +160,10 @@ mod tests {
     use cubesearch_learn::selfplay::{best_move, learn_game, SelfPlay};
     use cubesearch_learn::testing::check_views;
     use cubesearch_learn::NTupleNetwork;
+    use cubesearch_search::testing::random_positions;
 
     fn positions() -> Vec<Board> {
-        let mut rng = XorShift32::for_worker(5, 0);
-        let mut out = vec![Reversi.initial()];
-        let mut scratch = Vec::new();
-        for _ in 0..40 {
-            let mut b = Reversi.initial();
-            for _ in 0..rng.below(50) {
-                if Reversi.outcome(&b) != cubesearch_core::Outcome::Ongoing {
-                    break;
-                }
-                b = Reversi.play_random(&b, &mut rng, &mut scratch);
-            }
-            out.push(b);
-        }
-        out
+        random_positions(&Reversi, 40, 50, 5)
     }
 
     #[test]
