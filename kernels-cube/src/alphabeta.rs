@@ -244,12 +244,11 @@ fn stack_capacity(depth: u32) -> usize {
     depth.max(8).next_power_of_two() as usize
 }
 
-/// How a walk's stack is kept: the levels its local arrays hold, a state's words, and packed
-/// (the v2 stack: bounds where a wide one keeps counts, and no i32 words) or wide. In device
-/// memory between launches it takes only the levels its depth needs (see [`walk_words`]).
+/// How a walk's stack is kept: a state's words, and packed (the v2 stack: bounds where a wide
+/// one keeps counts, and no i32 words) or wide. In device memory between launches it takes
+/// only the levels its depth needs (see [`walk_words`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct WalkShape {
-    capacity: usize,
     words: usize,
     packed: bool,
 }
@@ -435,7 +434,6 @@ pub fn subtree_kernel<G: DeviceGame>(
                 ib,
                 levels,
                 comptime!(WalkShape {
-                    capacity,
                     words,
                     packed: false
                 }),
@@ -454,7 +452,6 @@ pub fn subtree_kernel<G: DeviceGame>(
                 budget,
                 depth,
                 comptime!(WalkShape {
-                    capacity,
                     words,
                     packed: false
                 }),
@@ -638,11 +635,7 @@ pub fn root_walk_kernel<G: DeviceGame>(
             ub,
             ib,
             levels,
-            comptime!(WalkShape {
-                capacity,
-                words,
-                packed
-            }),
+            comptime!(WalkShape { words, packed }),
         );
     }
     if walking {
@@ -657,11 +650,7 @@ pub fn root_walk_kernel<G: DeviceGame>(
             ib,
             budget,
             below,
-            comptime!(WalkShape {
-                capacity,
-                words,
-                packed
-            }),
+            comptime!(WalkShape { words, packed }),
         ) {
             replies[slot] = -stack.best(0, packed);
         }

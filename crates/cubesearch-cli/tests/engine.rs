@@ -598,6 +598,21 @@ impl Running {
         }
     }
 
+    /// Sends `text`, takes the lines up to the first starting with `prefix` (within `bound`),
+    /// then quits and checks the engine ends well.
+    fn answer_then_quit(
+        mut self,
+        text: &str,
+        prefix: &str,
+        bound: std::time::Duration,
+    ) -> Vec<String> {
+        self.send(text);
+        let lines = self.until(prefix, bound);
+        self.send("quit\n");
+        assert!(self.ends_within(bound).success());
+        lines
+    }
+
     /// Waits for the process to end, within `bound`; its exit status.
     fn ends_within(&mut self, bound: std::time::Duration) -> std::process::ExitStatus {
         let end = std::time::Instant::now() + bound;
@@ -769,11 +784,8 @@ fn nboard_quit_and_the_end_of_input_end_a_long_search() {
 fn alpha_beta_reports_depth_nodes_and_score() {
     // The host waits for the answer before it quits (a quit sent behind `go` would stop it).
     let bound = std::time::Duration::from_secs(30);
-    let mut engine = Running::start(&["reversi", "--player", "alphabeta:depth=3"]);
-    engine.send("position startpos\ngo\n");
-    let lines = engine.until("bestmove", bound);
-    engine.send("quit\n");
-    assert!(engine.ends_within(bound).success());
+    let engine = Running::start(&["reversi", "--player", "alphabeta:depth=3"]);
+    let lines = engine.answer_then_quit("position startpos\ngo\n", "bestmove", bound);
     let info = lines
         .iter()
         .find(|l| l.starts_with("info time"))
@@ -787,17 +799,14 @@ fn alpha_beta_reports_depth_nodes_and_score() {
     assert!(field("nodes") > 3, "{info}");
     let at = words.iter().position(|w| *w == "score").expect("score");
     assert_eq!(words[at + 1], "cp", "{info}");
-    let mut engine = Running::start(&[
+    let engine = Running::start(&[
         "reversi",
         "--protocol",
         "nboard",
         "--player",
         "alphabeta:depth=3",
     ]);
-    engine.send("nboard 2\ngo\n");
-    let nboard = engine.until("===", bound);
-    engine.send("quit\n");
-    assert!(engine.ends_within(bound).success());
+    let nboard = engine.answer_then_quit("nboard 2\ngo\n", "===", bound);
     let answer = nboard.last().unwrap().strip_prefix("=== ").unwrap();
     let fields: Vec<&str> = answer.split('/').collect();
     assert!(fields[1].parse::<f64>().is_ok(), "eval in {answer}");
@@ -809,11 +818,12 @@ fn alpha_beta_reports_depth_nodes_and_score() {
 #[test]
 fn a_clock_budget_is_kept() {
     let bound = std::time::Duration::from_secs(30);
-    let mut engine = Running::start(&["checkers", "--player", "mcts:time=1s"]);
-    engine.send("position startpos\ngo wtime 100 btime 100\n");
-    let lines = engine.until("bestmove", bound);
-    engine.send("quit\n");
-    assert!(engine.ends_within(bound).success());
+    let engine = Running::start(&["checkers", "--player", "mcts:time=1s"]);
+    let lines = engine.answer_then_quit(
+        "position startpos\ngo wtime 100 btime 100\n",
+        "bestmove",
+        bound,
+    );
     let info = lines.iter().find(|l| l.starts_with("info time")).unwrap();
     let ms: u64 = info.split_whitespace().nth(2).unwrap().parse().unwrap();
     assert!(ms <= 30, "{info}");

@@ -7,6 +7,7 @@ use cubesearch_core::{Error, Game, Result, Stop};
 use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::selfplay::{learn_games, SelfPlayPlan, SelfPlayRun, TwoPlayerTupleGame};
 use cubesearch_learn::{default_shapes, shapes_for, NTupleNetwork, TupleGame};
+use cubesearch_players::learned::Evaluated;
 use cubesearch_players::player::NamedPlayers;
 use std::path::Path;
 
@@ -162,6 +163,25 @@ impl<G: TwoPlayerTupleGame> Learner<G> {
             },
         }
     }
+}
+
+/// `game` scored by the network in weights file `path` (`alphabeta:weights=W`): its value times
+/// `per_unit`, kept inside ±(`win` − 1) so that a won game (scored `win` or more) still ranks
+/// above any position in play.
+pub fn network_evaluation<G: TwoPlayerTupleGame>(
+    path: &Path,
+    game: G,
+    per_unit: f32,
+    win: i32,
+) -> Result<Evaluated<G>> {
+    let (net, _) = NTupleNetwork::load::<G>(path, None)?;
+    Ok(Evaluated::new(
+        game,
+        Box::new(move |game, state| {
+            let value = (net.value(game, *state) * per_unit).round();
+            (value as i32).clamp(1 - win, win - 1)
+        }),
+    ))
 }
 
 /// A one-player stochastic game the command line plays: host rules, device twin and n-tuple

@@ -22,7 +22,7 @@ use crate::spec::Limit;
 use cubesearch_core::{Error, Game, Result, Stop, SubtreeSearch};
 use cubesearch_kernels::GpuGame;
 use cubesearch_search::minimax::{
-    self, order_by_score, solve_iterative, SearchOptions, Strategy, TranspositionTable,
+    self, order_by_score, solve_iterative, Deepened, SearchOptions, Strategy, TranspositionTable,
 };
 use cubesearch_search::Executor;
 use std::time::Instant;
@@ -206,24 +206,8 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
             // by the depth searched below them, true whatever the root (an engine's next
             // search starts two plies down the last one's tree).
             let (found, nodes) = match &self.learned {
-                Some(learned) => {
-                    let mut options = SearchOptions {
-                        order: Some(order_by_score::<Evaluated<G>>),
-                        table: Some(&mut self.table),
-                        ..SearchOptions::default()
-                    };
-                    let found = solve_iterative(learned, state, depth, &stop, &mut options);
-                    (found, options.nodes)
-                }
-                None => {
-                    let mut options = SearchOptions {
-                        order: Some(order_by_score::<G>),
-                        table: Some(&mut self.table),
-                        ..SearchOptions::default()
-                    };
-                    let found = solve_iterative(game, state, depth, &stop, &mut options);
-                    (found, options.nodes)
-                }
+                Some(learned) => search_cpu(learned, state, depth, &stop, &mut self.table),
+                None => search_cpu(game, state, depth, &stop, &mut self.table),
             };
             self.last_depth = found.depth;
             self.last_nodes = nodes;
@@ -232,4 +216,23 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
         };
         best.ok_or_else(|| Error::Unsupported("no legal move: the game is over".into()))
     }
+}
+
+/// One CPU search by iterative deepening to `depth` at most, its children ordered by `game`'s
+/// score, with `table` (kept from move to move by the player): the deepest finished iteration
+/// and the nodes visited.
+fn search_cpu<H: Game>(
+    game: &H,
+    state: &H::State,
+    depth: u32,
+    stop: &Stop,
+    table: &mut TranspositionTable<H::State>,
+) -> (Deepened<H::Move>, u64) {
+    let mut options = SearchOptions {
+        order: Some(order_by_score::<H>),
+        table: Some(table),
+        ..SearchOptions::default()
+    };
+    let found = solve_iterative(game, state, depth, stop, &mut options);
+    (found, options.nodes)
 }

@@ -22,7 +22,7 @@ pub mod pdn;
 pub use board::{CheckersState, Rules, Side};
 pub use movegen::CheckersMove;
 
-use crate::kinds::{GameOptions, Learner, TwoPlayerGame};
+use crate::kinds::{network_evaluation, GameOptions, Learner, TwoPlayerGame};
 use cubesearch_core::backend::Backend;
 use cubesearch_core::game::{illegal_move, play_random_from_list, read_moves};
 use cubesearch_core::rng::XorShift32;
@@ -295,8 +295,10 @@ impl NamedPlayers for Checkers {
         Ok(Box::new(cbapi::CheckerBoardPlayer::load(spec)?))
     }
 
+    /// A position keeps its own rules, so the default ones here change no search.
     fn learned_evaluation(path: &std::path::Path) -> Result<Evaluated<Self>> {
-        ntuple::learned_evaluation(path)
+        let game = Checkers::new(Rules::American);
+        network_evaluation(path, game, ntuple::SCORE_PER_UNIT, LOSS_SCORE)
     }
 }
 

@@ -10,11 +10,10 @@
 //! each back rank with the 2 squares in front of its double corner.
 
 use super::board::GEOMETRY;
-use super::{Checkers, CheckersState, Rules, Side, LOSS_SCORE};
-use cubesearch_core::{Game, Result};
+use super::{Checkers, CheckersState, Side};
+use cubesearch_core::Game;
 use cubesearch_learn::selfplay::TwoPlayerTupleGame;
-use cubesearch_learn::{pack_views, NTupleNetwork, TupleBoard};
-use cubesearch_players::learned::Evaluated;
+use cubesearch_learn::{pack_views, TupleBoard};
 
 const SIX: &[&[u8]] = &[
     &[0, 1, 2, 4, 5, 6],
@@ -81,30 +80,17 @@ impl TwoPlayerTupleGame for Checkers {
     const STAGES: &'static [u32] = &[4, 8, 12, 16];
 }
 
-/// Score units a unit of the network's value (a won game is 1) is worth.
+/// Score units a unit of the network's value (a won game is 1) is worth (`alphabeta:weights=W`).
 pub const SCORE_PER_UNIT: f32 = 500.0;
-
-/// Checkers scored by the network in weights file `path` (`alphabeta:weights=W`): its value
-/// times [`SCORE_PER_UNIT`], inside ±([`LOSS_SCORE`] − 1) so that a won game still ranks above
-/// any position in play. A position keeps its own rules, so the default ones here change no
-/// search.
-pub fn learned_evaluation(path: &std::path::Path) -> Result<Evaluated<Checkers>> {
-    let (net, _) = NTupleNetwork::load::<Checkers>(path, None)?;
-    Ok(Evaluated::new(
-        Checkers::new(Rules::American),
-        Box::new(move |game, state| {
-            let value = (net.value(game, *state) * SCORE_PER_UNIT).round();
-            (value as i32).clamp(1 - LOSS_SCORE, LOSS_SCORE - 1)
-        }),
-    ))
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checkers::Rules;
     use cubesearch_core::rng::XorShift32;
     use cubesearch_learn::selfplay::{learn_game, SelfPlay};
     use cubesearch_learn::testing::check_views;
+    use cubesearch_learn::NTupleNetwork;
     use cubesearch_search::testing::random_positions;
 
     #[test]

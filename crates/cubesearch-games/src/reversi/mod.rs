@@ -37,7 +37,7 @@ pub mod words;
 
 pub use board::{Board, Colour, Square};
 
-use crate::kinds::{Exact, ExactSolver, GameOptions, Learner, TwoPlayerGame};
+use crate::kinds::{network_evaluation, Exact, ExactSolver, GameOptions, Learner, TwoPlayerGame};
 use cubesearch_core::backend::Backend;
 use cubesearch_core::game::illegal_move;
 use cubesearch_core::{Error, Game, Outcome, Result};
@@ -253,7 +253,7 @@ impl NamedPlayers for Reversi {
     }
 
     fn learned_evaluation(path: &std::path::Path) -> Result<Evaluated<Self>> {
-        ntuple::learned_evaluation(path)
+        network_evaluation(path, Reversi, ntuple::SCORE_PER_DISC, eval::WIN_SCALE)
     }
 }
 

@@ -13,32 +13,17 @@
 //! | corner 2 × 4 | a1–d1, a2–d2 |
 //! | corner 3 × 3 but c3 | a1–c1, a2–c2, a3–b3 |
 
-use super::eval::WIN_SCALE;
 use super::{final_score, is_finished, Board, Reversi};
-use cubesearch_core::{Game, Result};
+use cubesearch_core::Game;
 #[cfg(doc)]
 use cubesearch_learn::pack_views;
 use cubesearch_learn::selfplay::TwoPlayerTupleGame;
-use cubesearch_learn::{square_symmetries, NTupleNetwork, TupleBoard};
-use cubesearch_players::learned::Evaluated;
+use cubesearch_learn::{square_symmetries, TupleBoard};
 
-/// Score units a disc of the network's value is worth: alpha-beta's scores are integers, and
-/// a 64th of a disc keeps the network's order of nearly equal positions.
+/// Score units a disc of the network's value is worth (`alphabeta:weights=W`): alpha-beta's
+/// scores are integers, and a 64th of a disc keeps the network's order of nearly equal
+/// positions.
 pub const SCORE_PER_DISC: f32 = 64.0;
-
-/// Reversi scored by the network in weights file `path` (`alphabeta:weights=W`): its value in
-/// discs times [`SCORE_PER_DISC`], inside ±([`WIN_SCALE`] − 1) so that a won game still ranks
-/// above any position in play.
-pub fn learned_evaluation(path: &std::path::Path) -> Result<Evaluated<Reversi>> {
-    let (net, _) = NTupleNetwork::load::<Reversi>(path, None)?;
-    Ok(Evaluated::new(
-        Reversi,
-        Box::new(move |game, board| {
-            let value = (net.value(game, *board) * SCORE_PER_DISC).round();
-            (value as i32).clamp(1 - WIN_SCALE, WIN_SCALE - 1)
-        }),
-    ))
-}
 
 const SQUARE: [[u8; 64]; 8] = square_symmetries::<8, 64>();
 
