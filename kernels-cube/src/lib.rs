@@ -26,6 +26,7 @@ pub mod playout;
 pub mod rng;
 pub mod rules;
 pub mod scores;
+pub mod selfplay;
 pub mod stochastic;
 pub mod td;
 

@@ -4,11 +4,14 @@
 //! implement these traits; the [registry](crate::registry) lists the games.
 
 use cubesearch_core::{Error, Game, Result, Stop};
-use cubesearch_kernels::GpuStochasticGame;
+use cubesearch_kernels::selfplay::DeviceTupleGame;
+use cubesearch_kernels::{GpuGame, GpuStochasticGame};
 use cubesearch_learn::selfplay::{learn_games, SelfPlayPlan, SelfPlayRun, TwoPlayerTupleGame};
 use cubesearch_learn::{default_shapes, shapes_for, NTupleNetwork, TupleGame};
 use cubesearch_players::learned::Evaluated;
 use cubesearch_players::player::NamedPlayers;
+use cubesearch_search::Executor;
+use cubesearch_train::selfplay::learn_self_play;
 use std::path::Path;
 
 /// What the command line says about a game before it is made.
@@ -135,13 +138,32 @@ pub struct Learner<G: Game> {
     pub network: fn(shapes: Option<&str>, stages: Option<&[u32]>) -> Result<NTupleNetwork>,
     /// A weights file of the game's, to go on from.
     pub load: fn(&Path) -> Result<NTupleNetwork>,
-    /// Self-play games from the start, as the plan says; told the games played now and then.
-    pub learn: fn(&G, &NTupleNetwork, SelfPlayPlan, &mut dyn FnMut(u64)) -> SelfPlayRun,
+    /// Self-play games from the start on the executor, as the plan says; told the games
+    /// played now and then.
+    pub learn: LearnFn<G>,
+}
+
+/// [`Learner::learn`].
+pub type LearnFn<G> =
+    fn(&Executor, &G, &mut NTupleNetwork, SelfPlayPlan, &mut dyn FnMut(u64)) -> Result<SelfPlayRun>;
+
+impl<G> Learner<G>
+where
+    G: TwoPlayerTupleGame + GpuGame,
+    G::Device: DeviceTupleGame,
+{
+    /// The learner of game `G`, on the CPU or a GPU.
+    pub const fn of() -> Self {
+        Learner {
+            learn: learn_self_play,
+            ..Learner::on_cpu()
+        }
+    }
 }
 
 impl<G: TwoPlayerTupleGame> Learner<G> {
-    /// The learner of game `G`.
-    pub const fn of() -> Self {
+    /// The learner of game `G` on CPU threads only.
+    pub const fn on_cpu() -> Self {
         Learner {
             network: |shapes, stages| {
                 let shapes = match shapes {
@@ -157,9 +179,15 @@ impl<G: TwoPlayerTupleGame> Learner<G> {
                 net.check_trainable()?;
                 Ok(net)
             },
-            learn: |game, net, plan, on_progress| {
+            learn: |exec, game, net, plan, on_progress| {
+                if !exec.is_cpu() {
+                    return Err(Error::Unsupported(format!(
+                        "{} learns by self-play on the CPU only (--backend cpu)",
+                        G::NAME
+                    )));
+                }
                 let start = game.initial();
-                learn_games(game, net, start, plan, on_progress)
+                Ok(learn_games(game, net, start, plan, on_progress))
             },
         }
     }

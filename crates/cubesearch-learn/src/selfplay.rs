@@ -153,6 +153,7 @@ pub fn learn_games<G: TwoPlayerTupleGame>(
         seed,
         options,
         ref stop,
+        ..
     } = plan;
     let taken = AtomicU64::new(0);
     let moves = AtomicU64::new(0);
@@ -189,8 +190,10 @@ pub fn learn_games<G: TwoPlayerTupleGame>(
 pub struct SelfPlayPlan {
     /// Games to play at most.
     pub games: u64,
-    /// Threads playing them.
+    /// Threads playing them on the CPU.
     pub threads: usize,
+    /// Games at once on a device (its trainer's default when `None`).
+    pub units: Option<u32>,
     /// Seeds the threads' random moves.
     pub seed: u32,
     /// How the games learn.

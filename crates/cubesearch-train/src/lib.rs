@@ -24,6 +24,7 @@ pub mod ranks;
 #[cfg(feature = "ranks")]
 pub mod rendezvous;
 mod run;
+pub mod selfplay;
 
 pub use engine::{CpuEngine, TdEngine, TdGames};
 pub use gpu::{td_net, GpuTd};

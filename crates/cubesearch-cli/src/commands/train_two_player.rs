@@ -1,16 +1,17 @@
 //! `cubesearch train <game>` for two-player games that learn their evaluation by self-play
-//! (Reversi): TD(0) over an n-tuple network on CPU threads sharing one table
-//! ([`cubesearch_learn::selfplay`]). The weights file then plays as `alphabeta:weights=FILE`.
+//! (Reversi, checkers): TD(0) over an n-tuple network on CPU threads sharing one table
+//! ([`cubesearch_learn::selfplay`]) or on a GPU ([`cubesearch_train::selfplay`]). The weights
+//! file then plays as `alphabeta:weights=FILE`.
 
 use crate::args::{Common, TrainArgs};
 use crate::output::{emit, progress};
 use crate::signals::{self, stop_on_signals};
-use cubesearch_core::backend::Backend;
 use cubesearch_core::io::check_output;
 use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::{Learner, TwoPlayerGame};
 use cubesearch_learn::selfplay::{SelfPlay, SelfPlayPlan};
 use cubesearch_players::text::parse_duration;
+use cubesearch_search::Executor;
 use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
@@ -25,10 +26,10 @@ pub fn run<G: TwoPlayerGame>(
     common: &Common,
     args: &TrainArgs,
 ) -> Result<()> {
-    refuse_one_player_options::<G>(common, args)?;
+    refuse_one_player_options::<G>(args)?;
     let time_limit = args.time.as_deref().map(parse_duration).transpose()?;
     check_output(Path::new(&args.out))?;
-    let net = match &args.resume {
+    let mut net = match &args.resume {
         Some(path) => (learner.load)(Path::new(path))?,
         None => (learner.network)(
             args.shapes.as_deref(),
@@ -40,6 +41,7 @@ pub fn run<G: TwoPlayerGame>(
         Some(0) => std::thread::available_parallelism().map_or(1, |n| n.get()),
         Some(n) => n,
     };
+    let (exec, device) = Executor::new(common.backend)?;
     let signals = stop_on_signals();
     let started = Instant::now();
     let stop = match time_limit {
@@ -56,6 +58,7 @@ pub fn run<G: TwoPlayerGame>(
     let plan = SelfPlayPlan {
         games,
         threads,
+        units: args.units,
         seed: common.seed,
         options: SelfPlay {
             alpha: args.alpha,
@@ -63,12 +66,12 @@ pub fn run<G: TwoPlayerGame>(
         },
         stop,
     };
-    let run = (learner.learn)(game, &net, plan, &mut |played| {
+    let run = (learner.learn)(&exec, game, &mut net, plan, &mut |played| {
         bar.set_position(match time_limit {
             Some(_) => started.elapsed().as_secs(),
             None => played,
         });
-    });
+    })?;
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
     net.save(Path::new(&args.out), run.games, 0.0)?;
@@ -82,11 +85,16 @@ pub fn run<G: TwoPlayerGame>(
         )));
     }
     let moves_per_sec = run.moves as f64 / seconds.max(1e-9);
+    let place = if exec.is_cpu() {
+        format!("{threads} CPU threads")
+    } else {
+        device.to_string()
+    };
     emit(
         common.json,
         || {
             format!(
-                "{} self-play games in {seconds:.1} s, {moves_per_sec:.0} moves/s on {threads} CPU threads; weights in {}",
+                "{} self-play games in {seconds:.1} s, {moves_per_sec:.0} moves/s on {place}; weights in {}",
                 run.games, args.out
             )
         },
@@ -97,7 +105,8 @@ pub fn run<G: TwoPlayerGame>(
             "seconds": seconds,
             "moves_per_sec": moves_per_sec,
             "threads": threads,
-            "backend": "cpu",
+            "backend": device.backend().to_string(),
+            "device": device.device_name(),
             "out": args.out,
         }),
     );
@@ -105,26 +114,21 @@ pub fn run<G: TwoPlayerGame>(
 }
 
 /// Refuses, one line each, the options of the one-player trainers that self-play has no use
-/// for (it runs on CPU threads sharing one table, learning after every move).
-fn refuse_one_player_options<G: TwoPlayerGame>(common: &Common, args: &TrainArgs) -> Result<()> {
+/// for (it learns after every move, on one table).
+fn refuse_one_player_options<G: TwoPlayerGame>(args: &TrainArgs) -> Result<()> {
     let ignored = [
         (args.coherence, "--coherence"),
         (args.optimistic.is_some(), "--optimistic"),
-        (args.units.is_some(), "--units"),
         (args.gpus != 1, "--gpus"),
         (args.checkpoint_every != 0, "--checkpoint-every"),
         (args.curve.is_some(), "--curve"),
         (args.plot.is_some(), "--plot"),
         (args.sharing != Default::default(), "--sharing"),
         (args.td_order != Default::default(), "--td-order"),
-        (
-            !matches!(common.backend, Backend::Auto | Backend::Cpu),
-            "--backend (self-play trains on the CPU)",
-        ),
     ];
     match ignored.iter().find(|(given, _)| *given) {
         Some((_, option)) => Err(Error::parse(format!(
-            "train {}: {option} is for the one-player trainers; self-play learns on CPU threads",
+            "train {}: {option} is for the one-player trainers; self-play learns on one table",
             G::NAME
         ))),
         None => Ok(()),

@@ -19,6 +19,7 @@ use crate::reversi::Reversi;
 use cubecl::prelude::*;
 use cubesearch_kernels::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING, WIN};
 use cubesearch_kernels::rng;
+use cubesearch_kernels::selfplay::DeviceTupleGame;
 
 /// The device twin of [`Reversi`].
 pub struct DeviceReversi;
@@ -277,5 +278,34 @@ impl DeviceGame for DeviceReversi {
             }
         }
         plies
+    }
+}
+
+/// The cells as `TupleBoard for Reversi` numbers them (a1 = 0): empty 0, the mover's 1, the
+/// other side's 2; stages by discs; the final disc difference with the empties to the winner.
+#[cube]
+impl DeviceTupleGame for DeviceReversi {
+    fn cell(state: &ReversiBoard, c: u32) -> u32 {
+        let at = u64::cast_from(c);
+        let mine = u32::cast_from((state.player >> at) & 1u64);
+        let theirs = u32::cast_from((state.opponent >> at) & 1u64);
+        mine | (theirs << 1u32)
+    }
+
+    fn stage_progress(state: &ReversiBoard) -> u32 {
+        popcount(state.player | state.opponent)
+    }
+
+    fn final_value(state: &ReversiBoard) -> f32 {
+        let mine = popcount(state.player);
+        let theirs = popcount(state.opponent);
+        let empty = i32::cast_from(64u32 - mine - theirs);
+        let lead = i32::cast_from(mine) - i32::cast_from(theirs);
+        let value = select(
+            lead > 0i32,
+            lead + empty,
+            select(lead < 0i32, lead - empty, 0i32),
+        );
+        f32::cast_from(value)
     }
 }

@@ -1,0 +1,403 @@
+//! TD(0) self-play of a two-player game on the device: the twin of `cubesearch_learn`'s
+//! `selfplay::learn_game`, move for move and draw for draw.
+//!
+//! Each unit plays one game at a time from the start position, both sides, and learns after
+//! every move: with a chance of `explore_below / 2³²` a uniformly drawn move, else the move
+//! whose position is worth least to the opponent (the first best in the canonical order),
+//! then `V(s) += step · (target − V(s))` on every weight V reads, the target being minus the
+//! next position's value (its final value once the game is over: [`DeviceTupleGame`]).
+//! V is summed in the network's one order ([`crate::ntuple`]), so one unit's games give the
+//! CPU's weights bit for bit.
+//!
+//! Units share one table and write it without atomics, as the CPU's threads share theirs: a
+//! weight that two units update at once may keep only one update.
+//!
+//! A unit's slot in `units`: `[rng, state words …]`. A launch plays each unit's game for at
+//! most `steps` moves (the host launches again while a game is unfinished, which keeps a
+//! loop-limited driver such as lavapipe within its budget) and counts, in `counters`, the
+//! games still unfinished and the moves played.
+
+use crate::device_game::{DeviceGame, GpuGame, ONGOING};
+use crate::exact::unfused;
+use crate::launch::{check_buffer, grid, read, upload};
+use crate::ntuple::{check_lookups, lut_words, partial_sums};
+use crate::rng;
+use crate::td::TdNet;
+use cubecl::prelude::*;
+use cubesearch_core::{Error, Result};
+
+/// A two-player game's positions as an n-tuple network reads them on the device, each from
+/// the side to move: the twin of the host's `TupleBoard` and `TwoPlayerTupleGame`.
+#[cube]
+pub trait DeviceTupleGame: DeviceGame {
+    /// The value of cell `c` (the host's `TupleBoard::cells`).
+    fn cell(state: &Self::State, c: u32) -> u32;
+    /// What a multi-stage network's thresholds compare (the host's
+    /// `TupleBoard::stage_progress`).
+    fn stage_progress(state: &Self::State) -> u32;
+    /// A finished game's value for the side to move (the host's
+    /// `TwoPlayerTupleGame::final_value`).
+    fn final_value(state: &Self::State) -> f32;
+}
+
+/// What one launch is told.
+#[derive(CubeLaunch, CubeType)]
+pub struct SelfPlayRun {
+    /// Units playing.
+    pub units: u32,
+    /// Lookups of one V.
+    pub lookups: u32,
+    /// Moves a unit plays at most.
+    pub steps: u32,
+    /// 1: every unit first sets up a new game from the start position.
+    pub fresh: u32,
+    /// A draw below this explores.
+    pub explore_below: u32,
+    /// The TD step of one weight: alpha over the lookups.
+    pub step: f32,
+    /// 0, unknown to the compiler ([`unfused`]).
+    pub zero: u32,
+}
+
+/// What every launch is compiled for: the lookups' cells and bits, and a state's words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SelfPlayConfig {
+    /// Cells a lookup reads.
+    pub len: u32,
+    /// Bits a cell takes in an index.
+    pub bits: u32,
+    /// Words of a state.
+    pub words: u32,
+}
+
+/// Plays and learns as the module docs say.
+#[cube(launch_unchecked)]
+pub fn selfplay_kernel<G: DeviceTupleGame>(
+    weights: &mut Array<f32>,
+    lut: &Array<u32>,
+    units: &mut Array<u32>,
+    start: &Array<u32>,
+    counters: &mut Array<Atomic<u32>>,
+    run: SelfPlayRun,
+    #[comptime] config: SelfPlayConfig,
+) {
+    let u = ABSOLUTE_POS as u32;
+    if u < run.units {
+        let at = (u * (config.words + 1u32)) as usize;
+        let board = at + 1;
+        if run.fresh == 1u32 {
+            for w in 0..config.words {
+                units[board + w as usize] = start[w as usize];
+            }
+        }
+        let mut draws = units[at];
+        let mut moves = 0u32;
+        let mut playing = true;
+        while playing && moves < run.steps {
+            let state = G::load(units, board);
+            if G::outcome(&state) == ONGOING {
+                let pick = learn_move::<G>(&state, weights, lut, units, &mut draws, &run, config);
+                let mut next = G::load(units, board);
+                G::play(&mut next, pick);
+                G::store(&next, units, board);
+                moves += 1u32;
+            } else {
+                playing = false;
+            }
+        }
+        units[at] = draws;
+        let last = G::load(units, board);
+        if G::outcome(&last) == ONGOING {
+            counters[0].fetch_add(1u32);
+        }
+        counters[1].fetch_add(moves);
+    }
+}
+
+/// Chooses the move of `state` (stored at `units[at + 1..]`), learns from it and returns its
+/// number.
+#[cube]
+fn learn_move<G: DeviceTupleGame>(
+    state: &G::State,
+    weights: &mut Array<f32>,
+    lut: &Array<u32>,
+    units: &Array<u32>,
+    draws: &mut u32,
+    run: &SelfPlayRun,
+    #[comptime] config: SelfPlayConfig,
+) -> u32 {
+    let board = (ABSOLUTE_POS as u32 * (config.words + 1u32) + 1u32) as usize;
+    let count = G::move_count(state);
+    let explore = rng::next(draws) < run.explore_below;
+    let mut pick = 0u32;
+    let mut target = 0.0f32;
+    if explore {
+        pick = rng::below(draws, count);
+        let mut child = G::load(units, board);
+        G::play(&mut child, pick);
+        target = -value_of::<G>(&child, weights, lut, run.lookups, config);
+    } else {
+        for i in 0..count {
+            let mut child = G::load(units, board);
+            G::play(&mut child, i);
+            let v = -value_of::<G>(&child, weights, lut, run.lookups, config);
+            if i == 0u32 || v > target {
+                target = v;
+                pick = i;
+            }
+        }
+    }
+    let error = target - value::<G>(state, weights, lut, run.lookups, config);
+    let delta = unfused(run.step * error, run.zero);
+    let stage = stage_base::<G>(state, lut, run.lookups, config);
+    for l in 0..run.lookups {
+        let i = lookup_index::<G>(state, lut, l, stage, config);
+        weights[i] += delta;
+    }
+    pick
+}
+
+/// `state`'s value for the side to move: its final value once the game is over, V before.
+#[cube]
+fn value_of<G: DeviceTupleGame>(
+    state: &G::State,
+    weights: &Array<f32>,
+    lut: &Array<u32>,
+    lookups: u32,
+    #[comptime] config: SelfPlayConfig,
+) -> f32 {
+    let mut v = G::final_value(state);
+    if G::outcome(state) == ONGOING {
+        v = value::<G>(state, weights, lut, lookups, config);
+    }
+    v
+}
+
+/// V(state), summed in the network's order ([`crate::ntuple`]).
+#[cube]
+fn value<G: DeviceTupleGame>(
+    state: &G::State,
+    weights: &Array<f32>,
+    lut: &Array<u32>,
+    lookups: u32,
+    #[comptime] config: SelfPlayConfig,
+) -> f32 {
+    let stage = stage_base::<G>(state, lut, lookups, config);
+    let mut sums = partial_sums();
+    for q in 0..lookups / 4u32 {
+        let l = 4u32 * q;
+        sums.add(
+            weights[lookup_index::<G>(state, lut, l, stage, config)],
+            weights[lookup_index::<G>(state, lut, l + 1u32, stage, config)],
+            weights[lookup_index::<G>(state, lut, l + 2u32, stage, config)],
+            weights[lookup_index::<G>(state, lut, l + 3u32, stage, config)],
+        );
+    }
+    sums.total()
+}
+
+/// The weight offset of `state`'s stage in the lookup table ([`lut_words`]).
+#[cube]
+fn stage_base<G: DeviceTupleGame>(
+    state: &G::State,
+    lut: &Array<u32>,
+    lookups: u32,
+    #[comptime] config: SelfPlayConfig,
+) -> u32 {
+    let at = lookups * (config.len + 1u32);
+    let thresholds = lut[at as usize];
+    let mut base = 0u32;
+    if thresholds > 0u32 {
+        let progress = G::stage_progress(state);
+        let stage_len = lut[(at + 1u32) as usize];
+        for k in 0..thresholds {
+            if progress >= lut[(at + 2u32 + k) as usize] {
+                base += stage_len;
+            }
+        }
+    }
+    base
+}
+
+/// The weight index of lookup `l` in the stage whose tables start at weight `stage`.
+#[cube]
+fn lookup_index<G: DeviceTupleGame>(
+    state: &G::State,
+    lut: &Array<u32>,
+    l: u32,
+    stage: u32,
+    #[comptime] config: SelfPlayConfig,
+) -> usize {
+    let base = l * (config.len + 1u32);
+    let mut idx = lut[base as usize] + stage;
+    #[unroll]
+    for j in 0..config.len {
+        let c = lut[(base + 1u32 + j) as usize];
+        idx += G::cell(state, c) << (j * config.bits);
+    }
+    idx as usize
+}
+
+/// How a device plays self-play games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SelfPlayShape {
+    /// Games at once, a unit each.
+    pub units: u32,
+    /// Seeds unit `u`'s draws with `worker_state(seed, u)`.
+    pub seed: u32,
+    /// The device's loop limit, if it has one (lavapipe).
+    pub loop_budget: Option<u32>,
+}
+
+/// How self-play learns, as the device takes it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SelfPlayStep {
+    /// The TD step on V.
+    pub alpha: f32,
+    /// The chance of a random move.
+    pub epsilon: f32,
+}
+
+/// Self-play games of `G` on one device: the weights, the lookup table and each unit's game
+/// and generator live in device memory from [`DeviceSelfPlay::new`] to the last
+/// [`DeviceSelfPlay::tables`].
+pub struct DeviceSelfPlay<R: Runtime, G: GpuGame> {
+    client: ComputeClient<R>,
+    weights: cubecl::server::Handle,
+    table_lens: Vec<usize>,
+    lut: cubecl::server::Handle,
+    lut_len: usize,
+    lookups: u32,
+    config: SelfPlayConfig,
+    units: cubecl::server::Handle,
+    unit_count: u32,
+    start: cubecl::server::Handle,
+    steps: u32,
+    _game: std::marker::PhantomData<G>,
+}
+
+impl<R: Runtime, G: GpuGame> DeviceSelfPlay<R, G>
+where
+    G::Device: DeviceTupleGame,
+{
+    /// Uploads `net` and `shape.units` generators, each unit to play its games from `start`.
+    pub fn new(
+        client: &ComputeClient<R>,
+        net: &TdNet,
+        game: &G,
+        start: &G::State,
+        shape: SelfPlayShape,
+    ) -> Result<Self> {
+        if net.coherence.is_some() {
+            return Err(Error::Unsupported(
+                "self-play on the device learns without temporal coherence".into(),
+            ));
+        }
+        let weights: Vec<f32> = net.tables.concat();
+        check_lookups(&net.lookups, net.bits, &net.stages, weights.len())?;
+        let Some((lut, len)) = lut_words(&net.lookups, &net.stages) else {
+            return Err(Error::Unsupported(
+                "self-play on the device needs lookups of one size".into(),
+            ));
+        };
+        check_buffer(client, "the weights", weights.len() as u64 * 4)?;
+        let words = G::STATE_WORDS as u32;
+        let unit_count = shape.units.max(1);
+        let mut slots = vec![0u32; unit_count as usize * (words as usize + 1)];
+        for (u, slot) in slots.chunks_exact_mut(words as usize + 1).enumerate() {
+            slot[0] = cubesearch_core::rng::worker_state(shape.seed, u as u32);
+        }
+        check_buffer(client, "the self-play games", slots.len() as u64 * 4)?;
+        let mut start_words = vec![0u32; words as usize];
+        game.encode(start, &mut start_words);
+        let lookups = net.lookups.len() as u32;
+        // A move reads at most ~64 children's V and writes one update: four lookups a
+        // loop step, plus the lookups of the update.
+        let per_move = 66 * lookups.div_ceil(4) + lookups + 8;
+        let steps = shape
+            .loop_budget
+            .map_or(u32::MAX, |budget| (budget * 9 / 10 / per_move).max(1));
+        Ok(Self {
+            client: client.clone(),
+            weights: client.create_from_slice(f32::as_bytes(&weights)),
+            table_lens: net.tables.iter().map(Vec::len).collect(),
+            lut: upload(client, &lut),
+            lut_len: lut.len(),
+            lookups,
+            config: SelfPlayConfig {
+                len,
+                bits: net.bits,
+                words,
+            },
+            units: upload(client, &slots),
+            unit_count,
+            start: upload(client, &start_words),
+            steps,
+            _game: std::marker::PhantomData,
+        })
+    }
+
+    /// Games at once.
+    pub fn units(&self) -> u32 {
+        self.unit_count
+    }
+
+    /// Units `0..active` each play one whole game from the start, learning as `step` says;
+    /// the moves they played.
+    pub fn round(&mut self, active: u32, step: SelfPlayStep) -> Result<u64> {
+        let active = active.min(self.unit_count);
+        let explore_below = (f64::from(step.epsilon) * 4_294_967_296.0) as u32;
+        let mut moves = 0u64;
+        let mut fresh = 1u32;
+        loop {
+            let counters = upload(&self.client, &[0u32, 0u32]);
+            let (cubes, dim) = grid(&self.client, active as usize);
+            let words = (self.unit_count * (self.config.words + 1)) as usize;
+            let weights = self.table_lens.iter().sum::<usize>();
+            // SAFETY: the buffers hold what the kernel reads: `weights` weights at every
+            // index the checked table makes, the table, a slot a unit, a start state, two
+            // counters; unit u writes only its own slot (and weights).
+            unsafe {
+                selfplay_kernel::launch_unchecked::<G::Device, R>(
+                    &self.client,
+                    cubes,
+                    dim,
+                    ArrayArg::from_raw_parts(self.weights.clone(), weights),
+                    ArrayArg::from_raw_parts(self.lut.clone(), self.lut_len),
+                    ArrayArg::from_raw_parts(self.units.clone(), words),
+                    ArrayArg::from_raw_parts(self.start.clone(), self.config.words as usize),
+                    ArrayArg::from_raw_parts(counters.clone(), 2),
+                    SelfPlayRunLaunch::new(
+                        active,
+                        self.lookups,
+                        self.steps,
+                        fresh,
+                        explore_below,
+                        step.alpha / self.lookups as f32,
+                        0,
+                    ),
+                    self.config,
+                );
+            }
+            let counts = read::<R, u32>(&self.client, counters)?;
+            let (live, played) = (counts[0], counts[1]);
+            moves += u64::from(played);
+            fresh = 0;
+            if live == 0 {
+                return Ok(moves);
+            }
+        }
+    }
+
+    /// The weights, table by table as the network was uploaded.
+    pub fn tables(&self) -> Result<Vec<Vec<f32>>> {
+        let all = read::<R, f32>(&self.client, self.weights.clone())?;
+        let mut tables = Vec::with_capacity(self.table_lens.len());
+        let mut at = 0;
+        for &len in &self.table_lens {
+            tables.push(all[at..at + len].to_vec());
+            at += len;
+        }
+        Ok(tables)
+    }
+}

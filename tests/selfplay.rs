@@ -1,0 +1,98 @@
+//! Self-play TD(0) on a device against the CPU oracle: one unit's games give the CPU's
+//! weights bit for bit, and many units sharing one table learn.
+
+use cubesearch::games::Reversi;
+use cubesearch::learn::selfplay::{learn_games, SelfPlay, SelfPlayPlan, TwoPlayerTupleGame};
+use cubesearch::learn::{default_shapes, NTupleNetwork};
+use cubesearch::testing::{assert_same_weights, executor};
+use cubesearch::train::selfplay::learn_self_play;
+use cubesearch::{Backend, Game, Outcome, Stop};
+use rstest::rstest;
+
+fn fresh_network() -> NTupleNetwork {
+    NTupleNetwork::staged::<Reversi>(&default_shapes::<Reversi>(), Reversi::STAGES).unwrap()
+}
+
+fn plan(games: u64, units: u32) -> SelfPlayPlan {
+    SelfPlayPlan {
+        games,
+        threads: 1,
+        units: Some(units),
+        seed: 7,
+        // A large step and many random moves, so that a wrong bit anywhere spreads.
+        options: SelfPlay {
+            alpha: 0.05,
+            epsilon: 0.3,
+        },
+        stop: Stop::new(),
+    }
+}
+
+fn all_weights(net: &NTupleNetwork) -> Vec<f32> {
+    (0..net.tables()).flat_map(|t| net.table(t)).collect()
+}
+
+#[rstest]
+fn one_device_unit_learns_the_cpu_weights_bit_for_bit(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(exec) = executor(backend) else {
+        return;
+    };
+    let cpu = fresh_network();
+    let on_cpu = learn_games(&Reversi, &cpu, Reversi.initial(), plan(40, 1), &mut |_| {});
+    let mut device = fresh_network();
+    let on_device =
+        learn_self_play(&exec, &Reversi, &mut device, plan(40, 1), &mut |_| {}).unwrap();
+    assert_eq!(on_device, on_cpu, "games and moves");
+    let weights = all_weights(&cpu);
+    assert!(
+        weights.iter().filter(|w| **w != 0.0).count() > 2000,
+        "the games moved {} weights",
+        weights.iter().filter(|w| **w != 0.0).count()
+    );
+    assert_same_weights("self-play weights", &weights, &all_weights(&device));
+}
+
+/// 64 units sharing one table learn what the first move is worth: after 512 games the
+/// network's greedy player beats the uniformly random player in most of 20 games.
+#[rstest]
+fn many_device_units_learn(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    let Some(exec) = executor(backend) else {
+        return;
+    };
+    let mut net = fresh_network();
+    let run = learn_self_play(&exec, &Reversi, &mut net, plan(512, 64), &mut |_| {}).unwrap();
+    assert_eq!(run.games, 512);
+    assert!(run.moves > 512 * 50, "{} moves", run.moves);
+    let mut rng = cubesearch::rng::XorShift32::for_worker(3, 0);
+    let mut wins = 0;
+    for game in 0..20 {
+        let network_first = game % 2 == 0;
+        let mut state = Reversi.initial();
+        let mut ply = 0;
+        while Reversi.outcome(&state) == Outcome::Ongoing {
+            let moves = Reversi.moves(&state);
+            let mv = if (ply % 2 == 0) == network_first {
+                cubesearch::learn::selfplay::best_move(&Reversi, &net, &state)
+                    .unwrap()
+                    .0
+            } else {
+                moves[rng.below(moves.len() as u32) as usize]
+            };
+            state = Reversi.apply(&state, mv);
+            ply += 1;
+        }
+        let first_mover = Reversi.final_value(&state) * if ply % 2 == 0 { 1.0 } else { -1.0 };
+        let network = if network_first {
+            first_mover
+        } else {
+            -first_mover
+        };
+        wins += u32::from(network > 0.0);
+    }
+    assert!(
+        wins >= 14,
+        "the learned network won {wins} of 20 against random moves"
+    );
+}
