@@ -9,8 +9,16 @@
 //! V is summed in the network's one order ([`crate::ntuple`]), so one unit's games give the
 //! CPU's weights bit for bit.
 //!
-//! Units share one table and write it without atomics, as the CPU's threads share theirs: a
-//! weight that two units update at once may keep only one update.
+//! How the units' updates reach the one table they share ([`Update`]):
+//! * **immediate**, below [`AVERAGED_FROM_UNITS`] units: each unit adds its change to the
+//!   weights without atomics, as the CPU's threads share theirs (a weight that two units update
+//!   at once may keep only one update); one unit learns the CPU's weights bit for bit;
+//! * **averaged**, from [`AVERAGED_FROM_UNITS`] units on: a launch plays one move a unit and
+//!   sums the changes asked of each weight, and [`selfplay_apply_kernel`] then moves each
+//!   weight by their mean (the asks over ⌈lookups asked / lookups of a V⌉, about the units
+//!   that asked). Thousands of games start from one position in step: added one by one, their
+//!   like changes to the opening's weights would add up to thousands of steps and diverge
+//!   (measured: NaN weights within 2 M games at 16,384 and 65,536 units).
 //!
 //! A unit's slot in `units`: `[rng, state words …]`. A launch plays each unit's game for at
 //! most `steps` moves (the host launches again while a game is unfinished, which keeps a
@@ -18,10 +26,11 @@
 //! games still unfinished and the moves played.
 
 use crate::device_game::{DeviceGame, GpuGame, ONGOING};
-use crate::exact::unfused;
+use crate::exact::{div_rn, unfused};
 use crate::launch::{check_buffer, grid, read, upload};
 use crate::ntuple::{check_lookups, lut_words, partial_sums};
 use crate::rng;
+use crate::td::config::Update;
 use crate::td::TdNet;
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result};
@@ -59,9 +68,15 @@ pub struct SelfPlayRun {
     pub zero: u32,
 }
 
-/// What every launch is compiled for: the lookups' cells and bits, and a state's words.
+/// Units from which updates are averaged ([`Update`]).
+pub const AVERAGED_FROM_UNITS: u32 = crate::td::AVERAGED_FROM_UNITS;
+
+/// What every launch is compiled for: the lookups' cells and bits, a state's words, and how
+/// updates reach the weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SelfPlayConfig {
+    /// Immediate or averaged (see the module docs).
+    pub update: Update,
     /// Cells a lookup reads.
     pub len: u32,
     /// Bits a cell takes in an index.
@@ -74,6 +89,7 @@ pub struct SelfPlayConfig {
 #[cube(launch_unchecked)]
 pub fn selfplay_kernel<G: DeviceTupleGame>(
     weights: &mut Array<f32>,
+    asked: &mut Changes,
     lut: &Array<u32>,
     units: &mut Array<u32>,
     start: &Array<u32>,
@@ -96,7 +112,9 @@ pub fn selfplay_kernel<G: DeviceTupleGame>(
         while playing && moves < run.steps {
             let state = G::load(units, board);
             if G::outcome(&state) == ONGOING {
-                let pick = learn_move::<G>(&state, weights, lut, units, &mut draws, &run, config);
+                let pick = learn_move::<G>(
+                    &state, weights, asked, lut, units, &mut draws, &run, config,
+                );
                 let mut next = G::load(units, board);
                 G::play(&mut next, pick);
                 G::store(&next, units, board);
@@ -117,9 +135,11 @@ pub fn selfplay_kernel<G: DeviceTupleGame>(
 /// Chooses the move of `state` (stored at `units[at + 1..]`), learns from it and returns its
 /// number.
 #[cube]
+#[allow(clippy::too_many_arguments)]
 fn learn_move<G: DeviceTupleGame>(
     state: &G::State,
     weights: &mut Array<f32>,
+    asked: &mut Changes,
     lut: &Array<u32>,
     units: &Array<u32>,
     draws: &mut u32,
@@ -152,9 +172,46 @@ fn learn_move<G: DeviceTupleGame>(
     let stage = stage_base::<G>(state, lut, run.lookups, config);
     for l in 0..run.lookups {
         let i = lookup_index::<G>(state, lut, l, stage, config);
-        weights[i] += delta;
+        if comptime!(config.update == Update::Averaged) {
+            asked.pending[i].fetch_add(delta);
+            asked.hits[i].fetch_add(1u32);
+        } else {
+            weights[i] += delta;
+        }
     }
     pick
+}
+
+/// The changes asked of each weight in an averaged launch: their sum, and how many lookups
+/// asked.
+#[derive(CubeLaunch, CubeType)]
+pub struct Changes {
+    /// The sum of the changes asked.
+    pub pending: Array<Atomic<f32>>,
+    /// Lookups that asked.
+    pub hits: Array<Atomic<u32>>,
+}
+
+/// Moves each of `total` weights by the mean change asked of it in the launch before (see
+/// the module docs) and empties its sums.
+#[cube(launch_unchecked)]
+pub fn selfplay_apply_kernel(
+    weights: &mut Array<f32>,
+    asked: &mut Changes,
+    total: u32,
+    lookups: u32,
+) {
+    let i = ABSOLUTE_POS;
+    if i < total as usize {
+        let h = asked.hits[i].load();
+        if h > 0u32 {
+            let sum = asked.pending[i].load();
+            asked.pending[i].store(0.0f32);
+            asked.hits[i].store(0u32);
+            // ⌈h / lookups⌉, h ≥ 1.
+            weights[i] += div_rn(sum, f32::cast_from((h - 1u32) / lookups + 1u32));
+        }
+    }
 }
 
 /// `state`'s value for the side to move: its final value once the game is over, V before.
@@ -264,6 +321,9 @@ pub struct SelfPlayStep {
 pub struct DeviceSelfPlay<R: Runtime, G: GpuGame> {
     client: ComputeClient<R>,
     weights: cubecl::server::Handle,
+    /// The averaged launches' sums (one element each when immediate).
+    pending: cubecl::server::Handle,
+    hits: cubecl::server::Handle,
     table_lens: Vec<usize>,
     lut: cubecl::server::Handle,
     lut_len: usize,
@@ -311,20 +371,36 @@ where
         let mut start_words = vec![0u32; words as usize];
         game.encode(start, &mut start_words);
         let lookups = net.lookups.len() as u32;
+        let update = if unit_count >= AVERAGED_FROM_UNITS {
+            Update::Averaged
+        } else {
+            Update::Immediate
+        };
+        let sums = if update == Update::Averaged {
+            weights.len()
+        } else {
+            1
+        };
+        check_buffer(client, "the asked changes", sums as u64 * 4)?;
         // A move reads at most ~64 children's V and writes one update: four lookups a
         // loop step, plus the lookups of the update.
         let per_move = 66 * lookups.div_ceil(4) + lookups + 8;
-        let steps = shape
-            .loop_budget
-            .map_or(u32::MAX, |budget| (budget * 9 / 10 / per_move).max(1));
+        let steps = match (update, shape.loop_budget) {
+            (Update::Averaged, _) => 1,
+            (Update::Immediate, Some(budget)) => (budget * 9 / 10 / per_move).max(1),
+            (Update::Immediate, None) => u32::MAX,
+        };
         Ok(Self {
             client: client.clone(),
             weights: client.create_from_slice(f32::as_bytes(&weights)),
+            pending: client.create_from_slice(f32::as_bytes(&vec![0.0f32; sums])),
+            hits: upload(client, &vec![0u32; sums]),
             table_lens: net.tables.iter().map(Vec::len).collect(),
             lut: upload(client, &lut),
             lut_len: lut.len(),
             lookups,
             config: SelfPlayConfig {
+                update,
                 len,
                 bits: net.bits,
                 words,
@@ -353,16 +429,17 @@ where
             let counters = upload(&self.client, &[0u32, 0u32]);
             let (cubes, dim) = grid(&self.client, active as usize);
             let words = (self.unit_count * (self.config.words + 1)) as usize;
-            let weights = self.table_lens.iter().sum::<usize>();
-            // SAFETY: the buffers hold what the kernel reads: `weights` weights at every
-            // index the checked table makes, the table, a slot a unit, a start state, two
-            // counters; unit u writes only its own slot (and weights).
+            let weights = self.weight_count();
+            // SAFETY: the buffers hold what the kernel reads: `weights` weights (and, averaged,
+            // sums) at every index the checked table makes, the table, a slot a unit, a start
+            // state, two counters; unit u writes only its own slot (and weights or sums).
             unsafe {
                 selfplay_kernel::launch_unchecked::<G::Device, R>(
                     &self.client,
                     cubes,
                     dim,
                     ArrayArg::from_raw_parts(self.weights.clone(), weights),
+                    self.changes(),
                     ArrayArg::from_raw_parts(self.lut.clone(), self.lut_len),
                     ArrayArg::from_raw_parts(self.units.clone(), words),
                     ArrayArg::from_raw_parts(self.start.clone(), self.config.words as usize),
@@ -379,6 +456,9 @@ where
                     self.config,
                 );
             }
+            if self.config.update == Update::Averaged {
+                self.apply();
+            }
             let counts = read::<R, u32>(&self.client, counters)?;
             let (live, played) = (counts[0], counts[1]);
             moves += u64::from(played);
@@ -386,6 +466,43 @@ where
             if live == 0 {
                 return Ok(moves);
             }
+        }
+    }
+
+    fn weight_count(&self) -> usize {
+        self.table_lens.iter().sum()
+    }
+
+    /// The averaged launches' sums as a kernel argument.
+    fn changes(&self) -> ChangesLaunch<R> {
+        let len = match self.config.update {
+            Update::Averaged => self.weight_count(),
+            Update::Immediate => 1,
+        };
+        // SAFETY: both buffers hold `len` elements.
+        unsafe {
+            ChangesLaunch::new(
+                ArrayArg::from_raw_parts(self.pending.clone(), len),
+                ArrayArg::from_raw_parts(self.hits.clone(), len),
+            )
+        }
+    }
+
+    /// [`selfplay_apply_kernel`] over every weight.
+    fn apply(&self) {
+        let total = self.weight_count();
+        let (cubes, dim) = grid(&self.client, total);
+        // SAFETY: unit i touches only weight i and its sums, which hold `total` elements.
+        unsafe {
+            selfplay_apply_kernel::launch_unchecked::<R>(
+                &self.client,
+                cubes,
+                dim,
+                ArrayArg::from_raw_parts(self.weights.clone(), total),
+                self.changes(),
+                total as u32,
+                self.lookups,
+            );
         }
     }
 
