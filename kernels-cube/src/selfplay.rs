@@ -15,8 +15,7 @@
 //!   at once may keep only one update); one unit learns the CPU's weights bit for bit;
 //! * **averaged**, from [`AVERAGED_FROM_UNITS`] units on: a launch plays one move a unit and
 //!   sums the changes asked of each weight, and [`selfplay_apply_kernel`] then moves each
-//!   weight by their mean (the asks over ⌈lookups asked / lookups of a V⌉, about the units
-//!   that asked). Thousands of games start from one position in step: added one by one, their
+//!   weight by their mean. Thousands of games start from one position in step: added one by one, their
 //!   like changes to the opening's weights would add up to thousands of steps and diverge
 //!   (measured: NaN weights within 2 M games at 16,384 and 65,536 units).
 //!
@@ -199,7 +198,6 @@ pub fn selfplay_apply_kernel(
     weights: &mut Array<f32>,
     asked: &mut Changes,
     total: u32,
-    lookups: u32,
 ) {
     let i = ABSOLUTE_POS;
     if i < total as usize {
@@ -208,8 +206,7 @@ pub fn selfplay_apply_kernel(
             let sum = asked.pending[i].load();
             asked.pending[i].store(0.0f32);
             asked.hits[i].store(0u32);
-            // ⌈h / lookups⌉, h ≥ 1.
-            weights[i] += div_rn(sum, f32::cast_from((h - 1u32) / lookups + 1u32));
+            weights[i] += div_rn(sum, f32::cast_from(h));
         }
     }
 }
@@ -501,7 +498,6 @@ where
                 ArrayArg::from_raw_parts(self.weights.clone(), total),
                 self.changes(),
                 total as u32,
-                self.lookups,
             );
         }
     }
