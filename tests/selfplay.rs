@@ -2,11 +2,11 @@
 //! weights bit for bit, and many units sharing one table learn.
 
 use cubesearch::games::Reversi;
+use cubesearch::kernels::selfplay::AVERAGED_FROM_UNITS;
 use cubesearch::learn::selfplay::{learn_games, SelfPlay, SelfPlayPlan, TwoPlayerTupleGame};
 use cubesearch::learn::{default_shapes, NTupleNetwork};
 use cubesearch::testing::{assert_same_weights, executor};
-use cubesearch::kernels::selfplay::AVERAGED_FROM_UNITS;
-use cubesearch::train::selfplay::learn_self_play;
+use cubesearch::train::selfplay::{default_alpha, learn_self_play};
 use cubesearch::{Backend, Game, Outcome, Stop};
 use rstest::rstest;
 
@@ -69,7 +69,9 @@ fn many_device_units_learn(
     };
     let mut net = NTupleNetwork::for_game::<Reversi>(&default_shapes::<Reversi>()[..2]).unwrap();
     let games = (16 * u64::from(units)).min(4096);
-    let run = learn_self_play(&exec, &Reversi, &mut net, plan(games, units), &mut |_| {}).unwrap();
+    let mut plan = plan(games, units);
+    plan.options.alpha = default_alpha(&exec, Some(units));
+    let run = learn_self_play(&exec, &Reversi, &mut net, plan, &mut |_| {}).unwrap();
     assert_eq!(run.games, games);
     assert!(run.moves > games * 50, "{} moves", run.moves);
     let mut rng = cubesearch::rng::XorShift32::for_worker(3, 0);

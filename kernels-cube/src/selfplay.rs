@@ -15,14 +15,18 @@
 //!   at once may keep only one update); one unit learns the CPU's weights bit for bit;
 //! * **averaged**, from [`AVERAGED_FROM_UNITS`] units on: a launch plays one move a unit and
 //!   sums the changes asked of each weight, and [`selfplay_apply_kernel`] then moves each
-//!   weight by their mean. Thousands of games start from one position in step: added one by one, their
-//!   like changes to the opening's weights would add up to thousands of steps and diverge
-//!   (measured: NaN weights within 2 M games at 16,384 and 65,536 units).
+//!   weight by their mean. Added one by one, the like changes that thousands of games ask of
+//!   the opening's weights would add up to thousands of steps: such runs diverged to NaN
+//!   within 2 M games at 16,384 and 65,536 units, and so did sums capped at 16 asks a weight.
+//!   A mean moves a weight that many games share far less than their sum, so averaged runs
+//!   take a larger step (`cubesearch_train::selfplay::default_alpha`).
 //!
-//! A unit's slot in `units`: `[rng, state words …]`. A launch plays each unit's game for at
-//! most `steps` moves (the host launches again while a game is unfinished, which keeps a
-//! loop-limited driver such as lavapipe within its budget) and counts, in `counters`, the
-//! games still unfinished and the moves played.
+//! A unit's slot in `units`: `[rng, live, wait, state words …]` ([`SLOT_HEAD`]). A launch
+//! plays each unit for at most `steps` moves; a unit whose game ends takes the next while the
+//! launch's `limit` of new games lasts, so the units' games run out of step. Averaging, unit
+//! `u` first waits `u mod` [`STAGGER`] launches of one move, so that the units spread over
+//! the whole game and every launch updates every stage's weights (in step, a stage's weights
+//! would learn only in the few launches of its plies).
 
 use crate::device_game::{DeviceGame, GpuGame, ONGOING};
 use crate::exact::{div_rn, unfused};
@@ -57,8 +61,8 @@ pub struct SelfPlayRun {
     pub lookups: u32,
     /// Moves a unit plays at most.
     pub steps: u32,
-    /// 1: every unit first sets up a new game from the start position.
-    pub fresh: u32,
+    /// Games the launch may start.
+    pub limit: u32,
     /// A draw below this explores.
     pub explore_below: u32,
     /// The TD step of one weight: alpha over the lookups.
@@ -66,6 +70,9 @@ pub struct SelfPlayRun {
     /// 0, unknown to the compiler ([`unfused`]).
     pub zero: u32,
 }
+
+/// Launches over which averaged units spread their first games: about a game's moves.
+pub const STAGGER: u32 = 64;
 
 /// Units from which updates are averaged ([`Update`]).
 pub const AVERAGED_FROM_UNITS: u32 = crate::td::AVERAGED_FROM_UNITS;
@@ -84,6 +91,10 @@ pub struct SelfPlayConfig {
     pub words: u32,
 }
 
+/// Words before a unit's state in its slot: its generator, whether it holds a game, and the
+/// launches it still waits before its first game.
+pub const SLOT_HEAD: u32 = 3;
+
 /// Plays and learns as the module docs say.
 #[cube(launch_unchecked)]
 pub fn selfplay_kernel<G: DeviceTupleGame>(
@@ -98,38 +109,59 @@ pub fn selfplay_kernel<G: DeviceTupleGame>(
 ) {
     let u = ABSOLUTE_POS as u32;
     if u < run.units {
-        let at = (u * (config.words + 1u32)) as usize;
-        let board = at + 1;
-        if run.fresh == 1u32 {
-            for w in 0..config.words {
-                units[board + w as usize] = start[w as usize];
-            }
-        }
+        let at = (u * (config.words + SLOT_HEAD)) as usize;
+        let board = at + SLOT_HEAD as usize;
         let mut draws = units[at];
+        let mut live = units[at + 1];
+        let mut wait = units[at + 2];
         let mut moves = 0u32;
-        let mut playing = true;
-        while playing && moves < run.steps {
-            let state = G::load(units, board);
-            if G::outcome(&state) == ONGOING {
-                let pick = learn_move::<G>(
-                    &state, weights, asked, lut, units, &mut draws, &run, config,
-                );
-                let mut next = G::load(units, board);
-                G::play(&mut next, pick);
-                G::store(&next, units, board);
-                moves += 1u32;
+        let mut finished = 0u32;
+        let mut idle = false;
+        while !idle && moves < run.steps {
+            if wait > 0u32 {
+                wait -= 1u32;
+                idle = true;
+            } else if live == 0u32 {
+                // A new game, while the launch has tickets left.
+                if counters[TAKEN].fetch_add(1u32) < run.limit {
+                    for w in 0..config.words {
+                        units[board + w as usize] = start[w as usize];
+                    }
+                    live = 1u32;
+                } else {
+                    idle = true;
+                }
             } else {
-                playing = false;
+                let state = G::load(units, board);
+                if G::outcome(&state) == ONGOING {
+                    let pick = learn_move::<G>(
+                        &state, weights, asked, lut, units, &mut draws, &run, config,
+                    );
+                    let mut next = G::load(units, board);
+                    G::play(&mut next, pick);
+                    G::store(&next, units, board);
+                    moves += 1u32;
+                } else {
+                    live = 0u32;
+                    finished += 1u32;
+                }
             }
         }
         units[at] = draws;
-        let last = G::load(units, board);
-        if G::outcome(&last) == ONGOING {
-            counters[0].fetch_add(1u32);
-        }
-        counters[1].fetch_add(moves);
+        units[at + 1] = live;
+        units[at + 2] = wait;
+        counters[FINISHED].fetch_add(finished);
+        counters[MOVES].fetch_add(moves);
+        counters[LIVE].fetch_add(live);
     }
 }
+
+/// A launch's counters: tickets asked for (those below the limit started a game), games
+/// finished, moves played, and units holding a game at its end.
+const TAKEN: usize = 0;
+const FINISHED: usize = 1;
+const MOVES: usize = 2;
+const LIVE: usize = 3;
 
 /// Chooses the move of `state` (stored at `units[at + 1..]`), learns from it and returns its
 /// number.
@@ -145,7 +177,7 @@ fn learn_move<G: DeviceTupleGame>(
     run: &SelfPlayRun,
     #[comptime] config: SelfPlayConfig,
 ) -> u32 {
-    let board = (ABSOLUTE_POS as u32 * (config.words + 1u32) + 1u32) as usize;
+    let board = (ABSOLUTE_POS as u32 * (config.words + SLOT_HEAD) + SLOT_HEAD) as usize;
     let count = G::move_count(state);
     let explore = rng::next(draws) < run.explore_below;
     let mut pick = 0u32;
@@ -194,11 +226,7 @@ pub struct Changes {
 /// Moves each of `total` weights by the mean change asked of it in the launch before (see
 /// the module docs) and empties its sums.
 #[cube(launch_unchecked)]
-pub fn selfplay_apply_kernel(
-    weights: &mut Array<f32>,
-    asked: &mut Changes,
-    total: u32,
-) {
+pub fn selfplay_apply_kernel(weights: &mut Array<f32>, asked: &mut Changes, total: u32) {
     let i = ABSOLUTE_POS;
     if i < total as usize {
         let h = asked.hits[i].load();
@@ -303,6 +331,19 @@ pub struct SelfPlayShape {
     pub loop_budget: Option<u32>,
 }
 
+/// What one [`DeviceSelfPlay::launch`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launched {
+    /// Games it started.
+    pub started: u32,
+    /// Games it finished.
+    pub finished: u32,
+    /// Moves it played.
+    pub moves: u32,
+    /// Units holding an unfinished game at its end.
+    pub live: u32,
+}
+
 /// How self-play learns, as the device takes it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SelfPlayStep {
@@ -360,19 +401,23 @@ where
         check_buffer(client, "the weights", weights.len() as u64 * 4)?;
         let words = G::STATE_WORDS as u32;
         let unit_count = shape.units.max(1);
-        let mut slots = vec![0u32; unit_count as usize * (words as usize + 1)];
-        for (u, slot) in slots.chunks_exact_mut(words as usize + 1).enumerate() {
-            slot[0] = cubesearch_core::rng::worker_state(shape.seed, u as u32);
-        }
-        check_buffer(client, "the self-play games", slots.len() as u64 * 4)?;
-        let mut start_words = vec![0u32; words as usize];
-        game.encode(start, &mut start_words);
-        let lookups = net.lookups.len() as u32;
         let update = if unit_count >= AVERAGED_FROM_UNITS {
             Update::Averaged
         } else {
             Update::Immediate
         };
+        let head = SLOT_HEAD as usize;
+        let mut slots = vec![0u32; unit_count as usize * (words as usize + head)];
+        for (u, slot) in slots.chunks_exact_mut(words as usize + head).enumerate() {
+            slot[0] = cubesearch_core::rng::worker_state(shape.seed, u as u32);
+            if update == Update::Averaged {
+                slot[2] = u as u32 % STAGGER;
+            }
+        }
+        check_buffer(client, "the self-play games", slots.len() as u64 * 4)?;
+        let mut start_words = vec![0u32; words as usize];
+        game.encode(start, &mut start_words);
+        let lookups = net.lookups.len() as u32;
         let sums = if update == Update::Averaged {
             weights.len()
         } else {
@@ -385,7 +430,8 @@ where
         let steps = match (update, shape.loop_budget) {
             (Update::Averaged, _) => 1,
             (Update::Immediate, Some(budget)) => (budget * 9 / 10 / per_move).max(1),
-            (Update::Immediate, None) => u32::MAX,
+            // Launches short enough to report progress and obey a stop.
+            (Update::Immediate, None) => 4096,
         };
         Ok(Self {
             client: client.clone(),
@@ -415,55 +461,49 @@ where
         self.unit_count
     }
 
-    /// Units `0..active` each play one whole game from the start, learning as `step` says;
-    /// the moves they played.
-    pub fn round(&mut self, active: u32, step: SelfPlayStep) -> Result<u64> {
-        let active = active.min(self.unit_count);
-        let explore_below = (f64::from(step.epsilon) * 4_294_967_296.0) as u32;
-        let mut moves = 0u64;
-        let mut fresh = 1u32;
-        loop {
-            let counters = upload(&self.client, &[0u32, 0u32]);
-            let (cubes, dim) = grid(&self.client, active as usize);
-            let words = (self.unit_count * (self.config.words + 1)) as usize;
-            let weights = self.weight_count();
-            // SAFETY: the buffers hold what the kernel reads: `weights` weights (and, averaged,
-            // sums) at every index the checked table makes, the table, a slot a unit, a start
-            // state, two counters; unit u writes only its own slot (and weights or sums).
-            unsafe {
-                selfplay_kernel::launch_unchecked::<G::Device, R>(
-                    &self.client,
-                    cubes,
-                    dim,
-                    ArrayArg::from_raw_parts(self.weights.clone(), weights),
-                    self.changes(),
-                    ArrayArg::from_raw_parts(self.lut.clone(), self.lut_len),
-                    ArrayArg::from_raw_parts(self.units.clone(), words),
-                    ArrayArg::from_raw_parts(self.start.clone(), self.config.words as usize),
-                    ArrayArg::from_raw_parts(counters.clone(), 2),
-                    SelfPlayRunLaunch::new(
-                        active,
-                        self.lookups,
-                        self.steps,
-                        fresh,
-                        explore_below,
-                        step.alpha / self.lookups as f32,
-                        0,
-                    ),
-                    self.config,
-                );
-            }
-            if self.config.update == Update::Averaged {
-                self.apply();
-            }
-            let counts = read::<R, u32>(&self.client, counters)?;
-            let (live, played) = (counts[0], counts[1]);
-            moves += u64::from(played);
-            fresh = 0;
-            if live == 0 {
-                return Ok(moves);
-            }
+    /// One launch: every unit plays up to its steps of moves, starting at most `limit` new
+    /// games, learning as `step` says.
+    pub fn launch(&mut self, limit: u32, step: SelfPlayStep) -> Result<Launched> {
+        let counters = upload(&self.client, &[0u32; 4]);
+        let (cubes, dim) = grid(&self.client, self.unit_count as usize);
+        let words = (self.unit_count * (self.config.words + SLOT_HEAD)) as usize;
+        let weights = self.weight_count();
+        // SAFETY: the buffers hold what the kernel reads: `weights` weights (and, averaged,
+        // sums) at every index the checked table makes, the table, a slot a unit, a start
+        // state, four counters; unit u writes only its own slot (and weights or sums).
+        unsafe {
+            selfplay_kernel::launch_unchecked::<G::Device, R>(
+                &self.client,
+                cubes,
+                dim,
+                ArrayArg::from_raw_parts(self.weights.clone(), weights),
+                self.changes(),
+                ArrayArg::from_raw_parts(self.lut.clone(), self.lut_len),
+                ArrayArg::from_raw_parts(self.units.clone(), words),
+                ArrayArg::from_raw_parts(self.start.clone(), self.config.words as usize),
+                ArrayArg::from_raw_parts(counters.clone(), 4),
+                SelfPlayRunLaunch::new(
+                    self.unit_count,
+                    self.lookups,
+                    self.steps,
+                    limit,
+                    (f64::from(step.epsilon) * 4_294_967_296.0) as u32,
+                    step.alpha / self.lookups as f32,
+                    0,
+                ),
+                self.config,
+            );
         }
+        if self.config.update == Update::Averaged {
+            self.apply();
+        }
+        let counts = read::<R, u32>(&self.client, counters)?;
+        Ok(Launched {
+            started: counts[TAKEN].min(limit),
+            finished: counts[FINISHED],
+            moves: counts[MOVES],
+            live: counts[LIVE],
+        })
     }
 
     fn weight_count(&self) -> usize {

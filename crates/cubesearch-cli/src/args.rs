@@ -368,9 +368,10 @@ pub struct TrainArgs {
     /// averaged updates, --units ≥ 1024, keep no path then).
     #[arg(long, default_value = "backward")]
     pub td_order: cubesearch_learn::TdOrder,
-    /// TD learning rate (the step on V).
-    #[arg(long, default_value_t = 0.1)]
-    pub alpha: f32,
+    /// TD learning rate (the step on V). Default 0.1; self-play on a GPU with 1024 or more
+    /// units, which averages each launch's updates, 0.6.
+    #[arg(long)]
+    pub alpha: Option<f32>,
     /// Temporal coherence: each weight learns at its own rate, alpha times |E| / A (E the sum of
     /// the changes asked of it, A the sum of their sizes), slowing where its errors cancel out.
     /// TDL2048+'s OTD+TC finishes an optimistic run with it at --alpha 1.0 on the CPU; GPU

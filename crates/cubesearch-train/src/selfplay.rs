@@ -6,7 +6,9 @@
 use crate::gpu::td_net;
 use cubecl::prelude::*;
 use cubesearch_core::Result;
-use cubesearch_kernels::selfplay::{DeviceSelfPlay, DeviceTupleGame, SelfPlayShape, SelfPlayStep};
+use cubesearch_kernels::selfplay::{
+    DeviceSelfPlay, DeviceTupleGame, SelfPlayShape, SelfPlayStep, AVERAGED_FROM_UNITS,
+};
 use cubesearch_kernels::GpuGame;
 use cubesearch_learn::selfplay::{learn_games, SelfPlayPlan, SelfPlayRun, TwoPlayerTupleGame};
 use cubesearch_learn::NTupleNetwork;
@@ -15,6 +17,36 @@ use cubesearch_search::{DeviceTask, Executor, GpuExecutor};
 /// Games at once on a GPU when the plan names none; 64 on a device with a loop limit
 /// (lavapipe).
 pub const DEFAULT_UNITS: u32 = 65_536;
+
+/// The TD step where updates are added one by one (CPU threads, fewer than
+/// [`AVERAGED_FROM_UNITS`] device units).
+pub const ALPHA: f32 = 0.1;
+
+/// The TD step where a launch's updates are averaged ([`AVERAGED_FROM_UNITS`] device units and
+/// more): a mean moves a weight that many games share far less than their sum. Measured on
+/// Reversi with four shapes, 8,192 games, 100 greedy games against the CPU's one thread at
+/// [`ALPHA`]: 0.1 scored 8 %, 0.3 15 %, 0.5 34 %, 0.6 49 %, 0.7 45 %, 0.8 60 %; 1.2 diverged.
+pub const AVERAGED_ALPHA: f32 = 0.6;
+
+/// Games at once on a device whose loop limit is `loop_budget` (`units`, or the default).
+fn device_units(units: Option<u32>, loop_budget: Option<u32>) -> u32 {
+    units.unwrap_or(if loop_budget.is_some() {
+        64
+    } else {
+        DEFAULT_UNITS
+    })
+}
+
+/// The TD step self-play takes on `exec` with `units` games at once (`None`: the default) when
+/// the user names none: [`AVERAGED_ALPHA`] where updates are averaged, else [`ALPHA`].
+pub fn default_alpha(exec: &Executor, units: Option<u32>) -> f32 {
+    match exec.limits() {
+        Some(limits) if device_units(units, limits.loop_iterations) >= AVERAGED_FROM_UNITS => {
+            AVERAGED_ALPHA
+        }
+        _ => ALPHA,
+    }
+}
 
 /// Plays `plan.games` self-play games of `game` from its start on `exec` (until `plan.stop`),
 /// learning into `net`; `on_progress` is told the games played so far, now and then.
@@ -84,12 +116,24 @@ where
             alpha: plan.options.alpha,
             epsilon: plan.options.epsilon,
         };
+        // Games start while the plan has games left and no stop; the run ends once every
+        // started game is finished.
         let mut run = SelfPlayRun::default();
-        while run.games < plan.games && !plan.stop.is_raised() {
-            let active = (plan.games - run.games).min(u64::from(units)) as u32;
-            run.moves += device.round(active, step)?;
-            run.games += u64::from(active);
+        let mut started = 0u64;
+        loop {
+            let limit = if plan.stop.is_raised() {
+                0
+            } else {
+                (plan.games - started).min(u64::from(u32::MAX)) as u32
+            };
+            let launched = device.launch(limit, step)?;
+            started += u64::from(launched.started);
+            run.games += u64::from(launched.finished);
+            run.moves += u64::from(launched.moves);
             on_progress(run.games);
+            if launched.live == 0 && (limit == 0 || started >= plan.games) && run.games >= started {
+                break;
+            }
         }
         for (t, table) in device.tables()?.into_iter().enumerate() {
             net.set_table(t, table.into_iter());

@@ -61,7 +61,7 @@ fn config<G: OnePlayerGame>(
             ranks,
         },
         order: args.td_order,
-        alpha: args.alpha,
+        alpha: args.alpha.unwrap_or(cubesearch_train::selfplay::ALPHA),
         seed: common.seed,
         shapes: args.shapes.as_deref().map(shapes_for::<G>).transpose()?,
         stages: args.stages.clone().map(|s| s.0),

@@ -12,6 +12,7 @@ use cubesearch_games::registry::{Learner, TwoPlayerGame};
 use cubesearch_learn::selfplay::{SelfPlay, SelfPlayPlan};
 use cubesearch_players::text::parse_duration;
 use cubesearch_search::Executor;
+use cubesearch_train::selfplay::default_alpha;
 use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
@@ -61,7 +62,9 @@ pub fn run<G: TwoPlayerGame>(
         units: args.units,
         seed: common.seed,
         options: SelfPlay {
-            alpha: args.alpha,
+            alpha: args
+                .alpha
+                .unwrap_or_else(|| default_alpha(&exec, args.units)),
             epsilon: EPSILON,
         },
         stop,
