@@ -369,7 +369,7 @@ pub struct TrainArgs {
     #[arg(long, default_value = "backward")]
     pub td_order: cubesearch_learn::TdOrder,
     /// TD learning rate (the step on V). Default 0.1; self-play on a GPU with 1024 or more
-    /// units, which averages each launch's updates, 0.6.
+    /// units, which averages each launch's updates, 0.8.
     #[arg(long)]
     pub alpha: Option<f32>,
     /// Temporal coherence: each weight learns at its own rate, alpha times |E| / A (E the sum of

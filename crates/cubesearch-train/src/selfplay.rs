@@ -24,9 +24,11 @@ pub const ALPHA: f32 = 0.1;
 
 /// The TD step where a launch's updates are averaged ([`AVERAGED_FROM_UNITS`] device units and
 /// more): a mean moves a weight that many games share far less than their sum. Measured on
-/// Reversi with four shapes, 8,192 games, 100 greedy games against the CPU's one thread at
-/// [`ALPHA`]: 0.1 scored 8 %, 0.3 15 %, 0.5 34 %, 0.6 49 %, 0.7 45 %, 0.8 60 %; 1.2 diverged.
-pub const AVERAGED_ALPHA: f32 = 0.6;
+/// Reversi, four shapes, 8,192 games on lavapipe, 100 greedy games against the CPU's one
+/// thread at [`ALPHA`]: 0.1 scored 8 %, 0.3 15 %, 0.5 34 %, 0.6 49 %, 0.7 45 %, 0.8 60 %; 1.2
+/// diverged. On an H200 (65,536 units, 4.72 M games, docs/BENCHMARKS.md), 0.8 scored 83.0 %
+/// against the hand-written alpha-beta, 0.6 76.5 %.
+pub const AVERAGED_ALPHA: f32 = 0.8;
 
 /// Games at once on a device whose loop limit is `loop_budget` (`units`, or the default).
 fn device_units(units: Option<u32>, loop_budget: Option<u32>) -> u32 {
