@@ -60,8 +60,9 @@ Players (--p1, --p2): `cubesearch play --help`. Positions and moves: docs/RULES.
 /// exactly these; a test holds the two together).
 const PLAYERS: &str = "Player: human (you type moves; checkers 11-15 or 15x24, Reversi d3 \
 or pass, Nim HEAP:COUNT like 2:3), random, flat:k=N[,time=T][,exec=cpu|gpu] (flat Monte \
-Carlo), mcts:time=T|playouts=N[,c=X][,leaf=N][,batch=N][,trees=N][,exec=cpu|gpu], \
-alphabeta:depth=D|time=T[,exec=cpu|gpu][,strategy=S] (S as in `solve --strategy`), \
+Carlo), mcts:time=T|playouts=N[,c=X][,leaf=N][,batch=N][,trees=N][,exec=cpu|gpu][,weights=FILE], \
+alphabeta:depth=D|time=T[,exec=cpu|gpu][,strategy=S][,weights=FILE] (S as in `solve --strategy`; \
+weights: a network `train` learned, read on the CPU), \
 ugi:[time=T,][handshake=T,][grace=T,]cmd=COMMAND (another program speaking UGI, such as \
 `cubesearch engine GAME`, asked each move by `position fen` and `go [movetime]`; it must \
 answer within handshake, default 10s, and move within its time and grace, default 5s, or 1m \

@@ -230,8 +230,9 @@ fn a_match_plays_each_opening_twice_and_saves_every_game_across_a_resume() {
 /// `train reversi` learns an evaluation by self-play, and its weights play as
 /// `alphabeta:…,weights=W`: after 20,000 games on one thread (reproducible), one ply on the
 /// network beats one ply on the hand-written evaluation from 10 openings, colours swapped,
-/// where the untrained network loses. Options the self-play trainer has no use for, weights
-/// on the GPU and another game's weights are refused.
+/// where the untrained network loses; MCTS whose leaves are the network's values
+/// (`mcts:…,weights=W`) beats random moves. Options the self-play trainer has no use for,
+/// weights on the GPU and another game's weights are refused.
 #[test]
 fn self_play_learns_an_evaluation_that_alphabeta_plays() {
     let dir = tempfile::tempdir().unwrap();
@@ -247,21 +248,14 @@ fn self_play_learns_an_evaluation_that_alphabeta_plays() {
         .take(10)
         .collect();
     std::fs::write(&openings, ten.join("\n")).unwrap();
-    let score = |games: &str| -> (u64, u64) {
-        let weights = dir.path().join(format!("w{games}.safetensors"));
-        let weights = weights.to_str().unwrap();
-        let trained = json_of(&cubesearch(&[
-            "train", "reversi", "--games", games, "--out", weights, "--seed", "1", "--json",
-        ]));
-        assert_eq!(trained["games"].to_string(), games);
-        let p1 = format!("alphabeta:depth=1,weights={weights}");
+    let wins = |p1: &str, p2: &str| -> u64 {
         let json = json_of(&cubesearch(&[
             "match",
             "reversi",
             "--p1",
-            &p1,
+            p1,
             "--p2",
-            "alphabeta:depth=1",
+            p2,
             "--openings",
             openings.to_str().unwrap(),
             "--backend",
@@ -269,15 +263,28 @@ fn self_play_learns_an_evaluation_that_alphabeta_plays() {
             "--json",
         ]));
         assert_eq!(json["games"], 20, "{json}");
-        (
-            json["wins"].as_u64().unwrap(),
-            json["losses"].as_u64().unwrap(),
-        )
+        json["wins"].as_u64().unwrap()
     };
-    let (untrained, _) = score("1");
-    let (trained, _) = score("20000");
-    assert!(untrained <= 8, "untrained: {untrained} wins of 20");
-    assert!(trained >= 15, "trained: {trained} wins of 20");
+    let train = |games: &str| -> String {
+        let weights = dir.path().join(format!("w{games}.safetensors"));
+        let weights = weights.to_str().unwrap();
+        let trained = json_of(&cubesearch(&[
+            "train", "reversi", "--games", games, "--out", weights, "--seed", "1", "--json",
+        ]));
+        assert_eq!(trained["games"].to_string(), games);
+        weights.to_string()
+    };
+    let (untrained, trained) = (train("1"), train("20000"));
+    let one_ply = |weights: &str| format!("alphabeta:depth=1,weights={weights}");
+    let untrained_wins = wins(&one_ply(&untrained), "alphabeta:depth=1");
+    let trained_wins = wins(&one_ply(&trained), "alphabeta:depth=1");
+    assert!(
+        untrained_wins <= 8,
+        "untrained: {untrained_wins} wins of 20"
+    );
+    assert!(trained_wins >= 15, "trained: {trained_wins} wins of 20");
+    let valued = wins(&format!("mcts:playouts=640,weights={trained}"), "random");
+    assert!(valued >= 15, "MCTS on values: {valued} wins of 20");
 
     let weights = dir.path().join("w1.safetensors");
     let weights = weights.to_str().unwrap();
@@ -309,6 +316,13 @@ fn self_play_learns_an_evaluation_that_alphabeta_plays() {
             "match", "reversi", "--p1", &gpu, "--p2", "random", "--games", "1",
         ]),
         "runs in the CPU search (exec=cpu) only",
+    );
+    let gpu = format!("mcts:time=1s,exec=gpu,weights={weights}");
+    assert_bad_input(
+        &cubesearch(&[
+            "match", "reversi", "--p1", &gpu, "--p2", "random", "--games", "1",
+        ]),
+        "read on the CPU (exec=cpu) only",
     );
     let other = dir.path().join("2048.safetensors");
     json_of(&cubesearch(&[

@@ -1,8 +1,9 @@
 //! Players from their specs: [`PlayerSpec::build`].
 
 use crate::alphabeta::AlphaBetaPlayer;
-use crate::builtin::{FlatPlayer, MctsPlayer, RandomPlayer};
+use crate::builtin::{FlatPlayer, MctsPlayer, RandomPlayer, Simulations};
 use crate::external::UgiPlayer;
+use crate::learned::ValueLeaves;
 use crate::player::{NamedPlayers, Player};
 use crate::spec::{Exec, PlayerSpec};
 use cubesearch_core::backend::Backend;
@@ -46,7 +47,16 @@ impl<G: NamedPlayers> PlayerSpec<G> {
                     }),
                     seed,
                 };
-                let (exec, label) = mcts.exec.executor(backend)?;
+                let (exec, label) = match &mcts.weights {
+                    Some(path) => (
+                        Simulations::Values(ValueLeaves::new(G::learned_evaluation(path)?)),
+                        "CPU, learned values".to_string(),
+                    ),
+                    None => {
+                        let (exec, label) = mcts.exec.executor(backend)?;
+                        (Simulations::Playouts(exec), label)
+                    }
+                };
                 Ok(Box::new(MctsPlayer {
                     config,
                     exec,

@@ -1,9 +1,11 @@
 //! The players every game has: `random`, flat Monte Carlo (`flat`) and MCTS (`mcts`), each
 //! searching on the executor its spec asks for.
 
+use crate::learned::ValueLeaves;
 use crate::player::{MoveLimits, Player, SearchReport};
 use cubesearch_core::rng::{mix32, XorShift32};
 use cubesearch_core::{Error, Game, Result, Stop};
+use cubesearch_core::{Playouts, WinDrawCounts};
 use cubesearch_kernels::GpuGame;
 use cubesearch_search::mcts::{
     centipawns, first_best, flat_scores, Budget, Mcts, MctsConfig, SearchStats,
@@ -98,7 +100,7 @@ impl<G: GpuGame> Player<G> for FlatPlayer {
 /// MCTS keeping its tree from move to move.
 pub struct MctsPlayer<G: Game> {
     pub(crate) config: MctsConfig,
-    pub(crate) exec: Executor,
+    pub(crate) exec: Simulations<G>,
     pub(crate) label: String,
     pub(crate) spec: String,
     pub(crate) tree: Option<Mcts<G>>,
@@ -123,7 +125,8 @@ impl<G: GpuGame> Player<G> for MctsPlayer<G> {
     }
     fn prepare(&mut self, game: &G) -> Result<()> {
         let start = game.initial();
-        if self.exec.is_cpu() || game.moves(&start).is_empty() {
+        let on_device = matches!(&self.exec, Simulations::Playouts(e) if !e.is_cpu());
+        if !on_device || game.moves(&start).is_empty() {
             return Ok(());
         }
         // One batch of a throwaway tree compiles the playout kernel.
@@ -160,6 +163,30 @@ impl<G: GpuGame> Player<G> for MctsPlayer<G> {
         }
         if let Some(stop) = &limits.stop {
             self.stop = stop.clone();
+        }
+    }
+}
+
+/// What an MCTS player's leaves are worth: random games on an executor, or a learned
+/// evaluation read on the CPU (`mcts:weights=W`).
+pub enum Simulations<G: Game> {
+    /// Random playouts.
+    Playouts(Executor),
+    /// The learned evaluation's value.
+    Values(ValueLeaves<G>),
+}
+
+impl<G: GpuGame> Playouts<G> for Simulations<G> {
+    fn playouts(
+        &mut self,
+        game: &G,
+        roots: &[G::State],
+        per_root: u32,
+        seed: u32,
+    ) -> Result<Vec<WinDrawCounts>> {
+        match self {
+            Simulations::Playouts(exec) => exec.playouts(game, roots, per_root, seed),
+            Simulations::Values(leaves) => leaves.playouts(game, roots, per_root, seed),
         }
     }
 }

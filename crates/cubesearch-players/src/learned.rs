@@ -1,7 +1,8 @@
 //! A game whose evaluation is a learned one: [`Evaluated`] is the game with `score` read from
-//! a network (`alphabeta:weights=W`); every other rule is the game's own.
+//! a network (`alphabeta:weights=W`); every other rule is the game's own. [`ValueLeaves`]
+//! hands MCTS that score in place of random games (`mcts:weights=W`).
 
-use cubesearch_core::{Game, Outcome, Result};
+use cubesearch_core::{Game, Outcome, Playouts, Result, WinDrawCounts};
 
 /// The score of an unfinished position, for the side to move.
 pub type Evaluation<G> = Box<dyn Fn(&G, &<G as Game>::State) -> i32 + Send + Sync>;
@@ -59,5 +60,57 @@ impl<G: Game> Game for Evaluated<G> {
     }
     fn format_move(&self, state: &G::State, mv: G::Move) -> String {
         self.game.format_move(state, mv)
+    }
+}
+
+/// Simulations that read a learned evaluation instead of playing games out (`mcts:weights=W`):
+/// each leaf's `per_root` simulations are its score as a win probability for the side to move,
+/// `1 / (1 + 10^(−score / 400))` (the inverse of `mcts::centipawns`: 400 score units are 10:1
+/// odds; Reversi's network scores 64 a disc, checkers' 500 a won game), counted in halves as a
+/// draw counts, so MCTS averages values as it does playout results. A finished leaf counts its
+/// result.
+pub struct ValueLeaves<G: Game> {
+    scored: Evaluated<G>,
+}
+
+impl<G: Game> ValueLeaves<G> {
+    /// Leaves valued by `scored`'s score.
+    pub fn new(scored: Evaluated<G>) -> Self {
+        Self { scored }
+    }
+
+    /// The win probability of `state` for the side to move.
+    pub fn win_probability(&self, state: &G::State) -> f64 {
+        match self.scored.outcome(state) {
+            Outcome::Win => 1.0,
+            Outcome::Loss => 0.0,
+            Outcome::Draw => 0.5,
+            Outcome::Ongoing => {
+                1.0 / (1.0 + 10f64.powf(-f64::from(self.scored.score(state)) / 400.0))
+            }
+        }
+    }
+}
+
+impl<G: Game> Playouts<G> for ValueLeaves<G> {
+    fn playouts(
+        &mut self,
+        _game: &G,
+        roots: &[G::State],
+        per_root: u32,
+        _seed: u32,
+    ) -> Result<Vec<WinDrawCounts>> {
+        let games = u64::from(per_root);
+        Ok(roots
+            .iter()
+            .map(|state| {
+                let halves = (self.win_probability(state) * 2.0 * games as f64).round() as u64;
+                WinDrawCounts {
+                    wins: halves / 2,
+                    draws: halves % 2,
+                    games,
+                }
+            })
+            .collect())
     }
 }

@@ -204,6 +204,9 @@ pub struct MctsSpec {
     pub trees: Option<usize>,
     /// Where the playouts run (default: the command's backend).
     pub exec: Exec,
+    /// A learned evaluation's weights file: leaves are worth its value, read on the CPU,
+    /// instead of random games.
+    pub weights: Option<std::path::PathBuf>,
     /// The spec as written, which the player's name repeats.
     pub text: String,
 }
@@ -299,9 +302,13 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                     batch: defaults.batch,
                     trees: None,
                     exec: Exec::Gpu,
+                    weights: None,
                     text: text.to_string(),
                 };
-                let keys = ["time", "playouts", "c", "leaf", "batch", "trees", "exec"];
+                let mut exec_given = false;
+                let keys = [
+                    "time", "playouts", "c", "leaf", "batch", "trees", "exec", "weights",
+                ];
                 for (key, value) in spec.options(&keys)? {
                     match key {
                         "time" => mcts.budget = Budget::Time(spec.duration(value)?),
@@ -313,8 +320,20 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                         "leaf" => mcts.leaf = spec.number_in(key, value, 1, 1 << 16)?,
                         "batch" => mcts.batch = spec.number_in(key, value, 1, 1 << 20)?,
                         "trees" => mcts.trees = Some(spec.number_in(key, value, 1, 256)?),
-                        _ => mcts.exec = spec.parse(value)?,
+                        "weights" => mcts.weights = Some(std::path::PathBuf::from(value)),
+                        _ => {
+                            mcts.exec = spec.parse(value)?;
+                            exec_given = true;
+                        }
                     }
+                }
+                if mcts.weights.is_some() {
+                    if exec_given && mcts.exec != Exec::Cpu {
+                        return Err(spec.error(
+                            "weights=W: the learned values are read on the CPU (exec=cpu) only",
+                        ));
+                    }
+                    mcts.exec = Exec::Cpu;
                 }
                 Ok(PlayerSpec::Mcts(mcts))
             }
@@ -358,7 +377,7 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                     format!("{}, ", G::NAMED)
                 };
                 Err(Error::parse(format!(
-                    "unknown player '{text}': human, random, {own}flat:k=N[,time=T], mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu,, alphabeta:depth=D|time=T,exec=cpu|gpu,strategy=S,weights=W, or ugi:[time=T,handshake=T,grace=T,cmd=]COMMAND"
+                    "unknown player '{text}': human, random, {own}flat:k=N[,time=T], mcts:time=T|playouts=N,c=X,leaf=N,batch=N,trees=N,exec=cpu|gpu,weights=W, alphabeta:depth=D|time=T,exec=cpu|gpu,strategy=S,weights=W, or ugi:[time=T,handshake=T,grace=T,cmd=]COMMAND"
                 )))
             }
         }
