@@ -1,16 +1,24 @@
 //! A new game in one file: Connect Four's host rules, its device twin, and then perft, MCTS and
 //! alpha-beta on the CPU and on whichever GPU backend `--backend` picks, through the public API.
+//! Then it learns an evaluation by self-play, on the CPU and on the device, and plays it with
+//! alpha-beta and MCTS.
 //!
 //! ```text
 //! cargo run --release --example connect4 -- --backend auto
 //! ```
 
 use cubesearch::cubecl::{self, prelude::*};
+use cubesearch::kernels::selfplay::DeviceTupleGame;
 use cubesearch::kernels::{device_game, rng};
+use cubesearch::learn::selfplay::{learn_games, SelfPlay, SelfPlayPlan, TwoPlayerTupleGame};
+use cubesearch::learn::{default_shapes, pack_views};
 use cubesearch::mcts::{Budget, Mcts, MctsConfig};
 use cubesearch::minimax::{self, Strategy};
-use cubesearch::{perft, Backend, CpuExecutor, DeviceGame, Error, Executor};
-use cubesearch::{Game, GpuGame, Outcome, Result};
+use cubesearch::players::learned::{Evaluated, ValueLeaves};
+use cubesearch::train::selfplay::learn_self_play;
+use cubesearch::{perft, Backend, CpuExecutor, DeviceGame, Error, Executor, NTupleNetwork};
+use cubesearch::{Game, GpuGame, Outcome, Result, Stop, TupleBoard};
+use std::sync::Arc;
 
 // A column is 7 bits, bottom cell first; the 7th bit of each column stays empty, so a shift can
 // never carry a line from one column into the next (John Tromp's layout):
@@ -207,6 +215,141 @@ impl DeviceGame for DeviceConnectFour {
     }
 }
 
+/// The network's cells: 6 a column, bottom first (cell `6c + r` is bit `7c + r`).
+const fn bit_of(cell: usize) -> u64 {
+    (7 * (cell / 6) + cell % 6) as u64
+}
+
+/// A cell and its mirror image, one `TupleBoard::SYMMETRIES` entry each.
+const fn symmetry(mirror: bool) -> [u8; 42] {
+    let mut out = [0u8; 42];
+    let mut c = 0;
+    while c < 42 {
+        let column = if mirror { 6 - c / 6 } else { c / 6 };
+        out[c] = (6 * column + c % 6) as u8;
+        c += 1;
+    }
+    out
+}
+const IDENTITY: [u8; 42] = symmetry(false);
+const MIRROR: [u8; 42] = symmetry(true);
+
+/// Six 8-cell shapes, two columns by four rows: columns 1–2, 2–3 and 3–4 (the mirror covers
+/// the others), low and high.
+const BLOCKS: &[&[u8]] = &[
+    &[0, 1, 2, 3, 6, 7, 8, 9],
+    &[2, 3, 4, 5, 8, 9, 10, 11],
+    &[6, 7, 8, 9, 12, 13, 14, 15],
+    &[8, 9, 10, 11, 14, 15, 16, 17],
+    &[12, 13, 14, 15, 18, 19, 20, 21],
+    &[14, 15, 16, 17, 20, 21, 22, 23],
+];
+
+/// What a network reads of a position, from the side to move's seat: a cell is empty (0), the
+/// side to move's (1) or the other side's (2).
+impl TupleBoard for ConnectFour {
+    type Board = Position;
+    const GAME: &'static str = "connect4";
+    const CELLS: usize = 42;
+    const CELL_BITS: u32 = 2;
+    const SYMMETRIES: &'static [&'static [u8]] = &[&IDENTITY, &MIRROR];
+    const CELLS_PER_WORD: usize = 32;
+    const SHAPES: &'static [(&'static str, &'static [&'static [u8]])] = &[("blocks", BLOCKS)];
+    const MILESTONES: &'static [u32] = &[];
+    type Views<const N: usize> = [[[u64; N]; 2]; 2];
+
+    fn cells(&self, s: &Position, out: &mut [u8]) {
+        for (c, cell) in out.iter_mut().enumerate() {
+            let stone = s.all >> bit_of(c) & 1;
+            let theirs = (s.all & !s.mine) >> bit_of(c) & 1;
+            *cell = (stone + theirs) as u8;
+        }
+    }
+
+    fn views<const N: usize>(&self, boards: [Position; N]) -> Self::Views<N> {
+        pack_views(self, boards)
+    }
+
+    fn progress(&self, s: &Position) -> u32 {
+        s.all.count_ones()
+    }
+}
+
+/// A won game is worth 1 (the default `final_value`), one stage.
+impl TwoPlayerTupleGame for ConnectFour {}
+
+/// The same cells on the device, so that self-play runs there too.
+#[cube]
+impl DeviceTupleGame for DeviceConnectFour {
+    fn cell(s: &DevicePosition, c: u32) -> u32 {
+        let bit = u64::cast_from(7u32 * (c / 6u32) + c % 6u32);
+        let stone = u32::cast_from((s.all >> bit) & 1u64);
+        let theirs = u32::cast_from(((s.all & !s.mine) >> bit) & 1u64);
+        stone + theirs
+    }
+
+    fn stage_progress(s: &DevicePosition) -> u32 {
+        u32::cast_from(s.all & 0xFFFF_FFFFu64).count_ones()
+            + u32::cast_from(s.all >> 32u64).count_ones()
+    }
+
+    fn final_value(s: &DevicePosition) -> f32 {
+        select(Self::outcome(s) == device_game::LOSS, -1.0f32, 0.0f32)
+    }
+}
+
+/// Score units a won game is worth to a learned alpha-beta; the network's value (a won game is
+/// 1) is scaled into the units below it.
+pub const WIN: i32 = 1000;
+
+/// `games` games of self-play from the empty board, on one CPU thread and with one unit on
+/// `backend`: the two networks, bit for bit the same.
+pub fn learn(backend: Backend, games: u64) -> Result<[NTupleNetwork; 2]> {
+    let game = ConnectFour;
+    let plan = SelfPlayPlan {
+        games,
+        threads: 1,
+        units: Some(1),
+        seed: 1,
+        options: SelfPlay::default(),
+        stop: Stop::new(),
+    };
+    let on_cpu = NTupleNetwork::for_game::<ConnectFour>(&default_shapes::<ConnectFour>())?;
+    learn_games(&game, &on_cpu, game.initial(), plan.clone(), &mut |_| {});
+    let (exec, _) = Executor::new(backend)?;
+    let mut on_device = NTupleNetwork::for_game::<ConnectFour>(&default_shapes::<ConnectFour>())?;
+    learn_self_play(&exec, &game, &mut on_device, plan, &mut |_| {})?;
+    Ok([on_cpu, on_device])
+}
+
+/// Connect Four scored by `net`: a won game `WIN`, a position in play the network's value in
+/// thousandths (kept below a won game).
+pub fn scored(net: Arc<NTupleNetwork>) -> Evaluated<ConnectFour> {
+    Evaluated::with_win(
+        ConnectFour,
+        Box::new(move |game, s| ((net.value(game, *s) * 1000.0) as i32).clamp(1 - WIN, WIN - 1)),
+        WIN,
+    )
+}
+
+/// A learned network's alpha-beta move and MCTS move from `root`, on the CPU.
+pub fn play_learned(net: NTupleNetwork, root: Position) -> Result<[Option<u8>; 2]> {
+    let net = Arc::new(net);
+    let mut options = minimax::SearchOptions {
+        order: Some(minimax::order_by_score::<Evaluated<ConnectFour>>),
+        ..Default::default()
+    };
+    let game = scored(net.clone());
+    let solved = minimax::solve_iterative(&game, &root, 6, &Stop::new(), &mut options).solution;
+    let config = MctsConfig {
+        budget: Budget::Playouts(20_000),
+        ..MctsConfig::default()
+    };
+    let mut leaves = ValueLeaves::new(scored(net));
+    let (mcts, _) = Mcts::new(root, config).search(&mut leaves, &ConnectFour)?;
+    Ok([solved.best, mcts])
+}
+
 /// Perft, an MCTS move and an alpha-beta value from `position`, on the CPU and on `backend`.
 pub fn tour(backend: Backend, position: &str) -> Result<()> {
     let game = ConnectFour;
@@ -236,6 +379,19 @@ pub fn tour(backend: Backend, position: &str) -> Result<()> {
         let (value, best) = (solved.value, column(solved.best));
         println!("alpha-beta depth 6 ({strategy}): value {value}, column {best}");
     }
+    let [on_cpu, on_device] = learn(backend, 2_000)?;
+    let same = (0..on_cpu.tables()).all(|t| {
+        let bits =
+            |net: &NTupleNetwork| net.table(t).iter().map(|w| w.to_bits()).collect::<Vec<_>>();
+        bits(&on_cpu) == bits(&on_device)
+    });
+    println!("self-play, 2000 games: the device's weights equal the CPU's: {same}");
+    let [alphabeta, mcts] = play_learned(on_cpu, root)?;
+    println!(
+        "learned evaluation: alpha-beta column {}, mcts column {}",
+        column(alphabeta),
+        column(mcts)
+    );
     Ok(())
 }
 

@@ -268,3 +268,29 @@ fn mini2048_one_td_unit_learns_as_the_cpu_trainer(
     }
     assert!(learned > 100, "only {learned} weights learned");
 }
+
+/// The example's learned evaluation: one device unit's self-play gives the CPU's weights bit
+/// for bit, and the network then plays: alpha-beta and MCTS on it both take the column that
+/// wins at once.
+#[rstest]
+fn connect4_learns_an_evaluation_and_plays_it(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    if executor(backend).is_none() {
+        return;
+    }
+    let [on_cpu, on_device] = connect4::learn(backend, 300).unwrap();
+    let all = |net: &NTupleNetwork| -> Vec<f32> {
+        (0..net.tables()).flat_map(|t| net.table(t)).collect()
+    };
+    assert!(all(&on_cpu).iter().filter(|w| **w != 0.0).count() > 100);
+    assert_same_weights("connect4 self-play", &all(&on_cpu), &all(&on_device));
+    // The side to move has three stones in column 1; a fourth wins.
+    let root = ConnectFour.parse_position("121212").unwrap();
+    let moves = connect4::play_learned(on_cpu, root).unwrap();
+    assert_eq!(
+        moves,
+        [Some(0), Some(0)],
+        "alpha-beta and MCTS on the network"
+    );
+}

@@ -14,7 +14,7 @@
 //!   weights without atomics, as the CPU's threads share theirs (a weight that two units update
 //!   at once may keep only one update); one unit learns the CPU's weights bit for bit;
 //! * **averaged**, from [`AVERAGED_FROM_UNITS`] units on: a launch plays one move a unit and
-//!   sums the changes asked of each weight, and [`selfplay_apply_kernel`] then moves each
+//!   sums the changes asked of each weight, and [`selfplay_apply_kernel()`] then moves each
 //!   weight by their mean. Added one by one, the like changes that thousands of games ask of
 //!   the opening's weights would add up to thousands of steps: such runs diverged to NaN
 //!   within 2 M games at 16,384 and 65,536 units, and so did sums capped at 16 asks a weight.
@@ -67,7 +67,7 @@ pub struct SelfPlayRun {
     pub explore_below: u32,
     /// The TD step of one weight: alpha over the lookups.
     pub step: f32,
-    /// 0, unknown to the compiler ([`unfused`]).
+    /// 0, unknown to the compiler ([`unfused()`]).
     pub zero: u32,
 }
 
@@ -525,7 +525,7 @@ where
         }
     }
 
-    /// [`selfplay_apply_kernel`] over every weight.
+    /// [`selfplay_apply_kernel()`] over every weight.
     fn apply(&self) {
         let total = self.weight_count();
         let (cubes, dim) = grid(&self.client, total);

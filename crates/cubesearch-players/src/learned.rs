@@ -8,16 +8,32 @@ use cubesearch_core::{Game, Outcome, Playouts, Result, WinDrawCounts};
 pub type Evaluation<G> = Box<dyn Fn(&G, &<G as Game>::State) -> i32 + Send + Sync>;
 
 /// `game` with `score` from `eval` for positions still in play; finished ones keep the game's
-/// own score, so that a won game ranks above any evaluation.
+/// own score (or ±`win`, [`Evaluated::with_win`]), so that a won game ranks above any
+/// evaluation.
 pub struct Evaluated<G: Game> {
     game: G,
     eval: Evaluation<G>,
+    win: Option<i32>,
 }
 
 impl<G: Game> Evaluated<G> {
-    /// `game` scored by `eval`.
+    /// `game` scored by `eval`, which stays inside the game's own scores of won and lost games.
     pub fn new(game: G, eval: Evaluation<G>) -> Self {
-        Self { game, eval }
+        Self {
+            game,
+            eval,
+            win: None,
+        }
+    }
+
+    /// `game` scored by `eval`, a won game `win`, a lost one `−win`, a draw 0: for a game whose
+    /// own score of a finished game is ±1, so that `eval` keeps inside ±(`win` − 1).
+    pub fn with_win(game: G, eval: Evaluation<G>, win: i32) -> Self {
+        Self {
+            game,
+            eval,
+            win: Some(win),
+        }
     }
 }
 
@@ -41,9 +57,12 @@ impl<G: Game> Game for Evaluated<G> {
         self.game.outcome(state)
     }
     fn score(&self, state: &G::State) -> i32 {
-        match self.game.outcome(state) {
-            Outcome::Ongoing => (self.eval)(&self.game, state),
-            _ => self.game.score(state),
+        match (self.game.outcome(state), self.win) {
+            (Outcome::Ongoing, _) => (self.eval)(&self.game, state),
+            (Outcome::Win, Some(win)) => win,
+            (Outcome::Loss, Some(win)) => -win,
+            (_, Some(_)) => 0,
+            (_, None) => self.game.score(state),
         }
     }
     fn encode(&self, state: &G::State, out: &mut [u32]) {
