@@ -1,7 +1,7 @@
 //! Self-play TD(0) on a device against the CPU oracle: one unit's games give the CPU's
-//! weights bit for bit, and many units sharing one table learn.
+//! weights bit for bit (Reversi and checkers), and many units sharing one table learn.
 
-use cubesearch::games::Reversi;
+use cubesearch::games::{Checkers, Reversi, Rules};
 use cubesearch::kernels::selfplay::AVERAGED_FROM_UNITS;
 use cubesearch::learn::selfplay::{learn_games, SelfPlay, SelfPlayPlan, TwoPlayerTupleGame};
 use cubesearch::learn::{default_shapes, NTupleNetwork};
@@ -53,6 +53,34 @@ fn one_device_unit_learns_the_cpu_weights_bit_for_bit(
         weights.iter().filter(|w| **w != 0.0).count()
     );
     assert_same_weights("self-play weights", &weights, &all_weights(&device));
+}
+
+/// Checkers' cells from the mover's seat on the device are the host's: one unit's games give
+/// the CPU's weights.
+#[rstest]
+fn one_device_unit_learns_the_cpu_checkers_weights(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(exec) = executor(backend) else {
+        return;
+    };
+    let game = Checkers::new(Rules::American);
+    let fresh = || {
+        NTupleNetwork::staged::<Checkers>(&default_shapes::<Checkers>(), Checkers::STAGES).unwrap()
+    };
+    let cpu = fresh();
+    let on_cpu = learn_games(&game, &cpu, game.initial(), plan(12, 1), &mut |_| {});
+    let mut device = fresh();
+    let on_device = learn_self_play(&exec, &game, &mut device, plan(12, 1), &mut |_| {}).unwrap();
+    assert_eq!(on_device, on_cpu, "games and moves");
+    let weights = all_weights(&cpu);
+    let moved = weights.iter().filter(|w| **w != 0.0).count();
+    assert!(moved > 100, "the games moved {moved} weights");
+    assert_same_weights(
+        "checkers self-play weights",
+        &weights,
+        &all_weights(&device),
+    );
 }
 
 /// Many units sharing one table learn: after a few thousand games the network's greedy player

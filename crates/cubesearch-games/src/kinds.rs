@@ -6,7 +6,7 @@
 use cubesearch_core::{Error, Game, Result, Stop};
 use cubesearch_kernels::selfplay::DeviceTupleGame;
 use cubesearch_kernels::{GpuGame, GpuStochasticGame};
-use cubesearch_learn::selfplay::{learn_games, SelfPlayPlan, SelfPlayRun, TwoPlayerTupleGame};
+use cubesearch_learn::selfplay::{SelfPlayPlan, SelfPlayRun, TwoPlayerTupleGame};
 use cubesearch_learn::{default_shapes, shapes_for, NTupleNetwork, TupleGame};
 use cubesearch_players::learned::Evaluated;
 use cubesearch_players::player::NamedPlayers;
@@ -152,18 +152,8 @@ where
     G: TwoPlayerTupleGame + GpuGame,
     G::Device: DeviceTupleGame,
 {
-    /// The learner of game `G`, on the CPU or a GPU.
+    /// The learner of game `G`, on CPU threads or a GPU.
     pub const fn of() -> Self {
-        Learner {
-            learn: learn_self_play,
-            ..Learner::on_cpu()
-        }
-    }
-}
-
-impl<G: TwoPlayerTupleGame> Learner<G> {
-    /// The learner of game `G` on CPU threads only.
-    pub const fn on_cpu() -> Self {
         Learner {
             network: |shapes, stages| {
                 let shapes = match shapes {
@@ -179,16 +169,7 @@ impl<G: TwoPlayerTupleGame> Learner<G> {
                 net.check_trainable()?;
                 Ok(net)
             },
-            learn: |exec, game, net, plan, on_progress| {
-                if !exec.is_cpu() {
-                    return Err(Error::Unsupported(format!(
-                        "{} learns by self-play on the CPU only (--backend cpu)",
-                        G::NAME
-                    )));
-                }
-                let start = game.initial();
-                Ok(learn_games(game, net, start, plan, on_progress))
-            },
+            learn: learn_self_play,
         }
     }
 }

@@ -308,7 +308,7 @@ impl NamedPlayers for Checkers {
 impl TwoPlayerGame for Checkers {
     const SOLVE_DEPTH: u32 = 8;
     const RECORD_FORMAT: Option<&'static str> = Some("PDN");
-    const LEARNER: Option<Learner<Self>> = Some(Learner::on_cpu());
+    const LEARNER: Option<Learner<Self>> = Some(Learner::of());
 
     fn first_mover_to_move(&self, state: &CheckersState) -> Option<bool> {
         Some(state.side() == self.initial().side())

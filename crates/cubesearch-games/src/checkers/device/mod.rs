@@ -27,8 +27,9 @@ pub mod movelist;
 
 use crate::checkers::Checkers;
 use cubecl::prelude::*;
-use cubesearch_kernels::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING};
+use cubesearch_kernels::device_game::{DeviceGame, GpuGame, DRAW, LOSS, ONGOING, WIN};
 use cubesearch_kernels::rng;
+use cubesearch_kernels::selfplay::DeviceTupleGame;
 
 /// The score of a lost game (the host's `checkers::LOSS_SCORE`).
 const LOSS_SCORE: i32 = 1000;
@@ -679,5 +680,57 @@ impl DeviceGame for DeviceCheckers {
             plies += 1u32;
         }
         plies
+    }
+}
+
+/// The bit of standard square `c + 1` for cells 0..32, five bits each, twelve a word.
+const fn square_bits() -> [u64; 3] {
+    let mut words = [0u64; 3];
+    let mut c = 0;
+    while c < 32 {
+        words[c / 12] |= (crate::checkers::board::GEOMETRY.index[c] as u64) << (5 * (c % 12));
+        c += 1;
+    }
+    words
+}
+const SQUARE_BITS: [u64; 3] = square_bits();
+const SQUARE_BITS_0: u64 = SQUARE_BITS[0];
+const SQUARE_BITS_1: u64 = SQUARE_BITS[1];
+const SQUARE_BITS_2: u64 = SQUARE_BITS[2];
+
+/// The cells as `TupleBoard for Checkers` numbers them, from the mover's seat: cell `c` is
+/// square `c + 1` with Black to move and `32 − c`, its half turn, with White (the half turn
+/// of bit `b` is bit `11 − b` mod 32); empty 0, the mover's man 1 or king 2, the other side's
+/// 3 or 4. Stages by pieces captured; a won game is worth 1.
+#[cube]
+impl DeviceTupleGame for DeviceCheckers {
+    fn cell(s: &Board, c: u32) -> u32 {
+        let word = select(
+            c < 12u32,
+            SQUARE_BITS_0,
+            select(c < 24u32, SQUARE_BITS_1, SQUARE_BITS_2),
+        );
+        let at = u32::cast_from((word >> u64::cast_from(5u32 * (c % 12u32))) & 31u64);
+        let (me, opp, white) = sides(s);
+        let mask = 1u32 << select(white, (43u32 - at) & 31u32, at);
+        let king = select((s.kings & mask) != 0u32, 1u32, 0u32);
+        select(
+            (me & mask) != 0u32,
+            1u32 + king,
+            select((opp & mask) != 0u32, 3u32 + king, 0u32),
+        )
+    }
+
+    fn stage_progress(s: &Board) -> u32 {
+        24u32 - (s.white | s.black).count_ones()
+    }
+
+    fn final_value(s: &Board) -> f32 {
+        let outcome = Self::outcome(s);
+        select(
+            outcome == LOSS,
+            -1.0f32,
+            select(outcome == WIN, 1.0f32, 0.0f32),
+        )
     }
 }
