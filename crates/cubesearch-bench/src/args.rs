@@ -55,6 +55,9 @@ pub struct BenchArgs {
     /// saved and resumed (default 65536; on lavapipe what its loop budget allows).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub steps_per_launch: Option<u32>,
+    /// reversi-endgame: the FFO positions to solve, `N` or `N-M` (default: all, #40-#59).
+    #[arg(long)]
+    pub ffo: Option<String>,
 }
 
 /// `--min-seconds`: 0 (no minimum) to an hour (a repetition is timed at least

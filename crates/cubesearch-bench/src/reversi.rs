@@ -1,7 +1,8 @@
 //! Reversi's own bench suites (seed 003 and beyond), each a table and one JSON object:
 //!
-//! * `reversi-endgame`: the exact solver (CPU, one thread) on FFO test positions #40–#44 and on
-//!   ten positions with 14–20 empties reached by random play (seeded);
+//! * `reversi-endgame`: the exact solver (CPU, one thread) on the FFO test positions of
+//!   `benches/ffo-40-59.txt` (`--ffo 40-44`: a range), each value and move checked, and the
+//!   whole set's time;
 //! * `reversi-tables`: the seed's Tables 1 and 2, 100 games per pairing, colours alternating;
 //! * `reversi-table3`: the seed's Table 3, total decision time of easy and medium over 100 games
 //!   against random: CPU one thread, CPU all cores, and each GPU one launch per decision (the
@@ -18,6 +19,7 @@ use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::reversi::batch::{seed_ai_against_random, Decider, DeviceShape};
 use cubesearch_games::reversi::device::words::BoardLayout;
 use cubesearch_games::reversi::endgame::Solver;
+use cubesearch_games::reversi::problems::{parse_problems, EndgameProblem, FFO_40_59};
 use cubesearch_games::reversi::seed_player::Level;
 use cubesearch_games::reversi::{Board, Reversi};
 use cubesearch_players::player::play_game;
@@ -28,7 +30,7 @@ use std::time::Instant;
 
 /// The suites of this file and what they measure.
 pub const SUITES: &[(&str, &str)] = &[
-    ("reversi-endgame", "exact endgame solves, CPU 1 thread: FFO #40-#44 and 10 random positions with 14-20 empties"),
+    ("reversi-endgame", "exact endgame solves, CPU 1 thread: FFO #40-#59 from benches/ffo-40-59.txt (--ffo 40-44: a range)"),
     ("reversi-tables", "the seed's Tables 1 and 2: every AI against random and every pairing, 100 games each"),
     ("reversi-table3", "the seed's Table 3: total decision time of easy and medium over 100 games against random (--level L: 100*2^L games)"),
     ("reversi-board-words", "device boards as u64 vs 2 x u32: move generation + flips of 2^18 positions, per GPU backend"),
@@ -38,7 +40,7 @@ pub const SUITES: &[(&str, &str)] = &[
 /// Runs the named suite if it is one of these; `None` otherwise.
 pub fn run(common: &Common, args: &BenchArgs) -> Option<Result<Report>> {
     Some(match args.suite.as_str() {
-        "reversi-endgame" => endgame(common),
+        "reversi-endgame" => endgame(common, args),
         "reversi-tables" => tables(common),
         "reversi-table3" => table3(common, args),
         "reversi-alphabeta" => alphabeta(common, args),
@@ -46,41 +48,6 @@ pub fn run(common: &Common, args: &BenchArgs) -> Option<Result<Report>> {
         _ => return None,
     })
 }
-
-/// FFO endgame test positions #40–#44 (www.radagast.se/othello/ffotest.html) with their published
-/// values and best moves, checked by the solver every time the suite runs.
-const FFO: [(&str, &str, i32, &str); 5] = [
-    (
-        "#40",
-        "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X",
-        38,
-        "a2",
-    ),
-    (
-        "#41",
-        "-OOOOO----OOOOX--OOOOOO-XXXXXOO--XXOOX--OOXOXX----OXXO---OOO--O- X",
-        0,
-        "h4",
-    ),
-    (
-        "#42",
-        "--OOO-------XX-OOOOOOXOO-OOOOXOOX-OOOXXO---OOXOO---OOOXO--OOOO-- X",
-        6,
-        "g2",
-    ),
-    (
-        "#43",
-        "--XXXXX---XXXX---OOOXX---OOXXXX--OOXXXO-OOOOXOO----XOX----XXXXX- O",
-        -12,
-        "c7 g3",
-    ),
-    (
-        "#44",
-        "--O-X-O---O-XO-O-OOXXXOOOOOOXXXOOOOOXX--XXOOXO----XXXX-----XXX-- O",
-        -14,
-        "d2 b8",
-    ),
-];
 
 /// Positions reached by random play (seed `seed`) with exactly `empties` empty squares.
 pub fn random_with_empties(empties: u32, seed: u32) -> Board {
@@ -100,54 +67,67 @@ pub fn random_with_empties(empties: u32, seed: u32) -> Board {
     }
 }
 
-/// A named endgame position and, for the FFO ones, the published value and best moves.
-type Endgame = (String, Board, Option<(i32, &'static str)>);
+/// The FFO problems `range` names (`45-47`, `50`; default all of `benches/ffo-40-59.txt`).
+fn ffo_problems(range: Option<&str>) -> Result<Vec<EndgameProblem>> {
+    let all = parse_problems(FFO_40_59)?;
+    let Some(range) = range else {
+        return Ok(all);
+    };
+    let number = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .map_err(|_| Error::parse(format!("--ffo {range}: expected N or N-M, FFO numbers")))
+    };
+    let (low, high) = match range.split_once('-') {
+        Some((a, b)) => (number(a)?, number(b)?),
+        None => (number(range)?, number(range)?),
+    };
+    let chosen: Vec<EndgameProblem> = all
+        .into_iter()
+        .filter(|p| p.name.parse().is_ok_and(|n: u32| (low..=high).contains(&n)))
+        .collect();
+    if chosen.is_empty() {
+        return Err(Error::parse(format!(
+            "--ffo {range}: benches/ffo-40-59.txt holds #40-#59"
+        )));
+    }
+    Ok(chosen)
+}
 
-fn endgame(common: &Common) -> Result<Report> {
+fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
+    let problems = ffo_problems(args.ffo.as_deref())?;
     let mut solver = Solver::new();
     let mut rows: Vec<Value> = Vec::new();
-    let mut positions: Vec<Endgame> = FFO
-        .iter()
-        .map(|&(name, text, value, moves)| {
-            Ok((
-                format!("FFO {name}"),
-                Reversi.parse_position(text)?,
-                Some((value, moves)),
-            ))
-        })
-        .collect::<Result<_>>()?;
-    for (k, empties) in [14, 15, 16, 16, 17, 18, 18, 19, 20, 20]
-        .into_iter()
-        .enumerate()
-    {
-        positions.push((
-            format!("random {}", k + 1),
-            random_with_empties(empties, 2026 + k as u32),
-            None,
-        ));
-    }
-    for (name, board, published) in positions {
+    let started_all = Instant::now();
+    for problem in &problems {
+        let board = &problem.board;
         let started = Instant::now();
-        let solved = solver.solve(&board);
+        let solved = solver.solve(board);
         let seconds = started.elapsed().as_secs_f64();
-        let best = solved.best.map(|m| Reversi.format_move(&board, m));
-        let agrees = published.map(|(v, moves)| {
-            v == solved.value
-                && best
-                    .as_deref()
-                    .is_some_and(|b| moves.split(' ').any(|m| m == b))
-        });
+        let best = solved.best.map(|m| Reversi.format_move(board, m));
+        let agrees =
+            solved.value == problem.value && solved.best.is_some_and(|b| problem.best.contains(&b));
+        let published: Vec<String> = problem
+            .best
+            .iter()
+            .map(|&m| Reversi.format_move(board, m))
+            .collect();
         if !common.json {
-            eprintln!("  {name}: {} in {seconds:.3} s", solved.value);
+            eprintln!(
+                "  FFO #{}: {} in {seconds:.3} s",
+                problem.name, solved.value
+            );
         }
         rows.push(json!({
-            "position": name, "board": Reversi.format_position(&board),
+            "position": format!("FFO #{}", problem.name), "board": Reversi.format_position(board),
             "empties": board.empty().count_ones(), "value": solved.value, "best_move": best,
-            "published": published.map(|p| json!({"value": p.0, "moves": p.1})),
+            "published": {"value": problem.value, "moves": published.join(" ")},
             "agrees": agrees, "nodes": solved.nodes, "seconds": seconds,
             "nodes_per_sec": solved.nodes as f64 / seconds.max(1e-9),
         }));
     }
+    let total_seconds = started_all.elapsed().as_secs_f64();
+    let total_nodes: u64 = rows.iter().filter_map(|r| r["nodes"].as_u64()).sum();
     if rows.iter().any(|r| r["agrees"] == false) {
         return Err(Error::Unsupported(format!(
             "the solver disagrees with a published FFO value: {rows:?}"
@@ -156,15 +136,11 @@ fn endgame(common: &Common) -> Result<Report> {
     let text = || {
         let mut out = String::from("reversi-endgame — exact solve, CPU 1 thread (negamax + PVS, fastest-first, parity, transposition table)\n\n| position | empties | value | best | published | nodes | seconds | nodes/s |\n|---|---:|---:|---|---|---:|---:|---:|");
         for r in &rows {
-            let published = if r["published"].is_null() {
-                "–".to_string()
-            } else {
-                format!(
-                    "{:+} {}",
-                    r["published"]["value"],
-                    r["published"]["moves"].as_str().unwrap_or("")
-                )
-            };
+            let published = format!(
+                "{:+} {}",
+                r["published"]["value"].as_i64().unwrap_or(0),
+                r["published"]["moves"].as_str().unwrap_or("")
+            );
             out += &format!(
                 "\n| {} | {} | {:+} | {} | {published} | {} | {:.3} | {:.2e} |",
                 r["position"].as_str().unwrap_or(""),
@@ -176,11 +152,15 @@ fn endgame(common: &Common) -> Result<Report> {
                 r["nodes_per_sec"].as_f64().unwrap_or(0.0)
             );
         }
+        out += &format!(
+            "\n| all | | | | | {total_nodes} | {total_seconds:.3} | {:.2e} |",
+            total_nodes as f64 / total_seconds.max(1e-9)
+        );
         out
     };
     Ok(Report::new(
         text,
-        json!({ "suite": "reversi-endgame", "rows": rows }),
+        json!({ "suite": "reversi-endgame", "rows": rows, "seconds": total_seconds, "nodes": total_nodes }),
     ))
 }
 

@@ -32,6 +32,7 @@ pub mod nboard;
 pub mod notation;
 pub mod ntuple;
 pub mod players;
+pub mod problems;
 pub mod seed_player;
 pub mod words;
 
