@@ -1,8 +1,8 @@
 //! Reversi's own bench suites (seed 003 and beyond), each a table and one JSON object:
 //!
-//! * `reversi-endgame`: the exact solver (CPU, one thread) on the FFO test positions of
-//!   `benches/ffo-40-59.txt` (`--ffo 40-44`: a range), each value and move checked, and the
-//!   whole set's time;
+//! * `reversi-endgame`: the exact solver on one CPU thread and on every core, on the FFO test
+//!   positions of `benches/ffo-40-59.txt` (`--ffo 40-44`: a range), each value checked against
+//!   the published one, and the whole set's time;
 //! * `reversi-tables`: the seed's Tables 1 and 2, 100 games per pairing, colours alternating;
 //! * `reversi-table3`: the seed's Table 3, total decision time of easy and medium over 100 games
 //!   against random: CPU one thread, CPU all cores, and each GPU one launch per decision (the
@@ -30,7 +30,7 @@ use std::time::Instant;
 
 /// The suites of this file and what they measure.
 pub const SUITES: &[(&str, &str)] = &[
-    ("reversi-endgame", "exact endgame solves, CPU 1 thread: FFO #40-#59 from benches/ffo-40-59.txt (--ffo 40-44: a range)"),
+    ("reversi-endgame", "exact endgame solves on cpu-1 and cpu-all: FFO #40-#59 from benches/ffo-40-59.txt (--ffo 40-44: a range)"),
     ("reversi-tables", "the seed's Tables 1 and 2: every AI against random and every pairing, 100 games each"),
     ("reversi-table3", "the seed's Table 3: total decision time of easy and medium over 100 games against random (--level L: 100*2^L games)"),
     ("reversi-board-words", "device boards as u64 vs 2 x u32: move generation + flips of 2^18 positions, per GPU backend"),
@@ -96,45 +96,69 @@ fn ffo_problems(range: Option<&str>) -> Result<Vec<EndgameProblem>> {
 
 fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
     let problems = ffo_problems(args.ffo.as_deref())?;
+    // One thread and every core (`--only cpu-1` or `cpu-all` keeps one), each position on
+    // both, alternating.
+    let wanted = |name: &str| args.only.is_empty() || args.only.iter().any(|o| o == name);
+    let columns: Vec<(&str, usize)> = [("cpu-1", 1), ("cpu-all", cpu_threads())]
+        .into_iter()
+        .filter(|(name, _)| wanted(name))
+        .collect();
+    if columns.is_empty() {
+        return Err(Error::parse(
+            "reversi-endgame runs on cpu-1 and cpu-all (--only)",
+        ));
+    }
     let mut solver = Solver::new();
     let mut rows: Vec<Value> = Vec::new();
-    let started_all = Instant::now();
+    let mut totals = vec![(0u64, 0f64); columns.len()];
     for problem in &problems {
         let board = &problem.board;
-        let started = Instant::now();
-        let solved = solver.solve(board);
-        let seconds = started.elapsed().as_secs_f64();
-        let best = solved.best.map(|m| Reversi.format_move(board, m));
-        let agrees =
-            solved.value == problem.value && solved.best.is_some_and(|b| problem.best.contains(&b));
-        let published: Vec<String> = problem
-            .best
-            .iter()
-            .map(|&m| Reversi.format_move(board, m))
-            .collect();
-        if !common.json {
-            eprintln!(
-                "  FFO #{}: {} in {seconds:.3} s",
-                problem.name, solved.value
-            );
+        for ((column, threads), total) in columns.iter().zip(&mut totals) {
+            let started = Instant::now();
+            let solved = solver
+                .solve_parallel(board, *threads, &cubesearch_core::Stop::new())
+                .ok_or_else(|| Error::Unsupported("a solve nobody stopped stopped".into()))?;
+            let seconds = started.elapsed().as_secs_f64();
+            *total = (total.0 + solved.nodes, total.1 + seconds);
+            let best = solved.best.map(|m| Reversi.format_move(board, m));
+            let agrees = solved.value == problem.value
+                && solved.best.is_some_and(|b| problem.best.contains(&b));
+            let published: Vec<String> = problem
+                .best
+                .iter()
+                .map(|&m| Reversi.format_move(board, m))
+                .collect();
+            if !common.json {
+                eprintln!(
+                    "  FFO #{} on {column}: {} in {seconds:.3} s",
+                    problem.name, solved.value
+                );
+            }
+            rows.push(json!({
+                "position": format!("FFO #{}", problem.name), "threads": threads,
+                "board": Reversi.format_position(board),
+                "empties": board.empty().count_ones(), "value": solved.value, "best_move": best,
+                "published": {"value": problem.value, "moves": published.join(" ")},
+                "agrees": agrees, "nodes": solved.nodes, "seconds": seconds,
+                "nodes_per_sec": solved.nodes as f64 / seconds.max(1e-9),
+            }));
         }
-        rows.push(json!({
-            "position": format!("FFO #{}", problem.name), "board": Reversi.format_position(board),
-            "empties": board.empty().count_ones(), "value": solved.value, "best_move": best,
-            "published": {"value": problem.value, "moves": published.join(" ")},
-            "agrees": agrees, "nodes": solved.nodes, "seconds": seconds,
-            "nodes_per_sec": solved.nodes as f64 / seconds.max(1e-9),
-        }));
     }
-    let total_seconds = started_all.elapsed().as_secs_f64();
-    let total_nodes: u64 = rows.iter().filter_map(|r| r["nodes"].as_u64()).sum();
-    if rows.iter().any(|r| r["agrees"] == false) {
+    // Any best move of the published value counts.
+    if rows.iter().any(|r| r["value"] != r["published"]["value"]) {
         return Err(Error::Unsupported(format!(
             "the solver disagrees with a published FFO value: {rows:?}"
         )));
     }
+    let sums: Vec<Value> = columns
+        .iter()
+        .zip(&totals)
+        .map(|((column, threads), (nodes, seconds))| {
+            json!({"column": column, "threads": threads, "nodes": nodes, "seconds": seconds})
+        })
+        .collect();
     let text = || {
-        let mut out = String::from("reversi-endgame — exact solve, CPU 1 thread (negamax + PVS, fastest-first, parity, transposition table)\n\n| position | empties | value | best | published | nodes | seconds | nodes/s |\n|---|---:|---:|---|---|---:|---:|---:|");
+        let mut out = String::from("reversi-endgame — exact solve on the CPU (negamax + PVS, fastest-first, parity, transposition table; several threads share out the root's moves)\n\n| position | threads | empties | value | best | published | nodes | seconds | nodes/s |\n|---|---:|---:|---:|---|---|---:|---:|---:|");
         for r in &rows {
             let published = format!(
                 "{:+} {}",
@@ -142,8 +166,9 @@ fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
                 r["published"]["moves"].as_str().unwrap_or("")
             );
             out += &format!(
-                "\n| {} | {} | {:+} | {} | {published} | {} | {:.3} | {:.2e} |",
+                "\n| {} | {} | {} | {:+} | {} | {published} | {} | {:.3} | {:.2e} |",
                 r["position"].as_str().unwrap_or(""),
+                r["threads"],
                 r["empties"],
                 r["value"].as_i64().unwrap_or(0),
                 r["best_move"].as_str().unwrap_or("–"),
@@ -152,15 +177,22 @@ fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
                 r["nodes_per_sec"].as_f64().unwrap_or(0.0)
             );
         }
-        out += &format!(
-            "\n| all | | | | | {total_nodes} | {total_seconds:.3} | {:.2e} |",
-            total_nodes as f64 / total_seconds.max(1e-9)
-        );
+        for s in &sums {
+            let (nodes, seconds) = (
+                s["nodes"].as_u64().unwrap_or(0),
+                s["seconds"].as_f64().unwrap_or(0.0),
+            );
+            out += &format!(
+                "\n| all | {} | | | | | {nodes} | {seconds:.3} | {:.2e} |",
+                s["threads"],
+                nodes as f64 / seconds.max(1e-9)
+            );
+        }
         out
     };
     Ok(Report::new(
         text,
-        json!({ "suite": "reversi-endgame", "rows": rows, "seconds": total_seconds, "nodes": total_nodes }),
+        json!({ "suite": "reversi-endgame", "rows": rows, "totals": sums }),
     ))
 }
 

@@ -19,6 +19,7 @@
 use super::board::{Board, Square};
 use super::ReversiMove;
 use cubesearch_core::Stop;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// Below this many empties (inclusive) the search walks empty squares without a move list.
 const SHALLOW_EMPTIES: u32 = 6;
@@ -250,6 +251,76 @@ impl Solver {
             best: Some(ReversiMove::Place(best.1 as Square)),
             nodes: self.nodes,
         }
+    }
+
+    /// [`Self::solve_until`] on `threads` threads: the first root move (fastest-first) with a
+    /// full window on this solver, then the others shared out among the threads, each on a
+    /// solver (and table) of its own, probed with a null window against the best value so far
+    /// and searched again when they beat it. The value is the one-thread solve's; the move may
+    /// be another of equal value. Nodes count every thread's.
+    pub fn solve_parallel(&mut self, board: &Board, threads: usize, stop: &Stop) -> Option<Solved> {
+        let (p, o) = (board.player, board.opponent);
+        let mine = moves(p, o);
+        if threads <= 1 || mine.count_ones() < 2 {
+            return self.solve_until(board, stop);
+        }
+        self.stop = stop.clone();
+        self.stopped = false;
+        self.table.fill(Entry::default());
+        self.nodes = 0;
+        let mut list = [(0, 0); 32];
+        let n = self.order(p, o, mine, 0, &mut list);
+        let child = |sq: u32| {
+            let f = flips(p, o, sq);
+            (o & !f, p | f | (1u64 << sq))
+        };
+        let (cp, co) = child(list[0].1);
+        let first = -self.search(cp, co, -WIDE, WIDE, false);
+        if self.stopped {
+            return None;
+        }
+        let best = std::sync::Mutex::new((first, list[0].1));
+        let next = AtomicUsize::new(1);
+        let nodes = AtomicU64::new(self.nodes);
+        let stopped = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            for _ in 0..threads.min(n - 1) {
+                scope.spawn(|| {
+                    let mut solver = Solver::new();
+                    solver.stop = stop.clone();
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        if k >= n {
+                            break;
+                        }
+                        let (cp, co) = child(list[k].1);
+                        let bound = best.lock().map_or(-WIDE, |b| b.0);
+                        let probe = -solver.search(cp, co, -bound - 1, -bound, false);
+                        let value = if probe > bound {
+                            -solver.search(cp, co, -WIDE, -bound, false)
+                        } else {
+                            probe
+                        };
+                        if solver.stopped {
+                            stopped.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                        if let Ok(mut b) = best.lock() {
+                            if value > b.0 {
+                                *b = (value, list[k].1);
+                            }
+                        }
+                    }
+                    nodes.fetch_add(solver.nodes, Ordering::Relaxed);
+                });
+            }
+        });
+        let (value, sq) = best.into_inner().unwrap_or((first, list[0].1));
+        (!stopped.into_inner()).then_some(Solved {
+            value,
+            best: Some(ReversiMove::Place(sq as Square)),
+            nodes: nodes.into_inner(),
+        })
     }
 
     /// The moves of `p` in `mine`, fastest-first: fewest replies for the opponent (then fewest
@@ -610,6 +681,24 @@ mod exact {
             }
         }
         panic!("no pass position among the samples");
+    }
+
+    /// On two and three threads the solve's value is the one-thread solve's, and its move
+    /// reaches that value.
+    #[test]
+    fn the_parallel_solve_equals_the_sequential_one() {
+        let mut solver = Solver::new();
+        let mut positions = endgames(20, 9, 7);
+        positions.extend(endgames(4, 14, 8));
+        for b in &positions {
+            let one = solver.solve(b);
+            for threads in [2, 3] {
+                let many = solver.solve_parallel(b, threads, &Stop::new()).unwrap();
+                assert_eq!(many.value, one.value, "{}", Reversi.format_position(b));
+                let mv = many.best.expect("a move");
+                assert_eq!(-solve(&Reversi.apply(b, mv)).value, one.value);
+            }
+        }
     }
 
     /// A raised stop ends a solve of the opening (60 empties, years of work) at once, with
