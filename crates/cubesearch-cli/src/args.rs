@@ -238,6 +238,9 @@ pub enum Command {
         /// GPU split for won/lost games such as Nim, frontier for games with an evaluation).
         #[arg(long, value_parser = parse_strategy)]
         strategy: Option<Strategy>,
+        /// The exact solver's CPU threads (default 0: every core).
+        #[arg(long)]
+        threads: Option<usize>,
         #[command(flatten)]
         rules: RuleFlags,
     },

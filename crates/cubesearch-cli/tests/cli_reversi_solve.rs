@@ -10,25 +10,43 @@ use cubesearch::Game;
 /// A position 12 moves from the end of a game (random play, fixed seed), White to move.
 const TWELVE_EMPTIES: &str = "XXXXXXXOXXOOOOXOXOXOXXXOXOOXOXXOXXXXXOOO--XXXOO---XXX-----XXXX-- O";
 
+/// On one thread and on three (the default is every core), the value is exact and the named
+/// move keeps it; `--threads` with a depth-limited search is refused.
 #[test]
 fn solve_reversi_is_exact_and_names_a_move_of_that_value() {
-    let json = json_of(&cubesearch(&[
+    let board = Reversi.parse_position(TWELVE_EMPTIES).unwrap();
+    let exact = solve(&board);
+    for threads in ["1", "3"] {
+        let json = json_of(&cubesearch(&[
+            "solve",
+            "reversi",
+            "--position",
+            TWELVE_EMPTIES,
+            "--threads",
+            threads,
+            "--json",
+        ]));
+        assert_eq!(json["exact"], true);
+        assert_eq!(json["threads"].to_string(), threads);
+        assert_eq!(json["empties"], 12);
+        assert_eq!(json["value"], exact.value);
+        // The named move keeps the value: the solver on the child says minus as much.
+        let mv = Reversi
+            .parse_move(&board, json["best_move"].as_str().unwrap())
+            .unwrap();
+        assert_eq!(-solve(&Reversi.apply(&board, mv)).value, exact.value);
+    }
+    let out = cubesearch(&[
         "solve",
         "reversi",
         "--position",
         TWELVE_EMPTIES,
-        "--json",
-    ]));
-    let board = Reversi.parse_position(TWELVE_EMPTIES).unwrap();
-    let exact = solve(&board);
-    assert_eq!(json["exact"], true);
-    assert_eq!(json["empties"], 12);
-    assert_eq!(json["value"], exact.value);
-    // The named move keeps the value: the solver on the child says minus as much.
-    let mv = Reversi
-        .parse_move(&board, json["best_move"].as_str().unwrap())
-        .unwrap();
-    assert_eq!(-solve(&Reversi.apply(&board, mv)).value, exact.value);
+        "--depth",
+        "2",
+        "--threads",
+        "2",
+    ]);
+    assert_bad_input(&out, "--threads is for the exact solver");
 }
 
 #[test]

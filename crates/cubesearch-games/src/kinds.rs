@@ -101,8 +101,8 @@ pub trait TwoPlayerGame: NamedPlayers + Sized {
     }
 }
 
-/// A game's exact solver: the value of a position under perfect play and a best move, on one
-/// CPU thread.
+/// A game's exact solver: the value of a position under perfect play and a best move, on CPU
+/// threads.
 pub struct ExactSolver<G: Game> {
     /// What it is, for the line naming where the work runs (`exact endgame solver`).
     pub name: &'static str,
@@ -114,8 +114,9 @@ pub struct ExactSolver<G: Game> {
     pub estimate: fn(&G::State) -> f64,
 }
 
-/// An [`ExactSolver`]'s solve: the game, the position and the stop it obeys.
-pub type SolveFn<G> = fn(&G, &<G as Game>::State, &Stop) -> Option<Exact<<G as Game>::Move>>;
+/// An [`ExactSolver`]'s solve: the game, the position, the CPU threads it may use and the stop
+/// it obeys.
+pub type SolveFn<G> = fn(&G, &<G as Game>::State, usize, &Stop) -> Option<Exact<<G as Game>::Move>>;
 
 /// What an [`ExactSolver`] found.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -184,6 +184,7 @@ pub fn run(cli: Cli) -> Result<()> {
             position,
             depth,
             strategy,
+            threads,
             rules,
         } => registry::visit(
             &game,
@@ -192,6 +193,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 common,
                 position: &position,
                 depth,
+                threads,
                 strategy,
             }),
         ),

@@ -18,6 +18,8 @@ pub struct Solve<'a> {
     pub position: &'a str,
     pub depth: Option<u32>,
     pub strategy: Option<Strategy>,
+    /// The exact solver's CPU threads (0 or `None`: every core).
+    pub threads: Option<usize>,
 }
 
 impl TwoPlayerCommand for Solve<'_> {
@@ -25,8 +27,19 @@ impl TwoPlayerCommand for Solve<'_> {
     fn run<G: TwoPlayerGame>(self, game: G) -> Result<()> {
         if self.depth.is_none() && self.strategy.is_none() {
             if let Some(solver) = G::exact_solver() {
-                return super::solve_exact::run(&game, &solver, self.common, self.position);
+                return super::solve_exact::run(
+                    &game,
+                    &solver,
+                    self.common,
+                    self.position,
+                    self.threads,
+                );
             }
+        }
+        if self.threads.is_some() {
+            return Err(cubesearch_core::Error::parse(
+                "solve: --threads is for the exact solver (no --depth or --strategy)",
+            ));
         }
         run(&game, self.common, self.position, self.depth, self.strategy)
     }

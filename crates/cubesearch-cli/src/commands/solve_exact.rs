@@ -1,11 +1,13 @@
 //! `cubesearch solve <game> --position P` without `--depth` or `--strategy`, for a game with an
 //! exact solver (Reversi's endgame solver): the exact value under perfect play and a best move,
-//! on one CPU thread. A solve past a day's work (the solver's estimate) is refused up front
-//! unless `--force`; SIGINT or SIGTERM stops one and exits 128 + the signal's number.
+//! on `--threads` CPU threads (default: every core). A solve past a day's work (the solver's
+//! estimate) is refused up front unless `--force`; SIGINT or SIGTERM stops one and exits 128 +
+//! the signal's number.
 
 use crate::args::Common;
 use crate::output::emit;
 use crate::signals;
+use cubesearch_core::backend::cpu_threads;
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::ExactSolver;
 use cubesearch_players::effort::{Hardware, Work};
@@ -17,7 +19,12 @@ pub fn run<G: Game>(
     solver: &ExactSolver<G>,
     common: &Common,
     position: &str,
+    threads: Option<usize>,
 ) -> Result<()> {
+    let threads = match threads {
+        None | Some(0) => cpu_threads(),
+        Some(n) => n,
+    };
     let state = super::typed_position(game, Some(position))?;
     let nodes = (solver.estimate)(&state);
     let limit = Work::Exact.limit(Hardware::Cpu);
@@ -29,11 +36,11 @@ pub fn run<G: Game>(
         )));
     }
     if !common.json {
-        eprintln!("backend: {}, CPU, 1 thread", solver.name);
+        eprintln!("backend: {}, CPU, {threads} threads", solver.name);
     }
     let stop = signals::stop_on_signals();
     let start = Instant::now();
-    let Some(solved) = (solver.solve)(game, &state, &stop) else {
+    let Some(solved) = (solver.solve)(game, &state, threads, &stop) else {
         return Err(Error::Interrupted(format!(
             "solve stopped by {} after {:.1} s: no value found",
             signals::name(&stop),
@@ -50,7 +57,7 @@ pub fn run<G: Game>(
     let mut json = json!({
         "game": G::NAME, "position": game.format_position(&state), "exact": true,
         "value": solved.value, "best_move": best, "nodes": solved.nodes,
-        "seconds": seconds, "backend": "cpu", "threads": 1,
+        "seconds": seconds, "backend": "cpu", "threads": threads,
     });
     for (name, n) in &solved.facts {
         json[*name] = json!(n);

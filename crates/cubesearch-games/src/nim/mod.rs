@@ -252,7 +252,7 @@ impl TwoPlayerGame for Nim {
         Some(ExactSolver {
             name: "nim-sum (Bouton)",
             value: "+1 won, -1 lost",
-            solve: |game, state, _| {
+            solve: |game, state, _, _| {
                 let winning = state.winning_moves();
                 Some(Exact {
                     value: if winning.is_empty() { -1 } else { 1 },

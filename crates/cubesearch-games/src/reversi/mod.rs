@@ -284,8 +284,8 @@ impl TwoPlayerGame for Reversi {
         Some(ExactSolver {
             name: "exact endgame solver",
             value: "exact final disc difference",
-            solve: |_, board, stop| {
-                let solved = endgame::Solver::new().solve_until(board, stop)?;
+            solve: |_, board, threads, stop| {
+                let solved = endgame::Solver::new().solve_parallel(board, threads, stop)?;
                 Some(Exact {
                     value: solved.value,
                     best: solved.best,
