@@ -103,7 +103,7 @@ proptest! {
     fn the_exact_solver_agrees_with_search(heaps in proptest::collection::vec(0u32..6, 1..4)) {
         use cubesearch::games::registry::TwoPlayerGame;
         let s = NimState::new(&heaps).unwrap();
-        let exact = (Nim::exact_solver().unwrap().solve)(&Nim, &s, &Stop::new()).unwrap();
+        let exact = (Nim::exact_solver().unwrap().solve)(&Nim, &s, 1, &Stop::new()).unwrap();
         let mut cpu = CpuExecutor::new(1).unwrap();
         let searched = minimax::solve(&mut cpu, &Nim, &s, 32, Strategy::Cpu).unwrap();
         prop_assert_eq!(exact.value, searched.solution.value);
