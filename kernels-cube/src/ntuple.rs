@@ -321,10 +321,39 @@ pub fn lut_words(lookups: &[(u32, Vec<u8>)], stages: &Stages) -> Option<(Vec<u32
     Some((lut, len as u32))
 }
 
+/// What a runtime table's lookups read of a state: its cells and its stage progress. One
+/// reader for every kind of game: [`StochasticCells`] reads a [`DeviceStochasticGame`]'s, and
+/// `selfplay::TupleCells` a two-player game's.
+#[cube]
+pub trait DeviceCells: 'static + Send + Sync {
+    /// The state read.
+    type State: CubeType + Clone + Copy;
+    /// The value of cell `c`.
+    fn cell(state: &Self::State, c: u32) -> u32;
+    /// What the stage thresholds compare.
+    fn stage_progress(state: &Self::State) -> u32;
+}
+
+/// The cells of a one-player stochastic game `G`.
+pub struct StochasticCells<G>(std::marker::PhantomData<G>);
+
+#[cube]
+impl<G: DeviceStochasticGame> DeviceCells for StochasticCells<G> {
+    type State = G::State;
+
+    fn cell(state: &G::State, c: u32) -> u32 {
+        G::cell(state, c)
+    }
+
+    fn stage_progress(state: &G::State) -> u32 {
+        G::stage_progress(state)
+    }
+}
+
 /// The weight offset of `state`'s stage in a runtime table ([`lut_words`]) of `lookups`
 /// lookups of `len` cells: 0 with one stage (the game's stage progress then not even read).
 #[cube]
-pub fn stage_base<G: DeviceStochasticGame>(
+pub fn stage_base<G: DeviceCells>(
     state: &G::State,
     lut: &Array<u32>,
     lookups: u32,
@@ -349,7 +378,7 @@ pub fn stage_base<G: DeviceStochasticGame>(
 /// in the stage whose tables start at weight `stage` ([`stage_base()`]): its offset plus its
 /// cells' values, `bits` bits each, first cell lowest.
 #[cube]
-pub fn lookup_index<G: DeviceStochasticGame>(
+pub fn lookup_index<G: DeviceCells>(
     state: &G::State,
     lut: &Array<u32>,
     l: u32,

@@ -31,7 +31,9 @@
 use crate::device_game::{DeviceGame, GpuGame, ONGOING};
 use crate::exact::{div_rn, unfused};
 use crate::launch::{check_buffer, grid, read, upload};
-use crate::ntuple::{check_lookups, lut_words, partial_sums};
+use crate::ntuple::{
+    check_lookups, lookup_index, lut_words, partial_sums, stage_base, DeviceCells,
+};
 use crate::rng;
 use crate::td::config::Update;
 use crate::td::TdNet;
@@ -135,7 +137,7 @@ pub fn selfplay_kernel<G: DeviceTupleGame>(
                 let state = G::load(units, board);
                 if G::outcome(&state) == ONGOING {
                     let pick = learn_move::<G>(
-                        &state, weights, asked, lut, units, &mut draws, &run, config,
+                        &state, board, weights, asked, lut, units, &mut draws, &run, config,
                     );
                     let mut next = G::load(units, board);
                     G::play(&mut next, pick);
@@ -163,12 +165,13 @@ const FINISHED: usize = 1;
 const MOVES: usize = 2;
 const LIVE: usize = 3;
 
-/// Chooses the move of `state` (stored at `units[at + 1..]`), learns from it and returns its
+/// Chooses the move of `state` (stored at `units[board..]`), learns from it and returns its
 /// number.
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn learn_move<G: DeviceTupleGame>(
     state: &G::State,
+    board: usize,
     weights: &mut Array<f32>,
     asked: &mut Changes,
     lut: &Array<u32>,
@@ -177,7 +180,6 @@ fn learn_move<G: DeviceTupleGame>(
     run: &SelfPlayRun,
     #[comptime] config: SelfPlayConfig,
 ) -> u32 {
-    let board = (ABSOLUTE_POS as u32 * (config.words + SLOT_HEAD) + SLOT_HEAD) as usize;
     let count = G::move_count(state);
     let explore = rng::next(draws) < run.explore_below;
     let mut pick = 0u32;
@@ -200,9 +202,9 @@ fn learn_move<G: DeviceTupleGame>(
     }
     let error = target - value::<G>(state, weights, lut, run.lookups, config);
     let delta = unfused(run.step * error, run.zero);
-    let stage = stage_base::<G>(state, lut, run.lookups, config);
+    let stage = stage_of::<G>(state, lut, run.lookups, config);
     for l in 0..run.lookups {
-        let i = lookup_index::<G>(state, lut, l, stage, config);
+        let i = index_of::<G>(state, lut, l, stage, config);
         if comptime!(config.update == Update::Averaged) {
             asked.pending[i].fetch_add(delta);
             asked.hits[i].fetch_add(1u32);
@@ -264,60 +266,58 @@ fn value<G: DeviceTupleGame>(
     lookups: u32,
     #[comptime] config: SelfPlayConfig,
 ) -> f32 {
-    let stage = stage_base::<G>(state, lut, lookups, config);
+    let stage = stage_of::<G>(state, lut, lookups, config);
     let mut sums = partial_sums();
     for q in 0..lookups / 4u32 {
         let l = 4u32 * q;
         sums.add(
-            weights[lookup_index::<G>(state, lut, l, stage, config)],
-            weights[lookup_index::<G>(state, lut, l + 1u32, stage, config)],
-            weights[lookup_index::<G>(state, lut, l + 2u32, stage, config)],
-            weights[lookup_index::<G>(state, lut, l + 3u32, stage, config)],
+            weights[index_of::<G>(state, lut, l, stage, config)],
+            weights[index_of::<G>(state, lut, l + 1u32, stage, config)],
+            weights[index_of::<G>(state, lut, l + 2u32, stage, config)],
+            weights[index_of::<G>(state, lut, l + 3u32, stage, config)],
         );
     }
     sums.total()
 }
 
-/// The weight offset of `state`'s stage in the lookup table ([`lut_words`]).
+/// The cells of a two-player game `G` as the shared lookups read them.
+pub struct TupleCells<G>(std::marker::PhantomData<G>);
+
 #[cube]
-fn stage_base<G: DeviceTupleGame>(
+impl<G: DeviceTupleGame> DeviceCells for TupleCells<G> {
+    type State = G::State;
+
+    fn cell(state: &G::State, c: u32) -> u32 {
+        G::cell(state, c)
+    }
+
+    fn stage_progress(state: &G::State) -> u32 {
+        G::stage_progress(state)
+    }
+}
+
+/// The weight offset of `state`'s stage ([`stage_base()`]).
+#[cube]
+fn stage_of<G: DeviceTupleGame>(
     state: &G::State,
     lut: &Array<u32>,
     lookups: u32,
     #[comptime] config: SelfPlayConfig,
 ) -> u32 {
-    let at = lookups * (config.len + 1u32);
-    let thresholds = lut[at as usize];
-    let mut base = 0u32;
-    if thresholds > 0u32 {
-        let progress = G::stage_progress(state);
-        let stage_len = lut[(at + 1u32) as usize];
-        for k in 0..thresholds {
-            if progress >= lut[(at + 2u32 + k) as usize] {
-                base += stage_len;
-            }
-        }
-    }
-    base
+    stage_base::<TupleCells<G>>(state, lut, lookups, config.len)
 }
 
-/// The weight index of lookup `l` in the stage whose tables start at weight `stage`.
+/// The weight index of lookup `l` in the stage whose tables start at weight `stage`
+/// ([`lookup_index()`]).
 #[cube]
-fn lookup_index<G: DeviceTupleGame>(
+fn index_of<G: DeviceTupleGame>(
     state: &G::State,
     lut: &Array<u32>,
     l: u32,
     stage: u32,
     #[comptime] config: SelfPlayConfig,
 ) -> usize {
-    let base = l * (config.len + 1u32);
-    let mut idx = lut[base as usize] + stage;
-    #[unroll]
-    for j in 0..config.len {
-        let c = lut[(base + 1u32 + j) as usize];
-        idx += G::cell(state, c) << (j * config.bits);
-    }
-    idx as usize
+    lookup_index::<TupleCells<G>>(state, lut, l, stage, config.len, config.bits)
 }
 
 /// How a device plays self-play games.
@@ -454,11 +454,6 @@ where
             steps,
             _game: std::marker::PhantomData,
         })
-    }
-
-    /// Games at once.
-    pub fn units(&self) -> u32 {
-        self.unit_count
     }
 
     /// One launch: every unit plays up to its steps of moves, starting at most `limit` new

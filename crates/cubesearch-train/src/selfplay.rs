@@ -133,7 +133,7 @@ where
             run.games += u64::from(launched.finished);
             run.moves += u64::from(launched.moves);
             on_progress(run.games);
-            if launched.live == 0 && (limit == 0 || started >= plan.games) && run.games >= started {
+            if launched.live == 0 && (limit == 0 || started >= plan.games) {
                 break;
             }
         }

@@ -3,7 +3,7 @@
 //! ([`LaneExchange`](super::config::LaneExchange)), each lane's lookup row read once a launch.
 
 use super::config::{Lanes, NetTable, PlayConfig, WeightBuffers, LANES};
-use crate::ntuple::{lookup_index, partial_sums, stage_base};
+use crate::ntuple::{lookup_index, partial_sums, stage_base, StochasticCells};
 use crate::stochastic::DeviceStochasticGame;
 use cubecl::prelude::*;
 
@@ -39,7 +39,12 @@ pub(super) fn hold<G: DeviceStochasticGame>(
     #[comptime] config: PlayConfig,
 ) -> Held {
     let mut held = Held {
-        stage: stage_base::<G>(state, &net.lut, net.lookups, comptime!(config.lookup.len)),
+        stage: stage_base::<StochasticCells<G>>(
+            state,
+            &net.lut,
+            net.lookups,
+            comptime!(config.lookup.len),
+        ),
         cell: 0u32,
     };
     if comptime!(config.held()) {
@@ -99,7 +104,7 @@ pub(super) fn lane_index<G: DeviceStochasticGame>(
     if comptime!(config.held()) {
         pooled_index(held, lanes, net, l, config)
     } else {
-        lookup_index::<G>(
+        lookup_index::<StochasticCells<G>>(
             state,
             &net.lut,
             l,

@@ -6,7 +6,7 @@ use super::config::{Lanes, LookupShape, NetTable, PlayConfig, WeightBuffers, LAN
 use super::lanes::{held_cell, plane_weight_used, Held};
 use super::lanes::{held_value, hold, lane_index, plane_index, plane_round, plane_total};
 use crate::exact::{div_rn, unfused};
-use crate::ntuple::{lookup_index, partial_sums, stage_base};
+use crate::ntuple::{lookup_index, partial_sums, stage_base, StochasticCells};
 use crate::stochastic::DeviceStochasticGame;
 use cubecl::prelude::*;
 
@@ -21,12 +21,13 @@ pub fn value<G: DeviceStochasticGame>(
 ) -> f32 {
     let (len, bits) = comptime!((shape.len, shape.bits));
     let mut sums = partial_sums();
-    let stage = stage_base::<G>(state, &net.lut, net.lookups, len);
+    let stage = stage_base::<StochasticCells<G>>(state, &net.lut, net.lookups, len);
     for q in 0..net.lookups / 4u32 {
         let mut w = Array::<f32>::new(4usize);
         #[unroll]
         for k in 0..4u32 {
-            let i = lookup_index::<G>(state, &net.lut, 4u32 * q + k, stage, len, bits);
+            let i =
+                lookup_index::<StochasticCells<G>>(state, &net.lut, 4u32 * q + k, stage, len, bits);
             w[k as usize] = weights[i].load();
         }
         sums.add(w[0], w[1], w[2], w[3]);
@@ -47,10 +48,11 @@ pub fn update<G: DeviceStochasticGame>(
     #[comptime] shape: LookupShape,
 ) {
     let (len, bits) = comptime!((shape.len, shape.bits));
-    let stage = stage_base::<G>(state, &net.lut, net.lookups, len);
+    let stage = stage_base::<StochasticCells<G>>(state, &net.lut, net.lookups, len);
     let mut l = first;
     while l < net.lookups {
-        weights[lookup_index::<G>(state, &net.lut, l, stage, len, bits)].fetch_add(delta);
+        weights[lookup_index::<StochasticCells<G>>(state, &net.lut, l, stage, len, bits)]
+            .fetch_add(delta);
         l += stride;
     }
 }
@@ -81,11 +83,11 @@ fn update_coherent<G: DeviceStochasticGame>(
     #[comptime] shape: LookupShape,
 ) {
     let (len, bits) = comptime!((shape.len, shape.bits));
-    let stage = stage_base::<G>(state, &net.lut, net.lookups, len);
+    let stage = stage_base::<StochasticCells<G>>(state, &net.lut, net.lookups, len);
     // `delta` is a product the sums' adds must not fuse with (`lookups < 2^31`: a hidden zero).
     let delta = unfused(delta, net.lookups >> 31u32);
     for l in 0..net.lookups {
-        let i = lookup_index::<G>(state, &net.lut, l, stage, len, bits);
+        let i = lookup_index::<StochasticCells<G>>(state, &net.lut, l, stage, len, bits);
         let (e, a) = (weights.sums[i], weights.sizes[i]);
         weights.live[i].fetch_add(delta * coherence_rate(e, a));
         weights.sums[i] = e + delta;
@@ -237,7 +239,7 @@ pub(super) fn learn_planes<G: DeviceStochasticGame>(
         let mut e = span.count - 1u32;
         let mut at = ((span.first + e) * stride) as usize;
         let entry = G::load(paths, at);
-        let stage = stage_base::<G>(&entry, &net.lut, lookups, len);
+        let stage = stage_base::<StochasticCells<G>>(&entry, &net.lut, lookups, len);
         let cell = held_cell::<G>(&entry, lane, net.top);
         let mut i = plane_index(cell, row, stage, config);
         let mut w = weights.frozen[i];
@@ -248,7 +250,7 @@ pub(super) fn learn_planes<G: DeviceStochasticGame>(
             let before = select(e > 0u32, e - 1u32, 0u32);
             let next_at = ((span.first + before) * stride) as usize;
             let next = G::load(paths, next_at);
-            let next_stage = stage_base::<G>(&next, &net.lut, lookups, len);
+            let next_stage = stage_base::<StochasticCells<G>>(&next, &net.lut, lookups, len);
             let next_cell = held_cell::<G>(&next, lane, net.top);
             let next_i = plane_index(next_cell, row, next_stage, config);
             let next_w = weights.frozen[next_i];

@@ -8,7 +8,7 @@ use super::lanes::{
     held_value, lane_value, plane_index, plane_round, plane_total, plane_weight_used, read_weight,
     Held,
 };
-use crate::ntuple::stage_base;
+use crate::ntuple::{stage_base, StochasticCells};
 use crate::stochastic::DeviceStochasticGame;
 use cubecl::prelude::*;
 
@@ -178,7 +178,12 @@ fn spread_moves<G: DeviceStochasticGame>(
     let made = Made {
         legal: select(acted.legal, 1u32, 0u32),
         reward: acted.reward,
-        stage: stage_base::<G>(own, &net.lut, net.lookups, comptime!(config.lookup.len)),
+        stage: stage_base::<StochasticCells<G>>(
+            own,
+            &net.lut,
+            net.lookups,
+            comptime!(config.lookup.len),
+        ),
     };
     // This lane's cell of each candidate afterstate.
     let mut cells = Array::<u32>::new(4usize);
@@ -309,7 +314,8 @@ fn grouped_moves<G: DeviceStochasticGame>(
     let base = lane - j;
     let acted = G::act(own, lane / GROUP);
     let legal = select(acted.legal, 1u32, 0u32);
-    let stage = stage_base::<G>(own, &net.lut, net.lookups, comptime!(config.lookup.len));
+    let stage =
+        stage_base::<StochasticCells<G>>(own, &net.lut, net.lookups, comptime!(config.lookup.len));
     let mut cells = 0u32;
     #[unroll]
     for k in 0..4u32 {
