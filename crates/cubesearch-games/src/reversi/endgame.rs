@@ -171,6 +171,13 @@ impl Default for Solver {
     }
 }
 
+/// The position after `p` places a disc on `sq`, seen from the opponent: its discs, then ours.
+#[inline(always)]
+fn play(p: u64, o: u64, sq: u32) -> (u64, u64) {
+    let f = flips(p, o, sq);
+    (o & !f, p | f | (1u64 << sq))
+}
+
 fn slot(p: u64, o: u64) -> usize {
     let h = (p.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ o.wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
         .rotate_left(29)
@@ -198,15 +205,20 @@ impl Solver {
     /// [`Self::solve`], or `None` once `stop` is raised (or its deadline passes): the search
     /// unwinds within [`STOP_EVERY`] nodes and what it found is dropped.
     pub fn solve_until(&mut self, board: &Board, stop: &Stop) -> Option<Solved> {
-        self.stop = stop.clone();
-        self.stopped = false;
+        self.begin(stop);
         let solved = self.solve_root(board);
         (!self.stopped).then_some(solved)
     }
 
-    fn solve_root(&mut self, board: &Board) -> Solved {
+    /// A new solve under `stop`: an empty table, no nodes yet.
+    fn begin(&mut self, stop: &Stop) {
+        self.stop = stop.clone();
+        self.stopped = false;
         self.table.fill(Entry::default());
         self.nodes = 0;
+    }
+
+    fn solve_root(&mut self, board: &Board) -> Solved {
         let (p, o) = (board.player, board.opponent);
         let mine = moves(p, o);
         if mine == 0 {
@@ -230,8 +242,7 @@ impl Solver {
         let mut list = [(0, 0); 32];
         let n = self.order(p, o, mine, 0, &mut list);
         for (k, &(_, sq)) in list[..n].iter().enumerate() {
-            let f = flips(p, o, sq);
-            let (cp, co) = (o & !f, p | f | (1u64 << sq));
+            let (cp, co) = play(p, o, sq);
             let value = if k == 0 {
                 -self.search(cp, co, -WIDE, WIDE, false)
             } else {
@@ -264,17 +275,10 @@ impl Solver {
         if threads <= 1 || mine.count_ones() < 2 {
             return self.solve_until(board, stop);
         }
-        self.stop = stop.clone();
-        self.stopped = false;
-        self.table.fill(Entry::default());
-        self.nodes = 0;
+        self.begin(stop);
         let mut list = [(0, 0); 32];
         let n = self.order(p, o, mine, 0, &mut list);
-        let child = |sq: u32| {
-            let f = flips(p, o, sq);
-            (o & !f, p | f | (1u64 << sq))
-        };
-        let (cp, co) = child(list[0].1);
+        let (cp, co) = play(p, o, list[0].1);
         let first = -self.search(cp, co, -WIDE, WIDE, false);
         if self.stopped {
             return None;
@@ -293,7 +297,7 @@ impl Solver {
                         if k >= n {
                             break;
                         }
-                        let (cp, co) = child(list[k].1);
+                        let (cp, co) = play(p, o, list[k].1);
                         let bound = best.lock().map_or(-WIDE, |b| b.0);
                         let probe = -solver.search(cp, co, -bound - 1, -bound, false);
                         let value = if probe > bound {
@@ -400,8 +404,7 @@ impl Solver {
         let mut list = [(0, 0); 32];
         let n = self.order(p, o, mine, hint, &mut list);
         for (k, &(_, sq)) in list[..n].iter().enumerate() {
-            let f = flips(p, o, sq);
-            let (cp, co) = (o & !f, p | f | (1u64 << sq));
+            let (cp, co) = play(p, o, sq);
             let value = if k == 0 {
                 -self.search(cp, co, -beta, -alpha, false)
             } else {
