@@ -1,16 +1,13 @@
 //! Self-play TD(0) on a device against the CPU oracle: one unit's games give the CPU's
-//! weights bit for bit (Reversi and checkers), and many units sharing one table learn. Then
-//! the learned network at the leaves of device alpha-beta, against the CPU's search of it.
+//! weights bit for bit (Reversi and checkers), and many units sharing one table learn.
 
 use cubesearch::games::{Checkers, Reversi, Rules};
 use cubesearch::kernels::selfplay::AVERAGED_FROM_UNITS;
 use cubesearch::learn::selfplay::{learn_games, SelfPlay, SelfPlayPlan, TwoPlayerTupleGame};
 use cubesearch::learn::{default_shapes, NTupleNetwork};
-use cubesearch::minimax::{solve_frontier, solve_sequential, solve_split, SearchOptions};
-use cubesearch::players::player::NamedPlayers;
-use cubesearch::testing::{assert_same, assert_same_weights, executor, random_positions};
+use cubesearch::testing::{assert_same_weights, executor};
 use cubesearch::train::selfplay::{default_alpha, learn_self_play};
-use cubesearch::{Backend, CpuExecutor, Executor, Game, Outcome, Stop, SubtreeSearch};
+use cubesearch::{Backend, Game, Outcome, Stop};
 use rstest::rstest;
 
 fn fresh_network() -> NTupleNetwork {
@@ -135,72 +132,4 @@ fn many_device_units_learn(
         wins >= 14,
         "the learned network won {wins} of 20 against random moves"
     );
-}
-
-/// `game`'s network after `games` CPU self-play games, saved in `dir`.
-fn trained<G: TwoPlayerTupleGame>(
-    game: &G,
-    games: u64,
-    dir: &std::path::Path,
-) -> std::path::PathBuf {
-    let net = NTupleNetwork::staged::<G>(&default_shapes::<G>(), G::STAGES).unwrap();
-    learn_games(game, &net, game.initial(), plan(games, 1), &mut |_| {});
-    let path = dir.join(format!("{}.safetensors", G::NAME));
-    net.save(&path, games, 0.0).unwrap();
-    path
-}
-
-/// The device's subtree values (full windows, then windows around the CPU's values), and
-/// frontier and split searches, with the network at the leaves, equal the CPU's alpha-beta
-/// over the host's learned evaluation: the same values and nodes, and the values vary with
-/// the network.
-fn assert_network_leaves_match<G: TwoPlayerTupleGame + NamedPlayers>(
-    exec: &mut Executor,
-    game: &G,
-    games: u64,
-    depth: u32,
-) {
-    let dir = tempfile::tempdir().unwrap();
-    let learned = G::learned_evaluation(&trained(game, games, dir.path())).unwrap();
-    let roots = random_positions(game, 48, 60, 11);
-    let mut cpu = CpuExecutor::new(1).unwrap();
-    let mut device = learned.subtrees(exec).unwrap();
-    let on_cpu = cpu.search_windows(&learned, &roots, &[], depth).unwrap();
-    let on_device = device.search_windows(&learned, &roots, &[], depth).unwrap();
-    assert_same("full-window values", &on_cpu.values, &on_device.values);
-    assert_eq!(on_device.nodes, on_cpu.nodes, "nodes");
-    let mut distinct = on_cpu.values.clone();
-    distinct.sort_unstable();
-    distinct.dedup();
-    assert!(
-        distinct.len() > 8,
-        "{}: {} distinct values",
-        G::NAME,
-        distinct.len()
-    );
-    let windows: Vec<(i32, i32)> = on_cpu.values.iter().map(|&v| (v - 3, v + 2)).collect();
-    let on_cpu = cpu
-        .search_windows(&learned, &roots, &windows, depth)
-        .unwrap();
-    let on_device = device
-        .search_windows(&learned, &roots, &windows, depth)
-        .unwrap();
-    assert_same("windowed values", &on_cpu.values, &on_device.values);
-    let root = roots[7];
-    let sequential = solve_sequential(&learned, &root, depth + 1, &mut SearchOptions::default());
-    let (frontier, _) = solve_frontier(&mut device, &learned, &root, depth + 1).unwrap();
-    let (split, _) = solve_split(&mut device, &learned, &root, depth + 1).unwrap();
-    assert_eq!(frontier.value, sequential.value, "frontier");
-    assert_eq!(split.value, sequential.value, "split");
-}
-
-#[rstest]
-fn device_alphabeta_reads_the_network_at_its_leaves_as_the_cpu_does(
-    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
-) {
-    let Some(mut exec) = executor(backend) else {
-        return;
-    };
-    assert_network_leaves_match(&mut exec, &Reversi, 200, 3);
-    assert_network_leaves_match(&mut exec, &Checkers::new(Rules::American), 100, 4);
 }

@@ -14,8 +14,6 @@
 
 use crate::device_game::{DeviceGame, GpuGame, ONGOING};
 use crate::launch::{grid, launch_until_done, read, upload, Turns, Walker};
-use crate::leaves::{DeviceLeaves, LeafNet, LeafShape, Leaves, NetworkLeaves, RuleLeaves};
-use crate::selfplay::DeviceTupleGame;
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result};
 
@@ -149,21 +147,17 @@ impl Stack {
 }
 
 /// Opens a negamax walk of `root` in the window (`alpha`, `beta`) on `stack`, and says whether it
-/// needs one: a finished game or a position without a move is worth its leaf score, set in
-/// `value`.
+/// needs one: a finished game or a position without a move is worth `G::score`, set in `value`.
 #[cube]
-#[allow(clippy::too_many_arguments)]
-fn negamax_open<G: DeviceGame, L: Leaves<State = G::State>>(
+fn negamax_open<G: DeviceGame>(
     root: &G::State,
     alpha: i32,
     beta: i32,
     stack: &mut Stack,
     value: &mut i32,
-    net: &LeafNet,
-    #[comptime] leaves: LeafShape,
     #[comptime] packed: bool,
 ) -> bool {
-    *value = L::score(root, net, leaves);
+    *value = G::score(root);
     let moves = G::move_count(root);
     let walking = moves > 0 && G::outcome(root) == ONGOING;
     if walking {
@@ -176,19 +170,17 @@ fn negamax_open<G: DeviceGame, L: Leaves<State = G::State>>(
 /// Takes the walk on `stack`, standing on `level`, at most `budget` steps further (a step plays
 /// one move; `nodes` counts them) and says whether it has finished: the fail-soft negamax value
 /// is then `stack.best(0)`. Leaves (`depth` plies below the root) and finished games are scored
-/// by `L`.
+/// by `G::score`.
 #[cube]
-#[allow(clippy::too_many_arguments)]
-fn negamax_steps<G: DeviceGame, L: Leaves<State = G::State>>(
+fn negamax_steps<G: DeviceGame>(
     stack: &mut Stack,
     level: &mut u32,
     nodes: &mut u32,
     budget: u32,
     depth: u32,
-    net: &LeafNet,
-    #[comptime] shape: WalkShape,
+    #[comptime] words: usize,
+    #[comptime] packed: bool,
 ) -> bool {
-    let (words, packed) = comptime!((shape.words, shape.packed));
     let last = u32::max(depth, 1u32) - 1u32;
     let mut done = false;
     let mut steps: u32 = 0u32;
@@ -201,7 +193,7 @@ fn negamax_steps<G: DeviceGame, L: Leaves<State = G::State>>(
             *nodes += 1u32;
             let child_moves = G::move_count(&child);
             if *level == last || child_moves == 0 {
-                stack.raise(l, -L::score(&child, net, shape.leaves), packed);
+                stack.raise(l, -G::score(&child), packed);
             } else {
                 let down = l + 1;
                 let (alpha, beta) = (stack.alpha(l, packed), stack.beta(l, packed));
@@ -252,16 +244,13 @@ fn stack_capacity(depth: u32) -> usize {
     depth.max(8).next_power_of_two() as usize
 }
 
-/// What a walk kernel is compiled for: the levels its stack holds ([`stack_capacity`]), a
-/// state's words, whether the stack is packed (the v2 stack: bounds where a wide one keeps
-/// counts, and no i32 words) or wide, and its leaves' network. In device memory between
-/// launches a walk takes only the levels its depth needs (see [`walk_words`]).
+/// How a walk's stack is kept: a state's words, and packed (the v2 stack: bounds where a wide
+/// one keeps counts, and no i32 words) or wide. In device memory between launches it takes
+/// only the levels its depth needs (see [`walk_words`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct WalkShape {
-    capacity: usize,
+struct WalkShape {
     words: usize,
     packed: bool,
-    leaves: LeafShape,
 }
 
 /// Saves the stack of a walk standing on `level` at `u[ub..]` and `i[ib..]` (see
@@ -360,8 +349,7 @@ fn resume_walk(
 /// is marked `FINISHED`, an unfinished one saved and counted in `unfinished[0]`.
 #[cube]
 #[allow(clippy::too_many_arguments)]
-fn advance_walk<G: DeviceGame, L: Leaves<State = G::State>>(
-    net: &LeafNet,
+fn advance_walk<G: DeviceGame>(
     stack: &mut Stack,
     level: &mut u32,
     visited: &mut u32,
@@ -374,9 +362,9 @@ fn advance_walk<G: DeviceGame, L: Leaves<State = G::State>>(
     depth: u32,
     #[comptime] shape: WalkShape,
 ) -> bool {
-    let words = comptime!(shape.words);
+    let (words, packed) = comptime!((shape.words, shape.packed));
     let levels = u32::max(depth, 1u32) as usize;
-    let done = negamax_steps::<G, L>(stack, level, visited, budget, depth, net, shape);
+    let done = negamax_steps::<G>(stack, level, visited, budget, depth, words, packed);
     if done {
         walks[ub + levels * comptime!(words + 2)] = FINISHED;
     } else {
@@ -392,42 +380,39 @@ fn advance_walk<G: DeviceGame, L: Leaves<State = G::State>>(
 /// `walk_words`) and adds one to `unfinished[0]`. The first launch (`fresh` = 1) opens the walks.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
-pub fn subtree_kernel<G: DeviceGame, L: Leaves<State = G::State>>(
+pub fn subtree_kernel<G: DeviceGame>(
     roots: &Array<u32>,
     windows: &Array<i32>,
     values: &mut Array<i32>,
     nodes: &mut Array<u32>,
     saved: &mut SavedWalks,
-    net: &LeafNet,
     count: u32,
     budget: u32,
     fresh: u32,
     depth: u32,
-    #[comptime] shape: WalkShape,
+    #[comptime] capacity: usize,
+    #[comptime] words: usize,
 ) {
     let root = ABSOLUTE_POS as u32;
     if root < count {
-        let words = comptime!(shape.words);
         let r = root as usize;
         let levels = u32::max(depth, 1u32) as usize;
         let ustride = levels * comptime!(words + 2) + 1;
         let (ub, ib) = (r * ustride, r * 3 * levels);
-        let mut stack = Stack::new(shape.capacity, words, false);
+        let mut stack = Stack::new(capacity, words, false);
         let mut level: u32 = 0u32;
         let mut visited: u32 = 1u32;
         let mut walking = false;
         if fresh == 1u32 {
             let state = G::load(roots, r * words);
-            let mut value: i32 = L::score(&state, net, shape.leaves);
+            let mut value: i32 = G::score(&state);
             if depth > 0 {
-                walking = negamax_open::<G, L>(
+                walking = negamax_open::<G>(
                     &state,
                     windows[2 * r],
                     windows[2 * r + 1],
                     &mut stack,
                     &mut value,
-                    net,
-                    shape.leaves,
                     false,
                 );
             }
@@ -448,12 +433,14 @@ pub fn subtree_kernel<G: DeviceGame, L: Leaves<State = G::State>>(
                 ub,
                 ib,
                 levels,
-                shape,
+                comptime!(WalkShape {
+                    words,
+                    packed: false
+                }),
             );
         }
         if walking {
-            if advance_walk::<G, L>(
-                net,
+            if advance_walk::<G>(
                 &mut stack,
                 &mut level,
                 &mut visited,
@@ -464,7 +451,10 @@ pub fn subtree_kernel<G: DeviceGame, L: Leaves<State = G::State>>(
                 ib,
                 budget,
                 depth,
-                shape,
+                comptime!(WalkShape {
+                    words,
+                    packed: false
+                }),
             ) {
                 values[r] = stack.best(0, false);
             }
@@ -473,55 +463,16 @@ pub fn subtree_kernel<G: DeviceGame, L: Leaves<State = G::State>>(
     }
 }
 
-/// Subtrees to walk: each root to `depth` in its window (the full window for all when
-/// `windows` is empty).
-#[derive(Clone, Copy, Debug)]
-pub struct Subtrees<'a, S> {
-    /// The roots.
-    pub roots: &'a [S],
-    /// One window a root, or none.
-    pub windows: &'a [(i32, i32)],
-    /// Plies below each root.
-    pub depth: u32,
-}
-
-/// Fail-soft negamax values of every root of `batch`, scored by the game's own `score`, one
-/// unit a root, and the positions visited; the walks are cut into launches as the walker's
-/// slicing says and kept in its memory between them.
+/// Fail-soft negamax values of every root to `depth` in its window (the full window when
+/// `windows` is empty), one unit a root, and the positions visited; the walks are cut into
+/// launches as the walker's slicing says and kept in its memory between them.
 pub fn launch_subtrees<R: Runtime, G: GpuGame>(
     walker: Walker<'_, R>,
     game: &G,
-    batch: Subtrees<'_, G::State>,
+    roots: &[G::State],
+    windows: &[(i32, i32)],
+    depth: u32,
 ) -> Result<(Vec<i32>, u64)> {
-    let rules = DeviceLeaves::rules(walker.client);
-    walk_subtrees::<R, G, RuleLeaves<G::Device>>(walker, game, &rules, batch)
-}
-
-/// [`launch_subtrees`] with leaves (positions in play at the depth cut-off) scored by the
-/// network in `leaves` ([`NetworkLeaves`]).
-pub fn launch_network_subtrees<R: Runtime, G: GpuGame>(
-    walker: Walker<'_, R>,
-    leaves: &DeviceLeaves,
-    game: &G,
-    batch: Subtrees<'_, G::State>,
-) -> Result<(Vec<i32>, u64)>
-where
-    G::Device: DeviceTupleGame,
-{
-    walk_subtrees::<R, G, NetworkLeaves<G::Device>>(walker, game, leaves, batch)
-}
-
-fn walk_subtrees<R: Runtime, G: GpuGame, L: Leaves<State = <G::Device as DeviceGame>::State>>(
-    walker: Walker<'_, R>,
-    game: &G,
-    leaves: &DeviceLeaves,
-    batch: Subtrees<'_, G::State>,
-) -> Result<(Vec<i32>, u64)> {
-    let Subtrees {
-        roots,
-        windows,
-        depth,
-    } = batch;
     let Walker {
         client,
         slicing,
@@ -547,7 +498,7 @@ fn walk_subtrees<R: Runtime, G: GpuGame, L: Leaves<State = <G::Device as DeviceG
             steps: slicing.steps,
             stop,
         };
-        let (v, n) = subtree_turn::<R, G, L>(turns, game, leaves, (turn, bounds), depth, walks)?;
+        let (v, n) = subtree_turn::<R, G>(turns, game, turn, bounds, depth, walks)?;
         values.extend(v);
         nodes += n;
     }
@@ -555,11 +506,11 @@ fn walk_subtrees<R: Runtime, G: GpuGame, L: Leaves<State = <G::Device as DeviceG
 }
 
 /// One turn of [`launch_subtrees`]: launches until every walk of `roots` has finished.
-fn subtree_turn<R: Runtime, G: GpuGame, L: Leaves<State = <G::Device as DeviceGame>::State>>(
+fn subtree_turn<R: Runtime, G: GpuGame>(
     turns: Turns<'_, R>,
     game: &G,
-    leaves: &DeviceLeaves,
-    (roots, bounds): (&[G::State], &[i32]),
+    roots: &[G::State],
+    bounds: &[i32],
     depth: u32,
     [walks, stacks]: [cubecl::server::Handle; 2],
 ) -> Result<(Vec<i32>, u64)> {
@@ -581,7 +532,7 @@ fn subtree_turn<R: Runtime, G: GpuGame, L: Leaves<State = <G::Device as DeviceGa
         // SAFETY: units past `roots.len()` return at once; unit r touches only its own strides
         // of `walks` and `stacks` and its own results; the walk stays within `depth` levels.
         unsafe {
-            subtree_kernel::launch_unchecked::<G::Device, L, R>(
+            subtree_kernel::launch_unchecked::<G::Device, R>(
                 client,
                 count.clone(),
                 dim,
@@ -594,17 +545,12 @@ fn subtree_turn<R: Runtime, G: GpuGame, L: Leaves<State = <G::Device as DeviceGa
                     ArrayArg::from_raw_parts(stacks.clone(), roots.len() * istride),
                     ArrayArg::from_raw_parts(unfinished, 1),
                 ),
-                leaves.arg(),
                 roots.len() as u32,
                 steps.max(1),
                 u32::from(fresh),
                 depth,
-                WalkShape {
-                    capacity: stack_capacity(depth),
-                    words: G::STATE_WORDS,
-                    packed: false,
-                    leaves: leaves.shape,
-                },
+                stack_capacity(depth),
+                G::STATE_WORDS,
             );
         }
     })?;
@@ -625,14 +571,14 @@ pub fn root_walk_kernel<G: DeviceGame>(
     replies: &mut Array<i32>,
     nodes: &mut Array<u32>,
     saved: &mut SavedWalks,
-    rules: &LeafNet,
     budget: u32,
     fresh: u32,
     depth: u32,
-    #[comptime] shape: WalkShape,
+    #[comptime] capacity: usize,
+    #[comptime] words: usize,
     #[comptime] units: u32,
+    #[comptime] packed: bool,
 ) {
-    let (words, packed) = comptime!((shape.words, shape.packed));
     let mv = CUBE_POS as u32;
     let unit = UNIT_POS;
     let slot = (mv * units + unit) as usize;
@@ -640,7 +586,7 @@ pub fn root_walk_kernel<G: DeviceGame>(
     let levels = u32::max(below, 1u32) as usize;
     let ustride = levels * comptime!(words + 2) + 1;
     let (ub, ib) = (slot * ustride, slot * 3 * levels);
-    let mut stack = Stack::new(shape.capacity, words, packed);
+    let mut stack = Stack::new(capacity, words, packed);
     let mut level: u32 = 0u32;
     let mut visited: u32 = 0u32;
     let mut walking = false;
@@ -661,14 +607,12 @@ pub fn root_walk_kernel<G: DeviceGame>(
             visited = 1u32;
             let mut value: i32 = G::score(&grandchild);
             if depth > 2 {
-                walking = negamax_open::<G, RuleLeaves<G>>(
+                walking = negamax_open::<G>(
                     &grandchild,
                     -INFINITY,
                     INFINITY,
                     &mut stack,
                     &mut value,
-                    rules,
-                    shape.leaves,
                     packed,
                 );
             }
@@ -691,12 +635,11 @@ pub fn root_walk_kernel<G: DeviceGame>(
             ub,
             ib,
             levels,
-            shape,
+            comptime!(WalkShape { words, packed }),
         );
     }
     if walking {
-        if advance_walk::<G, RuleLeaves<G>>(
-            rules,
+        if advance_walk::<G>(
             &mut stack,
             &mut level,
             &mut visited,
@@ -707,7 +650,7 @@ pub fn root_walk_kernel<G: DeviceGame>(
             ib,
             budget,
             below,
-            shape,
+            comptime!(WalkShape { words, packed }),
         ) {
             replies[slot] = -stack.best(0, packed);
         }
@@ -837,7 +780,6 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
     let (ustride, istride) = walk_words(depth.saturating_sub(2), G::STATE_WORDS);
     let walks = memory.buffer(client, 0, slots * ustride * 4);
     let stacks = memory.buffer(client, 1, slots * istride * 4);
-    let rules = DeviceLeaves::rules(client);
     launch_until_done(client, stop, |fresh, unfinished| {
         // SAFETY: unit u of cube m touches only slot m·units + u of `replies`, `nodes` and the
         // walk memory; its walk stays within `depth − 2` levels.
@@ -854,17 +796,13 @@ pub fn launch_root_search<R: Runtime, G: GpuGame>(
                     ArrayArg::from_raw_parts(stacks.clone(), slots * istride),
                     ArrayArg::from_raw_parts(unfinished, 1),
                 ),
-                rules.arg(),
                 slicing.steps.max(1),
                 u32::from(fresh),
                 depth,
-                WalkShape {
-                    capacity: stack_capacity(depth.saturating_sub(2)),
-                    words: G::STATE_WORDS,
-                    packed,
-                    leaves: rules.shape,
-                },
+                stack_capacity(depth.saturating_sub(2)),
+                G::STATE_WORDS,
                 units,
+                packed,
             );
         }
     })?;

@@ -20,7 +20,6 @@ pub mod device_game;
 pub mod exact;
 pub mod expectimax;
 pub mod launch;
-pub mod leaves;
 pub mod ntuple;
 pub mod perft;
 pub mod playout;

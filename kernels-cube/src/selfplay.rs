@@ -200,7 +200,7 @@ fn learn_move<G: DeviceTupleGame>(
             }
         }
     }
-    let error = target - value::<G>(state, weights, lut, run.lookups, config.len, config.bits);
+    let error = target - value::<G>(state, weights, lut, run.lookups, config);
     let delta = unfused(run.step * error, run.zero);
     let stage = stage_of::<G>(state, lut, run.lookups, config);
     for l in 0..run.lookups {
@@ -252,31 +252,29 @@ fn value_of<G: DeviceTupleGame>(
 ) -> f32 {
     let mut v = G::final_value(state);
     if G::outcome(state) == ONGOING {
-        v = value::<G>(state, weights, lut, lookups, config.len, config.bits);
+        v = value::<G>(state, weights, lut, lookups, config);
     }
     v
 }
 
-/// V(state), summed in the network's order ([`crate::ntuple`]), from a runtime table of
-/// `lookups` lookups of `len` cells, `bits` bits each ([`lut_words`]).
+/// V(state), summed in the network's order ([`crate::ntuple`]).
 #[cube]
-pub(crate) fn value<G: DeviceTupleGame>(
+fn value<G: DeviceTupleGame>(
     state: &G::State,
     weights: &Array<f32>,
     lut: &Array<u32>,
     lookups: u32,
-    #[comptime] len: u32,
-    #[comptime] bits: u32,
+    #[comptime] config: SelfPlayConfig,
 ) -> f32 {
-    let stage = stage_base::<TupleCells<G>>(state, lut, lookups, len);
+    let stage = stage_of::<G>(state, lut, lookups, config);
     let mut sums = partial_sums();
     for q in 0..lookups / 4u32 {
         let l = 4u32 * q;
         sums.add(
-            weights[lookup_index::<TupleCells<G>>(state, lut, l, stage, len, bits)],
-            weights[lookup_index::<TupleCells<G>>(state, lut, l + 1u32, stage, len, bits)],
-            weights[lookup_index::<TupleCells<G>>(state, lut, l + 2u32, stage, len, bits)],
-            weights[lookup_index::<TupleCells<G>>(state, lut, l + 3u32, stage, len, bits)],
+            weights[index_of::<G>(state, lut, l, stage, config)],
+            weights[index_of::<G>(state, lut, l + 1u32, stage, config)],
+            weights[index_of::<G>(state, lut, l + 2u32, stage, config)],
+            weights[index_of::<G>(state, lut, l + 3u32, stage, config)],
         );
     }
     sums.total()

@@ -310,12 +310,12 @@ fn self_play_learns_an_evaluation_that_alphabeta_plays() {
     ] {
         assert_bad_input(&cubesearch(&args), why);
     }
-    let gpu = format!("alphabeta:depth=1,exec=gpu,strategy=v1,weights={weights}");
+    let gpu = format!("alphabeta:depth=1,exec=gpu,weights={weights}");
     assert_bad_input(
         &cubesearch(&[
             "match", "reversi", "--p1", &gpu, "--p2", "random", "--games", "1",
         ]),
-        "searches with strategy=frontier or split",
+        "runs in the CPU search (exec=cpu) only",
     );
     let gpu = format!("mcts:time=1s,exec=gpu,weights={weights}");
     assert_bad_input(

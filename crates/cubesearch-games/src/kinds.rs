@@ -4,16 +4,14 @@
 //! implement these traits; the [registry](crate::registry) lists the games.
 
 use cubesearch_core::{Error, Game, Result, Stop};
-use cubesearch_kernels::leaves::LeafNetwork;
 use cubesearch_kernels::selfplay::DeviceTupleGame;
 use cubesearch_kernels::{GpuGame, GpuStochasticGame};
 use cubesearch_learn::selfplay::{SelfPlayPlan, SelfPlayRun, TwoPlayerTupleGame};
 use cubesearch_learn::{default_shapes, shapes_for, NTupleNetwork, TupleGame};
-use cubesearch_players::learned::{DeviceEvaluation, Evaluated};
+use cubesearch_players::learned::Evaluated;
 use cubesearch_players::player::NamedPlayers;
 use cubesearch_search::Executor;
 use cubesearch_train::selfplay::learn_self_play;
-use cubesearch_train::td_net;
 use std::path::Path;
 
 /// What the command line says about a game before it is made.
@@ -178,28 +176,22 @@ where
 }
 
 /// `game` scored by the network in weights file `path` (`alphabeta:weights=W`): its value times
-/// `per_unit`, rounded, kept inside ±(`win` − 1) so that a won game (scored `win` or more)
-/// still ranks above any position in play. The device searches read the same network, and
-/// score as the host does ([`NetworkLeaves`](cubesearch_kernels::leaves::NetworkLeaves)).
-pub fn network_evaluation<G: TwoPlayerTupleGame + GpuGame>(
+/// `per_unit`, kept inside ±(`win` − 1) so that a won game (scored `win` or more) still ranks
+/// above any position in play.
+pub fn network_evaluation<G: TwoPlayerTupleGame>(
     path: &Path,
     game: G,
     per_unit: f32,
     win: i32,
-) -> Result<Evaluated<G>>
-where
-    G::Device: DeviceTupleGame,
-{
+) -> Result<Evaluated<G>> {
     let (net, _) = NTupleNetwork::load::<G>(path, None)?;
-    let device = LeafNetwork::new(&td_net(&net), per_unit, win)?;
-    let scored = Evaluated::new(
+    Ok(Evaluated::new(
         game,
         Box::new(move |game, state| {
             let value = (net.value(game, *state) * per_unit).round();
             (value as i32).clamp(1 - win, win - 1)
         }),
-    );
-    Ok(scored.with_device(DeviceEvaluation::new(device)))
+    ))
 }
 
 /// A one-player stochastic game the command line plays: host rules, device twin and n-tuple

@@ -22,8 +22,7 @@ use crate::spec::Limit;
 use cubesearch_core::{Error, Game, Result, Stop, SubtreeSearch};
 use cubesearch_kernels::GpuGame;
 use cubesearch_search::minimax::{
-    self, order_by_score, solve_frontier, solve_iterative, solve_split, Deepened, SearchOptions,
-    Solution, Strategy, TranspositionTable,
+    self, order_by_score, solve_iterative, Deepened, SearchOptions, Strategy, TranspositionTable,
 };
 use cubesearch_search::Executor;
 use std::time::Instant;
@@ -73,26 +72,11 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
         }
     }
 
-    /// This player searching `learned`, the game scored by a learned evaluation, instead of
-    /// the game it is given (whose rules `learned` keeps). On a device, the evaluation must
-    /// run there too, and the strategy be `frontier` or `split`.
-    pub fn with_evaluation(mut self, learned: Evaluated<G>) -> Result<Self> {
-        if let Some((_, strategy, _)) = &self.gpu {
-            if !learned.on_device() {
-                return Err(Error::Unsupported(format!(
-                    "{}: this learned evaluation runs on the CPU only (exec=cpu)",
-                    self.spec
-                )));
-            }
-            if !matches!(strategy, Strategy::Frontier | Strategy::Split) {
-                return Err(Error::Unsupported(format!(
-                    "{}: a learned evaluation on a device searches with strategy=frontier or split",
-                    self.spec
-                )));
-            }
-        }
+    /// This CPU player searching `learned`, the game scored by a learned evaluation, instead
+    /// of the game it is given (whose rules `learned` keeps).
+    pub fn with_evaluation(mut self, learned: Evaluated<G>) -> Self {
         self.learned = Some(learned);
-        Ok(self)
+        self
     }
 
     /// A player searching with `limit` on `exec` by `strategy` (`label` names the backend).
@@ -126,19 +110,18 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
             if best.is_some() && stop.is_raised() {
                 break;
             }
-            let solved =
-                match solve_on_device(exec, *strategy, self.learned.as_ref(), game, state, depth) {
-                    Ok(solved) => solved,
-                    Err(_) if stop.is_raised() => break,
-                    Err(e) => {
-                        exec.set_stop(&Stop::new());
-                        return Err(e);
-                    }
-                };
-            best = solved.best;
+            let solved = match minimax::solve(exec, game, state, depth, *strategy) {
+                Ok(solved) => solved,
+                Err(_) if stop.is_raised() => break,
+                Err(e) => {
+                    exec.set_stop(&Stop::new());
+                    return Err(e);
+                }
+            };
+            best = solved.solution.best;
             self.last_depth = depth;
-            self.last_nodes = solved.nodes.unwrap_or(0);
-            self.last_value = Some(solved.value);
+            self.last_nodes = solved.solution.nodes.unwrap_or(0);
+            self.last_value = Some(solved.solution.value);
             if best.is_none() {
                 break;
             }
@@ -204,13 +187,7 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
             // 1–8 and 9–16 are compiled and nothing is searched.
             _ => {
                 for depth in [1, 9] {
-                    match self.learned.as_ref() {
-                        Some(learned) => {
-                            let mut subtrees = learned.subtrees(exec).expect("checked when made");
-                            subtrees.search_windows(learned, &[start], &[(0, 0)], depth)?
-                        }
-                        None => exec.search_windows(game, &[start], &[(0, 0)], depth)?,
-                    };
+                    exec.search_windows(game, &[start], &[(0, 0)], depth)?;
                 }
             }
         }
@@ -239,31 +216,6 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
         };
         best.ok_or_else(|| Error::Unsupported("no legal move: the game is over".into()))
     }
-}
-
-/// One device search of `state` to `depth` by `strategy`: on the game's own scores, or with
-/// `learned`, by `frontier` or `split` with its network at the leaves.
-fn solve_on_device<G: GpuGame>(
-    exec: &mut Executor,
-    strategy: Strategy,
-    learned: Option<&Evaluated<G>>,
-    game: &G,
-    state: &G::State,
-    depth: u32,
-) -> Result<Solution<G::Move>> {
-    let Some(learned) = learned else {
-        return Ok(minimax::solve(exec, game, state, depth, strategy)?.solution);
-    };
-    if game.moves(state).is_empty() || depth == 0 {
-        return Ok(Solution::unsearched(learned, state));
-    }
-    let mut subtrees = learned.subtrees(exec).expect("checked when made");
-    let (solution, _) = match strategy {
-        Strategy::Frontier => solve_frontier(&mut subtrees, learned, state, depth)?,
-        Strategy::Split => solve_split(&mut subtrees, learned, state, depth)?,
-        _ => unreachable!("checked when made"),
-    };
-    Ok(solution)
 }
 
 /// One CPU search by iterative deepening to `depth` at most, its children ordered by `game`'s

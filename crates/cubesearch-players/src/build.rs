@@ -67,19 +67,25 @@ impl<G: NamedPlayers> PlayerSpec<G> {
                     stop: Stop::new(),
                 }))
             }
-            PlayerSpec::AlphaBeta(ab) => {
-                let player = match ab.exec {
-                    Exec::Cpu => AlphaBetaPlayer::<G>::cpu(ab.limit, &ab.text),
-                    Exec::Gpu => {
-                        let (exec, label) = ab.exec.executor(backend)?;
-                        AlphaBetaPlayer::<G>::gpu(ab.limit, exec, ab.strategy, &label, &ab.text)
-                    }
-                };
-                Ok(Box::new(match &ab.weights {
-                    Some(path) => player.with_evaluation(G::learned_evaluation(path)?)?,
-                    None => player,
-                }))
-            }
+            PlayerSpec::AlphaBeta(ab) => match ab.exec {
+                Exec::Cpu => {
+                    let player = AlphaBetaPlayer::<G>::cpu(ab.limit, &ab.text);
+                    Ok(Box::new(match &ab.weights {
+                        Some(path) => player.with_evaluation(G::learned_evaluation(path)?),
+                        None => player,
+                    }))
+                }
+                Exec::Gpu => {
+                    let (exec, label) = ab.exec.executor(backend)?;
+                    Ok(Box::new(AlphaBetaPlayer::<G>::gpu(
+                        ab.limit,
+                        exec,
+                        ab.strategy,
+                        &label,
+                        &ab.text,
+                    )))
+                }
+            },
             PlayerSpec::Named(named) => G::named_player(named, backend, seed),
             PlayerSpec::Ugi(ugi) => Ok(Box::new(UgiPlayer::start(ugi)?)),
         }

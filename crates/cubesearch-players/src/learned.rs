@@ -1,18 +1,8 @@
 //! A game whose evaluation is a learned one: [`Evaluated`] is the game with `score` read from
-//! a network (`alphabeta:weights=W`); every other rule is the game's own. Its
-//! [`DeviceEvaluation`] reads the same network at the leaves of device searches
-//! (`alphabeta:exec=gpu,weights=W`). [`ValueLeaves`] hands MCTS that score in place of random
-//! games (`mcts:weights=W`).
+//! a network (`alphabeta:weights=W`); every other rule is the game's own. [`ValueLeaves`]
+//! hands MCTS that score in place of random games (`mcts:weights=W`).
 
-use cubesearch_core::{
-    Game, Outcome, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window,
-};
-use cubesearch_kernels::alphabeta::Subtrees;
-use cubesearch_kernels::leaves::LeafNetwork;
-use cubesearch_kernels::selfplay::DeviceTupleGame;
-use cubesearch_kernels::GpuGame;
-use cubesearch_search::Executor;
-use std::sync::Arc;
+use cubesearch_core::{Game, Outcome, Playouts, Result, WinDrawCounts};
 
 /// The score of an unfinished position, for the side to move.
 pub type Evaluation<G> = Box<dyn Fn(&G, &<G as Game>::State) -> i32 + Send + Sync>;
@@ -24,31 +14,6 @@ pub struct Evaluated<G: Game> {
     game: G,
     eval: Evaluation<G>,
     win: Option<i32>,
-    device: Option<DeviceEvaluation<G>>,
-}
-
-/// A device search of subtrees with a network at their leaves.
-type NetworkSearch<G> =
-    fn(&mut Executor, &Arc<LeafNetwork>, &G, Subtrees<'_, <G as Game>::State>) -> Result<Searched>;
-
-/// An [`Evaluated`] game's network on a device: the leaves of its subtree searches are worth
-/// what the host's evaluation says, bit for bit.
-pub struct DeviceEvaluation<G: Game> {
-    network: Arc<LeafNetwork>,
-    search: NetworkSearch<G>,
-}
-
-impl<G: GpuGame> DeviceEvaluation<G>
-where
-    G::Device: DeviceTupleGame,
-{
-    /// `network` at the leaves of `G`'s device searches.
-    pub fn new(network: LeafNetwork) -> Self {
-        Self {
-            network: Arc::new(network),
-            search: Executor::search_network_subtrees::<G>,
-        }
-    }
 }
 
 impl<G: Game> Evaluated<G> {
@@ -58,29 +23,7 @@ impl<G: Game> Evaluated<G> {
             game,
             eval,
             win: None,
-            device: None,
         }
-    }
-
-    /// This game, its evaluation also read on a device by `device`, which must score as
-    /// `eval` does.
-    pub fn with_device(mut self, device: DeviceEvaluation<G>) -> Self {
-        self.device = Some(device);
-        self
-    }
-
-    /// Whether the evaluation also runs on a device.
-    pub fn on_device(&self) -> bool {
-        self.device.is_some()
-    }
-
-    /// Subtree searches of this game on `exec`, the network read at their leaves on the
-    /// device; `None` if the evaluation runs on the host only.
-    pub fn subtrees<'a>(&'a self, exec: &'a mut Executor) -> Option<LearnedSubtrees<'a, G>> {
-        Some(LearnedSubtrees {
-            exec,
-            device: self.device.as_ref()?,
-        })
     }
 
     /// `game` scored by `eval`, a won game `win`, a lost one `−win`, a draw 0: for a game whose
@@ -90,36 +33,7 @@ impl<G: Game> Evaluated<G> {
             game,
             eval,
             win: Some(win),
-            device: None,
         }
-    }
-}
-
-/// [`SubtreeSearch`] of an [`Evaluated`] game on a device, the network at the leaves
-/// ([`Evaluated::subtrees`]).
-pub struct LearnedSubtrees<'a, G: Game> {
-    exec: &'a mut Executor,
-    device: &'a DeviceEvaluation<G>,
-}
-
-impl<G: GpuGame> SubtreeSearch<Evaluated<G>> for LearnedSubtrees<'_, G> {
-    fn search_windows(
-        &mut self,
-        scored: &Evaluated<G>,
-        roots: &[G::State],
-        windows: &[Window],
-        depth: u32,
-    ) -> Result<Searched> {
-        let batch = Subtrees {
-            roots,
-            windows,
-            depth,
-        };
-        (self.device.search)(self.exec, &self.device.network, &scored.game, batch)
-    }
-
-    fn preferred_batch(&self) -> usize {
-        SubtreeSearch::<G>::preferred_batch(self.exec)
     }
 }
 

@@ -221,8 +221,7 @@ pub struct AlphaBetaSpec {
     pub exec: Exec,
     /// The strategy with `exec=gpu` (default: [`default_gpu_strategy`](cubesearch_search::minimax::default_gpu_strategy)).
     pub strategy: Strategy,
-    /// A learned evaluation's weights file, instead of the game's own `score` (on a device,
-    /// with `frontier` or `split`).
+    /// A learned evaluation's weights file (CPU only), instead of the game's own `score`.
     pub weights: Option<std::path::PathBuf>,
     /// The spec as written, which the player's name repeats.
     pub text: String,
@@ -358,6 +357,11 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                 let limit = limit.ok_or_else(|| {
                     spec.error("depth=D or time=T is required (alphabeta:depth=6)")
                 })?;
+                if weights.is_some() && exec != Exec::Cpu {
+                    return Err(spec.error(
+                        "weights=W: the learned evaluation runs in the CPU search (exec=cpu) only",
+                    ));
+                }
                 Ok(PlayerSpec::AlphaBeta(AlphaBetaSpec {
                     limit,
                     exec,

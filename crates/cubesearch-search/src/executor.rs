@@ -6,11 +6,8 @@ use crate::{CpuExecutor, GpuExecutor};
 use cubecl::prelude::Runtime;
 use cubesearch_core::backend::{self, Backend, ResolvedBackend};
 use cubesearch_core::{Perft, Playouts, Result, Searched, SubtreeSearch, WinDrawCounts, Window};
-use cubesearch_kernels::alphabeta::{RootSearch, RootShape, Subtrees};
-use cubesearch_kernels::leaves::LeafNetwork;
-use cubesearch_kernels::selfplay::DeviceTupleGame;
+use cubesearch_kernels::alphabeta::{RootSearch, RootShape};
 use cubesearch_kernels::GpuGame;
-use std::sync::Arc;
 
 /// An executor on the CPU, on wgpu or on CUDA.
 pub enum Executor {
@@ -90,25 +87,6 @@ impl Executor {
     /// ([`GpuExecutor::set_stop`]); the CPU's searches take their stop in their options.
     pub fn set_stop(&mut self, stop: &cubesearch_core::Stop) {
         dispatch_gpu!(self, e => e.set_stop(stop.clone()), cpu => ());
-    }
-
-    /// [`GpuExecutor::search_network_subtrees`] on the GPU inside; the CPU refuses.
-    pub fn search_network_subtrees<G: GpuGame>(
-        &mut self,
-        network: &Arc<LeafNetwork>,
-        game: &G,
-        batch: Subtrees<'_, G::State>,
-    ) -> Result<Searched>
-    where
-        G::Device: DeviceTupleGame,
-    {
-        dispatch_gpu!(
-            self,
-            e => e.search_network_subtrees(network, game, batch),
-            cpu => Err(cubesearch_core::Error::Unsupported(
-                "a network at the leaves of a device search needs a GPU backend".into()
-            ))
-        )
     }
 
     /// Whether the work runs on the CPU.

@@ -7,15 +7,10 @@ use cubesearch_core::backend::{start_client, DeviceKind, DeviceLimits};
 use cubesearch_core::{
     Perft, Playouts, Result, Searched, Stop, SubtreeSearch, WinDrawCounts, Window,
 };
-use cubesearch_kernels::alphabeta::{
-    launch_network_subtrees, launch_root_search, launch_subtrees, RootSearch, RootShape, Subtrees,
-};
+use cubesearch_kernels::alphabeta::{launch_root_search, launch_subtrees, RootSearch, RootShape};
 use cubesearch_kernels::launch::{Slicing, WalkMemory, Walker};
-use cubesearch_kernels::leaves::{DeviceLeaves, LeafNetwork};
 use cubesearch_kernels::playout::{launch_playouts, PlayoutGames, PlayoutShape};
-use cubesearch_kernels::selfplay::DeviceTupleGame;
 use cubesearch_kernels::{perft::launch_perft, GpuGame};
-use std::sync::Arc;
 
 /// Steps of a resumable walk (perft, alpha-beta subtrees, the v1/v2/v4 shapes) a unit takes in one launch on a real
 /// GPU: long enough that launches cost little, short enough to keep each launch far below a
@@ -41,9 +36,6 @@ pub struct GpuExecutor<R: Runtime> {
     /// Looked at between a walk's launches (perft, alpha-beta): raised, the walk ends with
     /// `Error::Interrupted`.
     stop: Stop,
-    /// The network last read at alpha-beta's leaves, kept on the device while the same one
-    /// comes back.
-    leaves: Option<(Arc<LeafNetwork>, DeviceLeaves)>,
 }
 
 impl<R: Runtime> GpuExecutor<R> {
@@ -59,7 +51,6 @@ impl<R: Runtime> GpuExecutor<R> {
             steps_per_launch: None,
             walks: WalkMemory::default(),
             stop: Stop::new(),
-            leaves: None,
         })
     }
 
@@ -86,14 +77,9 @@ impl<R: Runtime> GpuExecutor<R> {
     /// [`STEPS_PER_LAUNCH`], and never more than a loop-limited device's budget allows
     /// (`GpuGame::LOOPS_PER_STEP` a step, after the loops that save and load a walk).
     pub fn slicing<G: GpuGame>(&self, depth: u32) -> Slicing {
-        self.slicing_by::<G>(depth, G::LOOPS_PER_STEP)
-    }
-
-    /// [`slicing`](Self::slicing) for steps of `loops_per_step` loop iterations.
-    fn slicing_by<G: GpuGame>(&self, depth: u32, loops_per_step: u32) -> Slicing {
         let around = 2 * (depth + 1) * (G::STATE_WORDS as u32 + 2) + 256;
         let budget = self.limits.loop_iterations.map_or(u32::MAX, |budget| {
-            (budget.saturating_sub(around) / (loops_per_step + 1)).max(1)
+            (budget.saturating_sub(around) / (G::LOOPS_PER_STEP + 1)).max(1)
         });
         let steps = match (self.steps_per_launch, self.limits.loop_iterations) {
             (Some(steps), _) => steps.min(budget),
@@ -167,12 +153,7 @@ impl<R: Runtime, G: GpuGame> SubtreeSearch<G> for GpuExecutor<R> {
         depth: u32,
     ) -> Result<Searched> {
         let walker = self.walker::<G>(depth);
-        let batch = Subtrees {
-            roots,
-            windows,
-            depth,
-        };
-        let (values, nodes) = launch_subtrees::<R, G>(walker, game, batch)?;
+        let (values, nodes) = launch_subtrees::<R, G>(walker, game, roots, windows, depth)?;
         Ok(Searched { values, nodes })
     }
 
@@ -182,36 +163,6 @@ impl<R: Runtime, G: GpuGame> SubtreeSearch<G> for GpuExecutor<R> {
         self.limits
             .multiprocessors
             .map_or(1 << 12, |m| 32 * m as usize)
-    }
-}
-
-impl<R: Runtime> GpuExecutor<R> {
-    /// [`SubtreeSearch::search_windows`] with the leaves scored by `network` (uploaded on the
-    /// first call and kept while the same network comes back).
-    pub fn search_network_subtrees<G: GpuGame>(
-        &mut self,
-        network: &Arc<LeafNetwork>,
-        game: &G,
-        batch: Subtrees<'_, G::State>,
-    ) -> Result<Searched>
-    where
-        G::Device: DeviceTupleGame,
-    {
-        if !matches!(&self.leaves, Some((kept, _)) if Arc::ptr_eq(kept, network)) {
-            self.leaves = None;
-            let uploaded = DeviceLeaves::upload(&self.client, network)?;
-            self.leaves = Some((network.clone(), uploaded));
-        }
-        let loops = G::LOOPS_PER_STEP + network.loops_per_leaf();
-        let walker = Walker {
-            slicing: self.slicing_by::<G>(batch.depth, loops),
-            client: &self.client,
-            memory: &mut self.walks,
-            stop: &self.stop,
-        };
-        let leaves = &self.leaves.as_ref().expect("uploaded above").1;
-        let (values, nodes) = launch_network_subtrees::<R, G>(walker, leaves, game, batch)?;
-        Ok(Searched { values, nodes })
     }
 }
 
