@@ -9,7 +9,8 @@
 //!   transposition table's best move first; from `SORT_EMPTIES` the opponent's best reply by
 //!   the hand-written evaluation added); bounds kept in a transposition table, whose bounds on
 //!   the children may cut a node before it searches (enhanced transposition cutoffs, from
-//!   `ETC_EMPTIES`);
+//!   `ETC_EMPTIES`); nodes searched with an open window order their moves by a midgame search
+//!   from `PV_SORT_EMPTIES`;
 //! * `SHALLOW_EMPTIES < e < TABLE_EMPTIES`: fastest-first, no table (its probes cost more than
 //!   they save this close to the end);
 //! * `e ≤ SHALLOW_EMPTIES`: no move list; empty squares tried in parity order (squares of the
@@ -42,6 +43,13 @@ const DEEP_ORDER_EMPTIES: u32 = 12;
 /// From this many empties up, move ordering also adds the opponent's best reply by the
 /// hand-written evaluation (FFO #40–#44 on one thread: 16 % fewer nodes, 1.15× faster).
 const SORT_EMPTIES: u32 = 14;
+/// From this many empties up, a node searched with an open window (the root, the principal
+/// variation) orders its moves by a midgame search [`PV_SORT_DEPTH`] plies deep, so that its
+/// eldest is most often its best: its brothers then all fail low, on one thread or many. On
+/// FFO #40–#44: 20 % fewer nodes on one thread, and on two threads 6.4e8 → 3.8e8 nodes.
+const PV_SORT_EMPTIES: u32 = 18;
+/// See [`PV_SORT_EMPTIES`] (4 plies saved fewer nodes, 8 cost more time than they saved).
+const PV_SORT_DEPTH: u32 = 6;
 /// Beyond any midgame value (finished games score `WIN_SCALE` a disc).
 const MIDGAME_WIDE: i32 = 1 << 20;
 /// From this many empties up, a node first looks its children up in the table (enhanced
@@ -493,6 +501,9 @@ impl<'a> Search<'a> {
     ) -> (i32, u8) {
         let mut list = [(0, 0); 32];
         let n = order(p, o, mine, hint, &mut list);
+        if beta - alpha > 1 && 64 - (p | o).count_ones() >= PV_SORT_EMPTIES {
+            sort_by_midgame(p, o, hint, &mut list[..n]);
+        }
         // The eldest brother, always searched first and alone.
         let (cp, co) = play(p, o, list[0].1);
         let mut best = (
@@ -911,6 +922,20 @@ mod exact {
         }
         assert!(estimated_nodes(60) > 1e18 && estimated_nodes(20) < 1e8);
     }
+}
+
+/// Sorts `list`'s moves by the opponent's midgame value after each, [`PV_SORT_DEPTH`] plies
+/// deep, the table's move (`hint`) first.
+fn sort_by_midgame(p: u64, o: u64, hint: u8, list: &mut [(i32, u32)]) {
+    for (key, sq) in list.iter_mut() {
+        let (cp, co) = play(p, o, *sq);
+        *key = if hint == *sq as u8 + 1 {
+            i32::MIN
+        } else {
+            midgame(cp, co, PV_SORT_DEPTH, -MIDGAME_WIDE, MIDGAME_WIDE)
+        };
+    }
+    list.sort_unstable();
 }
 
 /// A midgame negamax of `p` against `o` to `depth` plies, the hand-written evaluation at its
