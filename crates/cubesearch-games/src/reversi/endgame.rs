@@ -393,7 +393,7 @@ impl<'a> Search<'a> {
                 nodes: self.nodes,
             };
         }
-        let (value, best) = self.node(p, o, mine, -WIDE, WIDE);
+        let (value, best) = self.ordered(p, o, mine, (-WIDE, WIDE), 0);
         Solved {
             value,
             best: Some(ReversiMove::Place((best - 1) as Square)),
@@ -420,7 +420,7 @@ impl<'a> Search<'a> {
             return -self.search(o, p, -beta, -alpha, true);
         }
         if empties < TABLE_EMPTIES {
-            return self.node(p, o, mine, alpha, beta).0;
+            return self.ordered(p, o, mine, (alpha, beta), 0).0;
         }
         let mut hint = 0;
         let known = self.table.get(p, o);
@@ -488,11 +488,6 @@ impl<'a> Search<'a> {
         None
     }
 
-    /// The value of a node with moves `mine`, no table, and its best move (square + 1).
-    fn node(&mut self, p: u64, o: u64, mine: u64, alpha: i32, beta: i32) -> (i32, u8) {
-        self.ordered(p, o, mine, (alpha, beta), 0)
-    }
-
     /// The moves `mine` of `p` fastest-first ([`order`], the table's move `hint` first): the
     /// first with the window, the others with null windows, searched again when they beat
     /// it; at [`SPLIT_EMPTIES`] and more on a parallel search, the others at once. The fail-soft
@@ -505,14 +500,16 @@ impl<'a> Search<'a> {
         (mut alpha, beta): (i32, i32),
         hint: u8,
     ) -> (i32, u8) {
-        let mut list = [(0, 0); 32];
-        let n = order(p, o, mine, hint, &mut list);
         let empties = 64 - (p | o).count_ones();
-        if beta - alpha > 1 && empties >= PV_SORT_EMPTIES {
-            sort_by_midgame(p, o, hint, &mut list[..n], PV_SORT_DEPTH);
+        let midgame_depth = if beta - alpha > 1 && empties >= PV_SORT_EMPTIES {
+            PV_SORT_DEPTH
         } else if empties >= DEEP_SORT_EMPTIES {
-            sort_by_midgame(p, o, hint, &mut list[..n], DEEP_SORT_DEPTH);
-        }
+            DEEP_SORT_DEPTH
+        } else {
+            0
+        };
+        let mut list = [(0, 0); 32];
+        let n = order(p, o, mine, hint, midgame_depth, &mut list);
         // The eldest brother, always searched first and alone.
         let (cp, co) = play(p, o, list[0].1);
         let mut best = (
@@ -733,14 +730,19 @@ impl<'a> Search<'a> {
     }
 }
 
-/// The moves of `p` in `mine`, fastest-first: fewest replies for the opponent (then fewest
-/// empty squares next to our discs, its potential replies), corners ahead, the table's move
-/// (`hint`, square + 1) first. Fills `list` with (key, square) sorted by key; returns the count.
-fn order(p: u64, o: u64, mine: u64, hint: u8, list: &mut [(i32, u32); 32]) -> usize {
-    const CORNERS: u64 = 0x8100_0000_0000_0081;
-    // Far from the end the potential replies are worth their cost as a tie-break.
-    let deep = (p | o).count_ones() <= 64 - DEEP_ORDER_EMPTIES;
-    let sorted = (p | o).count_ones() <= 64 - SORT_EMPTIES;
+/// The moves of `p` in `mine`, the table's move (`hint`, square + 1) first, then by the
+/// opponent's midgame value after each, `midgame_depth` plies deep, or with a depth of 0
+/// fastest-first: fewest replies for the opponent (then fewest empty squares next to our
+/// discs, its potential replies), corners ahead. Fills `list` with (key, square) sorted by
+/// key; returns the count.
+fn order(
+    p: u64,
+    o: u64,
+    mine: u64,
+    hint: u8,
+    midgame_depth: u32,
+    list: &mut [(i32, u32); 32],
+) -> usize {
     let mut n = 0;
     let mut rest = mine;
     while rest != 0 && n < list.len() {
@@ -748,15 +750,11 @@ fn order(p: u64, o: u64, mine: u64, hint: u8, list: &mut [(i32, u32); 32]) -> us
         rest &= rest - 1;
         let f = flips(p, o, sq);
         let (cp, co) = (o & !f, p | f | (1u64 << sq));
-        let mut key = (moves(cp, co).count_ones() as i32) * 64;
-        if deep {
-            key += (super::eval::neighbours(co) & !(cp | co)).count_ones() as i32 * 4;
-        }
-        key -= ((CORNERS >> sq) & 1) as i32 * 96;
-        if sorted {
-            // The opponent's best reply by the evaluation, a ply deep.
-            key += midgame(cp, co, 1, -MIDGAME_WIDE, MIDGAME_WIDE);
-        }
+        let mut key = if midgame_depth > 0 {
+            midgame(cp, co, midgame_depth, -MIDGAME_WIDE, MIDGAME_WIDE)
+        } else {
+            fastest_first(p, o, sq, (cp, co))
+        };
         if hint == sq as u8 + 1 {
             key = i32::MIN;
         }
@@ -765,6 +763,24 @@ fn order(p: u64, o: u64, mine: u64, hint: u8, list: &mut [(i32, u32); 32]) -> us
     }
     list[..n].sort_unstable();
     n
+}
+
+/// The fastest-first key of `p`'s move on `sq` to `(cp, co)` (lower first).
+#[inline]
+fn fastest_first(p: u64, o: u64, sq: u32, (cp, co): (u64, u64)) -> i32 {
+    const CORNERS: u64 = 0x8100_0000_0000_0081;
+    let empties = 64 - (p | o).count_ones();
+    let mut key = (moves(cp, co).count_ones() as i32) * 64;
+    // Far from the end the potential replies are worth their cost as a tie-break.
+    if empties >= DEEP_ORDER_EMPTIES {
+        key += (super::eval::neighbours(co) & !(cp | co)).count_ones() as i32 * 4;
+    }
+    key -= ((CORNERS >> sq) & 1) as i32 * 96;
+    if empties >= SORT_EMPTIES {
+        // The opponent's best reply by the evaluation, a ply deep.
+        key += midgame(cp, co, 1, -MIDGAME_WIDE, MIDGAME_WIDE);
+    }
+    key
 }
 
 /// Solves `board` with a fresh solver (allocates its 24 MiB table).
@@ -930,20 +946,6 @@ mod exact {
         }
         assert!(estimated_nodes(60) > 1e18 && estimated_nodes(20) < 1e8);
     }
-}
-
-/// Sorts `list`'s moves by the opponent's midgame value after each, `depth` plies deep, the
-/// table's move (`hint`) first.
-fn sort_by_midgame(p: u64, o: u64, hint: u8, list: &mut [(i32, u32)], depth: u32) {
-    for (key, sq) in list.iter_mut() {
-        let (cp, co) = play(p, o, *sq);
-        *key = if hint == *sq as u8 + 1 {
-            i32::MIN
-        } else {
-            midgame(cp, co, depth, -MIDGAME_WIDE, MIDGAME_WIDE)
-        };
-    }
-    list.sort_unstable();
 }
 
 /// A midgame negamax of `p` against `o` to `depth` plies, the hand-written evaluation at its
