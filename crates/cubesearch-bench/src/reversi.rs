@@ -158,7 +158,7 @@ fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
         })
         .collect();
     let text = || {
-        let mut out = String::from("reversi-endgame — exact solve on the CPU (negamax + PVS, fastest-first with a one-ply evaluation far from the end, parity, enhanced transposition cutoffs; several threads split as YBWC says, sharing one table)\n\n| position | threads | empties | value | best | published | nodes | seconds | nodes/s |\n|---|---:|---:|---:|---|---|---:|---:|---:|");
+        let mut out = String::from("reversi-endgame — exact solve on the CPU (negamax + PVS, fastest-first, far from the end by short midgame searches, parity, enhanced transposition cutoffs; several threads split as YBWC says, sharing one table)\n\n| position | threads | empties | value | best | published | nodes | seconds | nodes/s |\n|---|---:|---:|---:|---|---|---:|---:|---:|");
         for r in &rows {
             let published = format!(
                 "{:+} {}",
