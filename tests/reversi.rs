@@ -1,7 +1,9 @@
 //! Reversi end to end: the device rules, the generic playout and perft kernels and the CPU oracle
-//! agree bit for bit on every backend.
+//! agree bit for bit on every backend, and the exact endgame solved with a device's help equals
+//! the CPU solver's.
 
 use cubesearch::games::reversi::device::children::launch_children;
+use cubesearch::games::reversi::endgame::{solve_on, DeviceOptions, Solver};
 use cubesearch::games::{Board, Reversi};
 use cubesearch::kernels::scores::launch_scores;
 use cubesearch::perft::perft_divide;
@@ -173,4 +175,32 @@ fn playouts_of_a_finished_game_repeat_its_result() {
     let over = Reversi.parse_position(&(text + " O")).unwrap();
     let counts = cpu.playouts(&Reversi, &[over], 10, 1).unwrap()[0];
     assert_eq!((counts.wins, counts.draws, counts.losses()), (0, 0, 10));
+}
+
+/// Endgames of 12 to 14 empties (with passes, wins, draws and losses among them) solved with
+/// their nodes of at most 6 empties on the executor have the CPU solver's exact values, and a
+/// best move of that value.
+#[rstest]
+fn the_endgame_on_an_executor_equals_the_solver(
+    #[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(mut exec) = executor(backend) else {
+        return;
+    };
+    let mut solver = Solver::new();
+    let options = DeviceOptions { leaf_empties: 6 };
+    let mut values = std::collections::BTreeSet::new();
+    let endgames = random_positions(&Reversi, 600, 60, 56)
+        .into_iter()
+        .filter(|b| (12..=14).contains(&b.empty().count_ones()) && !Reversi.moves(b).is_empty());
+    for board in endgames.take(12) {
+        let exact = solver.solve(&board).value;
+        let got = solve_on(&mut exec, &board, &options).unwrap();
+        let position = Reversi.format_position(&board);
+        assert_eq!(got.value, exact, "{position}");
+        let after = Reversi.apply(&board, got.best.expect("a move"));
+        assert_eq!(-solver.solve(&after).value, exact, "{position}");
+        values.insert(exact);
+    }
+    assert!(values.len() > 6, "{values:?}");
 }

@@ -1,8 +1,9 @@
 //! Reversi's own bench suites (seed 003 and beyond), each a table and one JSON object:
 //!
-//! * `reversi-endgame`: the exact solver on one CPU thread and on every core, on the FFO test
-//!   positions of `benches/ffo-40-59.txt` (`--ffo 40-44`: a range), each value checked against
-//!   the published one, and the whole set's time;
+//! * `reversi-endgame`: the exact solver on one CPU thread and on every core, and with a GPU's
+//!   help (the device searches the subtrees of `--level` empties), on the FFO test positions
+//!   of `benches/ffo-40-59.txt` (`--ffo 40-44`: a range), each value checked against the
+//!   published one, and the whole set's time;
 //! * `reversi-tables`: the seed's Tables 1 and 2, 100 games per pairing, colours alternating;
 //! * `reversi-table3`: the seed's Table 3, total decision time of easy and medium over 100 games
 //!   against random: CPU one thread, CPU all cores, and each GPU one launch per decision (the
@@ -18,7 +19,7 @@ use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::reversi::batch::{seed_ai_against_random, Decider, DeviceShape};
 use cubesearch_games::reversi::device::words::BoardLayout;
-use cubesearch_games::reversi::endgame::Solver;
+use cubesearch_games::reversi::endgame::{solve_on, DeviceOptions, Solver};
 use cubesearch_games::reversi::problems::{parse_problems, EndgameProblem, FFO_40_59};
 use cubesearch_games::reversi::seed_player::Level;
 use cubesearch_games::reversi::{Board, Reversi};
@@ -30,7 +31,7 @@ use std::time::Instant;
 
 /// The suites of this file and what they measure.
 pub const SUITES: &[(&str, &str)] = &[
-    ("reversi-endgame", "exact endgame solves on cpu-1 and cpu-all: FFO #40-#59 from benches/ffo-40-59.txt (--ffo 40-44: a range)"),
+    ("reversi-endgame", "exact endgame solves on cpu-1, cpu-all and with a GPU's help: FFO #40-#59 from benches/ffo-40-59.txt (--ffo 40-44: a range; --level L: the device solves from L empties, default 10)"),
     ("reversi-tables", "the seed's Tables 1 and 2: every AI against random and every pairing, 100 games each"),
     ("reversi-table3", "the seed's Table 3: total decision time of easy and medium over 100 games against random (--level L: 100*2^L games)"),
     ("reversi-board-words", "device boards as u64 vs 2 x u32: move generation + flips of 2^18 positions, per GPU backend"),
@@ -94,30 +95,63 @@ fn ffo_problems(range: Option<&str>) -> Result<Vec<EndgameProblem>> {
     Ok(chosen)
 }
 
+/// Where `reversi-endgame` solves: the CPU solver on some threads, or a device under the
+/// host's upper tree.
+enum EndgameColumn {
+    Cpu(usize),
+    Device(Box<Executor>),
+}
+
 fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
     let problems = ffo_problems(args.ffo.as_deref())?;
-    // One thread and every core (`--only cpu-1` or `cpu-all` keeps one), each position on
-    // both, alternating.
-    let wanted = |name: &str| args.only.is_empty() || args.only.iter().any(|o| o == name);
-    let columns: Vec<(&str, usize)> = [("cpu-1", 1), ("cpu-all", cpu_threads())]
-        .into_iter()
-        .filter(|(name, _)| wanted(name))
-        .collect();
+    // One thread, every core, and the GPU backends with the device's help (a hardware one
+    // unless named: `--only wgpu` takes lavapipe); each position on all, alternating.
+    let named = |name: &str| args.only.iter().any(|o| o == name);
+    let wanted = |name: &str| args.only.is_empty() || named(name);
+    let mut columns: Vec<(String, EndgameColumn)> = Vec::new();
+    for (name, threads) in [("cpu-1", 1), ("cpu-all", cpu_threads())] {
+        if wanted(name) {
+            columns.push((name.into(), EndgameColumn::Cpu(threads)));
+        }
+    }
+    for backend in [Backend::Cuda, Backend::Wgpu] {
+        if !wanted(backend.name()) {
+            continue;
+        }
+        match Executor::new(backend) {
+            Ok((_, resolved)) if resolved.is_software() && !named(backend.name()) => {}
+            Ok((exec, _)) => {
+                columns.push((backend.name().into(), EndgameColumn::Device(Box::new(exec))))
+            }
+            Err(e) => eprintln!("bench: skipping {backend}: {e}"),
+        }
+    }
     if columns.is_empty() {
         return Err(Error::parse(
-            "reversi-endgame runs on cpu-1 and cpu-all (--only)",
+            "reversi-endgame runs on cpu-1, cpu-all, cuda and wgpu (--only)",
         ));
     }
+    let device = DeviceOptions {
+        leaf_empties: args.level.unwrap_or(DeviceOptions::default().leaf_empties),
+    };
     let mut solver = Solver::new();
     let mut rows: Vec<Value> = Vec::new();
     let mut totals = vec![(0u64, 0f64); columns.len()];
     for problem in &problems {
         let board = &problem.board;
-        for ((column, threads), total) in columns.iter().zip(&mut totals) {
+        for ((column, how), total) in columns.iter_mut().zip(&mut totals) {
             let started = Instant::now();
-            let solved = solver
-                .solve_parallel(board, *threads, &cubesearch_core::Stop::new())
-                .ok_or_else(|| Error::Unsupported("a solve nobody stopped stopped".into()))?;
+            let (threads, solved) = match how {
+                EndgameColumn::Cpu(threads) => (
+                    *threads,
+                    solver
+                        .solve_parallel(board, *threads, &cubesearch_core::Stop::new())
+                        .ok_or_else(|| {
+                            Error::Unsupported("a solve nobody stopped stopped".into())
+                        })?,
+                ),
+                EndgameColumn::Device(exec) => (1, solve_on(exec.as_mut(), board, &device)?),
+            };
             let seconds = started.elapsed().as_secs_f64();
             *total = (total.0 + solved.nodes, total.1 + seconds);
             let best = solved.best.map(|m| Reversi.format_move(board, m));
@@ -135,7 +169,8 @@ fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
                 );
             }
             rows.push(json!({
-                "position": format!("FFO #{}", problem.name), "threads": threads,
+                "position": format!("FFO #{}", problem.name), "column": column,
+                "threads": threads,
                 "board": Reversi.format_position(board),
                 "empties": board.empty().count_ones(), "value": solved.value, "best_move": best,
                 "published": {"value": problem.value, "moves": published.join(" ")},
@@ -153,12 +188,12 @@ fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
     let sums: Vec<Value> = columns
         .iter()
         .zip(&totals)
-        .map(|((column, threads), (nodes, seconds))| {
-            json!({"column": column, "threads": threads, "nodes": nodes, "seconds": seconds})
+        .map(|((column, _), (nodes, seconds))| {
+            json!({"column": column, "nodes": nodes, "seconds": seconds})
         })
         .collect();
     let text = || {
-        let mut out = String::from("reversi-endgame — exact solve on the CPU (negamax + PVS, fastest-first, far from the end by short midgame searches, parity, enhanced transposition cutoffs; several threads split as YBWC says, sharing one table)\n\n| position | threads | empties | value | best | published | nodes | seconds | nodes/s |\n|---|---:|---:|---:|---|---|---:|---:|---:|");
+        let mut out = format!("reversi-endgame — exact solve on the CPU (negamax + PVS, fastest-first, far from the end by short midgame searches, parity, enhanced transposition cutoffs; several threads split as YBWC says, sharing one table); on a device, MTD(f) tests on the host down to {} empties, the subtrees below searched by the device\n\n| position | where | empties | value | best | published | nodes | seconds | nodes/s |\n|---|---|---:|---:|---|---|---:|---:|---:|", device.leaf_empties);
         for r in &rows {
             let published = format!(
                 "{:+} {}",
@@ -168,7 +203,7 @@ fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
             out += &format!(
                 "\n| {} | {} | {} | {:+} | {} | {published} | {} | {:.3} | {:.2e} |",
                 r["position"].as_str().unwrap_or(""),
-                r["threads"],
+                r["column"].as_str().unwrap_or(""),
                 r["empties"],
                 r["value"].as_i64().unwrap_or(0),
                 r["best_move"].as_str().unwrap_or("–"),
@@ -184,7 +219,7 @@ fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
             );
             out += &format!(
                 "\n| all | {} | | | | | {nodes} | {seconds:.3} | {:.2e} |",
-                s["threads"],
+                s["column"].as_str().unwrap_or(""),
                 nodes as f64 / seconds.max(1e-9)
             );
         }

@@ -28,7 +28,7 @@ pub use cpu::{
 pub use frontier::{
     solve_frontier, solve_frontier_with, FrontierOptions, ASPIRATION, FRONTIER_PER_BATCH,
 };
-pub use split::{solve_split, SplitShape};
+pub use split::{solve_split, solve_split_tree, SplitShape, SplitTree};
 pub use upper::{UpperTree, MAX_UPPER_TREE};
 
 use cubesearch_core::{Error, Game, Result, SubtreeSearch};

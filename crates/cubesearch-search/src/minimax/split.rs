@@ -1,9 +1,54 @@
 //! The split strategy: null-window tests (MTD(f)) whose upper tree, pruned as alpha-beta would,
-//! is built on the host and whose frontier the executor searches in batches.
+//! is built on the host and whose frontier the executor searches in batches. Where the upper
+//! tree ends and in what order it grows is a [`SplitTree`]: by default every move in canonical
+//! order to a fixed ply; a game's own tree (Reversi's exact endgame) orders moves best-first and
+//! ends where subtrees suit the executor.
 
 use super::cpu::{alphabeta, SearchOptions};
 use super::{Solution, INFINITY};
 use cubesearch_core::{Game, Result, SubtreeSearch};
+use std::collections::HashMap;
+
+/// Bounds (lower, upper) on the values of positions (with their ply) that earlier tests found:
+/// MTD(f)'s memory, without which every test would search the whole tree again.
+type Bounds<S> = HashMap<(S, u32), (i32, i32)>;
+
+/// The shape of the split strategy's upper tree.
+pub trait SplitTree<G: Game> {
+    /// Plies the executor searches below each frontier node.
+    fn leaf_depth(&self) -> u32;
+    /// Whether `state`, at `ply` below the root, is a frontier node the executor searches (never
+    /// the root).
+    fn is_frontier(&self, state: &G::State, ply: u32) -> bool;
+    /// The moves of `state` at `ply` in the order the tree tries them; none for a leaf the host
+    /// scores with [`Game::score`].
+    fn moves(&self, game: &G, state: &G::State, ply: u32) -> Vec<G::Move>;
+}
+
+/// The plain split: every move in canonical order, the frontier at ply `split`, searched to
+/// `depth` in all.
+struct PlySplit {
+    depth: u32,
+    split: u32,
+}
+
+impl<G: Game> SplitTree<G> for PlySplit {
+    fn leaf_depth(&self) -> u32 {
+        self.depth - self.split
+    }
+
+    fn is_frontier(&self, _: &G::State, ply: u32) -> bool {
+        ply == self.split && ply < self.depth
+    }
+
+    fn moves(&self, game: &G, state: &G::State, ply: u32) -> Vec<G::Move> {
+        if ply < self.depth {
+            game.moves(state)
+        } else {
+            Vec::new()
+        }
+    }
+}
 
 /// One position of the split strategy's upper tree.
 struct TestNode<S> {
@@ -11,7 +56,7 @@ struct TestNode<S> {
     ply: u32,
     /// The test at this node: is its value ≥ `gamma`? (Its children ask 1 − gamma.)
     gamma: i32,
-    /// Every child position in canonical order; the first `expanded` are in `children`.
+    /// Every child position in the tree's order; the first `expanded` are in `children`.
     child_states: Vec<S>,
     children: Vec<usize>,
     /// The fail-soft result once known.
@@ -23,11 +68,10 @@ struct TestNode<S> {
 /// expanded; a node expected to fail needs every child to pass, so all are. The nodes at ply
 /// `split` are searched by the executor with the window (gamma − 1, gamma) in rounds; a node
 /// whose first child did not decide it gets its remaining children in the next round.
-struct NullWindowTest<'g, G: Game> {
+struct NullWindowTest<'g, G: Game, T> {
     game: &'g G,
+    tree: &'g T,
     nodes: Vec<TestNode<G::State>>,
-    depth: u32,
-    split: u32,
     /// Frontier nodes waiting for the executor.
     queue: Vec<usize>,
     /// Positions visited: upper tree and executor.
@@ -36,32 +80,76 @@ struct NullWindowTest<'g, G: Game> {
     widest: usize,
     /// Batches handed to the executor.
     launches: usize,
+    bounds: Bounds<G::State>,
 }
 
-impl<'g, G: Game> NullWindowTest<'g, G> {
-    /// The test "is `root`'s value ≥ `gamma`?", expected to pass (`expect`) or fail.
-    fn new(game: &'g G, root: &G::State, depth: u32, split: u32, gamma: i32, expect: bool) -> Self {
+impl<'g, G: Game, T: SplitTree<G>> NullWindowTest<'g, G, T> {
+    /// The test "is `root`'s value ≥ `gamma`?", expected to pass (`expect`) or fail, with the
+    /// bounds earlier tests found.
+    fn new(
+        game: &'g G,
+        tree: &'g T,
+        root: &G::State,
+        (gamma, expect): (i32, bool),
+        bounds: Bounds<G::State>,
+    ) -> Self {
         let mut test = Self {
             game,
+            tree,
             nodes: Vec::new(),
-            depth,
-            split,
             queue: Vec::new(),
             visited: 0,
             widest: 0,
             launches: 0,
+            bounds,
         };
         test.add(*root, 0, gamma, expect);
         test
+    }
+
+    /// Node `i`'s value is known: it bounds the position's value from below (it passed) or
+    /// above (it failed).
+    fn settle(&mut self, i: usize, value: i32) {
+        let node = &mut self.nodes[i];
+        node.value = Some(value);
+        let bound = self
+            .bounds
+            .entry((node.state, node.ply))
+            .or_insert((-INFINITY, INFINITY));
+        if value >= node.gamma {
+            bound.0 = bound.0.max(value);
+        } else {
+            bound.1 = bound.1.min(value);
+        }
     }
 
     /// Adds a position expected to pass (`expect`) or fail its test; returns its index.
     fn add(&mut self, state: G::State, ply: u32, gamma: i32, expect: bool) -> usize {
         let index = self.nodes.len();
         let game = self.game;
-        let frontier = ply == self.split && ply < self.depth;
-        let child_states: Vec<G::State> = if ply < self.depth && !frontier {
-            let moves = game.moves(&state);
+        // A bound an earlier search found may already decide the test here (not at the root,
+        // whose passing child is wanted).
+        let known = self.bounds.get(&(state, ply)).and_then(|&(lower, upper)| {
+            (ply > 0 && (lower >= gamma || upper < gamma)).then_some(if lower >= gamma {
+                lower
+            } else {
+                upper
+            })
+        });
+        if let Some(value) = known {
+            self.nodes.push(TestNode {
+                state,
+                ply,
+                gamma,
+                child_states: Vec::new(),
+                children: Vec::new(),
+                value: Some(value),
+            });
+            return index;
+        }
+        let frontier = ply > 0 && self.tree.is_frontier(&state, ply);
+        let child_states: Vec<G::State> = if !frontier {
+            let moves = self.tree.moves(game, &state, ply);
             moves.into_iter().map(|m| game.apply(&state, m)).collect()
         } else {
             Vec::new()
@@ -109,11 +197,11 @@ impl<'g, G: Game> NullWindowTest<'g, G> {
             .iter()
             .map(|&i| (self.nodes[i].gamma - 1, self.nodes[i].gamma))
             .collect();
-        let remaining = self.depth - self.split;
-        let searched = exec.search_windows(self.game, &roots, &windows, remaining)?;
+        let depth = self.tree.leaf_depth();
+        let searched = exec.search_windows(self.game, &roots, &windows, depth)?;
         self.visited += searched.nodes;
         for (&i, value) in queue.iter().zip(searched.values) {
-            self.nodes[i].value = Some(value);
+            self.settle(i, value);
         }
         Ok(())
     }
@@ -136,7 +224,7 @@ impl<'g, G: Game> NullWindowTest<'g, G> {
         }
         let node = &self.nodes[i];
         if best >= node.gamma || node.children.len() == node.child_states.len() {
-            self.nodes[i].value = Some(best);
+            self.settle(i, best);
             return Some(best);
         }
         // The first child did not pass the node: every other child must now be tried.
@@ -168,9 +256,8 @@ impl<'g, G: Game> NullWindowTest<'g, G> {
 /// only the upper-tree nodes alpha-beta would visit with good move ordering, to ply `s` (grown
 /// from the branching factor so that about [`SubtreeSearch::preferred_batch`] frontier positions exist, leaving at
 /// least one ply to the executor), and hands the frontier to the executor in one batch with
-/// null windows. A first guess comes from a 2-ply host search; tests move the bounds until they
-/// meet, and the best move is the first root move that passes the test at the exact value.
-/// Returns the solution (nodes: upper tree plus executor) and how it was split.
+/// null windows. A first guess comes from a 2-ply host search. Returns the solution (nodes:
+/// upper tree plus executor) and how it was split.
 pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
     exec: &mut E,
     game: &G,
@@ -182,11 +269,6 @@ pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
         return Ok((Solution::unsearched(game, state), SplitShape::default()));
     }
     let split = split_depth(moves.len(), depth, exec.preferred_batch());
-    let mut shape = SplitShape {
-        split,
-        ..SplitShape::default()
-    };
-    let mut visited = 0;
     let guess = alphabeta(
         game,
         state,
@@ -194,15 +276,33 @@ pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
         (-INFINITY, INFINITY),
         &mut SearchOptions::default(),
     );
+    let (solution, shape) = solve_split_tree(exec, game, state, &PlySplit { depth, split }, guess)?;
+    Ok((solution, SplitShape { split, ..shape }))
+}
+
+/// MTD(f) over the upper tree `tree` from the first guess `guess`: null-window tests move the
+/// bounds until they meet, and the best move is the first root move (in the tree's order) that
+/// passes the test at the exact value. The root must have a move.
+pub fn solve_split_tree<G: Game, E: SubtreeSearch<G>, T: SplitTree<G>>(
+    exec: &mut E,
+    game: &G,
+    state: &G::State,
+    tree: &T,
+    guess: i32,
+) -> Result<(Solution<G::Move>, SplitShape)> {
+    let mut shape = SplitShape::default();
+    let mut visited = 0;
     let (mut lower, mut upper, mut g) = (-INFINITY, INFINITY, guess);
     let mut best = None;
+    let mut bounds = Bounds::default();
     while lower < upper {
         // Testing ≥ g expects a pass (g is a guess or a bound just found from above); testing
         // ≥ g + 1 just above a lower bound expects a fail.
         let gamma = if g == lower { g + 1 } else { g };
-        let mut test = NullWindowTest::new(game, state, depth, split, gamma, gamma == g);
+        let mut test = NullWindowTest::new(game, tree, state, (gamma, gamma == g), bounds);
         let (value, passed) = test.run(exec)?;
         visited += shape.add(&test);
+        bounds = std::mem::take(&mut test.bounds);
         if value >= gamma {
             lower = value;
             best = passed.map(|k| (gamma, k));
@@ -215,14 +315,14 @@ pub fn solve_split<G: Game, E: SubtreeSearch<G>>(
     let index = match best {
         Some((gamma, k)) if gamma == lower => k,
         _ => {
-            let mut test = NullWindowTest::new(game, state, depth, split, lower, true);
+            let mut test = NullWindowTest::new(game, tree, state, (lower, true), bounds);
             let (_, passed) = test.run(exec)?;
             visited += shape.add(&test);
             passed.expect("the root passes the test at its own value")
         }
     };
     let solution = Solution {
-        best: Some(moves[index]),
+        best: Some(tree.moves(game, state, 0)[index]),
         value: lower,
         nodes: Some(visited),
     };
@@ -244,7 +344,7 @@ pub struct SplitShape {
 
 impl SplitShape {
     /// Counts one finished test in; returns the positions it visited.
-    fn add<G: Game>(&mut self, test: &NullWindowTest<G>) -> u64 {
+    fn add<G: Game, T: SplitTree<G>>(&mut self, test: &NullWindowTest<G, T>) -> u64 {
         self.tests += 1;
         self.launches += test.launches;
         self.widest = self.widest.max(test.widest);

@@ -27,6 +27,10 @@
 //! A solve obeys a [`Stop`] ([`Solver::solve_until`]), looked at every [`STOP_EVERY`] nodes,
 //! and [`estimated_nodes`] sizes one before it starts.
 
+mod device;
+
+pub use device::{solve_on, DeviceOptions};
+
 use super::board::{Board, Square};
 use super::ReversiMove;
 use cubesearch_core::Stop;
