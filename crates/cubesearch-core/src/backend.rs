@@ -235,17 +235,9 @@ fn probe_wgpu() -> Result<ResolvedBackend> {
         wgpu::DeviceType::VirtualGpu => WgpuDevice::VirtualGpu(index),
         _ => WgpuDevice::Cpu,
     };
-    // cubecl compiles for a Vulkan adapter to SPIR-V when built with it, else to WGSL.
-    let shaders = if cfg!(feature = "spirv") && best.backend == wgpu::Backend::Vulkan {
-        "SPIR-V"
-    } else {
-        "WGSL"
-    };
-    let name = format!(
-        "{} ({:?}, {}, {shaders})",
-        best.name, best.backend, best.driver_info
-    )
-    .replace(", , ", ", ");
+    let name = format!("{} ({:?}, {})", best.name, best.backend, best.driver_info)
+        .replace(" ()", "")
+        .replace(", )", ")");
     Ok(ResolvedBackend::Wgpu { device, name })
 }
 
