@@ -195,7 +195,7 @@ fn the_endgame_on_an_executor_equals_the_solver(
         .filter(|b| (12..=14).contains(&b.empty().count_ones()) && !Reversi.moves(b).is_empty());
     for board in endgames.take(12) {
         let exact = solver.solve(&board).value;
-        let got = solve_on(&mut exec, &board, &options).unwrap();
+        let (got, _) = solve_on(&mut exec, &board, &options).unwrap();
         let position = Reversi.format_position(&board);
         assert_eq!(got.value, exact, "{position}");
         let after = Reversi.apply(&board, got.best.expect("a move"));

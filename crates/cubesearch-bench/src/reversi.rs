@@ -141,7 +141,8 @@ fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
         let board = &problem.board;
         for ((column, how), total) in columns.iter_mut().zip(&mut totals) {
             let started = Instant::now();
-            let (threads, solved) = match how {
+            // The device's work: MTD(f) tests, batches and the widest batch.
+            let (threads, solved, shape) = match how {
                 EndgameColumn::Cpu(threads) => (
                     *threads,
                     solver
@@ -149,8 +150,13 @@ fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
                         .ok_or_else(|| {
                             Error::Unsupported("a solve nobody stopped stopped".into())
                         })?,
+                    Value::Null,
                 ),
-                EndgameColumn::Device(exec) => (1, solve_on(exec.as_mut(), board, &device)?),
+                EndgameColumn::Device(exec) => {
+                    let (solved, shape) = solve_on(exec.as_mut(), board, &device)?;
+                    let shape = json!({"tests": shape.tests, "batches": shape.launches, "widest": shape.widest});
+                    (1, solved, shape)
+                }
             };
             let seconds = started.elapsed().as_secs_f64();
             *total = (total.0 + solved.nodes, total.1 + seconds);
@@ -164,7 +170,7 @@ fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
                 .collect();
             if !common.json {
                 eprintln!(
-                    "  FFO #{} on {column}: {} in {seconds:.3} s",
+                    "  FFO #{} on {column}: {} in {seconds:.3} s {shape}",
                     problem.name, solved.value
                 );
             }
@@ -173,6 +179,7 @@ fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
                 "threads": threads,
                 "board": Reversi.format_position(board),
                 "empties": board.empty().count_ones(), "value": solved.value, "best_move": best,
+                "device": shape,
                 "published": {"value": problem.value, "moves": published.join(" ")},
                 "agrees": agrees, "nodes": solved.nodes, "seconds": seconds,
                 "nodes_per_sec": solved.nodes as f64 / seconds.max(1e-9),

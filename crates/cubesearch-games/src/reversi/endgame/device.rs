@@ -9,7 +9,7 @@ use crate::reversi::board::{Board, Square};
 use crate::reversi::eval::WIN_SCALE;
 use crate::reversi::{Reversi, ReversiMove};
 use cubesearch_core::{Game, Result, SubtreeSearch};
-use cubesearch_search::minimax::{solve_split_tree, SplitTree};
+use cubesearch_search::minimax::{solve_split_tree, SplitShape, SplitTree};
 
 /// How [`solve_on`] divides the work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,29 +61,32 @@ impl SplitTree<Reversi> for EndgameTree {
 }
 
 /// The exact value of `board` and a best move, the nodes of at most `options.leaf_empties`
-/// empties searched by `exec` (any executor: the CPU's is the oracle of a device's). Nodes
-/// count the host's tree and the executor's.
+/// empties searched by `exec` (any executor: the CPU's is the oracle of a device's), and how
+/// the work was cut (tests, batches, the widest batch). Nodes count the host's tree and the
+/// executor's.
 pub fn solve_on<E: SubtreeSearch<Reversi>>(
     exec: &mut E,
     board: &Board,
     options: &DeviceOptions,
-) -> Result<Solved> {
+) -> Result<(Solved, SplitShape)> {
     if Reversi.moves(board).is_empty() {
-        return Ok(Solved {
+        let solved = Solved {
             value: crate::reversi::final_score(board),
             best: None,
             nodes: 1,
-        });
+        };
+        return Ok((solved, SplitShape::default()));
     }
     let tree = EndgameTree {
         leaf_empties: options.leaf_empties,
     };
-    let (solution, _) = solve_split_tree(exec, &Reversi, board, &tree, first_guess(board))?;
-    Ok(Solved {
+    let (solution, shape) = solve_split_tree(exec, &Reversi, board, &tree, first_guess(board))?;
+    let solved = Solved {
         value: solution.value / WIN_SCALE,
         best: solution.best,
         nodes: solution.nodes.unwrap_or(0),
-    })
+    };
+    Ok((solved, shape))
 }
 
 /// MTD(f)'s first guess, an even disc difference times `WIN_SCALE`: a 4-ply midgame search,
