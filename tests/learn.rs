@@ -295,7 +295,7 @@ fn check_forward_training<R: TileRule + GpuTiles>(
         seed: 21,
         shapes: Some(shapes.to_vec()),
         stages: Some(stages.to_vec()),
-        order: TdOrder::Forward,
+        order: Some(TdOrder::Forward),
         ..TrainConfig::default()
     };
     let (fast, report) = train(&game, &cfg, |_| {}).unwrap();
@@ -1021,7 +1021,7 @@ fn a_coherent_run_resumed_from_its_file_learns_as_the_unbroken_run() {
         seed: 5,
         alpha: 1.0,
         coherence: true,
-        order: TdOrder::Forward,
+        order: Some(TdOrder::Forward),
         shapes: Some(seed_shapes()),
         ..TrainConfig::default()
     };

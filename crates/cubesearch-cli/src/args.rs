@@ -369,9 +369,10 @@ pub struct TrainArgs {
     /// seed's order) or `forward` (each afterstate once the next move is chosen, while its
     /// weights are still in the cache, its error taken against its value when it was chosen,
     /// or on the CPU with --coherence its value then: TDL2048+'s order; GPU trainers with
-    /// averaged updates, --units ≥ 1024, keep no path then).
-    #[arg(long, default_value = "backward")]
-    pub td_order: cubesearch_learn::TdOrder,
+    /// averaged updates, --units ≥ 1024, keep no path then). Default: forward on the CPU,
+    /// backward on a GPU (each the faster way to learn as much a game there).
+    #[arg(long)]
+    pub td_order: Option<cubesearch_learn::TdOrder>,
     /// TD learning rate (the step on V). Default 0.1; self-play on a GPU with 1024 or more
     /// units, which averages each launch's updates, 0.8.
     #[arg(long)]

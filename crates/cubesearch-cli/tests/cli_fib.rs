@@ -112,9 +112,21 @@ fn train_resumes_with_temporal_coherence() {
         first_s,
     ]);
     let resume = |extra: &[&str]| {
+        // Backward, as a GPU learns: forward plain TD at alpha 1.0 diverges.
         let mut args = vec![
-            "train", "2048", "--games", "30", "--alpha", "1.0", "--resume", first_s, "--out",
-            second_s, "--json",
+            "train",
+            "2048",
+            "--games",
+            "30",
+            "--alpha",
+            "1.0",
+            "--resume",
+            first_s,
+            "--out",
+            second_s,
+            "--json",
+            "--td-order",
+            "backward",
         ];
         args.extend_from_slice(extra);
         json_of(&cubesearch(&args))

@@ -39,7 +39,8 @@ pub struct Learning {
 }
 
 /// When a game's afterstates learn (see the module docs).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TdOrder {
     /// At the game's end, last afterstate first (the seed's order, and every GPU trainer's).
     #[default]

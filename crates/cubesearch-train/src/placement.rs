@@ -59,17 +59,20 @@ pub struct Placement {
     pub gpus: usize,
     /// Processes of the run: the ranks under a launcher, else 1.
     pub ranks: usize,
+    /// When its games learn.
+    pub order: TdOrder,
     /// One line for people: `cuda (NVIDIA H200)`, `2 ranks of cuda (NVIDIA H200)`.
     pub text: String,
 }
 
 impl Placement {
-    fn new(device: &ResolvedBackend, gpus: usize, ranks: usize) -> Self {
+    fn new(device: &ResolvedBackend, (gpus, ranks): (usize, usize), order: TdOrder) -> Self {
         Placement {
             backend: device.backend().name(),
             device: device.device_name(),
             gpus,
             ranks,
+            order,
             text: match ranks {
                 1 => device.to_string(),
                 k => format!("{k} ranks of {device}"),
@@ -119,8 +122,10 @@ pub fn engine_on<G: GpuStochasticGame + TupleGame>(
 /// of this process, or this process's rank of several.
 pub(crate) fn start_engine<G: GpuStochasticGame + TupleGame>(
     cfg: &EngineConfig,
-    order: TdOrder,
+    order: Option<TdOrder>,
 ) -> Result<(Box<dyn TdEngine<G>>, Placement)> {
+    // Unless asked otherwise, CPU threads learn forward and GPUs backward (`TrainConfig::order`).
+    let gpu_order = order.unwrap_or(TdOrder::Backward);
     if cfg.gpus == 0 {
         return Err(Error::parse("--gpus must be at least 1"));
     }
@@ -137,7 +142,7 @@ pub(crate) fn start_engine<G: GpuStochasticGame + TupleGame>(
     #[cfg(feature = "ranks")]
     if let Some(ranks) = &cfg.ranks {
         no_threads(&"CUDA ranks")?;
-        return rank_engine::<G>(cfg, ranks, order);
+        return rank_engine::<G>(cfg, ranks, gpu_order);
     }
     let resolved = resolve(cfg.backend)?;
     if !matches!(resolved, ResolvedBackend::Cpu { .. }) {
@@ -156,26 +161,27 @@ pub(crate) fn start_engine<G: GpuStochasticGame + TupleGame>(
             )));
         }
         let threads = thread_count(cfg.threads.unwrap_or(1));
+        let order = order.unwrap_or(TdOrder::Forward);
         let engine = CpuEngine {
             threads,
             sharing: cfg.sharing,
             order,
             ..CpuEngine::default()
         };
-        let placement = Placement::new(&ResolvedBackend::Cpu { threads }, 0, 1);
+        let placement = Placement::new(&ResolvedBackend::Cpu { threads }, (0, 1), order);
         return Ok((Box::new(engine), placement));
     }
     if cfg.gpus > 1 {
-        return several_gpus::<G>(cfg, &resolved, order);
+        return several_gpus::<G>(cfg, &resolved, gpu_order);
     }
     let exec = Executor::on(&resolved)?;
     let task = OneGpu {
         units: cfg.units,
-        order,
+        order: gpu_order,
         game: std::marker::PhantomData,
     };
     let engine = exec.on_device(task, "a GPU trainer needs a GPU")?;
-    Ok((engine, Placement::new(&resolved, 1, 1)))
+    Ok((engine, Placement::new(&resolved, (1, 1), gpu_order)))
 }
 
 /// `cfg.gpus` CUDA devices of this process, a rank each, meeting through host memory.
@@ -206,7 +212,7 @@ fn several_gpus<G: GpuStochasticGame + TupleGame>(
                 .collect::<Result<Vec<_>>>()?;
             let engine = crate::multi::MultiGpuTd::<CudaRuntime, G>::new(&clients, cfg.units, None)
                 .with_order(order);
-            Ok((Box::new(engine), Placement::new(resolved, gpus, 1)))
+            Ok((Box::new(engine), Placement::new(resolved, (gpus, 1), order)))
         }
         _ => Err(Error::Unsupported(format!(
             "--gpus {gpus} trains on several CUDA devices: use --backend cuda on an NVIDIA host"
@@ -251,7 +257,7 @@ fn rank_engine<G: GpuStochasticGame + TupleGame>(
         let rank = crate::ranks::cuda_rank::<G>(ranks, cfg.units, order)?;
         Ok((
             Box::new(rank),
-            Placement::new(&resolved, ranks.world, ranks.world),
+            Placement::new(&resolved, (ranks.world, ranks.world), order),
         ))
     }
     #[cfg(not(feature = "cuda"))]

@@ -170,7 +170,7 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
             "device": placement.device,
             "gpus": placement.gpus,
             "ranks": placement.ranks,
-            "td_order": args.td_order.name(),
+            "td_order": placement.order.name(),
             "out": args.out,
         }),
     );

@@ -127,7 +127,7 @@ fn refuse_one_player_options<G: TwoPlayerGame>(args: &TrainArgs) -> Result<()> {
         (args.curve.is_some(), "--curve"),
         (args.plot.is_some(), "--plot"),
         (args.sharing != Default::default(), "--sharing"),
-        (args.td_order != Default::default(), "--td-order"),
+        (args.td_order.is_some(), "--td-order"),
     ];
     match ignored.iter().find(|(given, _)| *given) {
         Some((_, option)) => Err(Error::parse(format!(
