@@ -28,7 +28,6 @@
 //! and [`estimated_nodes`] sizes one before it starts.
 
 mod device;
-mod stability;
 
 pub use device::{solve_on, DeviceOptions};
 
@@ -423,14 +422,6 @@ impl<'a> Search<'a> {
                 return final_diff(p, o);
             }
             return -self.search(o, p, -beta, -alpha, true);
-        }
-        // The opponent keeps its stable discs: the score is at most 64 − 2 × their count. Worth
-        // looking only where alpha is that high already (Edax's thresholds, about 2e).
-        if alpha >= 2 * empties as i32 - 2 {
-            let upper = 64 - 2 * stability::stable_discs(o, p).count_ones() as i32;
-            if upper <= alpha {
-                return upper;
-            }
         }
         if empties < TABLE_EMPTIES {
             return self.ordered(p, o, mine, (alpha, beta), 0).0;
