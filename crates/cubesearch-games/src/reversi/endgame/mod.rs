@@ -26,6 +26,10 @@
 //!
 //! A solve obeys a [`Stop`] ([`Solver::solve_until`]), looked at every [`STOP_EVERY`] nodes,
 //! and [`estimated_nodes`] sizes one before it starts.
+//!
+//! [`solve_on`] finds the same exact values with an executor (a GPU) searching every node of
+//! a few empties, under null-window tests grown on the host; on FFO #40 it is far slower than
+//! this solver (docs/BENCHMARKS.md).
 
 mod device;
 
