@@ -169,8 +169,13 @@ fn endgame(common: &Common, args: &BenchArgs) -> Result<Report> {
                 .map(|&m| Reversi.format_move(board, m))
                 .collect();
             if !common.json {
+                let work = if shape.is_null() {
+                    String::new()
+                } else {
+                    format!(" {shape}")
+                };
                 eprintln!(
-                    "  FFO #{} on {column}: {} in {seconds:.3} s {shape}",
+                    "  FFO #{} on {column}: {} in {seconds:.3} s{work}",
                     problem.name, solved.value
                 );
             }

@@ -81,6 +81,12 @@ impl Placement {
     }
 }
 
+/// The order a run's games learn in when it names none (`TrainConfig::order`): forward on CPU
+/// threads, backward on GPUs.
+const CPU_ORDER: TdOrder = TdOrder::Forward;
+/// See [`CPU_ORDER`].
+pub(crate) const GPU_ORDER: TdOrder = TdOrder::Backward;
+
 /// One GPU's engine, built for whichever runtime the executor holds.
 struct OneGpu<G> {
     units: Option<u32>,
@@ -109,7 +115,7 @@ pub fn engine_on<G: GpuStochasticGame + TupleGame>(
         gpu => {
             let task = OneGpu {
                 units,
-                order: TdOrder::Backward,
+                order: GPU_ORDER,
                 game: std::marker::PhantomData,
             };
             gpu.on_device(task, "")
@@ -124,8 +130,7 @@ pub(crate) fn start_engine<G: GpuStochasticGame + TupleGame>(
     cfg: &EngineConfig,
     order: Option<TdOrder>,
 ) -> Result<(Box<dyn TdEngine<G>>, Placement)> {
-    // Unless asked otherwise, CPU threads learn forward and GPUs backward (`TrainConfig::order`).
-    let gpu_order = order.unwrap_or(TdOrder::Backward);
+    let gpu_order = order.unwrap_or(GPU_ORDER);
     if cfg.gpus == 0 {
         return Err(Error::parse("--gpus must be at least 1"));
     }
@@ -161,7 +166,7 @@ pub(crate) fn start_engine<G: GpuStochasticGame + TupleGame>(
             )));
         }
         let threads = thread_count(cfg.threads.unwrap_or(1));
-        let order = order.unwrap_or(TdOrder::Forward);
+        let order = order.unwrap_or(CPU_ORDER);
         let engine = CpuEngine {
             threads,
             sharing: cfg.sharing,

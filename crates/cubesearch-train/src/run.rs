@@ -404,7 +404,7 @@ pub fn follow<G: GpuStochasticGame + TupleGame>(cfg: &TrainConfig) -> Result<()>
         let mut rank = crate::ranks::cuda_rank::<G>(
             ranks,
             cfg.engine.units,
-            cfg.order.unwrap_or(TdOrder::Backward),
+            cfg.order.unwrap_or(crate::placement::GPU_ORDER),
         )?;
         let (net, _) = starting_network::<G>(cfg)?;
         rank.follow(&net).map(|_| ())

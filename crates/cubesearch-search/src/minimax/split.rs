@@ -129,13 +129,11 @@ impl<'g, G: Game, T: SplitTree<G>> NullWindowTest<'g, G, T> {
         let game = self.game;
         // A bound an earlier search found may already decide the test here (not at the root,
         // whose passing child is wanted).
-        let known = self.bounds.get(&(state, ply)).and_then(|&(lower, upper)| {
-            (ply > 0 && (lower >= gamma || upper < gamma)).then_some(if lower >= gamma {
-                lower
-            } else {
-                upper
-            })
-        });
+        let known = match self.bounds.get(&(state, ply)) {
+            Some(&(lower, _)) if ply > 0 && lower >= gamma => Some(lower),
+            Some(&(_, upper)) if ply > 0 && upper < gamma => Some(upper),
+            _ => None,
+        };
         if let Some(value) = known {
             self.nodes.push(TestNode {
                 state,

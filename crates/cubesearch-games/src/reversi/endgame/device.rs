@@ -4,7 +4,7 @@
 //! subtree search run to the end of the game (on a GPU the device's negamax: canonical order,
 //! no table). Every leaf the executor reaches is a finished game, so the values are exact.
 
-use super::{midgame, moves, order, Solved, DEEP_SORT_DEPTH, DEEP_SORT_EMPTIES, MIDGAME_WIDE};
+use super::{midgame, moves, order, sort_depth, Solved, Window, MIDGAME_WIDE};
 use crate::reversi::board::{Board, Square};
 use crate::reversi::eval::WIN_SCALE;
 use crate::reversi::{Reversi, ReversiMove};
@@ -45,12 +45,8 @@ impl SplitTree<Reversi> for EndgameTree {
         if mine == 0 {
             return game.moves(board);
         }
-        let empties = board.empty().count_ones();
-        let depth = if empties >= DEEP_SORT_EMPTIES {
-            DEEP_SORT_DEPTH
-        } else {
-            0
-        };
+        // The tests search null windows only.
+        let depth = sort_depth(board.empty().count_ones(), Window::Null);
         let mut list = [(0, 0); 32];
         let n = order(p, o, mine, 0, depth, &mut list);
         list[..n]

@@ -509,15 +509,9 @@ impl<'a> Search<'a> {
         hint: u8,
     ) -> (i32, u8) {
         let empties = 64 - (p | o).count_ones();
-        let midgame_depth = if beta - alpha > 1 && empties >= PV_SORT_EMPTIES {
-            PV_SORT_DEPTH
-        } else if empties >= DEEP_SORT_EMPTIES {
-            DEEP_SORT_DEPTH
-        } else {
-            0
-        };
+        let depth = sort_depth(empties, Window::of(alpha, beta));
         let mut list = [(0, 0); 32];
-        let n = order(p, o, mine, hint, midgame_depth, &mut list);
+        let n = order(p, o, mine, hint, depth, &mut list);
         // The eldest brother, always searched first and alone.
         let (cp, co) = play(p, o, list[0].1);
         let mut best = (
@@ -738,6 +732,36 @@ impl<'a> Search<'a> {
     }
 }
 
+/// Whether a node is searched with an open window (the root, the principal variation) or a
+/// null one.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Window {
+    Open,
+    Null,
+}
+
+impl Window {
+    fn of(alpha: i32, beta: i32) -> Self {
+        if beta - alpha > 1 {
+            Window::Open
+        } else {
+            Window::Null
+        }
+    }
+}
+
+/// How deep a midgame search orders the moves of a node of `empties` empty squares searched
+/// in `window` ([`PV_SORT_EMPTIES`], [`DEEP_SORT_EMPTIES`]); 0: fastest-first.
+fn sort_depth(empties: u32, window: Window) -> u32 {
+    if window == Window::Open && empties >= PV_SORT_EMPTIES {
+        PV_SORT_DEPTH
+    } else if empties >= DEEP_SORT_EMPTIES {
+        DEEP_SORT_DEPTH
+    } else {
+        0
+    }
+}
+
 /// The moves of `p` in `mine`, the table's move (`hint`, square + 1) first, then by the
 /// opponent's midgame value after each, `midgame_depth` plies deep, or with a depth of 0
 /// fastest-first: fewest replies for the opponent (then fewest empty squares next to our
@@ -751,17 +775,17 @@ fn order(
     midgame_depth: u32,
     list: &mut [(i32, u32); 32],
 ) -> usize {
+    let empties = 64 - (p | o).count_ones();
     let mut n = 0;
     let mut rest = mine;
     while rest != 0 && n < list.len() {
         let sq = rest.trailing_zeros();
         rest &= rest - 1;
-        let f = flips(p, o, sq);
-        let (cp, co) = (o & !f, p | f | (1u64 << sq));
+        let (cp, co) = play(p, o, sq);
         let mut key = if midgame_depth > 0 {
             midgame(cp, co, midgame_depth, -MIDGAME_WIDE, MIDGAME_WIDE)
         } else {
-            fastest_first(p, o, sq, (cp, co))
+            fastest_first(empties, sq, (cp, co))
         };
         if hint == sq as u8 + 1 {
             key = i32::MIN;
@@ -773,11 +797,11 @@ fn order(
     n
 }
 
-/// The fastest-first key of `p`'s move on `sq` to `(cp, co)` (lower first).
+/// The fastest-first key of a move on `sq` to `(cp, co)` from a position of `empties` empty
+/// squares (lower first).
 #[inline]
-fn fastest_first(p: u64, o: u64, sq: u32, (cp, co): (u64, u64)) -> i32 {
+fn fastest_first(empties: u32, sq: u32, (cp, co): (u64, u64)) -> i32 {
     const CORNERS: u64 = 0x8100_0000_0000_0081;
-    let empties = 64 - (p | o).count_ones();
     let mut key = (moves(cp, co).count_ones() as i32) * 64;
     // Far from the end the potential replies are worth their cost as a tie-break.
     if empties >= DEEP_ORDER_EMPTIES {
