@@ -6,8 +6,16 @@
 //! copies the parent's len and rewards and touches no state: the subtree is skipped. The
 //! deepest layer and its reduction are one kernel ([`leaf_blocks_kernel()`]), which visits only
 //! the valid deepest afterstates: the kernel that makes them lists those ([`list_live()`]).
+//!
+//! Sliding the same tiles from different cells often ends in the same board, so most deepest
+//! afterstates of a root are transpositions: in 2584's benchmark boards at three layers, 7.1
+//! live ones a distinct key. [`transpositions_kernel()`] finds them in a hash table, keyed by
+//! what the entry depends on (the root, the rewards so far and the state): the leaf kernel
+//! searches one afterstate of each key, and the others point to it ([`COPY`]), so the fold
+//! above reads its entry. The CPU search's transposition table keys its chance nodes the same
+//! way, and the entries are bit for bit those a search of every afterstate would give.
 
-use super::reduce::fold_block;
+use super::reduce::{fold_block, COPY};
 use super::{act_in, chance_in, TreeShape};
 use crate::ntuple::{layout_value, NetLayout};
 use crate::stochastic::DeviceStochasticGame;
@@ -24,25 +32,47 @@ pub struct Level {
     pub accs: Array<f32>,
 }
 
-/// The list of live deepest afterstates: `count[0]` node numbers in `nodes`, in no order.
+/// Counter of the live deepest afterstates, in a search's counters buffer.
+pub const LIVE: usize = 0;
+/// Counter of the distinct ones (one of each key, [`Transpositions::distinct`]).
+pub const DISTINCT: usize = 1;
+/// Words of a search's counters buffer, all zero between searches.
+pub const COUNTERS: usize = 2;
+
+/// The list of live deepest afterstates: `count[LIVE]` node numbers in `nodes`, in no order;
+/// and the transposition table, which the kernel making the deepest level clears.
 #[derive(CubeType, CubeLaunch)]
 pub struct LiveList {
-    /// How many are listed.
+    /// The search's counters ([`COUNTERS`] words).
     pub count: Array<Atomic<u32>>,
     /// Their node numbers.
     pub nodes: Array<u32>,
+    /// [`Transpositions::table`], no larger than the deepest level.
+    pub table: Array<u32>,
 }
 
-/// Appends node `i` to the list of live deepest afterstates when it is one: `deepest` says the
-/// level is the deepest, `valid` that the node is.
+/// The live deepest afterstates sorted by key ([`transpositions_kernel()`]).
+#[derive(CubeType, CubeLaunch)]
+pub struct Transpositions {
+    /// Open addressing: a slot holds a node number + 1 (0: empty); a power of two of them,
+    /// all zero before the search.
+    pub table: Array<Atomic<u32>>,
+    /// The first node found of each key, `count[DISTINCT]` of them: the ones searched.
+    pub distinct: Array<u32>,
+}
+
+/// Appends node `i` to the list of live deepest afterstates when it is one, and clears slot
+/// `i` of the transposition table: `deepest` says the level is the deepest, `valid` that the
+/// node is.
 #[cube]
-// The outer `if` is decided at compile time, the inner one on the device: they cannot merge.
-#[allow(clippy::collapsible_if)]
 pub fn list_live(live: &mut LiveList, i: u32, valid: bool, #[comptime] deepest: bool) {
     if comptime!(deepest) {
         if valid {
-            let k = live.count[0].fetch_add(1u32);
+            let k = live.count[LIVE].fetch_add(1u32);
             live.nodes[k as usize] = i;
+        }
+        if (i as usize) < live.table.len() {
+            live.table[i as usize] = 0u32;
         }
     }
 }
@@ -158,21 +188,18 @@ pub fn layer_kernel<G: DeviceStochasticGame>(
     }
 }
 
-/// The last layer in one pass, over the listed live afterstates of the deepest action level
-/// (`live_count[0]` of them in `live`): cube `c` takes the `c`-th, the `c + CUBE_COUNT`-th, …,
-/// and for each its unit `u` plays child `u` ([`layer_child()`]) and scores the leaf (rewards +
-/// V(afterstate)); the cube folds its block of leaves ([`fold_block()`]) into the afterstate's
-/// entry, in place (`accs`, `lens`). The leaf entries, the largest level, never reach device
-/// memory, and an invalid afterstate already holds its entry (its rewards and len): no cube
-/// visits it.
+/// The last layer in one pass, over the distinct live afterstates of the deepest action level
+/// (`counters[DISTINCT]` of them in `distinct`): cube `c` takes the `c`-th, the
+/// `c + CUBE_COUNT`-th, …, and for each its unit `u` plays child `u` ([`layer_child()`]) and
+/// scores the leaf (rewards + V(afterstate)); the cube folds its block of leaves
+/// ([`fold_block()`]) into the afterstate's entry, in place (`accs`, `lens`). The leaf entries, the largest level, never reach device memory, and an invalid
+/// afterstate already holds its entry (its rewards and len): no cube visits it.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn leaf_blocks_kernel<G: DeviceStochasticGame>(
-    states: &Array<u32>,
-    lens: &mut Array<u32>,
-    accs: &mut Array<f32>,
-    live_count: &Array<u32>,
-    live: &Array<u32>,
+    level: &mut Level,
+    counters: &Array<u32>,
+    distinct: &Array<u32>,
     weights: &Array<f32>,
     recips: &Array<f32>,
     full: u32,
@@ -182,13 +209,13 @@ pub fn leaf_blocks_kernel<G: DeviceStochasticGame>(
     #[comptime] plane_ops: bool,
 ) {
     let u = UNIT_POS;
-    let count = live_count[0];
+    let count = counters[DISTINCT];
     // The bound is the same for the whole cube, so every unit meets the fold's barriers.
     let mut k = CUBE_POS as u32;
     while k < count {
-        let at = live[k as usize] as usize;
-        let mut value = accs[at];
-        let mut child = G::load(states, at * words);
+        let at = distinct[k as usize] as usize;
+        let mut value = level.accs[at];
+        let mut child = G::load(&level.states, at * words);
         let step = layer_child::<G>(&mut child, u, tree);
         let len = full + step.digits;
         if step.digits == 2u32 {
@@ -198,11 +225,109 @@ pub fn leaf_blocks_kernel<G: DeviceStochasticGame>(
         }
         let parent = fold_block::<G>(value, len, recips, full + 2u32, tree, plane_ops);
         if u == 0u32 {
-            accs[at] = parent.value;
-            lens[at] = parent.len;
+            level.accs[at] = parent.value;
+            level.lens[at] = parent.len;
         }
         // Every unit has read this afterstate's entry and shared slots before the next one.
         sync_cube();
         k += CUBE_COUNT as u32;
+    }
+}
+
+/// Murmur3's finaliser: every input bit moves every output bit.
+#[cube]
+fn mix(word: u32) -> u32 {
+    let mut h = word ^ (word >> 16u32);
+    h *= 0x85eb_ca6bu32;
+    h ^= h >> 13u32;
+    h *= 0xc2b2_ae35u32;
+    h ^ (h >> 16u32)
+}
+
+/// The hash of deepest node `node`'s key: its root (`per_root` nodes a root), its rewards so
+/// far and its state's words.
+#[cube]
+fn key_hash(level: &Level, node: u32, per_root: u32, #[comptime] words: usize) -> u32 {
+    let mut h = mix(node / per_root);
+    h = mix(h ^ u32::reinterpret(level.accs[node as usize]));
+    #[unroll]
+    for w in 0..words {
+        h = mix(h ^ level.states[node as usize * words + w]);
+    }
+    h
+}
+
+/// Whether deepest nodes `a` and `b` have the same key ([`key_hash()`]).
+#[cube]
+fn same_key(level: &Level, a: u32, b: u32, per_root: u32, #[comptime] words: usize) -> bool {
+    let mut same = a / per_root == b / per_root
+        && u32::reinterpret(level.accs[a as usize]) == u32::reinterpret(level.accs[b as usize]);
+    #[unroll]
+    for w in 0..words {
+        same = same && level.states[a as usize * words + w] == level.states[b as usize * words + w];
+    }
+    same
+}
+
+/// Slots a key's probe tries before its node is searched as if distinct: the table may be
+/// smaller than the level, and a transposition searched twice only costs time.
+pub const PROBES: u32 = 64;
+
+/// Sorts the listed live deepest afterstates of `level` (`per_root` nodes a root) by key: the
+/// first of each key to take a table slot goes to `found.distinct`, the others' lens point to
+/// it ([`COPY`]); a node whose probe meets [`PROBES`] other keys goes to `found.distinct` too.
+/// Which one comes first varies from run to run; their entries are the same bits. The
+/// table's slots are a power of two; units stride over the list.
+#[cube(launch_unchecked)]
+pub fn transpositions_kernel(
+    level: &mut Level,
+    live: &mut LiveList,
+    found: &mut Transpositions,
+    per_root: u32,
+    #[comptime] words: usize,
+) {
+    let count = live.count[LIVE].load();
+    let mask = found.table.len() as u32 - 1u32;
+    let mut k = ABSOLUTE_POS as u32;
+    while k < count {
+        let node = live.nodes[k as usize];
+        let mut slot = key_hash(level, node, per_root, words) & mask;
+        let mut probes = 0u32;
+        let mut first = node;
+        while probes < PROBES {
+            let mut holder = found.table[slot as usize].compare_exchange_weak(0u32, node + 1u32);
+            if holder == 0u32 {
+                // Taken, unless a weak exchange failed for nothing (WGSL's may): the slot says.
+                holder = found.table[slot as usize].load();
+            }
+            if holder == node + 1u32 {
+                probes = PROBES;
+            } else if holder != 0u32 {
+                if same_key(level, node, holder - 1u32, per_root, words) {
+                    first = holder - 1u32;
+                    probes = PROBES;
+                } else {
+                    slot = (slot + 1u32) & mask;
+                    probes += 1u32;
+                }
+            }
+        }
+        if first == node {
+            let at = live.count[DISTINCT].fetch_add(1u32);
+            found.distinct[at as usize] = node;
+        } else {
+            // Keys compare states and rewards, never lens: this write races no reader.
+            level.lens[node as usize] = COPY | first;
+        }
+        k += CUBE_COUNT as u32 * CUBE_DIM;
+    }
+}
+
+/// Zeroes a search's counters for the next search (unit 0 of the last kernel).
+#[cube]
+pub fn clear_counters(counters: &mut Array<u32>) {
+    #[unroll]
+    for c in 0..COUNTERS {
+        counters[c] = 0u32;
     }
 }

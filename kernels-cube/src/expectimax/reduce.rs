@@ -19,6 +19,7 @@
 //! barrier, so no compiler can fuse the multiply into the add (CUDA contracts `a·b + c` into
 //! one fused multiply-add by default, which rounds once instead of twice).
 
+use super::multilevel::clear_counters;
 use super::TreeShape;
 use crate::launch::PLANE;
 use crate::stochastic::DeviceStochasticGame;
@@ -38,6 +39,25 @@ impl TreeShape {
 pub struct Entry {
     pub value: f32,
     pub len: u32,
+}
+
+/// The mark of a deepest afterstate that is a transposition of another: its len is
+/// `COPY | the other's node number`, and its entry is the other's
+/// ([`super::multilevel::transpositions_kernel()`]). Lens are otherwise small.
+pub const COPY: u32 = 1 << 31;
+
+/// Entry `at` of a level, read through a [`COPY`] mark.
+#[cube]
+pub fn entry_at(values: &Array<f32>, lens: &Array<u32>, at: usize) -> Entry {
+    let mut at = at;
+    let len = lens[at];
+    if len >= COPY {
+        at = (len ^ COPY) as usize;
+    }
+    Entry {
+        value: values[at],
+        len: lens[at],
+    }
 }
 
 /// Folds the block whose child this unit holds (`value`, `len`) into the parent's entry,
@@ -233,11 +253,12 @@ pub fn fold_afterstate<G: DeviceStochasticGame>(
     #[comptime] tree: TreeShape,
     #[comptime] plane_ops: bool,
 ) -> Entry {
-    let mut value = values[first];
-    let mut len = lens[first];
+    let head = entry_at(values, lens, first);
+    let mut value = head.value;
+    let mut len = head.len;
     if len + 2u32 >= action_len {
-        let at = first + UNIT_POS as usize;
-        let parent = fold_block::<G>(values[at], lens[at], recips, action_len, tree, plane_ops);
+        let child = entry_at(values, lens, first + UNIT_POS as usize);
+        let parent = fold_block::<G>(child.value, child.len, recips, action_len, tree, plane_ops);
         value = parent.value;
         len = parent.len;
     }
@@ -329,8 +350,8 @@ fn finish_root(pick: &RootPick, out: &mut Array<u32>, r: u32, #[comptime] action
 /// Root `r`'s results in `out[W·r .. W·(r + 1)]` ([`root_words`]): the best action (the action
 /// count when none is legal), the legal actions' bits (bit `a` set when action `a` is), then
 /// each action's value as f32 bits (0 for an illegal one). One buffer, so the host reads every
-/// result at once. Unit 0 of the grid also clears the live-list counter for the next search
-/// (the multilevel leaf kernel, which reads it, is done).
+/// result at once. Unit 0 of the grid also clears the multilevel search's counters for the next
+/// search (the kernels that read them are done).
 ///
 /// [`root_kernel()`] takes the action entries of each root as they are (a search with no
 /// chance level left); [`root_fold_kernel()`] first folds each action's block of children, so
@@ -340,23 +361,20 @@ pub fn root_kernel(
     values: &Array<f32>,
     lens: &Array<u32>,
     out: &mut Array<u32>,
-    live_count: &mut Array<u32>,
+    counters: &mut Array<u32>,
     count: u32,
     #[comptime] tree: TreeShape,
 ) {
     let r = ABSOLUTE_POS as u32;
     if r == 0u32 {
-        live_count[0] = 0u32;
+        clear_counters(counters);
     }
     if r < count {
         let actions = comptime!(tree.actions);
         let mut pick = no_pick(actions);
         for a in 0..actions {
             let at = (r * comptime!(tree.action_slots()) + a) as usize;
-            let entry = Entry {
-                value: values[at],
-                len: lens[at],
-            };
+            let entry = entry_at(values, lens, at);
             take_action(&mut pick, out, r, a, entry, actions);
         }
         finish_root(&pick, out, r, actions);
@@ -371,7 +389,7 @@ pub fn root_fold_kernel<G: DeviceStochasticGame>(
     values: &Array<f32>,
     lens: &Array<u32>,
     out: &mut Array<u32>,
-    live_count: &mut Array<u32>,
+    counters: &mut Array<u32>,
     recips: &Array<f32>,
     action_len: u32,
     count: u32,
@@ -380,7 +398,7 @@ pub fn root_fold_kernel<G: DeviceStochasticGame>(
 ) {
     let r = CUBE_POS as u32;
     if ABSOLUTE_POS == 0 {
-        live_count[0] = 0u32;
+        clear_counters(counters);
     }
     if r < count {
         let actions = comptime!(tree.actions);
