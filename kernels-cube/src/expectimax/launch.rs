@@ -4,11 +4,11 @@
 
 use super::multilevel::{
     actions_kernel, layer_kernel, leaf_blocks_kernel, transpositions_kernel, LevelLaunch,
-    LiveListLaunch, TranspositionsLaunch, COUNTERS,
+    LiveListLaunch, TranspositionsLaunch,
 };
 use super::naive::naive_kernel;
 use super::reduce::{reduce_kernel, root_fold_kernel, root_kernel, root_words};
-use super::TreeShape;
+use super::{TreeShape, COUNTERS};
 use crate::launch::{check_buffer, cube_count, grid, planes_fit, read, upload, PLANE};
 use crate::ntuple::{check_lookups, NetLayout, Stages};
 use crate::stochastic::{outcome_weights, GpuStochasticGame};

@@ -107,3 +107,19 @@ pub fn chance_in<G: DeviceStochasticGame>(
         packed,
     )
 }
+
+/// Counter of the live deepest afterstates, in a multilevel search's counters buffer.
+pub const LIVE: usize = 0;
+/// Counter of the distinct ones (one of each key, [`multilevel::Transpositions::distinct`]).
+pub const DISTINCT: usize = 1;
+/// Words of a search's counters buffer, all zero between searches.
+pub const COUNTERS: usize = 2;
+
+/// Zeroes a search's counters for the next search (unit 0 of the root kernel).
+#[cube]
+pub fn clear_counters(counters: &mut Array<u32>) {
+    #[unroll]
+    for c in 0..COUNTERS {
+        counters[c] = 0u32;
+    }
+}

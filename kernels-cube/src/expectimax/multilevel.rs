@@ -16,7 +16,7 @@
 //! way, and the entries are bit for bit those a search of every afterstate would give.
 
 use super::reduce::{fold_block, COPY};
-use super::{act_in, chance_in, TreeShape};
+use super::{act_in, chance_in, TreeShape, DISTINCT, LIVE};
 use crate::ntuple::{layout_value, NetLayout};
 use crate::stochastic::DeviceStochasticGame;
 use cubecl::prelude::*;
@@ -31,13 +31,6 @@ pub struct Level {
     /// A node's rewards so far.
     pub accs: Array<f32>,
 }
-
-/// Counter of the live deepest afterstates, in a search's counters buffer.
-pub const LIVE: usize = 0;
-/// Counter of the distinct ones (one of each key, [`Transpositions::distinct`]).
-pub const DISTINCT: usize = 1;
-/// Words of a search's counters buffer, all zero between searches.
-pub const COUNTERS: usize = 2;
 
 /// The list of live deepest afterstates: `count[LIVE]` node numbers in `nodes`, in no order;
 /// and the transposition table, which the kernel making the deepest level clears.
@@ -320,14 +313,5 @@ pub fn transpositions_kernel(
             level.lens[node as usize] = COPY | first;
         }
         k += CUBE_COUNT as u32 * CUBE_DIM;
-    }
-}
-
-/// Zeroes a search's counters for the next search (unit 0 of the last kernel).
-#[cube]
-pub fn clear_counters(counters: &mut Array<u32>) {
-    #[unroll]
-    for c in 0..COUNTERS {
-        counters[c] = 0u32;
     }
 }

@@ -19,8 +19,7 @@
 //! barrier, so no compiler can fuse the multiply into the add (CUDA contracts `a·b + c` into
 //! one fused multiply-add by default, which rounds once instead of twice).
 
-use super::multilevel::clear_counters;
-use super::TreeShape;
+use super::{clear_counters, TreeShape};
 use crate::launch::PLANE;
 use crate::stochastic::DeviceStochasticGame;
 use cubecl::prelude::*;
