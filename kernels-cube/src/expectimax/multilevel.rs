@@ -36,7 +36,7 @@ pub struct Level {
 /// and the transposition table, which the kernel making the deepest level clears.
 #[derive(CubeType, CubeLaunch)]
 pub struct LiveList {
-    /// The search's counters ([`COUNTERS`] words).
+    /// The search's counters ([`COUNTERS`](super::COUNTERS) words).
     pub count: Array<Atomic<u32>>,
     /// Their node numbers.
     pub nodes: Array<u32>,
