@@ -243,11 +243,16 @@ mod tests {
     fn only_the_temporary_files_of_ended_processes_go() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("w.safetensors");
-        // A process that has ended, and one that lives (this test's), each with a file.
+        // A process that has ended, and one that lives, each with a file. The live one is this
+        // test's parent: this process's own probe files (`temporary_beside`) could take its
+        // name.
         let mut ended = std::process::Command::new("true").spawn().unwrap();
         ended.wait().unwrap();
         let dead = format!(".w.safetensors.tmp{}", ended.id());
-        let live = format!(".w.safetensors.tmp{}-0", std::process::id());
+        let live = format!(
+            ".w.safetensors.tmp{}-0",
+            std::os::unix::process::parent_id()
+        );
         for name in [&dead, &live, &".other.tmp12345".to_string()] {
             std::fs::write(dir.path().join(name), b"half").unwrap();
         }

@@ -185,8 +185,9 @@ pub fn layer_kernel<G: DeviceStochasticGame>(
 /// (`counters[DISTINCT]` of them in `distinct`): cube `c` takes the `c`-th, the
 /// `c + CUBE_COUNT`-th, …, and for each its unit `u` plays child `u` ([`layer_child()`]) and
 /// scores the leaf (rewards + V(afterstate)); the cube folds its block of leaves
-/// ([`fold_block()`]) into the afterstate's entry, in place (`accs`, `lens`). The leaf entries, the largest level, never reach device memory, and an invalid
-/// afterstate already holds its entry (its rewards and len): no cube visits it.
+/// ([`fold_block()`]) into the afterstate's entry, in place (`accs`, `lens`). The leaf entries,
+/// the largest level, never reach device memory, and an invalid afterstate already holds its
+/// entry (its rewards and len): no cube visits it.
 #[cube(launch_unchecked)]
 #[allow(clippy::too_many_arguments)]
 pub fn leaf_blocks_kernel<G: DeviceStochasticGame>(
