@@ -105,9 +105,10 @@ pub struct DeviceRoot {
     pub actions: Vec<Option<f32>>,
 }
 
-/// Most 4-byte words one buffer of a search holds (128 MiB: lavapipe's largest storage buffer).
-/// Larger batches are cut into chunks of roots ([`words_per_root`]).
-pub const MAX_ENTRIES: usize = 1 << 25;
+/// Most 4-byte words one buffer of a search holds (512 MiB), or fewer where the device's
+/// largest buffer is smaller (128 MiB on lavapipe). Larger batches are cut into chunks of roots
+/// ([`words_per_root`]).
+pub const MAX_ENTRIES: usize = 1 << 27;
 
 /// Most leaf paths a root may have (`A · B^layers`, [`leaf_paths`]): a 3-layer search of a
 /// game of 4 actions and 32 outcome slots.
@@ -312,7 +313,8 @@ pub fn launch_expectimax<R: Runtime, G: GpuStochasticGame>(
         )));
     }
     let per_root = words_per_root(shape.method, tree, layers, G::STATE_WORDS);
-    let chunk = (shape.max_entries.min(MAX_ENTRIES) / per_root).max(1);
+    let largest = (client.properties().memory.max_page_size / 4).min(MAX_ENTRIES as u64);
+    let chunk = (shape.max_entries.min(largest as usize) / per_root).max(1);
     let plan = Plan {
         layers,
         shape,
