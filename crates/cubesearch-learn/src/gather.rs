@@ -74,6 +74,26 @@ pub(crate) unsafe fn sum_lookups(weights: *const AtomicU32, indices: &[u32]) -> 
     (s[0] + s[1]) + (s[2] + s[3])
 }
 
+/// Prefetches the weights of the boards of four that `wanted` names (indices laid out as for
+/// [`sum_four_boards`]), so that all their loads are in flight at once: the gathers that follow
+/// keep fewer in flight on some cores (`prefetch_helps` in `network/sums.rs`).
+///
+/// # Safety
+/// Every index of a wanted board is inside the slice `weights` points into.
+#[inline]
+pub(crate) unsafe fn prefetch_four_boards(
+    weights: *const AtomicU32,
+    indices: &[u32],
+    wanted: [bool; 4],
+) {
+    for (j, &i) in indices.iter().enumerate() {
+        if wanted[j % 4] {
+            // SAFETY: the caller's promise; a prefetch reads nothing the program sees.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(weights.add(i as usize).cast()) };
+        }
+    }
+}
+
 /// V of the boards of four that `wanted` names (0.0 for the others, whose weights are not
 /// read) from their indices laid out as `NTupleNetwork::indices_of` does (board `i`'s lookup
 /// `4q + k` at `16q + 4k + i`).

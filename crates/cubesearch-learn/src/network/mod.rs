@@ -435,7 +435,7 @@ impl NTupleNetwork {
             // SAFETY: the caller's promises.
             // The gather takes eight lookups at a time.
             #[cfg(target_arch = "x86_64")]
-            WeightReads::Gather if indices.len().is_multiple_of(8) => unsafe {
+            WeightReads::Gather { .. } if indices.len().is_multiple_of(8) => unsafe {
                 gather::sum_lookups(self.weights.as_ptr(), indices)
             },
             // SAFETY: the caller's promise.
@@ -467,7 +467,10 @@ impl NTupleNetwork {
         match reads {
             // SAFETY: the caller's promises.
             #[cfg(target_arch = "x86_64")]
-            WeightReads::Gather => unsafe {
+            WeightReads::Gather { prefetch } => unsafe {
+                if prefetch {
+                    gather::prefetch_four_boards(self.weights.as_ptr(), indices, wanted);
+                }
                 gather::sum_four_boards(self.weights.as_ptr(), indices, wanted)
             },
             // SAFETY: the caller's promise.
@@ -605,8 +608,9 @@ mod tests {
     use crate::testing::{Cells16, Cells16Game};
     use cubesearch_core::rng::XorShift32;
 
-    /// The trainer's reads (gathers where the CPU has AVX2) sum the same floats in the same
-    /// order as the checked one-by-one reads, bit for bit, on random weights and states.
+    /// The trainer's reads (gathers where the CPU has AVX2, prefetched or not) sum the same
+    /// floats in the same order as the checked one-by-one reads, bit for bit, on random
+    /// weights and states.
     fn check_trainer_reads<const BITS: u32>(shapes: &[Vec<u8>], stages: &[u32]) {
         let game = Cells16Game::<BITS>;
         let mut net = NTupleNetwork::staged::<Cells16Game<BITS>>(shapes, stages).unwrap();
@@ -624,9 +628,16 @@ mod tests {
         #[cfg(not(target_arch = "x86_64"))]
         let avx2 = false;
         // SAFETY: `avx2` is what the CPU has.
-        let reads = unsafe { WeightReads::new(avx2) };
+        let mut every = vec![unsafe { WeightReads::new(avx2) }];
+        // Gathers with and without the prefetch, whichever this CPU's vendor gets.
+        #[cfg(target_arch = "x86_64")]
+        if avx2 {
+            every = [false, true]
+                .map(|prefetch| WeightReads::Gather { prefetch })
+                .to_vec();
+        }
         let mut four = vec![0; 4 * net.lookups()];
-        for _ in 0..300 {
+        for reads in (0..300).flat_map(|_| every.iter().copied()) {
             let states: [Cells16; 4] = std::array::from_fn(|_| {
                 Cells16(std::array::from_fn(|_| rng.below(1 << BITS) as u8))
             });
