@@ -633,12 +633,13 @@ fn multilevel<R: Runtime, G: GpuStochasticGame>(
         level = next;
     }
     let distinct = workspace.buffer(client, Role::Distinct, deepest * 4);
+    let multiprocessors = client
+        .properties()
+        .hardware
+        .num_streaming_multiprocessors
+        .unwrap_or(64) as usize;
     // Units stride over the live list: enough to fill the device, no more than the level.
-    let multiprocessors = client.properties().hardware.num_streaming_multiprocessors;
-    let (count, dim) = grid(
-        client,
-        deepest.min(multiprocessors.unwrap_or(64) as usize * 2048),
-    );
+    let (count, dim) = grid(client, deepest.min(multiprocessors * 2048));
     // SAFETY: units read listed nodes (below `deepest`) of the level and write their lens,
     // probe the table (indices below its length) and append to a list with room for every node.
     unsafe {
@@ -656,15 +657,10 @@ fn multilevel<R: Runtime, G: GpuStochasticGame>(
             words,
         );
     }
-    let nodes = level.nodes;
     // Enough cubes to fill the device; each loops over the distinct list. On an H200, 24 a
     // multiprocessor searched 256 roots 1.09 times as fast as 16.
-    let (count, dim) = blocks(
-        client,
-        tree,
-        nodes.min(multiprocessors.unwrap_or(64) as usize * 24),
-    );
-    // SAFETY: a cube reads the distinct afterstates (node numbers below `nodes`) and the
+    let (count, dim) = blocks(client, tree, deepest.min(multiprocessors * 24));
+    // SAFETY: a cube reads the distinct afterstates (node numbers below `deepest`) and the
     // network, and only its unit 0 writes the afterstate's entry, after the fold's barriers.
     unsafe {
         leaf_blocks_kernel::launch_unchecked::<G::Device, R>(
@@ -673,7 +669,7 @@ fn multilevel<R: Runtime, G: GpuStochasticGame>(
             dim,
             level.arg(),
             ArrayArg::from_raw_parts(counters.clone(), COUNTERS),
-            ArrayArg::from_raw_parts(distinct, nodes),
+            ArrayArg::from_raw_parts(distinct, deepest),
             ArrayArg::from_raw_parts(net.weights.clone(), net.weight_len),
             ArrayArg::from_raw_parts(recips.0.clone(), recips.1),
             2 * layers - 1,
@@ -683,5 +679,5 @@ fn multilevel<R: Runtime, G: GpuStochasticGame>(
             shape.plane_ops,
         );
     }
-    (level.accs, level.lens, nodes)
+    (level.accs, level.lens, deepest)
 }
