@@ -364,10 +364,17 @@ impl<'a> Search<'a> {
     fn visit(&mut self) {
         self.nodes += 1;
         if self.nodes & (CUT_EVERY - 1) == 0 {
-            if self.nodes & (STOP_EVERY - 1) == 0 && self.stop.is_raised() {
-                self.stopped.store(true, Ordering::Relaxed);
+            if self.nodes & (STOP_EVERY - 1) == 0 {
+                self.look_at_stop();
             }
             self.abandoned |= self.cut_short();
+        }
+    }
+
+    /// Raises `stopped` for every thread when the solve's stop is raised.
+    fn look_at_stop(&mut self) {
+        if self.stop.is_raised() {
+            self.stopped.store(true, Ordering::Relaxed);
         }
     }
 
@@ -512,6 +519,12 @@ impl<'a> Search<'a> {
         let depth = sort_depth(empties, Window::of(alpha, beta));
         let mut list = [(0, 0); 32];
         let n = order(p, o, mine, hint, depth, &mut list);
+        if depth > 0 {
+            // A midgame sort is thousands of nodes the count does not see: far from the end
+            // they come between its looks at the stop, and a stop waited seconds for them.
+            self.look_at_stop();
+            self.abandoned |= self.cut_short();
+        }
         // The eldest brother, always searched first and alone.
         let (cp, co) = play(p, o, list[0].1);
         let mut best = (
