@@ -10,10 +10,23 @@
 //!
 //! A match plays opening k in games 2k and 2k + 1, colours swapped, and comes back to the first
 //! opening when it has more games than the file has openings twice over.
+//!
+//! The file is read a line at a time within bounds ([`MAX_LINE`], [`MAX_FILE`]), so that a
+//! device that never ends (`/dev/zero`) or a huge file is refused instead of filling memory,
+//! and a line is parsed in time linear in its length.
 
 use cubesearch_core::io::digest;
 use cubesearch_core::{Error, Game, Outcome, Result};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
+
+/// Longest line taken: an opening is at most a game's moves, a few hundred bytes.
+pub const MAX_LINE: usize = 64 << 10;
+/// Largest file taken: a million XOT lines.
+pub const MAX_FILE: u64 = 16 << 20;
+/// Longest move text of any game: a checkers capture of every piece it can take names 13
+/// squares in under 40 bytes. Run-together moves are looked for only this far ahead.
+const MAX_MOVE: usize = 64;
 
 /// Where games start: a position, and the moves played from it before the players take over
 /// (they belong to the game's record).
@@ -42,33 +55,68 @@ impl<G: Game> Opening<G> {
 /// The openings in the file at `path`, moves read from `from`, and the file's digest (a match
 /// resumes only with the same openings).
 pub fn read<G: Game>(game: &G, path: &Path, from: G::State) -> Result<(Vec<Opening<G>>, String)> {
-    let bytes = std::fs::read(path).map_err(|e| Error::Io {
+    let bad = |why: String| Error::Data {
+        path: path.display().to_string(),
+        why,
+    };
+    let io = |e| Error::Io {
         path: path.display().to_string(),
         source: e,
-    })?;
-    let text = String::from_utf8(bytes).map_err(|_| Error::Data {
-        path: path.display().to_string(),
-        why: "not UTF-8 text".into(),
-    })?;
-    let mut openings = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or_default().trim();
-        if line.is_empty() {
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    // A device or socket may never end; a FIFO (`<(grep … xot.txt)`) is held to the bounds.
+    let kind = file.metadata().map_err(io)?.file_type();
+    if !(kind.is_file() || std::os::unix::fs::FileTypeExt::is_fifo(&kind)) {
+        return Err(bad(
+            "not a regular file (a device or socket is not read)".into()
+        ));
+    }
+    let mut reader = BufReader::new(file.take(MAX_FILE + 1));
+    let (mut openings, mut bytes, mut line) = (Vec::new(), Vec::new(), Vec::new());
+    for number in 1.. {
+        line.clear();
+        // One byte past the cap tells a line too long from one just long enough.
+        let read = (&mut reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(io)?;
+        if read == 0 {
+            break;
+        }
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        if text.len() > MAX_LINE {
+            return Err(bad(format!(
+                "line {number} is longer than {} KiB: an opening is a line of moves",
+                MAX_LINE >> 10
+            )));
+        }
+        bytes.extend_from_slice(&line);
+        if bytes.len() as u64 > MAX_FILE {
+            return Err(bad(format!(
+                "is larger than {} MiB (line {number})",
+                MAX_FILE >> 20
+            )));
+        }
+        let text =
+            std::str::from_utf8(text).map_err(|_| bad(format!("line {number}: not UTF-8 text")))?;
+        let text = text.split('#').next().unwrap_or_default().trim();
+        if text.is_empty() {
             continue;
         }
-        let opening = parse_line(game, line, from).map_err(|e| Error::Data {
-            path: path.display().to_string(),
-            why: format!("line {}: {}", i + 1, crate::one_line(&e.to_string())),
+        let opening = parse_line(game, text, from).map_err(|e| {
+            bad(format!(
+                "line {number}: {}",
+                crate::one_line(&e.to_string())
+            ))
         })?;
         openings.push(opening);
     }
     if openings.is_empty() {
-        return Err(Error::Data {
-            path: path.display().to_string(),
-            why: "holds no openings (a line each: moves, or fen POSITION)".into(),
-        });
+        return Err(bad(
+            "holds no openings (a line each: moves, or fen POSITION)".into(),
+        ));
     }
-    Ok((openings, digest([text.as_bytes()])))
+    Ok((openings, digest([bytes.as_slice()])))
 }
 
 /// One opening's line: `fen POSITION`, or moves from `from`.
@@ -108,16 +156,24 @@ fn parse_line<G: Game>(game: &G, line: &str, from: G::State) -> Result<Opening<G
 }
 
 /// The move `text` begins with in `state` and the bytes it takes: all of `text` if that is
-/// one legal move, else its shortest prefix that is one.
+/// one legal move, else its shortest prefix that is one. Only the first [`MAX_MOVE`] bytes are
+/// tried, so that a long run of moves is read in time linear in its length.
 fn first_move<G: Game>(game: &G, state: &G::State, text: &str) -> Result<(G::Move, usize)> {
-    let whole = match game.parse_move(state, text) {
-        Ok(mv) => return Ok((mv, text.len())),
-        Err(e) => e,
+    let mut ahead = MAX_MOVE.min(text.len());
+    while !text.is_char_boundary(ahead) {
+        ahead -= 1;
+    }
+    let window = &text[..ahead];
+    // The whole text first (`11-15` before its prefix `11-1`), when it can be one move.
+    let whole = match game.parse_move(state, window) {
+        Ok(mv) if ahead == text.len() => return Ok((mv, ahead)),
+        other => other,
     };
-    (1..text.len())
+    (1..ahead)
         .filter(|&n| text.is_char_boundary(n))
         .find_map(|n| game.parse_move(state, &text[..n]).ok().map(|mv| (mv, n)))
-        .ok_or(whole)
+        .map(Ok)
+        .unwrap_or_else(|| whole.map(|mv| (mv, ahead)))
 }
 
 #[cfg(test)]
@@ -183,5 +239,106 @@ mod tests {
         }
         let missing = read(&game, Path::new("/no/such/openings"), game.initial());
         assert!(missing.is_err());
+    }
+
+    /// Reversi, counting the bytes of move text it is asked to read.
+    #[derive(Default)]
+    struct Counting {
+        bytes: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Game for Counting {
+        type State = <Reversi as Game>::State;
+        type Move = <Reversi as Game>::Move;
+        const NAME: &'static str = "reversi";
+        const STATE_WORDS: usize = Reversi::STATE_WORDS;
+        fn initial(&self) -> Self::State {
+            Reversi.initial()
+        }
+        fn legal_moves(&self, state: &Self::State, out: &mut Vec<Self::Move>) {
+            Reversi.legal_moves(state, out)
+        }
+        fn apply(&self, state: &Self::State, mv: Self::Move) -> Self::State {
+            Reversi.apply(state, mv)
+        }
+        fn outcome(&self, state: &Self::State) -> Outcome {
+            Reversi.outcome(state)
+        }
+        fn encode(&self, state: &Self::State, out: &mut [u32]) {
+            Reversi.encode(state, out)
+        }
+        fn decode(&self, words: &[u32]) -> Self::State {
+            Reversi.decode(words)
+        }
+        fn parse_position(&self, text: &str) -> Result<Self::State> {
+            Reversi.parse_position(text)
+        }
+        fn format_position(&self, state: &Self::State) -> String {
+            Reversi.format_position(state)
+        }
+        fn format_move(&self, state: &Self::State, mv: Self::Move) -> String {
+            Reversi.format_move(state, mv)
+        }
+        fn parse_move(&self, state: &Self::State, text: &str) -> Result<Self::Move> {
+            self.bytes
+                .fetch_add(text.len(), std::sync::atomic::Ordering::Relaxed);
+            Reversi.parse_move(state, text)
+        }
+    }
+
+    #[test]
+    fn a_long_run_of_moves_is_read_in_linear_work() {
+        // Four legal moves, then `f5` again on a taken square: every prefix of what is left
+        // was tried, a quadratic number of bytes.
+        let line = "f5d6c3d3".repeat(7_000);
+        let game = Counting::default();
+        let err = parse_line(&game, &line, game.initial())
+            .err()
+            .expect("refused");
+        assert!(err.to_string().contains("f5"), "{err}");
+        let bytes = game.bytes.into_inner();
+        assert!(
+            bytes < 16 * line.len(),
+            "{bytes} bytes read for a line of {}",
+            line.len()
+        );
+    }
+
+    #[test]
+    fn long_lines_large_files_and_devices_are_refused() {
+        let game = Reversi;
+        let long = format!("f5 d6\n{}\n", "#".repeat(MAX_LINE + 1));
+        let fits = format!("f5 d6\n{}\n", "#".repeat(MAX_LINE));
+        let large = format!(
+            "f5\n{}",
+            format!("#{}\n", " ".repeat(1 << 10)).repeat(16 << 10)
+        );
+        for (text, says) in [
+            (long.as_str(), Some("line 2 is longer than 64 KiB")),
+            (fits.as_str(), None),
+            (large.as_str(), Some("is larger than 16 MiB")),
+        ] {
+            let path = file("bounds.txt", text);
+            let read = read(&game, &path, game.initial());
+            match (read, says) {
+                (Ok((openings, _)), None) => assert_eq!(openings.len(), 1),
+                (Err(e), Some(says)) => assert!(e.to_string().contains(says), "{e}"),
+                (Ok(_), Some(says)) => panic!("read, though {says}"),
+                (Err(e), None) => panic!("{e}"),
+            }
+        }
+        let err = read(&game, Path::new("/dev/zero"), game.initial())
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+
+    #[test]
+    fn the_digest_is_of_the_file_as_written() {
+        let game = Reversi;
+        let text = "f5 d6\r\n# note\nf5 f6";
+        let (_, digest_read) = read(&game, &file("digest.txt", text), game.initial()).unwrap();
+        assert_eq!(digest_read, digest([text.as_bytes()]));
     }
 }
