@@ -71,10 +71,12 @@ checkerboard:[time=T,]lib=PATH (an engine library of the CheckerBoard API); Reve
 seed's easy and medium (each [:exec=cpu|gpu]) and \
 nboard:[depth=D,][handshake=T,][grace=T,]cmd=COMMAND (an engine \
 speaking NBoard, such as Edax or `cubesearch engine reversi --protocol nboard`). 2584/2048: human (you slide with \
-left/right/up/down, their first letters, w/a/s/d or an arrow key, then Enter; --position \
+left/right/up/down, their first letters l/r/u/d or an arrow key, then Enter; --position \
 BOARD starts from a board of 16 tile values), random, td:weights=FILE \
 (greedy on a trained network) or expectimax:layers=L,weights=FILE[,method=naive|multilevel]\
-[,tt=on] (L from 0 to 4). Times like 500ms, 2s, 1m.";
+[,tt=on] (L from 0 to 4; method only on a GPU, tt only on the CPU). depth= and time= \
+exclude each other, as do time= and playouts=; strategy= needs exec=gpu. Times like 500ms, \
+2s, 1m.";
 
 fn parse_backend(text: &str) -> Result<Backend, String> {
     text.parse()
@@ -303,10 +305,10 @@ pub struct RuleFlags {
     /// Checkers rule set: `american` (the default: any capture may be chosen, as in
     /// CheckerBoard and the published perft tables) or `longest` (the longest capture is
     /// forced: seed 001's rules).
-    #[arg(long)]
+    #[arg(long, value_parser = ["american", "longest"])]
     pub rules: Option<String>,
     /// Checkers: plies without a capture after which the game is drawn (1 to 255; default 50).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=255))]
     pub draw_plies: Option<u32>,
 }
 

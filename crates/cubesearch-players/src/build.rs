@@ -6,6 +6,7 @@ use crate::external::UgiPlayer;
 use crate::learned::ValueLeaves;
 use crate::player::{NamedPlayers, Player};
 use crate::spec::{Exec, PlayerSpec};
+use crate::text::SpecText;
 use cubesearch_core::backend::Backend;
 use cubesearch_core::{Error, Result, Stop};
 use cubesearch_search::mcts::{self, Budget, MctsConfig};
@@ -77,6 +78,13 @@ impl<G: NamedPlayers> PlayerSpec<G> {
                 }
                 Exec::Gpu => {
                     let (exec, label) = ab.exec.executor(backend)?;
+                    // v1, v2 and v4 are device kernels: the CPU executor has none of them.
+                    if exec.is_cpu() && ab.strategy.root_shape().is_some() {
+                        return Err(SpecText::new(&ab.text).error(format!(
+                            "strategy={} runs on a GPU, and --backend resolved to the CPU (pick split, frontier, cpu or cpu-split)",
+                            ab.strategy
+                        )));
+                    }
                     Ok(Box::new(AlphaBetaPlayer::<G>::gpu(
                         ab.limit,
                         exec,

@@ -8,8 +8,9 @@
 
 use crate::player::NamedPlayers;
 use crate::text::SpecText;
-use cubesearch_core::backend::{cpu_threads, Backend};
+use cubesearch_core::backend::{cpu_threads, Backend, ResolvedBackend};
 use cubesearch_core::{Error, Result};
+use cubesearch_search::expectimax::ExpectimaxOptions;
 use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
 use cubesearch_search::mcts::Budget;
 use cubesearch_search::minimax::Strategy;
@@ -130,9 +131,18 @@ impl EngineWaits {
     /// The spec options these are read from.
     pub const KEYS: [&'static str; 2] = ["handshake", "grace"];
 
+    /// The longest wait either option takes: an engine silent for longer has hung, and a
+    /// longer wait would keep a match (or an engine's host) waiting for it.
+    pub const LONGEST: Duration = Duration::from_secs(600);
+
     /// Reads `key=value` of `spec`, `key` one of [`KEYS`](Self::KEYS).
     pub fn read(&mut self, spec: &SpecText, key: &str, value: &str) -> Result<()> {
         let wait = spec.duration(value)?;
+        if wait > Self::LONGEST {
+            return Err(spec.error(format!(
+                "{key} goes from 1ms to 10m, got {value}"
+            )));
+        }
         match key {
             "handshake" => self.handshake = wait,
             "grace" => self.grace = Some(wait),
@@ -309,7 +319,9 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                 let keys = [
                     "time", "playouts", "c", "leaf", "batch", "trees", "exec", "weights",
                 ];
-                for (key, value) in spec.options(&keys)? {
+                let options = spec.options(&keys)?;
+                spec.exclusive(&options, &["time", "playouts"])?;
+                for (key, value) in options {
                     match key {
                         "time" => mcts.budget = Budget::Time(spec.duration(value)?),
                         "playouts" => {
@@ -340,10 +352,12 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
             "alphabeta" => {
                 let mut limit = None;
                 let mut exec = Exec::Cpu;
-                let mut strategy = cubesearch_search::minimax::default_gpu_strategy::<G>();
+                let mut strategy = None;
                 let mut weights = None;
                 let keys = ["depth", "time", "exec", "strategy", "weights"];
-                for (key, value) in spec.options(&keys)? {
+                let options = spec.options(&keys)?;
+                spec.exclusive(&options, &["depth", "time"])?;
+                for (key, value) in options {
                     match key {
                         "depth" => {
                             limit = Some(Limit::Depth(spec.number_in(key, value, 1, MAX_DEPTH)?))
@@ -351,7 +365,7 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                         "time" => limit = Some(Limit::Time(spec.duration(value)?)),
                         "exec" => exec = spec.parse(value)?,
                         "weights" => weights = Some(std::path::PathBuf::from(value)),
-                        _ => strategy = spec.parse(value)?,
+                        _ => strategy = Some(spec.parse(value)?),
                     }
                 }
                 let limit = limit.ok_or_else(|| {
@@ -362,10 +376,17 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                         "weights=W: the learned evaluation runs in the CPU search (exec=cpu) only",
                     ));
                 }
+                // The CPU player is one thread's iterative deepening, whatever the strategy.
+                if let (Some(strategy), Exec::Cpu) = (strategy, exec) {
+                    return Err(spec.error(format!(
+                        "strategy={strategy} picks how exec=gpu searches; exec=cpu (the default) is one CPU thread's alpha-beta: add exec=gpu or drop strategy="
+                    )));
+                }
                 Ok(PlayerSpec::AlphaBeta(AlphaBetaSpec {
                     limit,
                     exec,
-                    strategy,
+                    strategy: strategy
+                        .unwrap_or_else(cubesearch_search::minimax::default_gpu_strategy::<G>),
                     weights,
                     text: text.to_string(),
                 }))
@@ -434,8 +455,69 @@ pub struct ExpectimaxSpec {
     pub weights: PathBuf,
     /// The GPU's generation scheme.
     pub method: ExpectimaxMethod,
+    /// Whether `method=` was written: the CPU has no use for it ([`executor`](Self::executor)).
+    pub method_given: bool,
     /// The CPU's transposition table (`tt=on`).
     pub transposition: bool,
+    /// The spec as written, which errors name.
+    pub text: String,
+}
+
+impl<G: NamedPlayers> PlayerSpec<G> {
+    /// The files the player reads (`weights=`, a game's own player's such as CheckerBoard's
+    /// `lib=`): inputs that a run's outputs must not overwrite.
+    pub fn input_files(&self) -> Vec<PathBuf> {
+        match self {
+            PlayerSpec::Mcts(MctsSpec { weights, .. })
+            | PlayerSpec::AlphaBeta(AlphaBetaSpec { weights, .. }) => {
+                weights.iter().cloned().collect()
+            }
+            PlayerSpec::Named(named) => G::named_inputs(named),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl StochasticPlayerSpec {
+    /// The weights file the player reads, as [`PlayerSpec::input_files`].
+    pub fn input_files(&self) -> Vec<PathBuf> {
+        match self {
+            StochasticPlayerSpec::Td { weights }
+            | StochasticPlayerSpec::Expectimax(ExpectimaxSpec { weights, .. }) => {
+                vec![weights.clone()]
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl ExpectimaxSpec {
+    /// The executor `backend` resolves to, set up for this search. `method=` on the CPU and
+    /// `tt=on` on a GPU are refused: each would be dropped there.
+    pub fn executor(&self, backend: Backend) -> Result<(Executor, ResolvedBackend)> {
+        let resolved = cubesearch_core::backend::resolve(backend)?;
+        let spec = SpecText::new(&self.text);
+        let on_cpu = resolved.backend() == Backend::Cpu;
+        if on_cpu && self.method_given {
+            return Err(spec.error(format!(
+                "method= shapes a GPU's search, and --backend resolved to the CPU (drop method={}, or use tt=on there)",
+                self.method.name()
+            )));
+        }
+        if !on_cpu && self.transposition {
+            return Err(spec.error(format!(
+                "tt=on is the CPU search's table, and --backend resolved to {} (use --backend cpu, or drop tt=)",
+                resolved.backend().name()
+            )));
+        }
+        let mut exec = Executor::on(&resolved)?;
+        exec.set_expectimax_method(self.method);
+        exec.set_expectimax_options(ExpectimaxOptions {
+            transposition: self.transposition,
+            ..ExpectimaxOptions::default()
+        });
+        Ok((exec, resolved))
+    }
 }
 
 impl FromStr for StochasticPlayerSpec {
@@ -463,29 +545,23 @@ impl FromStr for StochasticPlayerSpec {
             }
             "expectimax" => {
                 let (mut layers, mut weights) = (None, None);
-                let mut method = ExpectimaxMethod::default();
+                let mut method = None;
                 let mut transposition = false;
                 for (key, value) in spec.options(&["layers", "weights", "method", "tt"])? {
                     match key {
-                        "layers" => {
-                            let l: u32 = spec.number(key, value)?;
-                            if l > MAX_LAYERS {
-                                return Err(spec.error(format!(
-                                    "layers go from 0 to {MAX_LAYERS}, got {l}"
-                                )));
-                            }
-                            layers = Some(l);
-                        }
+                        "layers" => layers = Some(spec.number_in(key, value, 0, MAX_LAYERS)?),
                         "weights" => weights = Some(PathBuf::from(value)),
-                        "method" => method = spec.parse(value)?,
+                        "method" => method = Some(spec.parse(value)?),
                         _ => transposition = spec.switch(key, value)?,
                     }
                 }
                 Ok(StochasticPlayerSpec::Expectimax(ExpectimaxSpec {
                     layers: layers.ok_or_else(|| spec.error("layers=L is required"))?,
                     weights: weights.ok_or_else(|| spec.error("weights=FILE is required"))?,
-                    method,
+                    method: method.unwrap_or_default(),
+                    method_given: method.is_some(),
                     transposition,
+                    text: text.to_string(),
                 }))
             }
             _ => Err(Error::parse(format!(
@@ -549,11 +625,18 @@ mod tests {
                 layers: 2,
                 weights: "w".into(),
                 method: ExpectimaxMethod::Multilevel,
+                method_given: true,
                 transposition: true,
+                text: "expectimax:layers=2,weights=w,method=multilevel,tt=on".into(),
             })
         );
         for (text, says) in [
-            ("td:", "weights=FILE is required"),
+            ("td", "weights=FILE is required"),
+            ("td:", "nothing follows ':' (td takes weights)"),
+            (
+                "expectimax:layers=-1,weights=w",
+                "layers must be a number from 0 to 4",
+            ),
             ("td:weights=", "weights= has no value"),
             ("expectimax:layers=,weights=w", "layers= has no value"),
             (
@@ -562,7 +645,7 @@ mod tests {
             ),
             (
                 "expectimax:layers=5,weights=w",
-                "layers go from 0 to 4, got 5",
+                "layers must be a number from 0 to 4, got '5'",
             ),
             (
                 "expectimax:layers=1,weights=w,depth=3",
@@ -577,5 +660,21 @@ mod tests {
             let err = text.parse::<StochasticPlayerSpec>().expect_err(text);
             assert!(err.to_string().contains(says), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn expectimax_refuses_a_method_on_the_cpu() {
+        let expectimax = |text: &str| match text.parse::<StochasticPlayerSpec>().unwrap() {
+            StochasticPlayerSpec::Expectimax(spec) => spec,
+            other => panic!("{other:?}"),
+        };
+        let naive = expectimax("expectimax:layers=1,weights=w,method=naive");
+        let err = naive.executor(Backend::Cpu).err().expect("refused");
+        assert!(
+            err.to_string().contains("method= shapes a GPU's search"),
+            "{err}"
+        );
+        let table = expectimax("expectimax:layers=1,weights=w,tt=on");
+        assert!(table.executor(Backend::Cpu).is_ok());
     }
 }

@@ -7,18 +7,22 @@ use std::str::FromStr;
 use std::time::Duration;
 
 /// A spec's text split into its name and its options: `name:key=value,key=value`. Errors about
-/// it name the whole spec: `bad player 'mcts:c=x': c must be a number, got 'x'`.
+/// it name the whole spec: `bad player 'mcts:c=x': c must be a number from 0 to 100, got 'x'`.
 #[derive(Clone, Copy, Debug)]
 pub struct SpecText<'a> {
     text: &'a str,
     name: &'a str,
-    body: &'a str,
+    /// What follows the first `:`; `None` without one.
+    body: Option<&'a str>,
 }
 
 impl<'a> SpecText<'a> {
     /// Splits `text` at its first `:`.
     pub fn new(text: &'a str) -> Self {
-        let (name, body) = text.split_once(':').unwrap_or((text, ""));
+        let (name, body) = match text.split_once(':') {
+            Some((name, body)) => (name, Some(body)),
+            None => (text, None),
+        };
         Self {
             text,
             name: name.trim(),
@@ -37,9 +41,34 @@ impl<'a> SpecText<'a> {
     }
 
     /// The options after the `:` in order, trimmed; an error unless each is `key=value` with
-    /// `key` one of `allowed`, given once.
+    /// `key` one of `allowed`, given once. A `:` with nothing after it, or an empty option
+    /// between commas, is an error too: it is most likely a value lost in quoting.
     pub fn options(&self, allowed: &[&str]) -> Result<Vec<(&'a str, &'a str)>> {
-        self.options_in(self.body, allowed)
+        match self.body {
+            None => Ok(Vec::new()),
+            Some(body) if body.trim().is_empty() => Err(self.error(format!(
+                "nothing follows ':' ({} takes {})",
+                self.name,
+                takes(allowed)
+            ))),
+            Some(body) => self.options_in(body, allowed),
+        }
+    }
+
+    /// An error unless at most one of `keys` is among `options`: options that would each set
+    /// the same thing (`depth=` and `time=`), of which one would be dropped.
+    pub fn exclusive(&self, options: &[(&str, &str)], keys: &[&str]) -> Result<()> {
+        let given: Vec<&str> = options
+            .iter()
+            .map(|&(key, _)| key)
+            .filter(|key| keys.contains(key))
+            .collect();
+        match given.as_slice() {
+            [first, second, ..] => Err(self.error(format!(
+                "{first}= and {second}= exclude each other: give one"
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// An outside program's spec, `name:key=value,…,last=VALUE`: the options before `last=`
@@ -53,15 +82,21 @@ impl<'a> SpecText<'a> {
         allowed: &[&str],
         what: &str,
     ) -> Result<(Vec<(&'a str, &'a str)>, &'a str)> {
+        let body = self.body.unwrap_or_default();
         let marker = format!("{last}=");
-        let at = self.body.find(&marker);
+        let at = body.find(&marker);
         let (options, value) = match at {
-            Some(i) => (&self.body[..i], &self.body[i + marker.len()..]),
-            None => ("", self.body),
+            // The options' own last comma comes before `last=`.
+            Some(i) => {
+                let options = body[..i].trim_end();
+                let options = options.strip_suffix(',').unwrap_or(options);
+                (options, &body[i + marker.len()..])
+            }
+            None => ("", body),
         };
         // `ugi:time=1s` has options and no `cmd=`: run as it stands, the options would be
         // taken for the command line itself.
-        let first = self.body.split(',').next().unwrap_or_default();
+        let first = body.split(',').next().unwrap_or_default();
         let option_first = first
             .split_once('=')
             .is_some_and(|(key, _)| allowed.contains(&key.trim()));
@@ -85,27 +120,30 @@ impl<'a> SpecText<'a> {
                 upper = last.to_uppercase(),
             )));
         }
+        if options.trim().is_empty() {
+            return Ok((Vec::new(), value.trim()));
+        }
         Ok((self.options_in(options, allowed)?, value.trim()))
     }
 
+    /// `key=value` options separated by commas, none of them empty.
     fn options_in(&self, body: &'a str, allowed: &[&str]) -> Result<Vec<(&'a str, &'a str)>> {
         let mut seen: Vec<&str> = Vec::new();
         body.split(',')
-            .filter(|pair| !pair.trim().is_empty())
-            .map(|pair| {
+            .enumerate()
+            .map(|(i, pair)| {
+                if pair.trim().is_empty() {
+                    return Err(self.error(format!("option {} is empty: a comma too many", i + 1)));
+                }
                 let (key, value) = pair
                     .split_once('=')
                     .ok_or_else(|| self.error(format!("expected key=value, got '{pair}'")))?;
                 let key = key.trim();
                 if !allowed.contains(&key) {
-                    let takes = if allowed.is_empty() {
-                        "no options".to_string()
-                    } else {
-                        allowed.join(", ")
-                    };
                     return Err(self.error(format!(
-                        "unknown option '{key}': {} takes {takes}",
-                        self.name
+                        "unknown option '{key}': {} takes {}",
+                        self.name,
+                        takes(allowed)
                     )));
                 }
                 if seen.contains(&key) {
@@ -125,14 +163,9 @@ impl<'a> SpecText<'a> {
         Error::parse(format!("bad player '{}': {why}", self.text))
     }
 
-    /// `value` as the number `key` holds.
-    pub fn number<T: FromStr>(&self, key: &str, value: &str) -> Result<T> {
-        value
-            .parse()
-            .map_err(|_| self.error(format!("{key} must be a number, got '{value}'")))
-    }
-
-    /// `value` as the number `key` holds, which must lie in `low..=high` (NaN never does).
+    /// `value` as the number `key` holds, which must lie in `low..=high` (NaN never does). The
+    /// error names that range, also for a number its type cannot hold (`depth=-1`,
+    /// `playouts=99999999999999999999`).
     pub fn number_in<T: FromStr + PartialOrd + fmt::Display>(
         &self,
         key: &str,
@@ -140,11 +173,11 @@ impl<'a> SpecText<'a> {
         low: T,
         high: T,
     ) -> Result<T> {
-        let n: T = self.number(key, value)?;
-        if n >= low && n <= high {
-            Ok(n)
-        } else {
-            Err(self.error(format!("{key} goes from {low} to {high}, got {value}")))
+        match value.parse::<T>() {
+            Ok(n) if n >= low && n <= high => Ok(n),
+            _ => Err(self.error(format!(
+                "{key} must be a number from {low} to {high}, got '{value}'"
+            ))),
         }
     }
 
@@ -166,6 +199,15 @@ impl<'a> SpecText<'a> {
             "off" | "0" | "false" => Ok(false),
             _ => Err(self.error(format!("{key} is on or off, got '{value}'"))),
         }
+    }
+}
+
+/// The options a spec takes, for its errors.
+fn takes(allowed: &[&str]) -> String {
+    if allowed.is_empty() {
+        "no options".to_string()
+    } else {
+        allowed.join(", ")
     }
 }
 
@@ -205,8 +247,70 @@ pub fn parse_duration(text: &str) -> Result<Duration> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_duration;
+    use super::{parse_duration, SpecText};
     use std::time::Duration;
+
+    fn refusal(text: &str, read: impl Fn(&SpecText) -> cubesearch_core::Result<()>) -> String {
+        read(&SpecText::new(text)).expect_err(text).to_string()
+    }
+
+    #[test]
+    fn empty_options_are_refused() {
+        let keys = ["a", "b"];
+        let read = |spec: &SpecText| spec.options(&keys).map(drop);
+        for (text, says) in [
+            ("p:", "nothing follows ':'"),
+            ("p: ", "nothing follows ':'"),
+            ("p:,", "option 1 is empty"),
+            ("p:a=1,,b=2", "option 2 is empty"),
+            ("p:a=1,", "option 2 is empty"),
+            ("p:a=1,a=2", "a is given twice"),
+        ] {
+            let err = refusal(text, read);
+            assert!(err.contains(says), "{text}: {err}");
+        }
+        assert!(SpecText::new("p").options(&keys).unwrap().is_empty());
+        // Before the verbatim last option, the options' own comma is not an empty option.
+        let spec = SpecText::new("p:a=1,cmd=x,,y");
+        let (options, last) = spec.options_then("cmd", &keys, "a command").unwrap();
+        assert_eq!((options, last), (vec![("a", "1")], "x,,y"));
+        let spec = SpecText::new("p:cmd=x");
+        assert!(spec
+            .options_then("cmd", &keys, "a command")
+            .unwrap()
+            .0
+            .is_empty());
+        let spec = SpecText::new("p:a=1,,cmd=x");
+        let err = spec.options_then("cmd", &keys, "a command").unwrap_err();
+        assert!(err.to_string().contains("option 2 is empty"), "{err}");
+    }
+
+    #[test]
+    fn exclusive_options_are_refused_together() {
+        let spec = SpecText::new("p:a=1,c=3,b=2");
+        let options = spec.options(&["a", "b", "c"]).unwrap();
+        let err = spec.exclusive(&options, &["a", "b"]).unwrap_err();
+        assert!(
+            err.to_string().contains("a= and b= exclude each other"),
+            "{err}"
+        );
+        assert!(spec.exclusive(&options, &["a", "d"]).is_ok());
+    }
+
+    #[test]
+    fn numbers_are_refused_with_their_range_not_their_type() {
+        let spec = SpecText::new("p:n=…");
+        for value in ["0", "41", "-1", "4294967296", "x", ""] {
+            let err = spec.number_in::<u32>("n", value, 1, 40).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains(&format!("n must be a number from 1 to 40, got '{value}'")),
+                "{value}: {err}"
+            );
+        }
+        assert_eq!(spec.number_in::<u32>("n", "40", 1, 40).unwrap(), 40);
+        assert!(spec.number_in("c", "NaN", 0.0, 100.0).is_err());
+    }
 
     #[test]
     fn durations_run_from_a_millisecond_to_a_year() {

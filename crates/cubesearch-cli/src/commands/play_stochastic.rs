@@ -5,8 +5,8 @@
 //! `td:weights=FILE` (greedy on a trained n-tuple network);
 //! `expectimax:layers=L,weights=FILE[,method=naive|multilevel][,tt=on]` (the best action of an
 //! L-layer expectimax with the network at the leaves, on the backend `--backend` resolves to;
-//! `method` picks the GPU generation scheme, `tt` the CPU's transposition table). The spec is
-//! read once into a [`StochasticPlayerSpec`].
+//! `method` picks the GPU generation scheme, `tt` the CPU's transposition table, each refused
+//! where the other runs). The spec is read once into a [`StochasticPlayerSpec`].
 
 use crate::args::Common;
 use crate::one_line;
@@ -17,8 +17,7 @@ use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::td::Episode;
 use cubesearch_learn::{play, play_random, stats, NTupleNetwork, PlayStats};
 use cubesearch_players::spec::StochasticPlayerSpec;
-use cubesearch_search::expectimax::{play_games, ExpectimaxOptions, PlayOptions};
-use cubesearch_search::Executor;
+use cubesearch_search::expectimax::{play_games, PlayOptions};
 use serde_json::json;
 use std::time::Instant;
 
@@ -60,13 +59,8 @@ pub fn run<G: OnePlayerGame>(
             play(game, &net, games as u64, common.seed, 0)?
         }
         StochasticPlayerSpec::Expectimax(spec) => {
+            let (mut exec, resolved) = spec.executor(common.backend)?;
             let (net, _meta) = NTupleNetwork::load::<G>(&spec.weights, None)?;
-            let (mut exec, resolved) = Executor::new(common.backend)?;
-            exec.set_expectimax_method(spec.method);
-            exec.set_expectimax_options(ExpectimaxOptions {
-                transposition: spec.transposition,
-                ..ExpectimaxOptions::default()
-            });
             announce(common.json, &resolved);
             device = resolved.to_string();
             let start = Instant::now();
@@ -145,7 +139,7 @@ fn play_by_hand<G: OnePlayerGame>(
             let names: Vec<String> = legal.iter().map(|l| game.format_action(l.0)).collect();
             let names = names.join(" ");
             let line = ask(&format!(
-                "your move ({names}; or w/a/s/d, an arrow key, then Enter)> "
+                "your move ({names}; or l/r/u/d, an arrow key, then Enter)> "
             ))?;
             match game.parse_action(&line) {
                 Err(e) => println!("{}; try again", one_line(&e.to_string())),

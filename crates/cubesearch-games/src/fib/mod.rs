@@ -357,7 +357,7 @@ impl<R: TileRule> StochasticGame for Sliding<R> {
     fn parse_action(&self, text: &str) -> Result<Dir> {
         notation::parse_dir(text).ok_or_else(|| {
             Error::parse(format!(
-                "bad {} move '{}': expected left, right, up or down (or a, d, w, s, or an arrow key)",
+                "bad {} move '{}': expected left, right, up or down (or l, r, u, d, or an arrow key)",
                 R::NAME,
                 text.trim()
             ))

@@ -1,7 +1,8 @@
 //! Board text: the 16 tile values row by row from the top-left, comma-separated, 0 = empty
 //! (`1,2,0,0,...`). Blanks around values are ignored. Moves: `left`, `right`, `up`, `down`, and
-//! for a person at a keyboard `a`, `d`, `w`, `s` or an arrow key (the terminal sends `ESC [ A`
-//! for up, `B` down, `C` right, `D` left; `ESC O A`… in application mode).
+//! for a person at a keyboard their first letters `l`, `r`, `u`, `d` or an arrow key (the
+//! terminal sends `ESC [ A` for up, `B` down, `C` right, `D` left; `ESC O A`… in application
+//! mode). WASD is not read: its `d` (right) would be the first letter of down.
 
 use super::{Board, BoardOf, Dir, TileRule};
 use cubesearch_core::{Error, Result};
@@ -44,7 +45,7 @@ pub fn format_board<R: TileRule>(b: BoardOf<R>) -> String {
         .join(",")
 }
 
-/// Reads a move: its name, a WASD letter or an arrow key's escape sequence (any case, blanks
+/// Reads a move: its name, its first letter or an arrow key's escape sequence (any case, blanks
 /// around it ignored).
 pub fn parse_dir(text: &str) -> Option<Dir> {
     let key = text.trim().to_ascii_lowercase();
@@ -52,10 +53,10 @@ pub fn parse_dir(text: &str) -> Option<Dir> {
         .strip_prefix("\u{1b}[")
         .or_else(|| key.strip_prefix("\u{1b}o"));
     Some(match (key.as_str(), arrow) {
-        ("left" | "a", _) | (_, Some("d")) => Dir::Left,
-        ("right" | "d", _) | (_, Some("c")) => Dir::Right,
-        ("up" | "w", _) | (_, Some("a")) => Dir::Up,
-        ("down" | "s", _) | (_, Some("b")) => Dir::Down,
+        ("left" | "l", _) | (_, Some("d")) => Dir::Left,
+        ("right" | "r", _) | (_, Some("c")) => Dir::Right,
+        ("up" | "u", _) | (_, Some("a")) => Dir::Up,
+        ("down" | "d", _) | (_, Some("b")) => Dir::Down,
         _ => return None,
     })
 }
@@ -81,4 +82,28 @@ pub fn display_board<R: TileRule>(b: BoardOf<R>) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_dir;
+    use crate::fib::Dir;
+
+    #[test]
+    fn a_slide_is_its_name_its_first_letter_or_an_arrow_key() {
+        for (dir, keys) in [
+            (Dir::Left, ["left", "l", "\u{1b}[D", "\u{1b}OD"]),
+            (Dir::Right, ["right", "R", "\u{1b}[C", "\u{1b}OC"]),
+            (Dir::Up, ["up", "u", "\u{1b}[A", "\u{1b}OA"]),
+            (Dir::Down, ["Down", "d", "\u{1b}[B", "\u{1b}OB"]),
+        ] {
+            for key in keys {
+                assert_eq!(parse_dir(key), Some(dir), "{key:?}");
+            }
+        }
+        // WASD's letters would clash with the first letters (its d is right): refused.
+        for key in ["w", "a", "s", "x", ""] {
+            assert_eq!(parse_dir(key), None, "{key:?}");
+        }
+    }
 }
