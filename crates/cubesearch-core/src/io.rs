@@ -4,9 +4,13 @@
 //! [`write_atomically`] once there is something to write. An output is a regular file or a
 //! new path; a device, a FIFO, a socket or a folder is refused, and a symbolic link is written
 //! through to the file it names (the link stays, its target is replaced atomically). A write
-//! goes to a temporary file beside its target (`.NAME.tmpPID-N`), synced, then renamed over
-//! it, so the target is never half written; the temporary files that a run killed mid-write
-//! left behind are removed once the process that made them is gone, and never before.
+//! goes to a temporary file beside its target (`.NAME.tmpPID-N`, a long NAME cut short and
+//! tagged with its digest so that the name fits), synced, then renamed over it, so the target
+//! is never half written; the temporary files that a run killed mid-write left behind are
+//! removed once the process that made them is gone, and never before.
+//!
+//! [`refuse_collisions`] checks, before any work too, that no output of a run is another of
+//! its outputs or one of its inputs, under any name (a symbolic link, a hard link, `./`).
 
 use crate::error::{Error, Result};
 use std::io::Write;
@@ -44,6 +48,75 @@ pub fn check_output(path: &Path) -> Result<()> {
     let _ = std::fs::remove_file(&probe);
     remove_stale_temporaries(&target);
     Ok(())
+}
+
+/// Refuses, with one line, a run in which an output (`outputs`, each with the flag that names
+/// it) is the same file as another output or as an input: the later write would replace the
+/// earlier, or the input would be lost. Two inputs may share a file. Names are compared after
+/// symbolic links and `.`/`..` are resolved (a new file by its folder's resolved path), and on
+/// Unix existing files by device and inode too, which also catches hard links.
+pub fn refuse_collisions(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<()> {
+    let ids: Vec<_> = outputs.iter().map(|(_, p)| FileId::of(p)).collect();
+    for (i, &(flag, path)) in outputs.iter().enumerate() {
+        for (j, &(other, _)) in outputs.iter().enumerate().take(i) {
+            if ids[i].is(&ids[j]) {
+                return Err(Error::parse(format!(
+                    "{other} and {flag} name the same file ({}): give each output its own file",
+                    path.display()
+                )));
+            }
+        }
+        for &(input, input_path) in inputs {
+            if ids[i].is(&FileId::of(input_path)) {
+                return Err(Error::parse(format!(
+                    "{flag} would overwrite {input} ({}): give the output another file",
+                    path.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` name one file ([`refuse_collisions`]' test).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    FileId::of(a).is(&FileId::of(b))
+}
+
+/// What tells a file apart whatever it is called.
+struct FileId {
+    /// The path with links and `.`/`..` resolved: the file's own, or for a new file its
+    /// folder's joined with its name.
+    path: PathBuf,
+    /// Device and inode of an existing file (Unix).
+    inode: Option<(u64, u64)>,
+}
+
+impl FileId {
+    fn of(path: &Path) -> FileId {
+        let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| {
+            let folder = std::fs::canonicalize(folder_of(path));
+            match (folder, path.file_name()) {
+                (Ok(folder), Some(name)) => folder.join(name),
+                _ => std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
+            }
+        });
+        #[cfg(unix)]
+        let inode = {
+            use std::os::unix::fs::MetadataExt;
+            std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+        };
+        #[cfg(not(unix))]
+        let inode = None;
+        FileId {
+            path: resolved,
+            inode,
+        }
+    }
+
+    fn is(&self, other: &FileId) -> bool {
+        self.path == other.path || (self.inode.is_some() && self.inode == other.inode)
+    }
 }
 
 /// The file a write of `path` replaces: `path`, or the file its symbolic links lead to.
@@ -152,13 +225,32 @@ fn io_error(path: &Path, source: std::io::Error) -> Error {
     }
 }
 
-/// The prefix of every temporary file a write of `path` goes through: `.NAME.tmp`.
+/// The longest file name most systems take (`NAME_MAX`), in bytes.
+const NAME_MAX: usize = 255;
+
+/// The longest NAME kept whole in a temporary name: room is left for the dot, `.tmp`, a
+/// process id and a call count (`-` and up to 20 digits).
+const TEMPORARY_NAME_MAX: usize = NAME_MAX - ".".len() - ".tmp".len() - 10 - 21;
+
+/// The prefix of every temporary file a write of `path` goes through: `.NAME.tmp`, where a
+/// NAME too long to fit is cut and tagged with the whole name's digest (names that share a
+/// beginning still differ).
 fn temporary_prefix(path: &Path) -> Result<String> {
     let name = path.file_name().ok_or_else(|| {
         let why = std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name");
         io_error(path, why)
     })?;
-    Ok(format!(".{}.tmp", name.to_string_lossy()))
+    let name = name.to_string_lossy();
+    if name.len() <= TEMPORARY_NAME_MAX {
+        return Ok(format!(".{name}.tmp"));
+    }
+    let tag = digest([name.as_bytes()]);
+    let tag = tag.trim_start_matches("fnv1a64:");
+    let mut cut = TEMPORARY_NAME_MAX - 1 - tag.len();
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Ok(format!(".{}~{tag}.tmp", &name[..cut]))
 }
 
 /// A new temporary file name beside `path`: `.NAME.tmpPID-N`, unique to this process and call.
@@ -220,7 +312,7 @@ pub fn digest<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{check_output, civil_from_days, write_atomically};
+    use super::{check_output, civil_from_days, refuse_collisions, same_file, write_atomically};
     use std::path::Path;
 
     #[test]
@@ -333,5 +425,70 @@ mod tests {
         let err = write_atomically(&missing, b"x").unwrap_err().to_string();
         assert!(err.starts_with(&missing.display().to_string()), "{err}");
         assert!(write_atomically(Path::new("/"), b"x").is_err());
+    }
+
+    #[test]
+    fn a_name_as_long_as_the_system_takes_is_written_and_its_leftovers_cleaned() {
+        let dir = tempfile::tempdir().unwrap();
+        for len in [200, 248, 255] {
+            let path = dir.path().join("w".repeat(len - 3) + ".st");
+            check_output(&path).unwrap();
+            write_atomically(&path, b"weights").unwrap();
+            assert_eq!(std::fs::read(&path).unwrap(), b"weights");
+        }
+        // A run killed mid-write left a temporary of a long name: the next check removes it.
+        let path = dir.path().join("x".repeat(250));
+        let prefix = super::temporary_prefix(&path).unwrap();
+        assert!(prefix.len() + 31 <= super::NAME_MAX, "{prefix}");
+        let mut ended = std::process::Command::new("true").spawn().unwrap();
+        ended.wait().unwrap();
+        std::fs::write(
+            dir.path().join(format!("{prefix}{}-0", ended.id())),
+            b"half",
+        )
+        .unwrap();
+        check_output(&path).unwrap();
+        assert!(names(dir.path()).iter().all(|n| !n.contains(".tmp")));
+        // Two long names that share their beginning keep apart.
+        let other = dir.path().join("x".repeat(249) + "y");
+        assert_ne!(prefix, super::temporary_prefix(&other).unwrap());
+    }
+
+    #[test]
+    fn an_output_may_not_be_another_output_or_an_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = dir.path().join("w.st");
+        let c = dir.path().join("c.csv");
+        let (w, c) = (w.as_path(), c.as_path());
+        let w2 = w.with_extension("2");
+        assert!(refuse_collisions(&[("--resume", w)], &[("--out", &w2)]).is_ok());
+        // Two inputs may be one file; a new output is compared by its folder and name.
+        assert!(refuse_collisions(&[("--p1", w), ("--p2", w)], &[("--curve", c)]).is_ok());
+        let err = refuse_collisions(&[], &[("--out", w), ("--curve", w)]).unwrap_err();
+        let err = err.to_string();
+        assert!(
+            err.starts_with("--out and --curve name the same file"),
+            "{err}"
+        );
+        let dotted = dir.path().join("sub/../w.st");
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let err = refuse_collisions(&[("--resume", w)], &[("--curve", &dotted)]).unwrap_err();
+        assert!(
+            err.to_string().contains("--curve would overwrite --resume"),
+            "{err}"
+        );
+        #[cfg(unix)]
+        {
+            std::fs::write(w, b"weights").unwrap();
+            let link = dir.path().join("link.st");
+            std::os::unix::fs::symlink(w, &link).unwrap();
+            let hard = dir.path().join("hard.st");
+            std::fs::hard_link(w, &hard).unwrap();
+            for alias in [&link, &hard] {
+                assert!(same_file(w, alias));
+                assert!(refuse_collisions(&[("--weights", w)], &[("--out", alias)]).is_err());
+            }
+            assert!(!same_file(w, c));
+        }
     }
 }

@@ -63,6 +63,13 @@ pub trait TwoPlayerGame: NamedPlayers + Sized {
     /// ([`GameOptions::no_rules`]).
     fn from_options(options: &GameOptions) -> Result<Self>;
 
+    /// The options this game was made under, every one spelled out (defaults included), so
+    /// that records of its games (a match's results file) say which rules shaped them. The
+    /// default, for a game without options, is none.
+    fn options(&self) -> GameOptions<'static> {
+        GameOptions::default()
+    }
+
     /// An exact solver, which `solve` runs without `--depth` or `--strategy` (none by default).
     fn exact_solver() -> Option<ExactSolver<Self>> {
         None

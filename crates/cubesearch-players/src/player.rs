@@ -72,6 +72,11 @@ pub trait NamedPlayers: GpuGame {
     fn parse_named(_spec: &SpecText) -> Option<Result<Self::Named>> {
         None
     }
+    /// The files one of the game's own players reads (a CheckerBoard `lib=`), which a run's
+    /// outputs must not overwrite. The default reads none.
+    fn named_inputs(_spec: &Self::Named) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
     /// Builds one of the game's own players; `backend` is where `exec=gpu` runs. The default,
     /// for a game that reads none ([`NoNamed`]), refuses.
     fn named_player(

@@ -38,8 +38,10 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &BoardsArgs) -> Result
             args.layers
         )));
     }
-    cubesearch_core::io::check_output(Path::new(&args.out))?;
-    let (net, meta) = NTupleNetwork::load::<G>(Path::new(&args.weights), None)?;
+    let (weights, out) = (Path::new(&args.weights), Path::new(&args.out));
+    cubesearch_core::io::refuse_collisions(&[("--weights", weights)], &[("--out", out)])?;
+    cubesearch_core::io::check_output(out)?;
+    let (net, meta) = NTupleNetwork::load::<G>(weights, None)?;
     let mut exec = CpuExecutor::new(0)?;
     let bar = progress(common.json, args.games as u64, "games");
     let options = PlayOptions {
@@ -74,7 +76,7 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &BoardsArgs) -> Result
         args.out
     );
     let text = boards::format(game, &header, &picked);
-    cubesearch_core::io::write_atomically(Path::new(&args.out), text.as_bytes())?;
+    cubesearch_core::io::write_atomically(out, text.as_bytes())?;
     let count = |c: BoardClass| picked.iter().filter(|(k, _)| *k == c).count();
     emit(
         common.json,

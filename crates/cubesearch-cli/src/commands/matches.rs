@@ -3,20 +3,22 @@
 //! game's record format, and the first player's score with its Elo difference.
 
 use super::openings::{self, Opening};
-use super::play::{check_records_file, player, refuse_endless_players, write_records};
+use super::play::{
+    check_records_file, player, refuse_endless_players, refuse_shared_files, write_records,
+};
 use super::TwoPlayerCommand;
 use crate::args::Common;
 use crate::output::{emit, progress};
 use crate::signals::{self, stop_on_signals};
 use cubesearch_core::game::{read_moves, write_moves};
 use cubesearch_core::io::check_output;
-use cubesearch_core::{Error, Result};
-use cubesearch_games::registry::TwoPlayerGame;
+use cubesearch_core::{Error, Game, Outcome, Result};
+use cubesearch_games::registry::{GameOptions, TwoPlayerGame};
 use cubesearch_players::player::{play_game, MoveLimits, Player};
 use cubesearch_players::spec::PlayerSpec;
 use serde_json::json;
-use std::io::Write;
-use std::path::Path;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// `match`, for two-player games.
@@ -56,6 +58,8 @@ struct Played {
     /// Every move from the opening's start, the opening's included, as the game writes them
     /// (absent in files written before moves were kept).
     moves: Option<Vec<String>>,
+    /// Its line in the results file, which errors name.
+    line: usize,
 }
 
 /// `match`: N games, colours alternating, W/L/D for p1.
@@ -71,8 +75,18 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
         openings,
     } = args;
     let start = super::playable_position(game, position)?;
+    let specs: [PlayerSpec<G>; 2] = [p1.parse()?, p2.parse()?];
+    if specs.iter().any(|s| matches!(s, PlayerSpec::Human)) {
+        return Err(Error::parse(
+            "match is for computer players; use `play` to play yourself",
+        ));
+    }
     let mut header =
         json!({ "game": G::NAME, "p1": p1, "p2": p2, "position": game.format_position(&start) });
+    // The rules shape every game: a resume under other rules would mix two matches.
+    if let Some(rules) = rules_of(&game.options()) {
+        header["rules"] = rules;
+    }
     let openings = match openings {
         Some(path) => {
             let (openings, digest) = openings::read(game, Path::new(path), start)?;
@@ -90,19 +104,34 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
             ))
         }
     };
+    let inputs: Vec<_> = args
+        .openings
+        .iter()
+        .map(|p| ("--openings", Path::new(p)))
+        .collect();
+    refuse_shared_files(&specs, &inputs, &[("--results", results), ("--pdn", pdn)])?;
     if let Some(path) = pdn {
         check_records_file::<G>(path)?;
     }
-    let results_file = results
-        .map(|path| ResultsFile::read(Path::new(path), &header))
+    let defaults = G::from_options(&GameOptions::default())?.options();
+    let mut results_file = results
+        .map(|path| ResultsFile::read(Path::new(path), &header, rules_of(&defaults)))
         .transpose()?;
-    let past = results_file.as_ref().map_or(&[][..], |r| &r.past[..]);
-    let specs: [PlayerSpec<G>; 2] = [p1.parse()?, p2.parse()?];
-    if specs.iter().any(|s| matches!(s, PlayerSpec::Human)) {
-        return Err(Error::parse(
-            "match is for computer players; use `play` to play yourself",
-        ));
-    }
+    let past = results_file
+        .as_mut()
+        .map(|r| std::mem::take(&mut r.past))
+        .unwrap_or_default();
+    // The moves each game kept, replayed under this match's rules and checked against its
+    // recorded result (`None` for files written before moves were kept).
+    let replayed = past
+        .iter()
+        .enumerate()
+        .map(|(g, played)| replay(game, &openings, g, played))
+        .collect::<std::result::Result<Vec<_>, String>>()
+        .map_err(|why| Error::Data {
+            path: results.unwrap_or_default().into(),
+            why,
+        })?;
     for opening in &openings {
         refuse_endless_players(game, &specs, &opening.end(game), common)?;
     }
@@ -115,7 +144,9 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
         Player::<G>::name(two.as_ref()),
     ];
     // Both players have started: only now does the results file get its header.
-    let mut log = results_file.as_ref().map(|r| r.open(&header)).transpose()?;
+    if let Some(file) = &mut results_file {
+        file.begin(&header)?;
+    }
     let stop = stop_on_signals();
     // A signal stops a move in progress too (a search answers at once, a wait for an
     // external engine ends), not only the match between moves.
@@ -147,19 +178,14 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
     };
     let mut records = Vec::new();
     if pdn.is_some() {
-        for (g, played) in past.iter().enumerate() {
-            let start = openings[pairing(g, openings.len()).0].start;
-            let moves = played
-                .moves
-                .as_deref()
-                .ok_or_else(|| {
-                    Error::parse(format!(
-                        "--pdn: {} keeps no moves for game {g}; resume without --pdn, or start a new results file",
-                        results.unwrap_or_default()
-                    ))
-                })
-                .and_then(|texts| read_moves(game, &start, texts))?;
-            records.push(record(g, &moves, played.for_p1));
+        for (g, (played, moves)) in past.iter().zip(&replayed).enumerate() {
+            let moves = moves.as_deref().ok_or_else(|| {
+                Error::parse(format!(
+                    "--pdn: {} keeps no moves for game {g}; resume without --pdn, or start a new results file",
+                    results.unwrap_or_default()
+                ))
+            })?;
+            records.push(record(g, moves, played.for_p1));
         }
     }
     let bar = progress(
@@ -204,15 +230,10 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
         };
         let mut moves = opening.moves.clone();
         moves.extend(&played.moves);
-        if let (Some(file), Some(path)) = (&mut log, results) {
+        if let Some(file) = &mut results_file {
             let line = json!({ "index": g, "result": for_p1, "plies": played.moves.len(),
                                "opening": k, "moves": write_moves(game, &opening.start, &moves) });
-            writeln!(file, "{line}")
-                .and_then(|_| file.sync_data())
-                .map_err(|e| Error::Io {
-                    path: path.into(),
-                    source: e,
-                })?;
+            file.append(&line)?;
         }
         if let Some(path) = pdn {
             records.push(record(g, &moves, for_p1));
@@ -304,9 +325,14 @@ impl Tally {
 }
 
 /// A match's `--results` file: a JSON header naming the match, then a line a game. It is read
-/// before anything starts and written only once both players have started.
+/// before anything starts and written only once both players have started; a lock on it keeps
+/// a second match off it until this one ends.
 struct ResultsFile {
-    path: std::path::PathBuf,
+    path: PathBuf,
+    /// The file, open for reading and appending, locked.
+    file: std::fs::File,
+    /// Whether this run made the file: it goes again if the match never starts.
+    created: bool,
     /// The games it holds, in order.
     past: Vec<Played>,
     /// Bytes to keep: all but a line cut short by a killed run, or nothing when the file
@@ -315,98 +341,205 @@ struct ResultsFile {
 }
 
 impl ResultsFile {
-    /// Reads `path` (a new file holds no games): the same match (`header`) gives back its
-    /// games; a file that holds another match's games is refused, and one that holds only
-    /// another match's header, left by a start that failed, is taken over.
-    fn read(path: &Path, header: &serde_json::Value) -> Result<Self> {
+    /// Opens and locks `path` and reads it (a new file holds no games): the same match
+    /// (`header`) gives back its games; a file that holds another match's games is refused, and
+    /// one that holds only another match's header, left by a start that failed, is taken
+    /// over. `default_rules` are the rules a header written before rules were recorded means.
+    fn read(
+        path: &Path,
+        header: &serde_json::Value,
+        default_rules: Option<serde_json::Value>,
+    ) -> Result<Self> {
         check_output(path)?;
-        let fresh = |keep| ResultsFile {
+        let io = |e| Error::Io {
+            path: path.display().to_string(),
+            source: e,
+        };
+        let created = !path.exists();
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(io)?;
+        // Advisory, as every `match` takes it: two matches appending to one file would each
+        // count only their own games.
+        file.try_lock().map_err(|e| match e {
+            std::fs::TryLockError::WouldBlock => Error::parse(format!(
+                "--results {} is in use by another match",
+                path.display()
+            )),
+            std::fs::TryLockError::Error(e) => io(e),
+        })?;
+        let mut results = ResultsFile {
             path: path.to_path_buf(),
+            file,
+            created,
             past: Vec::new(),
-            keep,
+            keep: 0,
         };
         let bad = |why: String| Error::Data {
             path: path.display().to_string(),
             why,
         };
-        let text = match std::fs::read_to_string(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(fresh(0)),
-            Err(e) => {
-                return Err(Error::Io {
-                    path: path.display().to_string(),
-                    source: e,
-                })
-            }
-            Ok(text) => text,
-        };
+        let mut text = String::new();
+        results.file.read_to_string(&mut text).map_err(io)?;
         // A line cut short when a run was killed mid-write is dropped.
         let whole = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
         let mut lines = whole.lines();
         let Some(first) = lines.next() else {
-            return Ok(fresh(0));
+            return Ok(results);
         };
-        let first: serde_json::Value = serde_json::from_str(first)
+        let mut first: serde_json::Value = serde_json::from_str(first)
             .ok()
             .filter(|v: &serde_json::Value| ["game", "p1", "p2"].iter().all(|k| v.get(k).is_some()))
             .ok_or_else(|| {
                 bad("not a match results file (its first line is not a match header)".into())
             })?;
         let games: Vec<&str> = lines.collect();
+        if first.get("rules").is_none() {
+            if let Some(rules) = default_rules {
+                first["rules"] = rules;
+            }
+        }
         if &first != header {
             if games.is_empty() {
-                return Ok(fresh(0));
+                return Ok(results);
+            }
+            let (mut theirs, mut ours) = (first.clone(), header.clone());
+            let rules = [&mut theirs, &mut ours].map(|h| h.as_object_mut()?.remove("rules"));
+            if theirs == ours {
+                return Err(bad(format!(
+                    "holds this match under other rules ({}, not {}); give a new file, or the same --rules and --draw-plies",
+                    rules[0].clone().unwrap_or_default(),
+                    rules[1].clone().unwrap_or_default()
+                )));
             }
             return Err(bad(format!(
-                "holds another match ({first}); give a new file, or the same game, players, position and openings"
+                "holds another match ({first}); give a new file, or the same game, players, position, rules and openings"
             )));
         }
-        let mut past = Vec::with_capacity(games.len());
         for (i, line) in games.into_iter().enumerate() {
             let game = serde_json::from_str::<serde_json::Value>(line)
                 .ok()
                 .filter(|v| v["index"] == i)
                 .and_then(|v| {
                     let for_p1 = v["result"].as_i64().filter(|r| (-1..=1).contains(r))?;
-                    let moves = v["moves"].as_array().map(|moves| {
-                        moves
-                            .iter()
-                            .map(|m| m.as_str().unwrap_or_default().to_string())
-                            .collect()
-                    });
+                    let moves = match v.get("moves") {
+                        None => None,
+                        Some(moves) => Some(
+                            moves
+                                .as_array()?
+                                .iter()
+                                .map(|m| m.as_str().map(String::from))
+                                .collect::<Option<_>>()?,
+                        ),
+                    };
                     Some(Played {
                         for_p1: for_p1 as i32,
                         moves,
+                        line: i + 2,
                     })
                 });
-            past.push(game.ok_or_else(|| bad(format!("line {} is not game {i}'s result", i + 2)))?);
+            let game =
+                game.ok_or_else(|| bad(format!("line {} is not game {i}'s result", i + 2)))?;
+            results.past.push(game);
         }
-        Ok(ResultsFile {
-            path: path.to_path_buf(),
-            past,
-            keep: whole.len() as u64,
-        })
+        results.keep = whole.len() as u64;
+        Ok(results)
     }
 
-    /// Opens the file for appending a line a game: cut to what it keeps, with `header` first
-    /// when it keeps nothing.
-    fn open(&self, header: &serde_json::Value) -> Result<std::fs::File> {
-        let io = |e| Error::Io {
-            path: self.path.display().to_string(),
-            source: e,
-        };
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
-            .map_err(io)?;
-        file.set_len(self.keep).map_err(io)?;
+    /// Makes the file ready for a line a game: cut to what it keeps, with `header` first when
+    /// it keeps nothing.
+    fn begin(&mut self, header: &serde_json::Value) -> Result<()> {
+        self.file.set_len(self.keep).map_err(|e| self.io(e))?;
         if self.keep == 0 {
-            writeln!(file, "{header}")
-                .and_then(|_| file.sync_data())
-                .map_err(io)?;
+            self.append(header)?;
         }
-        Ok(file)
+        Ok(())
     }
+
+    /// Appends `line` and syncs it: a game is kept once written.
+    fn append(&mut self, line: &serde_json::Value) -> Result<()> {
+        writeln!(self.file, "{line}")
+            .and_then(|_| self.file.sync_data())
+            .map_err(|e| self.io(e))
+    }
+
+    fn io(&self, source: std::io::Error) -> Error {
+        Error::Io {
+            path: self.path.display().to_string(),
+            source,
+        }
+    }
+}
+
+impl Drop for ResultsFile {
+    /// A file this run made and never wrote (the players did not start) is not left behind.
+    fn drop(&mut self) {
+        if self.created && self.file.metadata().is_ok_and(|m| m.len() == 0) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// The header's record of `options`, or `None` for a game that has none.
+fn rules_of(options: &GameOptions) -> Option<serde_json::Value> {
+    (options.rules.is_some() || options.draw_plies.is_some())
+        .then(|| json!({ "rules": options.rules, "draw_plies": options.draw_plies }))
+}
+
+/// Game `g` of a resumed match replayed from its opening's start under this match's rules:
+/// its moves, or why the file cannot be trusted (an illegal move, a game that goes on, a
+/// result that is not the game's). `None` for a game kept without moves.
+fn replay<G: Game>(
+    game: &G,
+    openings: &[Opening<G>],
+    g: usize,
+    played: &Played,
+) -> std::result::Result<Option<Vec<G::Move>>, String> {
+    let Some(texts) = &played.moves else {
+        return Ok(None);
+    };
+    let line = played.line;
+    let (k, p1_first) = pairing(g, openings.len());
+    let opening = &openings[k];
+    let moves = read_moves(game, &opening.start, texts)
+        .map_err(|e| format!("line {line}: game {g}'s moves do not replay: {e}"))?;
+    if !moves.starts_with(&opening.moves) {
+        return Err(format!(
+            "line {line}: game {g} does not begin with opening {k}'s moves"
+        ));
+    }
+    let end = moves
+        .iter()
+        .fold(opening.start, |state, &mv| game.apply(&state, mv));
+    // The outcome is the side to move's; who that is follows from the plies from the start,
+    // and p1 moves first from the start when it moves first after an even opening.
+    let for_mover = match game.outcome(&end) {
+        Outcome::Ongoing => {
+            return Err(format!(
+                "line {line}: game {g} is not over after its recorded moves"
+            ))
+        }
+        Outcome::Win => 1,
+        Outcome::Loss => -1,
+        Outcome::Draw => 0,
+    };
+    let for_first = if moves.len().is_multiple_of(2) {
+        for_mover
+    } else {
+        -for_mover
+    };
+    let p1_starts = p1_first == opening.moves.len().is_multiple_of(2);
+    let for_p1 = if p1_starts { for_first } else { -for_first };
+    if for_p1 != played.for_p1 {
+        return Err(format!(
+            "line {line}: game {g} records result {} for p1, but its moves give {for_p1}",
+            played.for_p1
+        ));
+    }
+    Ok(Some(moves))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use crate::args::Common;
 use crate::output::ask;
 use cubesearch_core::game::write_moves;
-use cubesearch_core::io::{check_output, write_atomically};
+use cubesearch_core::io::{check_output, refuse_collisions, write_atomically};
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
 use cubesearch_players::effort::{Hardware, Work};
@@ -75,6 +75,28 @@ pub(super) fn refuse_endless_players<G: TwoPlayerGame>(
         }
     }
     Ok(())
+}
+
+/// Refuses a run whose outputs (each flag with its file, if given) are one file, or overwrite
+/// an input: one of `inputs` or a file a player reads (`weights=`, `lib=`).
+pub(super) fn refuse_shared_files<G: NamedPlayers>(
+    specs: &[PlayerSpec<G>; 2],
+    inputs: &[(&str, &Path)],
+    outputs: &[(&str, Option<&str>)],
+) -> Result<()> {
+    let players = specs.each_ref().map(|s| s.input_files());
+    let mut inputs = inputs.to_vec();
+    for (flag, files) in ["a file of --p1", "a file of --p2"]
+        .into_iter()
+        .zip(&players)
+    {
+        inputs.extend(files.iter().map(|f| (flag, f.as_path())));
+    }
+    let outputs: Vec<(&str, &Path)> = outputs
+        .iter()
+        .filter_map(|&(flag, p)| Some((flag, Path::new(p?))))
+        .collect();
+    refuse_collisions(&inputs, &outputs)
 }
 
 /// Checks `--pdn PATH` before anything is played: the game must have a record format, and
@@ -152,10 +174,11 @@ fn play<G: TwoPlayerGame>(game: &G, args: &Play) -> Result<()> {
         ..
     } = args;
     let first = super::playable_position(game, position)?;
+    let specs: [PlayerSpec<G>; 2] = [p1.parse()?, p2.parse()?];
+    refuse_shared_files(&specs, &[], &[("--pdn", pdn)])?;
     if let Some(path) = pdn {
         check_records_file::<G>(path)?;
     }
-    let specs: [PlayerSpec<G>; 2] = [p1.parse()?, p2.parse()?];
     refuse_endless_players(game, &specs, &first, common)?;
     let mut players = [
         player(game, &specs[0], common, common.seed)?,

@@ -10,7 +10,7 @@ use crate::args::{Common, TrainArgs};
 use crate::output::{emit, progress};
 use crate::plot::{write_curve, ImageFormat};
 use crate::signals::{self, stop_on_signals};
-use cubesearch_core::io::{check_output, write_atomically};
+use cubesearch_core::io::{check_output, refuse_collisions, same_file, write_atomically};
 use cubesearch_core::Game;
 use cubesearch_core::{Error, Result};
 use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
@@ -86,13 +86,28 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
         return cubesearch_train::follow::<G>(&cfg);
     }
     // Outputs first: a run that cannot save its work does not start.
-    check_output(Path::new(&args.out))?;
-    if let Some(curve) = &args.curve {
-        check_output(Path::new(curve))?;
-    }
+    let out = Path::new(&args.out);
+    let outputs: Vec<(&str, &Path)> = [
+        ("--out", Some(&args.out)),
+        ("--curve", args.curve.as_ref()),
+        ("--plot", args.plot.as_ref()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| Some((flag, Path::new(path?))))
+    .collect();
+    // `--resume w --out w` goes on in place: the weights are read before they are replaced.
+    let inputs: Vec<(&str, &Path)> = args
+        .resume
+        .iter()
+        .map(|p| ("--resume", Path::new(p)))
+        .filter(|(_, p)| !same_file(p, out))
+        .collect();
+    refuse_collisions(&inputs, &outputs)?;
     if let Some(plot) = &args.plot {
         ImageFormat::of_path(Path::new(plot))?;
-        check_output(Path::new(plot))?;
+    }
+    for (_, path) in &outputs {
+        check_output(path)?;
     }
     // A time-limited run's bar counts seconds, any other games.
     let bar = match cfg.time_limit {

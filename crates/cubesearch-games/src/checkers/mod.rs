@@ -287,6 +287,10 @@ impl NamedPlayers for Checkers {
         (spec.name() == "checkerboard").then(|| cbapi::CheckerBoardSpec::parse(spec.text().trim()))
     }
 
+    fn named_inputs(spec: &cbapi::CheckerBoardSpec) -> Vec<std::path::PathBuf> {
+        vec![spec.library.clone()]
+    }
+
     fn named_player(
         spec: &cbapi::CheckerBoardSpec,
         _backend: Backend,
@@ -341,6 +345,13 @@ impl TwoPlayerGame for Checkers {
             )));
         }
         Ok(Checkers { rules, draw_plies })
+    }
+
+    fn options(&self) -> GameOptions<'static> {
+        GameOptions {
+            rules: Some(self.rules.name()),
+            draw_plies: Some(self.draw_plies),
+        }
     }
 }
 
