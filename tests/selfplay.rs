@@ -98,7 +98,7 @@ fn many_device_units_learn(
     let mut net = NTupleNetwork::for_game::<Reversi>(&default_shapes::<Reversi>()[..2]).unwrap();
     let games = (16 * u64::from(units)).min(4096);
     let mut plan = plan(games, units);
-    plan.options.alpha = default_alpha(&exec, Some(units));
+    plan.options.alpha = default_alpha(&exec, Some(units), games);
     let run = learn_self_play(&exec, &Reversi, &mut net, plan, &mut |_| {}).unwrap();
     assert_eq!(run.games, games);
     assert!(run.moves > games * 50, "{} moves", run.moves);

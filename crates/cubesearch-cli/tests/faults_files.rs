@@ -1,11 +1,12 @@
 //! Files under hostile use (issue 65): an output never replaces another output or an input,
 //! however it is named; long names are written; a results file is locked while a match writes
-//! it, records the rules, and is replayed and checked on resume.
+//! it, records the rules, and is replayed and checked on resume; training flags that the
+//! chosen trainer would ignore are refused.
 
 mod common;
 
 use common::{assert_bad_input, cubesearch, json_of};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn text(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 temporary path")
@@ -358,4 +359,40 @@ fn resumed_games_are_replayed_and_checked() {
     // The file as it was resumes.
     std::fs::write(&results, lines.join("\n") + "\n").unwrap();
     assert_eq!(json_of(&nim_match(&results, "4", &[]))["games"], 4);
+}
+
+#[test]
+fn train_refuses_what_its_trainer_would_ignore() {
+    let dir = tempfile::tempdir().unwrap();
+    let out: PathBuf = dir.path().join("w.st");
+    let train = |extra: &[&str]| {
+        let mut args = vec!["train", "reversi", "--out", text(&out)];
+        args.extend(extra);
+        cubesearch(&args)
+    };
+    assert_bad_input(
+        &train(&["--backend", "cpu", "--games", "100", "--units", "64"]),
+        "--units 64 sets a GPU trainer's games at once",
+    );
+    // Checked before any device is asked for.
+    assert_bad_input(
+        &train(&["--backend", "wgpu", "--games", "100", "--units", "1024"]),
+        "more than --games 100",
+    );
+    assert_bad_input(
+        &cubesearch(&[
+            "train",
+            "2048",
+            "--backend",
+            "wgpu",
+            "--games",
+            "10",
+            "--units",
+            "64",
+            "--out",
+            text(&out),
+        ]),
+        "more than --games 10",
+    );
+    assert!(!out.exists());
 }

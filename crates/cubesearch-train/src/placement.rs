@@ -137,10 +137,14 @@ pub(crate) fn start_engine<G: GpuStochasticGame + TupleGame>(
     if cfg.units == Some(0) {
         return Err(Error::parse("--units must be at least 1"));
     }
-    // CPU threads mean nothing to a GPU run: refused rather than ignored.
+    // CPU threads and how they share weights mean nothing to a GPU run: refused rather than
+    // ignored.
     let no_threads = |on: &dyn std::fmt::Display| match cfg.threads {
         Some(threads) => Err(Error::parse(format!(
             "--threads {threads} sets CPU trainer threads, but this run trains on {on}"
+        ))),
+        None if cfg.sharing != Sharing::default() => Err(Error::parse(format!(
+            "--sharing sets how CPU trainer threads share the weights, but this run trains on {on}"
         ))),
         None => Ok(()),
     };

@@ -30,20 +30,26 @@ pub const ALPHA: f32 = 0.1;
 /// against the hand-written alpha-beta, 0.6 76.5 %.
 pub const AVERAGED_ALPHA: f32 = 0.8;
 
-/// Games at once on a device whose loop limit is `loop_budget` (`units`, or the default).
-fn device_units(units: Option<u32>, loop_budget: Option<u32>) -> u32 {
-    units.unwrap_or(if loop_budget.is_some() {
-        64
-    } else {
-        DEFAULT_UNITS
-    })
+/// Games at once on a device whose loop limit is `loop_budget`: `units`, or the default, and
+/// never more than the `games` to play (a unit without a game would idle).
+fn device_units(units: Option<u32>, loop_budget: Option<u32>, games: u64) -> u32 {
+    units
+        .unwrap_or(if loop_budget.is_some() {
+            64
+        } else {
+            DEFAULT_UNITS
+        })
+        .min(games.clamp(1, u64::from(u32::MAX)) as u32)
 }
 
-/// The TD step self-play takes on `exec` with `units` games at once (`None`: the default) when
-/// the user names none: [`AVERAGED_ALPHA`] where updates are averaged, else [`ALPHA`].
-pub fn default_alpha(exec: &Executor, units: Option<u32>) -> f32 {
+/// The TD step self-play takes on `exec` with `units` games at once (`None`: the default) for
+/// `games` games when the user names none: [`AVERAGED_ALPHA`] where updates are averaged, else
+/// [`ALPHA`]. Fewer games than units leave the units without one idle, so they count too.
+pub fn default_alpha(exec: &Executor, units: Option<u32>, games: u64) -> f32 {
     match exec.limits() {
-        Some(limits) if device_units(units, limits.loop_iterations) >= AVERAGED_FROM_UNITS => {
+        Some(limits)
+            if device_units(units, limits.loop_iterations, games) >= AVERAGED_FROM_UNITS =>
+        {
             AVERAGED_ALPHA
         }
         _ => ALPHA,
@@ -99,14 +105,7 @@ where
             on_progress,
         } = self;
         let loop_budget = gpu.limits().loop_iterations;
-        let units = plan
-            .units
-            .unwrap_or(if loop_budget.is_some() {
-                64
-            } else {
-                DEFAULT_UNITS
-            })
-            .min(plan.games.clamp(1, u64::from(u32::MAX)) as u32);
+        let units = device_units(plan.units, loop_budget, plan.games);
         let shape = SelfPlayShape {
             units,
             seed: plan.seed,

@@ -76,7 +76,19 @@ fn config<G: OnePlayerGame>(
     })
 }
 
+/// Refuses `--units` past `--games`: the units beyond the games would play none, and a GPU
+/// self-play trainer would learn at the step of a run of that many units.
+pub(super) fn refuse_idle_units(args: &TrainArgs) -> Result<()> {
+    match (args.units, args.games) {
+        (Some(units), Some(games)) if u64::from(units) > games => Err(Error::parse(format!(
+            "--units {units} plays {units} games at once, more than --games {games}: give --units {games} or fewer"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<()> {
+    refuse_idle_units(args)?;
     let ranks = Ranks::from_env()?;
     let follower = ranks.as_ref().is_some_and(|r| r.rank > 0);
     let cfg = config::<G>(common, args, ranks)?;

@@ -28,8 +28,24 @@ pub fn run<G: TwoPlayerGame>(
     args: &TrainArgs,
 ) -> Result<()> {
     refuse_one_player_options::<G>(args)?;
+    super::train::refuse_idle_units(args)?;
     let time_limit = args.time.as_deref().map(parse_duration).transpose()?;
     check_output(Path::new(&args.out))?;
+    let (exec, device) = Executor::new(common.backend)?;
+    // What only the other kind of trainer reads is refused rather than ignored.
+    match (exec.is_cpu(), args.units, args.threads) {
+        (true, Some(units), _) => {
+            return Err(Error::parse(format!(
+                "--units {units} sets a GPU trainer's games at once: use a GPU backend"
+            )))
+        }
+        (false, _, Some(threads)) => {
+            return Err(Error::parse(format!(
+                "--threads {threads} sets CPU trainer threads, but this run trains on {device}"
+            )))
+        }
+        _ => {}
+    }
     let mut net = match &args.resume {
         Some(path) => (learner.load)(Path::new(path))?,
         None => (learner.network)(
@@ -42,7 +58,6 @@ pub fn run<G: TwoPlayerGame>(
         Some(0) => std::thread::available_parallelism().map_or(1, |n| n.get()),
         Some(n) => n,
     };
-    let (exec, device) = Executor::new(common.backend)?;
     let signals = stop_on_signals();
     let started = Instant::now();
     let stop = match time_limit {
@@ -64,7 +79,7 @@ pub fn run<G: TwoPlayerGame>(
         options: SelfPlay {
             alpha: args
                 .alpha
-                .unwrap_or_else(|| default_alpha(&exec, args.units)),
+                .unwrap_or_else(|| default_alpha(&exec, args.units, games)),
             epsilon: EPSILON,
         },
         stop,
