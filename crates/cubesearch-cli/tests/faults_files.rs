@@ -2,6 +2,7 @@
 //! however it is named; long names are written; a results file is locked while a match writes
 //! it, records the rules, and is replayed and checked on resume; training flags that the
 //! chosen trainer would ignore are refused.
+#![cfg(unix)] // symbolic and hard links, and the lock a second process would hold
 
 mod common;
 
