@@ -303,7 +303,7 @@ fn check_forward_training<R: TileRule + GpuTiles>(
     let reference = |order| {
         let mut net = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
         if coherent {
-            net.enable_coherence();
+            net.enable_coherence().expect("coherence fits");
         }
         let scores = reference_train::<R>(&net, games, alpha, 21, order);
         (net, scores.iter().sum::<u64>() as f64 / games as f64)
@@ -565,7 +565,9 @@ fn a_one_stage_network_resumed_with_stages_starts_each_stage_from_its_weights() 
         let n = trained.table(t).len();
         let sums: Vec<f32> = (0..n).map(|i| i as f32 - t as f32).collect();
         let sizes: Vec<f32> = (0..n).map(|i| (i + t) as f32).collect();
-        coherent.set_coherence_table(t, &sums, &sizes);
+        coherent
+            .set_coherence_table(t, &sums, &sizes)
+            .expect("coherence fits");
     }
     let finer = coherent
         .split_into_stages::<Game2048>(&[64, 96, 128, 256])
@@ -715,7 +717,7 @@ fn corrupt_and_mismatched_files_are_refused() {
     // Temporal coherence's sums: a flipped byte in them is caught by their own checksum when a
     // run takes them (play's load leaves them unread), and a sum missing is refused.
     let mut coherent = net.replica();
-    coherent.enable_coherence();
+    coherent.enable_coherence().expect("coherence fits");
     coherent.update_at(&[3, 70_000], 2.5);
     let with_sums = dir.path().join("sums.safetensors");
     coherent.save(&with_sums, 10, 1.0).unwrap();
@@ -964,7 +966,7 @@ fn temporal_coherence_scales_each_change_by_the_weights_own_rate() {
         [1.0; 2]
     );
     let mut net = NTupleNetwork::for_game::<Game2048>(&[vec![0]]).unwrap();
-    net.enable_coherence();
+    net.enable_coherence().expect("coherence fits");
     assert!(net.coherent());
     let mut seen = Vec::new();
     for delta in [1.0, -1.0, 1.0, 1.0] {
@@ -989,7 +991,7 @@ fn temporal_coherence_scales_each_change_by_the_weights_own_rate() {
 #[test]
 fn merging_coherent_copies_adds_up_their_sums() {
     let mut base = NTupleNetwork::for_game::<Game2048>(&[vec![0]]).unwrap();
-    base.enable_coherence();
+    base.enable_coherence().expect("coherence fits");
     let (x, y) = (base.replica(), base.replica());
     assert!(x.coherent());
     x.update_at(&[3], 1.0);

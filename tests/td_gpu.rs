@@ -34,7 +34,7 @@ fn one_unit_run<T: GpuTiles>(
     let run = |engine: &mut dyn TdEngine<Sliding<T>>| {
         let mut net = NTupleNetwork::staged::<Sliding<T>>(&seed_shapes(), stages).unwrap();
         if coherent {
-            net.enable_coherence();
+            net.enable_coherence().expect("coherence fits");
         }
         let step = alpha / net.lookups() as f32;
         let mut played = Vec::new();
@@ -127,7 +127,7 @@ fn a_resumed_coherent_device_run_goes_on_from_its_files_sums(
     let game = Game2048::new();
     let fresh = || {
         let mut net = NTupleNetwork::staged::<Game2048>(&seed_shapes(), &[64]).unwrap();
-        net.enable_coherence();
+        net.enable_coherence().expect("coherence fits");
         net
     };
     let step = 1.0 / fresh().lookups() as f32;

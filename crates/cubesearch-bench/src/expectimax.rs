@@ -68,7 +68,6 @@ fn columns(backend: Backend, only: &[String]) -> Result<Vec<Column>> {
     let mut skipped = Vec::new();
     for target in wanted {
         match target {
-            Target::Cpu(0) => return Err(Error::parse("bad bench target 'cpu-0'")),
             Target::Cpu(threads) => out.push(Column {
                 label: if threads == 1 {
                     "cpu-1".to_string()
@@ -114,17 +113,7 @@ fn columns(backend: Backend, only: &[String]) -> Result<Vec<Column>> {
 }
 
 fn suite<T: GpuTiles>(common: &Common, args: &BenchArgs, committed: &str) -> Result<Report> {
-    if args.reps == 0 {
-        return Err(Error::parse("--reps must be at least 1"));
-    }
-    if args.batch == 0 {
-        return Err(Error::parse("--batch must be at least 1"));
-    }
-    if let Some(&l) = args.layers.iter().find(|&&l| l > 3) {
-        return Err(Error::parse(format!(
-            "--layers go from 0 to 3 in the expectimax bench (got {l})"
-        )));
-    }
+    let layers = args.layers();
     let game = Sliding::<T>::new();
     let text = match &args.boards {
         Some(path) => std::fs::read_to_string(path).map_err(|source| Error::Io {
@@ -149,18 +138,18 @@ fn suite<T: GpuTiles>(common: &Common, args: &BenchArgs, committed: &str) -> Res
         .iter()
         .map(|&c| {
             let mut b: Vec<_> = all.iter().filter(|x| x.0 == c).map(|x| x.1).collect();
-            if args.per_class > 0 {
-                b.truncate(args.per_class);
+            if args.per_class() > 0 {
+                b.truncate(args.per_class());
             }
             (c, b)
         })
         .collect();
-    let batch: Vec<BoardOf<T>> = all.iter().map(|b| b.1).cycle().take(args.batch).collect();
-    let steps = columns.len() * args.layers.len() * (BoardClass::ALL.len() + 1);
+    let batch: Vec<BoardOf<T>> = all.iter().map(|b| b.1).cycle().take(args.batch()).collect();
+    let steps = columns.len() * layers.len() * (BoardClass::ALL.len() + 1);
     let bar = common.progress(steps as u64, &args.suite);
     let mut cells = Vec::new();
     for col in columns.iter_mut() {
-        for &layers in &args.layers {
+        for &layers in &layers {
             bar.set_message(format!("{} {layers} layers", col.label));
             let on_cpu = col.exec.is_cpu();
             let mut time = |roots: &[BoardOf<T>]| -> Result<f64> {
@@ -168,7 +157,7 @@ fn suite<T: GpuTiles>(common: &Common, args: &BenchArgs, committed: &str) -> Res
                 col.exec.evaluate(&game, &net, roots, layers)?;
                 Ok(start.elapsed().as_secs_f64())
             };
-            for _ in 0..args.warmup {
+            for _ in 0..args.warmup() {
                 time(&batch[..1])?;
             }
             let median = |time: &mut dyn FnMut(&[BoardOf<T>]) -> Result<f64>,
@@ -182,7 +171,7 @@ fn suite<T: GpuTiles>(common: &Common, args: &BenchArgs, committed: &str) -> Res
             for (class, roots) in &per_class {
                 let mut total = 0.0;
                 for r in roots {
-                    total += median(&mut time, std::slice::from_ref(r), args.reps)?;
+                    total += median(&mut time, std::slice::from_ref(r), args.reps())?;
                 }
                 cells.push(Cell {
                     kind: "inference",
@@ -199,7 +188,7 @@ fn suite<T: GpuTiles>(common: &Common, args: &BenchArgs, committed: &str) -> Res
             }
             if layers >= 2 {
                 // A CPU batch at 3 layers takes a minute on one thread: time it once.
-                let reps = if on_cpu { 1 } else { args.reps };
+                let reps = if on_cpu { 1 } else { args.reps() };
                 let s = median(&mut time, &batch, reps)?;
                 cells.push(Cell {
                     kind: "throughput",
@@ -218,7 +207,7 @@ fn suite<T: GpuTiles>(common: &Common, args: &BenchArgs, committed: &str) -> Res
     }
     bar.finish_and_clear();
     let labels: Vec<String> = columns.iter().map(|c| c.label.clone()).collect();
-    let text = || table(&args.suite, &weights, &labels, &args.layers, &cells);
+    let text = || table(&args.suite, &weights, &labels, &layers, &cells);
     Ok(Report::new(
         text,
         json!({ "suite": args.suite, "game": T::NAME, "weights": weights, "rows": cells }),

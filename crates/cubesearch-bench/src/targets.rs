@@ -34,10 +34,13 @@ pub(crate) fn wanted_targets(backend: Backend, only: &[String]) -> Result<Vec<Ta
         .iter()
         .map(|name| match name.as_str() {
             "cpu" => Ok(Target::Cpu(all)),
-            n if n.starts_with("cpu-") => n[4..]
-                .parse()
-                .map(Target::Cpu)
-                .map_err(|_| Error::parse(format!("bad bench target '{n}'"))),
+            // More threads than cores would measure the scheduler, not the work.
+            n if n.starts_with("cpu-") => match n[4..].parse::<usize>() {
+                Ok(threads) if (1..=all).contains(&threads) => Ok(Target::Cpu(threads)),
+                _ => Err(Error::parse(format!(
+                    "bad bench target '{n}': cpu-N takes 1 to {all} threads (this machine's cores)"
+                ))),
+            },
             "wgpu" | "cuda" => Ok(Target::Gpu(name.parse()?)),
             other => Err(Error::parse(format!(
                 "bad bench target '{other}': cpu-N, cpu, wgpu or cuda"

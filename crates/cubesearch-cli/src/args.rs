@@ -160,8 +160,8 @@ pub enum Command {
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
         games: u32,
         /// 2584/2048 expectimax: games whose moves are searched together in one call
-        /// (default 32; other games refuse it).
-        #[arg(long)]
+        /// (1 to 65536, default 32; other games refuse it).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=65536))]
         batch: Option<u32>,
         /// Start position in the game's notation, or `start` (the default).
         #[arg(long, allow_hyphen_values = true)]
@@ -240,7 +240,7 @@ pub enum Command {
         /// GPU split for won/lost games such as Nim, frontier for games with an evaluation).
         #[arg(long, value_parser = parse_strategy)]
         strategy: Option<Strategy>,
-        /// The exact solver's CPU threads (default 0: every core).
+        /// The exact solver's CPU threads (default 0: every core; at most this machine's cores).
         #[arg(long)]
         threads: Option<usize>,
         #[command(flatten)]
@@ -328,11 +328,11 @@ pub struct BoardsArgs {
     /// The agent's weights (safetensors).
     #[arg(long)]
     pub weights: String,
-    /// The agent's expectimax layers (0 = greedy).
-    #[arg(long, default_value_t = 1)]
+    /// The agent's expectimax layers (0 = greedy, to 2).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=2))]
     pub layers: u32,
-    /// Games to play: one board of each class from each.
-    #[arg(long, default_value_t = 8)]
+    /// Games to play: one board of each class from each (1 to 100000).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub games: u32,
     /// The board file to write.
     #[arg(long)]

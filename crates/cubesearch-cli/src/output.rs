@@ -6,12 +6,34 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 use std::io::{BufRead, IsTerminal, Write};
 
+/// Prints a line on stdout, as `println!` does, but a reader that has gone (`| head`) ends
+/// the process quietly with status 0 instead of a panic: there is no one left to tell.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::output::write_stdout(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// Writes `text` to stdout and flushes it; see [`say!`].
+pub fn write_stdout(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        // Another failure (a full disk under a redirect) ends the run as any error does.
+        eprintln!("error: stdout: {e}");
+        std::process::exit(2);
+    }
+}
+
 /// Prints `json` as the last line when `--json` is on, else `text`.
 pub fn emit(json_mode: bool, text: impl FnOnce() -> String, json: Value) {
     if json_mode {
-        println!("{json}");
+        crate::say!("{json}");
     } else {
-        println!("{}", text());
+        crate::say!("{}", text());
     }
 }
 
@@ -39,8 +61,7 @@ pub fn announce(json_mode: bool, device: &cubesearch_core::ResolvedBackend) {
 
 /// What a person types after `prompt`: one line of stdin; an error once input has ended.
 pub fn ask(prompt: &str) -> Result<String> {
-    print!("{prompt}");
-    std::io::stdout().flush().ok();
+    write_stdout(prompt);
     let mut line = String::new();
     match std::io::stdin().lock().read_line(&mut line) {
         Ok(0) => Err(Error::parse("input ended before the game did")),

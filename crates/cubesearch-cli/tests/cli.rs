@@ -2,6 +2,8 @@
 
 mod common;
 
+#[cfg(target_os = "linux")]
+use common::interrupted;
 use common::{assert_bad_input, cubesearch, cubesearch_typed, cubesearch_with, json_of};
 
 #[test]
@@ -1059,41 +1061,6 @@ fn the_plot_takes_its_format_from_its_name_and_live_runs_keep_their_files() {
     }
 }
 
-/// Whether process `pid` handles `signal` (its `SigCgt` mask in /proc): its handlers are in.
-#[cfg(target_os = "linux")]
-fn handles(pid: u32, signal: u32) -> bool {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("SigCgt:"))
-        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
-        .is_some_and(|mask| mask >> (signal - 1) & 1 == 1)
-}
-
-/// Starts `cubesearch args`, waits until it handles `signal` and `ready` holds, sends it the
-/// signal and returns what it did.
-#[cfg(target_os = "linux")]
-fn interrupted(args: &[&str], signal: u32, ready: impl Fn() -> bool) -> std::process::Output {
-    use std::process::Stdio;
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_cubesearch"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    while !(handles(child.id(), signal) && ready()) {
-        assert!(started.elapsed().as_secs() < 120, "never got ready");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let sent = std::process::Command::new("kill")
-        .args([format!("-{signal}"), child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    child.wait_with_output().unwrap()
-}
-
 /// The exact solver on the opening (`--position start`, 60 empties: years) is refused up front; forced, it obeys
 /// SIGINT at once and exits 130 with one line.
 #[cfg(target_os = "linux")]
@@ -1107,7 +1074,7 @@ fn an_endless_exact_solve_is_refused_and_a_forced_one_obeys_a_signal() {
     let began = std::time::Instant::now();
     let out = interrupted(
         &["solve", "reversi", "--position", start, "--force"],
-        2,
+        &[2],
         || true,
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -1134,7 +1101,7 @@ fn a_signal_mid_training_saves_the_weights_and_exits_128_plus_its_number() {
         "--out",
         w,
     ];
-    let out = interrupted(&args, 15, || true);
+    let out = interrupted(&args, &[15], || true);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(143), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -1193,7 +1160,7 @@ fn a_signal_mid_match_keeps_the_results_file_whole() {
         .map(str::to_string)
     };
     let lines = || std::fs::read_to_string(&results).map_or(0, |t| t.lines().count());
-    let out = interrupted(&args("100000").each_ref().map(String::as_str), 2, || {
+    let out = interrupted(&args("100000").each_ref().map(String::as_str), &[2], || {
         lines() >= 3
     });
     let stderr = String::from_utf8_lossy(&out.stderr);

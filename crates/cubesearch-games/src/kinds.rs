@@ -119,6 +119,9 @@ pub struct ExactSolver<G: Game> {
     pub solve: SolveFn<G>,
     /// About how many positions a solve visits: what a refusal of work of days reads.
     pub estimate: fn(&G::State) -> f64,
+    /// Whether the solve uses the threads it is given (a formula does not: `--threads` is
+    /// refused there).
+    pub threaded: bool,
 }
 
 /// An [`ExactSolver`]'s solve: the game, the position, the CPU threads it may use and the stop

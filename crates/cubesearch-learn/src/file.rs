@@ -360,7 +360,7 @@ impl NTupleNetwork {
             net.set_table(t, weights.into_iter());
         }
         if coherence {
-            net.enable_coherence();
+            net.enable_coherence()?;
             if has_sums {
                 let names = COHERENCE
                     .iter()
@@ -368,7 +368,7 @@ impl NTupleNetwork {
                     .collect();
                 let sums = read_tensors(names, "coherence_checksum", "coherence sums")?;
                 let (e, a) = sums.split_at(tables);
-                net.set_coherence_tables(e, a);
+                net.set_coherence_tables(e, a)?;
             }
         }
         let meta = WeightsMeta {

@@ -8,6 +8,7 @@
 //! (`madvise(MADV_HUGEPAGE)`) under its default transparent-huge-page setting, `madvise`; when
 //! it cannot, the mapping keeps 4 KiB pages and nothing else changes.
 
+use cubesearch_core::{Error, Result};
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::AtomicU32;
 
@@ -38,15 +39,21 @@ unsafe impl Send for WeightMemory {}
 unsafe impl Sync for WeightMemory {}
 
 impl WeightMemory {
-    /// `len` weights, all 0.0.
-    pub(crate) fn zeroed(len: usize) -> Self {
+    /// `len` weights, all 0.0; an error, not an abort, when they do not fit in memory.
+    pub(crate) fn zeroed(len: usize) -> Result<Self> {
+        let bytes = len.saturating_mul(std::mem::size_of::<AtomicU32>()) as u64;
+        check_fits(bytes, "the network's weights")?;
         #[cfg(target_os = "linux")]
         if let Some(memory) = Self::mapped(len) {
-            return memory;
+            return Ok(memory);
         }
-        WeightMemory {
-            memory: Memory::Heap((0..len).map(|_| AtomicU32::new(0)).collect()),
-        }
+        let mut heap = Vec::new();
+        heap.try_reserve_exact(len)
+            .map_err(|_| too_big(bytes, "the network's weights"))?;
+        heap.extend((0..len).map(|_| AtomicU32::new(0)));
+        Ok(WeightMemory {
+            memory: Memory::Heap(heap.into_boxed_slice()),
+        })
     }
 
     /// An anonymous mapping (zero-filled by the kernel) with room to start on a 2 MiB
@@ -141,6 +148,56 @@ impl Drop for WeightMemory {
     }
 }
 
+/// Refuses `bytes` of `what` up front when they are more than the memory this process may
+/// have: past it, the kernel's overcommit would let a mapping succeed and then kill the
+/// process on first touch.
+pub(crate) fn check_fits(bytes: u64, what: &str) -> Result<()> {
+    match memory_limit() {
+        Some(limit) if bytes > limit => Err(too_big(bytes, what)),
+        _ => Ok(()),
+    }
+}
+
+/// The error for `bytes` of `what` that do not fit.
+fn too_big(bytes: u64, what: &str) -> Error {
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    Error::Unsupported(format!(
+        "{what} need {:.1} GiB: more than this machine gives this process{}; choose smaller \
+         shapes, fewer stages or fewer threads",
+        gib(bytes),
+        memory_limit().map_or(String::new(), |limit| format!(" ({:.1} GiB)", gib(limit)))
+    ))
+}
+
+/// The most memory this process may have, in bytes: the machine's, or less where a limit on the
+/// address space (`ulimit -v`) or the cgroup (`memory.max`) says so; `None` when unknown.
+fn memory_limit() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sysconf and getrlimit only read the system's settings into our values.
+        let physical = unsafe {
+            let pages = libc::sysconf(libc::_SC_PHYS_PAGES);
+            let size = libc::sysconf(libc::_SC_PAGESIZE);
+            (pages > 0 && size > 0).then(|| pages as u64 * size as u64)
+        };
+        let address_space = unsafe {
+            let mut limit = std::mem::zeroed::<libc::rlimit>();
+            (libc::getrlimit(libc::RLIMIT_AS, &mut limit) == 0
+                && limit.rlim_cur != libc::RLIM_INFINITY)
+                .then_some(limit.rlim_cur)
+        };
+        let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+            .ok()
+            .and_then(|text| text.trim().parse::<u64>().ok());
+        [physical, address_space, cgroup]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,7 +206,7 @@ mod tests {
     #[test]
     fn small_and_large_tables_start_zeroed_and_keep_what_is_written() {
         for len in [0, 1, 1000, (HUGE_PAGE / 4) + 3, 3 * HUGE_PAGE] {
-            let weights = WeightMemory::zeroed(len);
+            let weights = WeightMemory::zeroed(len).expect("fits");
             assert_eq!(weights.len(), len);
             assert!(weights.iter().all(|w| w.load(Relaxed) == 0));
             for (i, w) in weights.iter().enumerate().step_by(4099) {
@@ -164,8 +221,16 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn large_tables_start_on_a_huge_page_boundary() {
-        let weights = WeightMemory::zeroed(HUGE_PAGE);
+        let weights = WeightMemory::zeroed(HUGE_PAGE).expect("fits");
         assert!(matches!(weights.memory, Memory::Mapped { .. }));
         assert_eq!(weights.as_ptr() as usize % HUGE_PAGE, 0);
+    }
+
+    #[test]
+    fn weights_past_the_memory_are_an_error() {
+        if memory_limit().is_some() {
+            let e = WeightMemory::zeroed(usize::MAX / 8).expect_err("more than any machine");
+            assert!(e.to_string().contains("GiB"), "{e}");
+        }
     }
 }

@@ -203,6 +203,7 @@ fn run_on_copies<G: TupleGame>(
         stop,
         ..
     } = schedule;
+    net.check_replicas_fit(threads)?;
     let copies: Vec<OnceLock<NTupleNetwork>> = (0..threads).map(|_| OnceLock::new()).collect();
     let blocks = net.weight_count().div_ceil(MERGE_BLOCK);
     let changed: Vec<ChangedBlocks> = (0..threads).map(|_| ChangedBlocks::new(blocks)).collect();

@@ -166,7 +166,7 @@ impl<R: Runtime, G: GpuStochasticGame> GpuTd<R, G> {
             }
             // The device learns with coherence when `net` does (`Self::device`).
             if let Some([sums, sizes]) = device.read_coherence()? {
-                net.set_coherence_tables(&sums, &sizes);
+                net.set_coherence_tables(&sums, &sizes)?;
             }
         }
         Ok(())

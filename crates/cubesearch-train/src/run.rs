@@ -191,7 +191,7 @@ pub fn starting_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwor
     let (mut net, games) = file_or_fresh_network::<G>(cfg)?;
     net.check_trainable()?;
     if cfg.coherence && !net.coherent() {
-        net.enable_coherence();
+        net.enable_coherence()?;
     }
     Ok((net, games))
 }

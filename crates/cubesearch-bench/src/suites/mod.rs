@@ -153,15 +153,15 @@ struct Row {
     reps: usize,
 }
 
-/// `bench list`'s lines for the suites of this file.
-pub(crate) fn list() -> Vec<String> {
-    let mut lines: Vec<String> = SUITES
+/// `bench list`'s suites of this file, each with what it measures.
+pub(crate) fn list() -> Vec<(String, String)> {
+    let mut lines: Vec<(String, String)> = SUITES
         .iter()
-        .map(|s| format!("{:<18} {} ({}/s)", s.name, s.about, s.unit))
+        .map(|s| (s.name.to_string(), format!("{} ({}/s)", s.about, s.unit)))
         .collect();
-    lines.push(format!(
-        "{:<18} the seed's minimax table: ms to the first move, Nim sizes 2..8",
-        "nim-minimax"
+    lines.push((
+        "nim-minimax".into(),
+        "the seed's minimax table: ms to the first move, Nim sizes 2..8".into(),
     ));
     lines
 }
@@ -180,9 +180,6 @@ pub(crate) fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
                 names.join(", ")
             ))
         })?;
-    if args.reps == 0 {
-        return Err(Error::parse("--reps must be at least 1"));
-    }
     let mut targets = targets(common.backend, &args.only)?;
     if let Some(steps) = args.steps_per_launch {
         targets = targets
@@ -202,7 +199,7 @@ pub(crate) fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
     // One step a timed run. Targets differ by orders of magnitude (cpu-1 against a GPU), so
     // a rate over all of them would promise nothing: the bar says what the current target has
     // left, from its own last run, and how many targets follow.
-    let runs_each = (args.warmup + args.reps) as u64;
+    let runs_each = (args.warmup() + args.reps()) as u64;
     let total = targets.len() as u64 * runs_each;
     let bar = common.progress(total, suite.name);
     if let Ok(style) =
@@ -301,20 +298,20 @@ fn measure(
     };
     while args.level.is_none()
         && level < suite.max_level
-        && settled(exec, level)? < args.min_seconds
+        && settled(exec, level)? < args.min_seconds()
     {
         level += 1;
         on_run(Stage::Calibrating(level));
     }
-    let total = args.warmup + args.reps;
-    let mut runs = Vec::with_capacity(args.reps);
+    let total = args.warmup() + args.reps();
+    let mut runs = Vec::with_capacity(args.reps());
     for run in 0..total {
         let (seconds, units) = time(exec, level)?;
         on_run(Stage::Timed {
             left: total - run - 1,
             last: seconds,
         });
-        if run >= args.warmup {
+        if run >= args.warmup() {
             runs.push((seconds, units));
         }
     }
@@ -330,7 +327,7 @@ fn measure(
         median_seconds: median,
         min_seconds: runs[0].0,
         per_second: units as f64 / median,
-        reps: args.reps,
+        reps: args.reps(),
     })
 }
 

@@ -73,11 +73,11 @@ pub(crate) fn nim_minimax(common: &Common, args: &BenchArgs) -> Result<Report> {
                     solved.solution.nodes,
                 ))
             };
-            for _ in 0..args.warmup.max(1) {
+            for _ in 0..args.warmup().max(1) {
                 run(exec)?;
             }
             let mut runs: Vec<(f64, i32, Option<u64>)> =
-                (0..args.reps).map(|_| run(exec)).collect::<Result<_>>()?;
+                (0..args.reps()).map(|_| run(exec)).collect::<Result<_>>()?;
             runs.sort_by(|a, b| a.0.total_cmp(&b.0));
             let (ms, value, nodes) = runs[runs.len() / 2];
             cells.push(json!({ "column": label, "ms": ms, "value": value, "nodes": nodes }));

@@ -57,11 +57,17 @@ pub(super) fn mcts<G: GpuGame>(
     let gpu = !exec.is_cpu();
     // The device wants wide launches: one tree per core but one selects 256 leaves each. The CPU
     // executor simulates on every core already, fed by one tree.
-    let trees = if gpu {
-        args.trees
-            .unwrap_or_else(cubesearch_search::mcts::device_trees)
-    } else {
-        1
+    let cores = cubesearch_core::backend::cpu_threads();
+    let trees = match args.trees {
+        // A tree is a thread: past the cores, threads only wait for each other.
+        Some(n) if n > cores => {
+            return Err(cubesearch_core::Error::parse(format!(
+                "--trees takes 1 to {cores}, this machine's cores; got {n}"
+            )))
+        }
+        Some(n) if gpu => n,
+        _ if gpu => cubesearch_search::mcts::device_trees(),
+        _ => 1,
     };
     let config = MctsConfig {
         budget: Budget::Time(Duration::from_secs(1)),

@@ -226,10 +226,7 @@ fn bench(common: &Common, args: &cubesearch_bench::BenchArgs) -> Result<()> {
         progress_bar: progress,
     };
     let report = cubesearch_bench::run(&lab, args)?;
-    match report.json {
-        Some(json) => emit(common.json, || report.text, json),
-        None => println!("{}", report.text),
-    }
+    emit(common.json, || report.text, report.json);
     Ok(())
 }
 

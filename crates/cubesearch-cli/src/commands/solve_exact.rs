@@ -21,8 +21,22 @@ pub fn run<G: Game>(
     position: &str,
     threads: Option<usize>,
 ) -> Result<()> {
+    let cores = cpu_threads();
     let threads = match threads {
-        None | Some(0) => cpu_threads(),
+        Some(_) if !solver.threaded => {
+            return Err(Error::parse(format!(
+                "solve {}: --threads is for a threaded solver; the {} uses none",
+                G::NAME,
+                solver.name
+            )))
+        }
+        None | Some(0) => cores,
+        // Threads past the cores only contend: thousands of them made a solve unresponsive.
+        Some(n) if n > cores => {
+            return Err(Error::parse(format!(
+                "--threads takes 0 (every core) to {cores}, this machine's cores; got {n}"
+            )))
+        }
         Some(n) => n,
     };
     let state = super::typed_position(game, Some(position))?;
@@ -36,7 +50,10 @@ pub fn run<G: Game>(
         )));
     }
     if !common.json {
-        eprintln!("backend: {}, CPU, {threads} threads", solver.name);
+        match solver.threaded {
+            true => eprintln!("backend: {}, CPU, {threads} threads", solver.name),
+            false => eprintln!("backend: {}, CPU", solver.name),
+        }
     }
     let stop = signals::stop_on_signals();
     let start = Instant::now();
@@ -57,7 +74,7 @@ pub fn run<G: Game>(
     let mut json = json!({
         "game": G::NAME, "position": game.format_position(&state), "exact": true,
         "value": solved.value, "best_move": best, "nodes": solved.nodes,
-        "seconds": seconds, "backend": "cpu", "threads": threads,
+        "seconds": seconds, "backend": "cpu", "threads": if solver.threaded { threads } else { 1 },
     });
     for (name, n) in &solved.facts {
         json[*name] = json!(n);

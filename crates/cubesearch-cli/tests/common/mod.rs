@@ -73,3 +73,40 @@ pub fn assert_bad_input(out: &Output, mentions: &str) {
         lines[0]
     );
 }
+
+/// Whether process `pid` handles `signal` (its `SigCgt` mask in /proc): its handlers are in.
+#[cfg(target_os = "linux")]
+pub fn handles(pid: u32, signal: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask >> (signal - 1) & 1 == 1)
+}
+
+/// Starts `cubesearch args`, waits until it handles the first of `signals` and `ready` holds,
+/// sends it the signals one after the other and returns what it did.
+#[cfg(target_os = "linux")]
+pub fn interrupted(args: &[&str], signals: &[u32], ready: impl Fn() -> bool) -> Output {
+    use std::process::Stdio;
+    let child = Command::new(env!("CARGO_BIN_EXE_cubesearch"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !(handles(child.id(), signals[0]) && ready()) {
+        assert!(started.elapsed().as_secs() < 120, "never got ready");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    for signal in signals {
+        let sent = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+    }
+    child.wait_with_output().unwrap()
+}

@@ -265,6 +265,7 @@ impl TwoPlayerGame for Nim {
                 })
             },
             estimate: |_| 1.0,
+            threaded: false,
         })
     }
 

@@ -294,6 +294,7 @@ impl TwoPlayerGame for Reversi {
                 })
             },
             estimate: |board| endgame::estimated_nodes(board.empty().count_ones()),
+            threaded: true,
         })
     }
 }

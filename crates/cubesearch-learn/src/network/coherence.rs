@@ -4,6 +4,7 @@
 use super::sums::{add, floats, read};
 use super::NTupleNetwork;
 use crate::memory::WeightMemory;
+use cubesearch_core::Result;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Temporal coherence's two sums per weight (see the module docs).
@@ -16,11 +17,11 @@ pub(super) struct Coherence {
 }
 
 impl Coherence {
-    pub(super) fn zeroed(len: usize) -> Self {
-        Coherence {
-            sums: WeightMemory::zeroed(len),
-            sizes: WeightMemory::zeroed(len),
-        }
+    pub(super) fn zeroed(len: usize) -> Result<Self> {
+        Ok(Coherence {
+            sums: WeightMemory::zeroed(len)?,
+            sizes: WeightMemory::zeroed(len)?,
+        })
     }
 
     /// `E` (`k` = 0) or `A` (1).
@@ -85,8 +86,10 @@ pub fn coherence_rate(sum: f32, size: f32) -> f32 {
 impl NTupleNetwork {
     /// Turns temporal coherence on (see the module docs), every weight's sums at zero (its
     /// rate 1): the trainers then scale each change by its weight's rate.
-    pub fn enable_coherence(&mut self) {
-        self.coherence = Some(Coherence::zeroed(self.weights.len()));
+    /// An error when its sums do not fit in memory.
+    pub fn enable_coherence(&mut self) -> Result<()> {
+        self.coherence = Some(Coherence::zeroed(self.weights.len())?);
+        Ok(())
     }
 
     /// Whether the network learns with temporal coherence.
@@ -114,17 +117,18 @@ impl NTupleNetwork {
     }
 
     /// [`Self::set_coherence_table`] for every table: `sums[t]` and `sizes[t]` are table `t`'s.
-    pub fn set_coherence_tables(&mut self, sums: &[Vec<f32>], sizes: &[Vec<f32>]) {
+    pub fn set_coherence_tables(&mut self, sums: &[Vec<f32>], sizes: &[Vec<f32>]) -> Result<()> {
         for (t, (e, a)) in sums.iter().zip(sizes).enumerate() {
-            self.set_coherence_table(t, e, a);
+            self.set_coherence_table(t, e, a)?;
         }
+        Ok(())
     }
 
     /// Overwrites temporal coherence's sums over table `t` (each as long as the table),
     /// turning coherence on first if it is off (every other weight's sums at zero).
-    pub fn set_coherence_table(&mut self, t: usize, sums: &[f32], sizes: &[f32]) {
+    pub fn set_coherence_table(&mut self, t: usize, sums: &[f32], sizes: &[f32]) -> Result<()> {
         if self.coherence.is_none() {
-            self.enable_coherence();
+            self.enable_coherence()?;
         }
         let range = self.table_range(t);
         let c = self.coherence.as_mut().expect("enabled above");
@@ -133,5 +137,6 @@ impl NTupleNetwork {
                 *w.get_mut() = v.to_bits();
             }
         }
+        Ok(())
     }
 }

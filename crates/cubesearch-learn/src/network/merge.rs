@@ -7,10 +7,22 @@ use crate::memory::WeightMemory;
 use std::sync::atomic::Ordering::Relaxed;
 
 impl NTupleNetwork {
-    /// A network with the same shapes and weights (and its own [`Self::id`]).
+    /// Refuses `count` replicas of this network when they, with it, would not fit in memory.
+    pub fn check_replicas_fit(&self, count: usize) -> cubesearch_core::Result<()> {
+        let tables = 1 + if self.coherence.is_some() { 2 } else { 0 };
+        let bytes = (self.weights.len() * tables * std::mem::size_of::<u32>()) as u64;
+        crate::memory::check_fits(
+            bytes.saturating_mul(count as u64 + 1),
+            &format!("{count} copies of the network (one a thread) and the network"),
+        )
+    }
+
+    /// A network with the same shapes and weights (and its own [`Self::id`]). Its memory is
+    /// the caller's to check first ([`Self::check_replicas_fit`]).
     pub fn replica(&self) -> NTupleNetwork {
         let copy_of = |from: &WeightMemory| {
-            let copy = WeightMemory::zeroed(from.len());
+            let copy = WeightMemory::zeroed(from.len())
+                .expect("replicas' memory is checked before they are made");
             for (c, w) in copy.iter().zip(from.iter()) {
                 c.store(w.load(Relaxed), Relaxed);
             }

@@ -190,7 +190,7 @@ impl NTupleNetwork {
                 tables.push(base + first.start..base + first.end);
             }
         }
-        let weights = WeightMemory::zeroed(stage_stride * (thresholds.len() + 1));
+        let weights = WeightMemory::zeroed(stage_stride * (thresholds.len() + 1))?;
         Ok(NTupleNetwork {
             id: NEXT_ID.fetch_add(1, Relaxed),
             game: G::GAME.to_string(),
@@ -296,7 +296,7 @@ impl NTupleNetwork {
         };
         copy(&self.weights, &mut split.weights);
         if let Some(own) = &self.coherence {
-            split.enable_coherence();
+            split.enable_coherence()?;
             let theirs = split.coherence.as_mut().expect("enabled above");
             copy(&own.sums, &mut theirs.sums);
             copy(&own.sizes, &mut theirs.sizes);
