@@ -23,9 +23,12 @@
 //! The engine runs in a process group of its own (`sh -c` may fork it rather than exec it). When
 //! its player is dropped (a game's error, a match stopped by SIGINT or SIGTERM, the end) it is
 //! sent `quit`, and half a second later the group is killed and the engine reaped. On Linux the
-//! shell also gets SIGKILL should the thread that started it end without dropping it (the
-//! process killed); an engine it forked then sees its input end. A terminal's Ctrl-C reaches
-//! the match alone, which stops once the answer it waits for comes or its deadline passes.
+//! group also dies with this process, however it ends (a signal's default action, SIGKILL, an
+//! exit that drops nothing): a watchdog forked into the group waits on a pipe only this process
+//! can write to, and kills the group when the pipe's last writer goes. (The shell also gets
+//! `PR_SET_PDEATHSIG`, which fires when the *thread* that started it ends: players are started
+//! on the thread that uses them.) A terminal's Ctrl-C reaches the match alone, which stops once
+//! the answer it waits for comes or its deadline passes.
 
 use crate::player::{MoveLimits, Player};
 use crate::spec::UgiSpec;
@@ -103,6 +106,10 @@ pub struct EngineProcess {
     stderr: SharedTail,
     /// The host's request to stop (a signal to the match): a wait ends at once when it rises.
     stop: Stop,
+    /// The write end of the pipe the group's watchdog waits on: it closes when this process
+    /// ends, however it ends.
+    #[cfg(target_os = "linux")]
+    _watched: std::os::fd::OwnedFd,
 }
 
 impl EngineProcess {
@@ -127,7 +134,7 @@ impl EngineProcess {
             sh.process_group(0);
         }
         #[cfg(target_os = "linux")]
-        die_with_parent(&mut sh);
+        let _watched = die_with_parent(&mut sh).map_err(cannot)?;
         let mut child = sh.spawn().map_err(cannot)?;
         let to = child.stdin.take().expect("a piped stdin");
         #[cfg(unix)]
@@ -163,6 +170,8 @@ impl EngineProcess {
             lines,
             stderr: tail,
             stop: Stop::new(),
+            #[cfg(target_os = "linux")]
+            _watched,
         };
         // Dropping `engine` kills the child.
         threads.map_err(|e| engine.failed(format!("cannot start a thread to read it: {e}")))?;
@@ -199,8 +208,18 @@ impl EngineProcess {
     /// (whatever else the engine says meanwhile), at the engine's end, or once the stop it
     /// obeys is raised (looked at every 20 ms).
     pub fn line(&mut self, deadline: &Deadline) -> Result<String> {
+        self.line_obeying(deadline, true)
+    }
+
+    /// Whether the stop the waits obey has been raised.
+    pub fn stopped(&self) -> bool {
+        self.stop.is_raised()
+    }
+
+    /// [`line`](Self::line), obeying the stop or not.
+    fn line_obeying(&mut self, deadline: &Deadline, obey: bool) -> Result<String> {
         loop {
-            if self.stop.is_raised() {
+            if obey && self.stop.is_raised() {
                 return Err(self.failed(format!("stopped while waiting for {}", deadline.what)));
             }
             let left = deadline.at.saturating_duration_since(Instant::now());
@@ -379,16 +398,39 @@ fn never_block(to: &ChildStdin) {
     }
 }
 
-/// Has the child killed (SIGKILL) when the thread that starts it ends, so that an engine does
-/// not outlive a process killed before its players were dropped. (What the child forked is
-/// not reached: it sees its input end.)
+/// Has the engine's group killed when this process ends, however it ends; returns the pipe
+/// end whose closing (with this process, or with the engine's player) sets that off.
+///
+/// Between fork and exec the child (the shell to be, leading its new group) asks for SIGKILL
+/// when its parent thread ends (`PR_SET_PDEATHSIG`), and forks a watchdog into the group that
+/// closes every descriptor but the pipe's read end (holding none of the engine's pipes), reads
+/// it until it ends, and kills the group. Only this process holds the write end (it is
+/// close-on-exec, and other watchdogs close it), so the read ends when this process does,
+/// even by SIGKILL, or when the player is dropped, after which the group is killed anyway.
 #[cfg(target_os = "linux")]
-fn die_with_parent(command: &mut Command) {
+fn die_with_parent(command: &mut Command) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::AsRawFd;
+    use std::os::fd::{FromRawFd, OwnedFd};
     use std::os::unix::process::CommandExt;
+    let mut ends = [0; 2];
+    // SAFETY: pipe2 fills two descriptors, each then owned once.
+    let (read, write) = unsafe {
+        if libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1]))
+    };
+    // With stdin closed the pipe may get descriptor 0, which the child's own stdin replaces.
+    let (read, write) = (above_stdio(read)?, above_stdio(write)?);
+    let watch = read.as_raw_fd();
     let parent = std::process::id() as libc::pid_t;
-    // SAFETY: between fork and exec the closure makes only async-signal-safe calls.
+    // SAFETY: between fork and exec the closure makes only async-signal-safe calls (prctl,
+    // getppid, fork; and in the watchdog close_range or close, read, kill, _exit), and
+    // allocates nothing. The closure owns `read` so that the parent's copy closes with the
+    // `Command`, after the spawn.
     unsafe {
         command.pre_exec(move || {
+            let _keep = &read;
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -396,10 +438,53 @@ fn die_with_parent(command: &mut Command) {
             if libc::getppid() != parent {
                 return Err(ErrorKind::Other.into());
             }
-            Ok(())
+            match libc::fork() {
+                -1 => Err(std::io::Error::last_os_error()),
+                0 => watchdog(watch),
+                _ => Ok(()),
+            }
         });
     }
+    Ok(write)
 }
+
+/// `fd`, or a copy of it numbered 3 or more (close-on-exec) if it is 0, 1 or 2.
+#[cfg(target_os = "linux")]
+fn above_stdio(fd: std::os::fd::OwnedFd) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
+    }
+    // SAFETY: a copy of a descriptor this process owns, owned once.
+    match unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) } {
+        -1 => Err(std::io::Error::last_os_error()),
+        copy => Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(copy) }),
+    }
+}
+
+/// The watchdog's life (see [`die_with_parent`]): never returns.
+#[cfg(target_os = "linux")]
+unsafe fn watchdog(watch: libc::c_int) -> ! {
+    // `watch` is 3 or more (`above_stdio`).
+    let watch_u = watch as libc::c_uint;
+    let closed = libc::syscall(libc::SYS_close_range, 0, watch_u - 1, 0) == 0
+        && libc::syscall(libc::SYS_close_range, watch_u + 1, libc::c_uint::MAX, 0) == 0;
+    if !closed {
+        // A kernel before 5.9: the descriptors a process commonly has.
+        for fd in (0..4096).filter(|&fd| fd != watch) {
+            libc::close(fd);
+        }
+    }
+    let mut byte = 0u8;
+    while libc::read(watch, (&raw mut byte).cast(), 1) != 0
+        && *libc::__errno_location() == libc::EINTR
+    {}
+    libc::kill(0, libc::SIGKILL);
+    libc::_exit(0)
+}
+
+/// How long a stopped engine has to answer the `stop` passed on to it.
+const STOP_ANSWER: Duration = Duration::from_millis(500);
 
 /// A running UGI engine.
 pub struct UgiPlayer {
@@ -407,6 +492,9 @@ pub struct UgiPlayer {
     engine: EngineProcess,
     /// Whether a move has been asked: the first also gets the handshake's wait.
     asked: bool,
+    /// The limits the host gave (`go movetime`, `depth`, `nodes`), passed on; without a time,
+    /// the spec's `time=`.
+    limits: MoveLimits,
 }
 
 impl UgiPlayer {
@@ -416,6 +504,7 @@ impl UgiPlayer {
             spec: spec.clone(),
             engine: EngineProcess::start(&spec.text, &spec.command)?,
             asked: false,
+            limits: MoveLimits::default(),
         };
         let handshake = spec.waits.handshake;
         player.engine.send("ugi")?;
@@ -429,9 +518,14 @@ impl UgiPlayer {
     /// Reads lines until the one `deadline` waits for; an `info string error` on the way is
     /// the engine's refusal.
     fn wait_for(&mut self, deadline: &Deadline) -> Result<String> {
+        self.wait_obeying(deadline, true)
+    }
+
+    /// [`wait_for`](Self::wait_for), obeying the stop or not.
+    fn wait_obeying(&mut self, deadline: &Deadline, obey: bool) -> Result<String> {
         let wanted = deadline.what.as_str();
         loop {
-            let line = self.engine.line(deadline)?;
+            let line = self.engine.line_obeying(deadline, obey)?;
             if let Some(error) = line.strip_prefix("info string error: ") {
                 return Err(self.engine.failed(format!("the engine says: {error}")));
             }
@@ -451,22 +545,41 @@ impl<G: Game> Player<G> for UgiPlayer {
         if let Some(stop) = &limits.stop {
             self.engine.obey(stop);
         }
+        self.limits = MoveLimits {
+            stop: None,
+            ..limits.clone()
+        };
     }
 
     fn choose(&mut self, game: &G, state: &G::State) -> Result<G::Move> {
         self.engine
             .send(&format!("position fen {}", game.format_position(state)))?;
-        match self.spec.time {
-            Some(t) => self
-                .engine
-                .send(&format!("go movetime {}", t.as_millis().max(1)))?,
-            None => self.engine.send("go")?,
+        let time = self.limits.time.or(self.spec.time);
+        let mut go = "go".to_string();
+        if let Some(t) = time {
+            go += &format!(" movetime {}", t.as_millis().max(1));
         }
-        let mut within = self.spec.waits.answer(self.spec.time);
+        if let Some(depth) = self.limits.depth {
+            go += &format!(" depth {depth}");
+        }
+        if let Some(nodes) = self.limits.nodes {
+            go += &format!(" nodes {nodes}");
+        }
+        self.engine.send(&go)?;
+        let mut within = self.spec.waits.answer(time);
         if !std::mem::replace(&mut self.asked, true) {
             within = within.saturating_add(self.spec.waits.handshake);
         }
-        let answer = self.wait_for(&Deadline::new("bestmove", within, "grace"))?;
+        let answer = match self.wait_for(&Deadline::new("bestmove", within, "grace")) {
+            // Our host wants the move now: so does the engine's, which answers `stop` with
+            // the best move it has.
+            Err(_) if self.engine.stopped() => {
+                self.engine.send("stop")?;
+                let deadline = Deadline::new("bestmove", STOP_ANSWER, "grace");
+                self.wait_obeying(&deadline, false)?
+            }
+            answer => answer?,
+        };
         let text = answer.split_whitespace().nth(1).unwrap_or_default();
         game.parse_move(state, text)
             .map_err(|e| self.engine.failed(format!("answered '{text}': {e}")))
