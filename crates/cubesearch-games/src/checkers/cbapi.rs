@@ -26,12 +26,18 @@ use cubesearch_core::{Error, Game, Result, Stop};
 use cubesearch_players::text::SpecText;
 use std::ffi::{c_char, c_int, CStr};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, TryRecvError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long past its move time an engine library searches before `playnow` is set: the
-/// grace an external UGI engine gets by default.
+/// grace an external UGI engine gets by default. A library that then goes on for as long
+/// again is given up.
 const PLAYNOW_GRACE: Duration = Duration::from_secs(5);
+/// How long a library has to answer `playnow` when the host stops the move (`stop`, `quit`, a
+/// signal to the match) before it is given up.
+const STOPPED_GRACE: Duration = Duration::from_millis(500);
 
 /// An empty dark square.
 pub const EMPTY: c_int = 0;
@@ -364,8 +370,15 @@ impl CheckerBoardSpec {
         for (_, value) in options {
             time = spec.duration(value)?;
         }
+        // A bare file name is a file here, not a name for the loader to look up in the
+        // library path (which dlopen does for a name without a slash).
+        let library = PathBuf::from(library);
+        let library = match library.parent() {
+            Some(folder) if folder.as_os_str().is_empty() => PathBuf::from(".").join(library),
+            _ => library,
+        };
         Ok(Self {
-            library: PathBuf::from(library),
+            library,
             time,
             text: text.to_string(),
         })
@@ -375,6 +388,11 @@ impl CheckerBoardSpec {
 /// An engine library loaded through the CheckerBoard API, asked for each move by `getmove`;
 /// every board it returns must be one legal move on. `playnow` is set when the move is stopped
 /// and 5 s past the move's time.
+///
+/// `getmove` runs on a thread of its own, so that a library that ignores `playnow` cannot hold
+/// the process: once stopped (or 5 s past `playnow`) the move is given up with an error and
+/// the thread left running, never joined (the process may end meanwhile). It holds the
+/// library, which stays loaded until it returns; until then the player asks no more moves.
 pub struct CheckerBoardPlayer {
     spec: CheckerBoardSpec,
     name: String,
@@ -382,8 +400,19 @@ pub struct CheckerBoardPlayer {
     fresh: bool,
     /// The host's request for the move now: it sets `playnow`, as does the move's deadline.
     stop: Stop,
+    /// A move given up on, whose `getmove` may not have returned yet.
+    given_up: Option<Receiver<Asked>>,
     // Last: the functions above point into it.
-    _library: libloading::Library,
+    library: Arc<libloading::Library>,
+}
+
+/// What one `getmove` call is given and hands back, owned by the thread that makes it.
+struct Asked {
+    board: CbBoard,
+    color: c_int,
+    text: [c_char; 1024],
+    info: c_int,
+    mv: CbMove,
 }
 
 impl CheckerBoardPlayer {
@@ -434,7 +463,8 @@ impl CheckerBoardPlayer {
             getmove,
             fresh: true,
             stop: Stop::new(),
-            _library: library,
+            given_up: None,
+            library: Arc::new(library),
         })
     }
 }
@@ -491,68 +521,106 @@ impl cubesearch_players::player::Player<Checkers> for CheckerBoardPlayer {
     }
 
     fn choose(&mut self, game: &Checkers, state: &CheckersState) -> Result<CheckersMove> {
-        let mut board = [[0; 8]; 8];
-        write_board(state, &mut board);
-        let mut text = [0 as c_char; 1024];
-        // Set from the watcher below while the engine searches: an atomic of `int`'s layout.
-        let playnow = AtomicI32::new(0);
+        let failed = |why: String| Error::Unsupported(format!("{}: {why}", self.spec.text));
+        if let Some(earlier) = &self.given_up {
+            match earlier.try_recv() {
+                Err(TryRecvError::Empty) => return Err(failed(
+                    "the library is still searching a move it was stopped in (it ignores playnow)"
+                        .into(),
+                )),
+                _ => self.given_up = None,
+            }
+        }
         // Coordinates no square has: an engine that fills CBmove overwrites them.
         let unset = CbMove {
             from: Coor { x: -1, y: -1 },
             to: Coor { x: -1, y: -1 },
             ..CbMove::default()
         };
-        let mut mv = unset;
-        // Bit 0 on the first move: whatever the engine remembers is from another game.
-        let info = c_int::from(std::mem::take(&mut self.fresh));
+        let mut asked = Asked {
+            board: [[0; 8]; 8],
+            color: color(state.side()),
+            text: [0; 1024],
+            // Bit 0 on the first move: whatever the engine remembers is from another game.
+            info: c_int::from(std::mem::take(&mut self.fresh)),
+            mv: unset,
+        };
+        write_board(state, &mut asked.board);
+        // Set below while the engine searches: an atomic of `int`'s layout.
+        let playnow = Arc::new(AtomicI32::new(0));
         // Engines print their search to stdout (Cake does): it goes to /dev/null, so that
         // our stdout stays ours (`--json` keeps it to one object).
         let silenced = SilencedStdout::new();
-        // The API's only way to bound a search in our process: `playnow` is set once the
-        // host stops the move or its time and a grace have passed (an engine that ignores it
-        // cannot be bounded).
-        let deadline = self
-            .stop
-            .with_deadline(Instant::now() + self.spec.time + PLAYNOW_GRACE);
-        let answered = AtomicBool::new(false);
-        std::thread::scope(|scope| {
-            scope.spawn(|| {
-                while !answered.load(Ordering::Acquire) {
-                    if deadline.is_raised() {
-                        playnow.store(1, Ordering::Release);
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(2));
+        let (answer, answered) = sync_channel(1);
+        let (getmove, library, time) = (self.getmove, self.library.clone(), self.spec.time);
+        let flag = playnow.clone();
+        std::thread::Builder::new()
+            .name("checkerboard-getmove".into())
+            .spawn(move || {
+                // SAFETY: every pointer is to memory this thread owns, of the size the API
+                // fixes (`playnow` is an `int` in memory, shared); `library` keeps the
+                // function loaded.
+                unsafe {
+                    getmove(
+                        &mut asked.board,
+                        asked.color,
+                        time.as_secs_f64(),
+                        asked.text.as_mut_ptr(),
+                        flag.as_ptr(),
+                        asked.info,
+                        0,
+                        &mut asked.mv,
+                    )
+                };
+                drop(library);
+                let _ = answer.send(asked);
+            })
+            .map_err(|e| failed(format!("cannot start a thread for the library: {e}")))?;
+        // The API's only way to bound a search: `playnow` is set once the host stops the move
+        // or its time and a grace have passed. A library that ignores it is given up.
+        let playnow_at = Instant::now() + time + PLAYNOW_GRACE;
+        let mut give_up_at = None;
+        let asked = loop {
+            match answered.recv_timeout(Duration::from_millis(2)) {
+                Ok(asked) => break Ok(asked),
+                Err(RecvTimeoutError::Disconnected) => {
+                    break Err("the library's call ended without an answer".to_string())
                 }
-            });
-            // SAFETY: every pointer is to a live local of the size the API fixes (`playnow`
-            // outlives the call and is an `int` in memory).
-            unsafe {
-                (self.getmove)(
-                    &mut board,
-                    color(state.side()),
-                    self.spec.time.as_secs_f64(),
-                    text.as_mut_ptr(),
-                    playnow.as_ptr(),
-                    info,
-                    0,
-                    &mut mv,
-                )
-            };
-            answered.store(true, Ordering::Release);
-        });
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            let now = Instant::now();
+            if give_up_at.is_none() {
+                let grace = if self.stop.is_raised() {
+                    Some(STOPPED_GRACE)
+                } else {
+                    (now >= playnow_at).then_some(PLAYNOW_GRACE)
+                };
+                if let Some(grace) = grace {
+                    playnow.store(1, Ordering::Release);
+                    give_up_at = Some(now + grace);
+                }
+            }
+            if give_up_at.is_some_and(|at| now >= at) {
+                self.given_up = Some(answered);
+                break Err(format!(
+                    "the library did not answer playnow within {:?} (given up; it goes on searching)",
+                    if self.stop.is_raised() { STOPPED_GRACE } else { PLAYNOW_GRACE }
+                ));
+            }
+        };
         drop(silenced);
-        text[1023] = 0;
+        let mut asked = asked.map_err(failed)?;
+        asked.text[1023] = 0;
         // SAFETY: NUL-terminated just above at the latest.
-        let said = unsafe { CStr::from_ptr(text.as_ptr()) }
+        let said = unsafe { CStr::from_ptr(asked.text.as_ptr()) }
             .to_string_lossy()
             .into_owned();
+        let mv = asked.mv;
         // A CBmove left as given, or zeroed, was not filled.
         let filled = (mv.from, mv.to) != (unset.from, unset.to) && mv != CbMove::default();
-        reported_move(game, state, &board, filled.then_some(&mv)).map_err(|why| {
-            Error::Unsupported(format!(
-                "{}: {why} from {} ({said})",
-                self.spec.text,
+        reported_move(game, state, &asked.board, filled.then_some(&mv)).map_err(|why| {
+            failed(format!(
+                "{why} from {} ({said})",
                 game.format_position(state)
             ))
         })
