@@ -5,12 +5,26 @@
 //! Every line that starts a search comes with a fresh [`Stop`]; `stop`, `quit` and the end of
 //! the input raise the newest one (so a `stop` sent right after `go` stops that `go`, even
 //! before the engine has started it). A line that is not UTF-8 is a bad line, not the end.
+//!
+//! The reader also keeps the engine answering while its player is stuck (an outside engine's
+//! handshake, a library that ignores its stop, a search that cannot be cut short): while the
+//! engine's loop is busy (not waiting for a line) it answers `isready` itself, and after
+//! `quit` or the end of input it ends the process once the loop has taken no line for
+//! [`EXIT_GRACE`] (one still working through the lines before `quit` goes on). Outside
+//! engines die with the process (`players/external.rs`).
 
 use super::{say, say_error};
 use cubesearch_core::{Error, Stop};
 use std::io::BufRead;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long after `quit` or the end of input the engine's loop may spend on one line (a
+/// search answers its stop in milliseconds, a dropped outside engine within half a second)
+/// before the reader ends the process.
+const EXIT_GRACE: Duration = Duration::from_secs(3);
 
 /// One line from the host: its text (`Err` when it was not UTF-8) and the stop of the search
 /// it starts or may end.
@@ -26,11 +40,20 @@ pub(super) struct Protocol {
     pub starts: &'static [&'static str],
     /// Commands that end a running search: `stop`, `quit`.
     pub ends: &'static [&'static str],
+    /// The readiness question the reader answers while the loop is busy, and its answer
+    /// (UGI's `isready` and `readyok`); `None` for a protocol whose answer carries state (NBoard's
+    /// `ping N`, which promises that every earlier command is done).
+    pub ready: Option<(&'static str, &'static str)>,
 }
 
 /// The host's lines as the reading thread passes them on.
 pub(super) struct HostLines {
     lines: Receiver<HostLine>,
+    /// Whether the engine's loop is busy with a line (or building its player) rather than
+    /// waiting for one.
+    busy: Arc<AtomicBool>,
+    /// How many lines the loop has taken.
+    taken: Arc<AtomicUsize>,
 }
 
 /// What the host said while a search waited for its `stop`.
@@ -45,13 +68,20 @@ pub(super) enum Searching {
 }
 
 impl HostLines {
-    /// Starts the reading thread on `input`.
-    pub fn read(input: impl BufRead + Send + 'static, protocol: Protocol) -> Self {
+    /// Starts the reading thread on `input`; the loop counts as busy until it first waits.
+    /// With `exit`, `quit` and the end of input end the process [`EXIT_GRACE`] later should
+    /// the loop not have (tests of the reader alone pass false).
+    pub fn read(input: impl BufRead + Send + 'static, protocol: Protocol, exit: bool) -> Self {
         let (send, lines) = channel();
+        let busy = Arc::new(AtomicBool::new(true));
+        let taken = Arc::new(AtomicUsize::new(0));
+        let (loop_busy, loop_taken) = (busy.clone(), taken.clone());
         std::thread::spawn(move || {
             let mut input = input;
             let mut current = Stop::new();
             let mut bytes = Vec::new();
+            // Lines passed to the loop.
+            let mut sent = 0;
             loop {
                 bytes.clear();
                 match input.read_until(b'\n', &mut bytes) {
@@ -71,6 +101,17 @@ impl HostLines {
                     .and_then(|t| t.split_whitespace().next())
                     .unwrap_or_default()
                     .to_string();
+                if let Some((question, answer)) = protocol.ready {
+                    // Answered here only while the loop is busy with the last line sent (or
+                    // its player's setup): a waiting loop answers it in turn, and so does a
+                    // loop with lines before it still to take (`ugi`'s `ugiok` comes first).
+                    let idle = !loop_busy.load(Ordering::Acquire);
+                    if first == question && !idle && loop_taken.load(Ordering::Acquire) == sent {
+                        say(answer);
+                        continue;
+                    }
+                }
+                let quit = first == "quit";
                 if protocol.starts.contains(&first.as_str()) {
                     current = Stop::new();
                 } else if protocol.ends.contains(&first.as_str()) {
@@ -80,19 +121,40 @@ impl HostLines {
                     text,
                     stop: current.clone(),
                 };
-                if send.send(line).is_err() {
-                    return;
+                if send.send(line).is_err() || quit {
+                    break;
+                }
+                sent += 1;
+            }
+            // `quit`, or the host has gone: a search still running has nobody to answer.
+            current.request(1);
+            if exit {
+                let (mut seen, mut since) = (loop_taken.load(Ordering::Acquire), Instant::now());
+                loop {
+                    std::thread::sleep(Duration::from_millis(50));
+                    match loop_taken.load(Ordering::Acquire) {
+                        now if now != seen => (seen, since) = (now, Instant::now()),
+                        _ if since.elapsed() >= EXIT_GRACE => std::process::exit(0),
+                        _ => {}
+                    }
                 }
             }
-            // The host has gone: a search still running has nobody to answer.
-            current.request(1);
         });
-        Self { lines }
+        Self { lines, busy, taken }
+    }
+
+    /// Receives a line within `wait`, the loop counting as waiting meanwhile.
+    fn receive(&self, wait: Duration) -> Result<HostLine, RecvTimeoutError> {
+        self.busy.store(false, Ordering::Release);
+        let line = self.lines.recv_timeout(wait);
+        self.busy.store(true, Ordering::Release);
+        self.taken.fetch_add(1, Ordering::Release);
+        line
     }
 
     /// The next line, waiting for it as long as it takes.
     pub fn next(&self) -> Option<HostLine> {
-        self.lines.recv().ok()
+        self.receive(Duration::MAX).ok()
     }
 
     /// The host's lines while a search runs (UCI's `go infinite`), waiting up to `wait` for
@@ -101,7 +163,7 @@ impl HostLines {
     pub fn while_searching(&self, wait: Option<Duration>) -> Searching {
         let mut wait = wait.unwrap_or(Duration::MAX);
         loop {
-            let line = match self.lines.recv_timeout(wait) {
+            let line = match self.receive(wait) {
                 Ok(line) => line,
                 Err(RecvTimeoutError::Timeout) => return Searching::GoOn,
                 Err(RecvTimeoutError::Disconnected) => return Searching::Stop,
@@ -124,15 +186,16 @@ impl HostLines {
 mod tests {
     use super::*;
 
+    /// UGI, with `isready` always passed on (a reader alone has no loop to be busy).
     const UGI: Protocol = Protocol {
-        starts: &["go"],
-        ends: &["stop", "quit"],
+        ready: None,
+        ..crate::commands::engine::ugi::UGI
     };
 
     #[test]
     fn stop_raises_the_newest_search_and_bad_bytes_are_a_bad_line() {
         let input: &'static [u8] = b"isready\ngo infinite\nstop\n\xff\xfe\ngo\nquit\n";
-        let lines = HostLines::read(input, UGI);
+        let lines = HostLines::read(input, UGI, false);
         let all: Vec<HostLine> = std::iter::from_fn(|| lines.next()).collect();
         let texts: Vec<_> = all.iter().map(|l| l.text.clone()).collect();
         assert_eq!(
@@ -160,6 +223,7 @@ isready
 go depth 40
 "[..],
             UGI,
+            false,
         );
         let all: Vec<HostLine> = std::iter::from_fn(|| lines.next()).collect();
         assert!(!all[0].stop.is_raised() && !all[1].stop.is_raised());
@@ -168,7 +232,7 @@ go depth 40
 
     #[test]
     fn the_end_of_input_raises_the_running_search() {
-        let lines = HostLines::read(&b"go depth 40\n"[..], UGI);
+        let lines = HostLines::read(&b"go depth 40\n"[..], UGI, false);
         let go = lines.next().unwrap();
         // The end of input is a stop to a search waiting for one.
         assert_eq!(

@@ -14,7 +14,10 @@ use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::{GameVisitor, OnePlayerGame, TwoPlayerGame};
 use cubesearch_players::player::Player;
 use cubesearch_players::spec::{Limit, PlayerSpec, MAX_DEPTH};
+use input::HostLines;
 use std::io::Write;
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::Duration;
 
 /// `engine`, for every game.
 pub struct EngineCommand<'a> {
@@ -29,10 +32,20 @@ impl GameVisitor for EngineCommand<'_> {
     type Output = ();
     fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
         let spec = self.player.unwrap_or("mcts:time=1s");
-        let player = build(&game, spec, self.common)?;
+        keep_stdout();
+        // The host is heard from the start: `quit` ends a player's setup that hangs (an outside
+        // engine's handshake), and `isready` is answered meanwhile.
         match self.protocol {
-            "nboard" => nboard::serve(&game, self.common, spec, player, stdin()),
-            _ => ugi::serve(&game, self.common, spec, player, stdin()),
+            "nboard" => {
+                let lines = HostLines::read(stdin(), nboard::NBOARD, true);
+                let player = build(&game, spec, self.common)?;
+                nboard::serve(&game, self.common, spec, player, lines)
+            }
+            _ => {
+                let lines = HostLines::read(stdin(), ugi::UGI, true);
+                let player = build(&game, spec, self.common)?;
+                ugi::serve(&game, self.common, spec, player, lines)
+            }
         }
     }
     fn one_player<G: OnePlayerGame>(self, game: G) -> Result<()> {
@@ -50,7 +63,13 @@ impl GameVisitor for EngineCommand<'_> {
                 G::NAME
             ))
         })?;
-        one_player::serve(&game, self.common, spec, stdin())
+        keep_stdout();
+        one_player::serve(
+            &game,
+            self.common,
+            spec,
+            HostLines::read(stdin(), ugi::UGI, true),
+        )
     }
 }
 
@@ -69,6 +88,27 @@ fn build<G: TwoPlayerGame>(game: &G, spec: &str, common: &Common) -> Result<Box<
     let mut player = spec.build(common.backend, common.seed)?;
     player.prepare(game)?;
     Ok(player)
+}
+
+/// The `go` limits, besides the time, that the player `spec` names cannot obey: `depth` for
+/// all but alpha-beta, `nodes` (playouts) for all but MCTS. A random player (which searches
+/// nothing) and an outside UGI engine (which is sent them) take both. A move's time every
+/// player takes: one that may overrun it is stopped (the search's stop has its deadline).
+fn unobeyed<G: TwoPlayerGame>(spec: &str, go: &Go) -> Vec<&'static str> {
+    let (depth, nodes) = match spec.parse::<PlayerSpec<G>>() {
+        Ok(PlayerSpec::Random | PlayerSpec::Ugi(_)) => (true, true),
+        Ok(PlayerSpec::AlphaBeta(_)) => (true, false),
+        Ok(PlayerSpec::Mcts(_)) => (false, true),
+        _ => (false, false),
+    };
+    let mut refused = Vec::new();
+    if go.depth.is_some() && !depth {
+        refused.push("depth");
+    }
+    if go.nodes.is_some() && !nodes {
+        refused.push("nodes");
+    }
+    refused
 }
 
 /// Refuses a search by `spec` (at `depth` when the host gives one) from `state` that would
@@ -106,13 +146,96 @@ fn say_error(e: &Error) {
     say(&format!("info string error: {}", one_line(&e.to_string())));
 }
 
-/// Writes one line to the host at once. A host that closed our stdout has gone: nothing left
-/// to tell it.
-fn say(line: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
+/// The host's end of stdout, kept apart from descriptor 1 (Unix): a CheckerBoard library's
+/// move points descriptor 1 at /dev/null (`cbapi.rs`), which must not swallow the answers the
+/// reading thread gives meanwhile (`readyok`).
+static HOST_OUT: OnceLock<Mutex<std::fs::File>> = OnceLock::new();
+
+/// Takes a copy of stdout for [`say`], before any player runs.
+fn keep_stdout() {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(copy) = std::io::stdout().as_fd().try_clone_to_owned() {
+            let _ = HOST_OUT.set(Mutex::new(std::fs::File::from(copy)));
+        }
+    }
 }
+
+/// Writes one line to the host at once (one write, so that the reading thread's lines and the
+/// loop's never interleave). A host that closed our stdout has gone: nothing left to tell it.
+fn say(line: &str) {
+    let text = format!("{line}\n");
+    match HOST_OUT.get() {
+        Some(out) => {
+            let mut out = out.lock().unwrap_or_else(PoisonError::into_inner);
+            let _ = out.write_all(text.as_bytes());
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        }
+    }
+}
+
+/// `go`'s arguments (UGI, both kinds of game), as given.
+#[derive(Debug, Default)]
+struct Go {
+    movetime: Option<u64>,
+    depth: Option<u64>,
+    nodes: Option<u64>,
+    /// Each side's time left (`wtime`/`p1time`, `btime`/`p2time`), in ms.
+    clock: [Option<u64>; 2],
+    /// Each side's increment, in ms.
+    increment: [u64; 2],
+    infinite: bool,
+}
+
+impl Go {
+    fn parse(args: &[&str]) -> Result<Self> {
+        let mut go = Go::default();
+        let mut words = args.iter();
+        while let Some(&word) = words.next() {
+            if word == "infinite" {
+                go.infinite = true;
+                continue;
+            }
+            let value: u64 = words
+                .next()
+                .ok_or_else(|| Error::parse(format!("go: {word} needs a number")))?
+                .parse()
+                .map_err(|_| Error::parse(format!("go: {word} needs a whole number")))?;
+            match word {
+                "movetime" => go.movetime = Some(value),
+                "depth" => go.depth = Some(value),
+                "nodes" => go.nodes = Some(value),
+                "wtime" | "p1time" => go.clock[0] = Some(value),
+                "btime" | "p2time" => go.clock[1] = Some(value),
+                "winc" | "p1inc" => go.increment[0] = value,
+                "binc" | "p2inc" => go.increment[1] = value,
+                "movestogo" => {}
+                other => return Err(Error::parse(format!("go: unknown limit '{other}'"))),
+            }
+        }
+        Ok(go)
+    }
+
+    /// The time for a move by side `side` (0: the first player): `movetime`, else a 30th of
+    /// its clock plus half its increment.
+    fn time(&self, side: usize) -> Option<Duration> {
+        let ms = match (self.movetime, self.clock[side]) {
+            (Some(ms), _) => ms,
+            (None, Some(left)) => (left / 30 + self.increment[side] / 2).min(left),
+            (None, None) => return None,
+        };
+        Some(Duration::from_millis(ms.max(1)))
+    }
+}
+
+/// The `info string` a search gets for `go depth 0`: nothing is searched.
+const DEPTH_ZERO: &str =
+    "info string go depth 0 searches nothing: answered with the first legal move";
 
 /// A game as the host set it: where it started, the moves since, and where they led.
 struct Line<G: Game> {

@@ -29,13 +29,14 @@ use crate::one_line;
 use cubesearch_core::{Error, Outcome, Result, Stop};
 use cubesearch_games::registry::TwoPlayerGame;
 use cubesearch_players::player::{MoveLimits, Player};
-use std::io::BufRead;
 use std::time::Instant;
 
 /// `go` and `hint` start a search; `quit` ends it (NBoard has no `stop`).
-const NBOARD: Protocol = Protocol {
+pub(super) const NBOARD: Protocol = Protocol {
     starts: &["go", "hint"],
     ends: &["quit"],
+    // `pong N` says every command before `ping N` is done: the loop answers it in turn.
+    ready: None,
 };
 
 /// What a search needs besides the player: the game, where it runs and its spec, the line,
@@ -49,13 +50,14 @@ struct Search<'a, G: TwoPlayerGame> {
     stop: &'a Stop,
 }
 
-/// Serves NBoard on `input` until `quit` or its end; games without GGF records are refused.
+/// Serves NBoard on the host's `lines` until `quit` or their end; games without GGF records
+/// are refused.
 pub(super) fn serve<G: TwoPlayerGame>(
     game: &G,
     common: &Common,
     spec: &str,
     mut player: Box<dyn Player<G>>,
-    input: impl BufRead + Send + 'static,
+    lines: HostLines,
 ) -> Result<()> {
     if G::RECORD_FORMAT != Some("GGF") {
         return Err(Error::Unsupported(format!(
@@ -65,7 +67,6 @@ pub(super) fn serve<G: TwoPlayerGame>(
     }
     let mut line = Line::at_start(game);
     let mut depth = None;
-    let lines = HostLines::read(input, NBOARD);
     while let Some(host) = lines.next() {
         let text = match host.text {
             Ok(text) => text,

@@ -22,8 +22,8 @@
 //! `p2win` when the game ends without it. Bad input gets one `info string error: …` line and
 //! the engine keeps its last good state.
 
-use super::input::{HostLines, Protocol, Searching};
-use super::{human_refused, introduce, say, say_error, with_option};
+use super::input::{HostLines, Searching};
+use super::{human_refused, introduce, say, say_error, with_option, Go, DEPTH_ZERO};
 use crate::args::Common;
 use cubesearch_core::exec::ExpectimaxEval;
 use cubesearch_core::rng::XorShift32;
@@ -34,7 +34,6 @@ use cubesearch_learn::NTupleNetwork;
 use cubesearch_players::spec::StochasticPlayerSpec;
 use cubesearch_search::expectimax::ExpectimaxOptions;
 use cubesearch_search::Executor;
-use std::io::BufRead;
 use std::time::Instant;
 
 /// The player: how a move is chosen.
@@ -123,24 +122,17 @@ fn greedy_choice<G: OnePlayerGame>(
         .map(|(a, after, reward)| (a, Some(reward as f32 + net.value(game, after))))
 }
 
-/// `go` starts a search; `stop` and `quit` end it.
-const UGI: Protocol = Protocol {
-    starts: &["go"],
-    ends: &["stop", "quit"],
-};
-
 /// Serves UGI for a one-player game on `input` until `quit` or its end.
 pub(super) fn serve<G: OnePlayerGame>(
     game: &G,
     common: &Common,
     spec: &str,
-    input: impl BufRead + Send + 'static,
+    lines: HostLines,
 ) -> Result<()> {
     let mut chooser = Chooser::build::<G>(spec, common)?;
     let mut spec = spec.to_string();
     let mut rng = XorShift32::for_worker(common.seed, 1);
     let mut board = game.initial(&mut rng);
-    let lines = HostLines::read(input, UGI);
     while let Some(host) = lines.next() {
         let line = match host.text {
             Ok(text) => text,
@@ -175,30 +167,57 @@ pub(super) fn serve<G: OnePlayerGame>(
                 "position: send the {} board after its random tile, position fen <16 tiles> (a slide alone does not say which tile came next)",
                 G::NAME
             ))),
-            ["go", limits @ ..] => {
+            ["go", limits @ ..] => match Go::parse(limits) {
+                Err(e) => Err(e),
+                Ok(go) => {
                 let started = Instant::now();
-                let chosen = chooser.choose(game, &board, &host.stop);
-                if limits.contains(&"infinite") && !host.stop.is_raised() {
+                // A move's time (`movetime`, or a 30th of the clock) is the search's deadline:
+                // a stopped expectimax answers with the network's greedy slide.
+                let stop = match go.time(0) {
+                    Some(time) if !go.infinite => host.stop.with_deadline(started + time),
+                    _ => host.stop.clone(),
+                };
+                if go.nodes.is_some() || go.depth.is_some_and(|d| d > 0) {
+                    say(&format!(
+                        "info string go depth and nodes: {spec} searches as its spec says (expectimax: layers=L)"
+                    ));
+                }
+                let first_legal = || {
+                    let mut legal = Vec::new();
+                    game.legal_actions(&board, &mut legal);
+                    legal.first().map(|&(action, _, _)| (action, None))
+                };
+                let chosen = if go.depth == Some(0) {
+                    say(DEPTH_ZERO);
+                    first_legal()
+                } else {
+                    // A host always gets its bestmove, even from a player that failed.
+                    chooser.choose(game, &board, &stop).unwrap_or_else(|e| {
+                        say_error(&e);
+                        say("info string the player failed: answered with the first legal move");
+                        first_legal()
+                    })
+                };
+                if go.infinite && !host.stop.is_raised() {
                     // UCI's rule: no bestmove before `stop` (`quit` ends the engine).
                     if lines.while_searching(None) == Searching::Quit {
                         break;
                     }
                 }
-                chosen.map(|chosen| {
-                    let ms = started.elapsed().as_millis();
-                    let best = match chosen {
-                        Some((action, value)) => {
-                            let text = game.format_action(action);
-                            let score = value.map(|v| format!(" score {v:.0}")).unwrap_or_default();
-                            say(&format!("info time {ms}{score} pv {text}"));
-                            text
-                        }
-                        None => "0000".into(),
-                    };
-                    say(&format!("bestmove {best}"));
-                    false
-                })
-            }
+                let ms = started.elapsed().as_millis();
+                let best = match chosen {
+                    Some((action, value)) => {
+                        let text = game.format_action(action);
+                        let score = value.map(|v| format!(" score {v:.0}")).unwrap_or_default();
+                        say(&format!("info time {ms}{score} pv {text}"));
+                        text
+                    }
+                    None => "0000".into(),
+                };
+                say(&format!("bestmove {best}"));
+                Ok(false)
+                }
+            },
             ["stop"] => Ok(false),
             ["setoption", "name", name, "value", value @ ..] => {
                 let wanted = match name.to_ascii_lowercase().as_str() {

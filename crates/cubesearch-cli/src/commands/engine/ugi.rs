@@ -21,32 +21,44 @@
 //! search's stop at `stop`, `quit` or the end of input: the search answers at once with the
 //! best move it has, and `quit` or the end then ends the engine. `go infinite` searches in
 //! slices (0.1 s, doubling to 1 s), each going on from the last (an MCTS keeps its tree,
-//! alpha-beta its table), with an `info` line after each, until `stop`; between slices
-//! `isready` is answered. A depth that would take more than a day (the estimate `play` and
-//! `match` apply; `--force` skips it) is refused with `info string error` and no search.
+//! alpha-beta its table), with an `info` line after each (its time the whole search's), until
+//! `stop`. `isready` is answered at once, even while the player is busy or stuck. A depth that
+//! would take more than a day (the estimate `play` and `match` apply; `--force` skips it) is
+//! refused with `info string error` and no search.
+//!
+//! A `go` always ends in a `bestmove`: a player that fails (an outside engine that hung) is
+//! named in `info string` lines and the first legal move answered. A move's time binds every
+//! player (one that may overrun it is stopped just past it); `depth` and `nodes` bind those
+//! that can obey them ([`unobeyed`]), and the others say so in an `info string`. `go depth 0`
+//! searches nothing: the first legal move, at once.
 
 use super::input::{HostLines, Protocol, Searching};
-use super::{build, introduce, refuse_endless_search, say, say_error, with_option, Line};
+use super::{build, introduce, refuse_endless_search, say, say_error, unobeyed, with_option};
+use super::{Go, Line, DEPTH_ZERO};
 use crate::args::Common;
 use cubesearch_core::{Error, Outcome, Result, Stop};
 use cubesearch_games::registry::TwoPlayerGame;
 use cubesearch_players::player::{MoveLimits, Player};
-use std::io::BufRead;
 use std::time::{Duration, Instant};
 
-/// `go` starts a search; `stop` and `quit` end it.
-const UGI: Protocol = Protocol {
+/// `go` starts a search; `stop` and `quit` end it; `isready` is answered even while the
+/// player is busy.
+pub(crate) const UGI: Protocol = Protocol {
     starts: &["go"],
     ends: &["stop", "quit"],
+    ready: Some(("isready", "readyok")),
 };
 
-/// Serves UGI on `input` until `quit` or its end.
+/// How far past a move's time (besides a tenth of it) a player that overruns it is stopped.
+const SLACK: Duration = Duration::from_millis(50);
+
+/// Serves UGI on the host's `lines` until `quit` or their end.
 pub(super) fn serve<G: TwoPlayerGame>(
     game: &G,
     common: &Common,
     spec: &str,
     player: Box<dyn Player<G>>,
-    input: impl BufRead + Send + 'static,
+    lines: HostLines,
 ) -> Result<()> {
     Engine {
         game,
@@ -55,7 +67,7 @@ pub(super) fn serve<G: TwoPlayerGame>(
         player,
         line: Line::at_start(game),
     }
-    .serve(input)
+    .serve(lines)
 }
 
 /// The engine's state between commands.
@@ -69,8 +81,7 @@ struct Engine<'a, G: TwoPlayerGame> {
 
 impl<G: TwoPlayerGame> Engine<'_, G> {
     /// Reads commands until `quit` or the end of input.
-    fn serve(&mut self, input: impl BufRead + Send + 'static) -> Result<()> {
-        let lines = HostLines::read(input, UGI);
+    fn serve(&mut self, lines: HostLines) -> Result<()> {
         while let Some(line) = lines.next() {
             let text = match line.text {
                 Ok(text) => text,
@@ -169,14 +180,22 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
     /// `go …`: the limits, a search, its `info` line and `bestmove`. `stop` (raised by the
     /// reading thread at `stop`, `quit` or the end of input) ends the search at once. After
     /// `go infinite` the answer waits for `stop` (or `quit`, which ends the engine:
-    /// `Ok(true)`).
+    /// `Ok(true)`). Limits the player cannot obey are named in an `info string`; a player that
+    /// fails is named in one too, and the first legal move answered: a host always gets its
+    /// `bestmove`.
     fn go(&mut self, args: &[&str], stop: &Stop, lines: &HostLines) -> Result<bool> {
-        let mut limits = self.limits(args)?;
-        limits.stop = Some(stop.clone());
-        let infinite = args.contains(&"infinite");
+        let go = Go::parse(args)?;
+        let started = Instant::now();
         let state = self.line.now;
         let ongoing = self.game.outcome(&state) == Outcome::Ongoing;
-        if ongoing {
+        let searched = ongoing && go.depth != Some(0);
+        let mut limits = MoveLimits {
+            time: go.time(usize::from(!self.first_to_move())),
+            depth: go.depth.map(|d| d.min(u64::from(u32::MAX)) as u32),
+            nodes: go.nodes.map(|n| n.max(1)),
+            stop: Some(stop.clone()),
+        };
+        if searched {
             refuse_endless_search(
                 self.game,
                 self.common,
@@ -184,33 +203,56 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
                 limits.depth,
                 &state,
             )?;
+            for limit in unobeyed::<G>(&self.spec_text, &go) {
+                say(&format!(
+                    "info string go {limit}: {} cannot keep to it and searches as its spec says",
+                    self.spec_text
+                ));
+            }
         }
-        let best = if !ongoing {
+        let best = if !searched {
+            if ongoing {
+                say(DEPTH_ZERO);
+            }
             // UCI's rule: no bestmove before `stop`, even with nothing to search.
-            if infinite && lines.while_searching(None) == Searching::Quit {
+            if go.infinite && lines.while_searching(None) == Searching::Quit {
                 return Ok(true);
             }
-            "0000".to_string()
-        } else if !infinite {
+            self.first_legal(&state)
+        } else if !go.infinite {
+            // A player that may overrun its time (one that is not told it) is stopped: a tenth
+            // and 50 ms past it, so that one that keeps it is not cut short.
+            if let (Some(time), Some(stop)) = (limits.time, &limits.stop) {
+                limits.stop = Some(stop.with_deadline(started + time + time / 10 + SLACK));
+            }
             self.player.set_limits(&limits);
-            self.search(&state)?
+            self.search(&state, started)
+                .unwrap_or_else(|e| self.failed(&state, &e))
         } else {
             let mut slice = Duration::from_millis(100);
             let mut best = None;
+            let mut failed = false;
             loop {
                 // Once stopped, no further slice: the `stop` (or `quit`, or the end) that
-                // raised it is on its way.
+                // raised it is on its way. A player that failed searches no more.
                 let wait = match &best {
+                    _ if failed => None,
                     Some(_) if stop.is_raised() => None,
                     _ => {
                         self.player.set_limits(&MoveLimits {
                             time: Some(slice),
                             ..limits.clone()
                         });
-                        let started = Instant::now();
-                        best = Some(self.search(&state)?);
+                        let slice_started = Instant::now();
+                        match self.search(&state, started) {
+                            Ok(mv) => best = Some(mv),
+                            Err(e) => {
+                                best = Some(self.failed(&state, &e));
+                                failed = true;
+                            }
+                        }
                         // A player that ignores time (random) waits out the slice for the host.
-                        Some(slice.saturating_sub(started.elapsed()))
+                        (!failed).then(|| slice.saturating_sub(slice_started.elapsed()))
                     }
                 };
                 match lines.while_searching(wait) {
@@ -224,14 +266,31 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
         Ok(false)
     }
 
-    /// One search of `state` with the player's limits: its `info` line (the true elapsed time,
-    /// and what the player reports: depth, nodes, playouts, score), and its move's text.
-    fn search(&mut self, state: &G::State) -> Result<String> {
+    /// The first legal move in `state` (`0000` when the game is over).
+    fn first_legal(&self, state: &G::State) -> String {
+        match self.game.moves(state).first() {
+            Some(&mv) => self.game.format_move(state, mv),
+            None => "0000".into(),
+        }
+    }
+
+    /// Tells the host the player failed (`info string error: …`), and the move answered
+    /// instead: the first legal one.
+    fn failed(&self, state: &G::State, e: &Error) -> String {
+        say_error(e);
+        say("info string the player failed: answered with the first legal move");
+        self.first_legal(state)
+    }
+
+    /// One search of `state` with the player's limits: its `info` line (the time since the
+    /// search began at `since`, which a `go infinite` spends in slices, and what the player
+    /// reports: depth, nodes, playouts, score), and its move's text.
+    fn search(&mut self, state: &G::State, since: Instant) -> Result<String> {
         let started = Instant::now();
         let mv = self.player.choose(self.game, state)?;
         let seconds = started.elapsed().as_secs_f64();
         let text = self.game.format_move(state, mv);
-        let mut info = format!("info time {}", (seconds * 1000.0) as u64);
+        let mut info = format!("info time {}", since.elapsed().as_millis());
         if let Some(s) = self.player.last_search() {
             if let Some(depth) = s.depth {
                 info += &format!(" depth {depth}");
@@ -248,42 +307,6 @@ impl<G: TwoPlayerGame> Engine<'_, G> {
         }
         say(&format!("{info} pv {text}"));
         Ok(text)
-    }
-
-    /// The limits `go`'s arguments set: a clock gives the side to move a 30th of its time
-    /// left plus half its increment.
-    fn limits(&self, args: &[&str]) -> Result<MoveLimits> {
-        let mut limits = MoveLimits::default();
-        let mut clock = [None, None];
-        let mut increment = [0u64, 0];
-        let mut words = args.iter();
-        while let Some(&word) = words.next() {
-            if word == "infinite" {
-                continue;
-            }
-            let value: u64 = words
-                .next()
-                .ok_or_else(|| Error::parse(format!("go: {word} needs a number")))?
-                .parse()
-                .map_err(|_| Error::parse(format!("go: {word} needs a whole number")))?;
-            match word {
-                "movetime" => limits.time = Some(Duration::from_millis(value.max(1))),
-                "depth" => limits.depth = Some(value.clamp(1, u64::from(u32::MAX)) as u32),
-                "nodes" => limits.nodes = Some(value.max(1)),
-                "wtime" | "p1time" => clock[0] = Some(value),
-                "btime" | "p2time" => clock[1] = Some(value),
-                "winc" | "p1inc" => increment[0] = value,
-                "binc" | "p2inc" => increment[1] = value,
-                "movestogo" => {}
-                other => return Err(Error::parse(format!("go: unknown limit '{other}'"))),
-            }
-        }
-        let side = usize::from(!self.first_to_move());
-        if let (None, Some(left)) = (limits.time, clock[side]) {
-            let ms = (left / 30 + increment[side] / 2).clamp(1, left.max(1));
-            limits.time = Some(Duration::from_millis(ms));
-        }
-        Ok(limits)
     }
 
     fn set_option(&mut self, args: &[&str]) -> Result<()> {
