@@ -43,8 +43,8 @@ fn options_are_read_into_typed_values_and_the_text_is_kept() {
             exec: Exec::Gpu
         }
     );
-    // The later of two limits counts; the strategy defaults to the game's.
-    let Ok(PlayerSpec::<Reversi>::AlphaBeta(ab)) = "alphabeta:depth=4,time=50ms".parse() else {
+    // The strategy defaults to the game's.
+    let Ok(PlayerSpec::<Reversi>::AlphaBeta(ab)) = "alphabeta:time=50ms".parse() else {
         panic!("alphabeta");
     };
     assert_eq!(
@@ -150,6 +150,24 @@ fn spec_values_out_of_range_are_refused() {
         ("flat:k=0", "k goes from 1 to"),
         ("alphabeta:depth=0", "depth goes from 1 to 40"),
         ("alphabeta:depth=999", "depth goes from 1 to 40, got 999"),
+        // Numbers the type cannot hold are out of the option's range too.
+        (
+            "alphabeta:depth=-1",
+            "depth goes from 1 to 40 in whole numbers, got -1",
+        ),
+        (
+            "mcts:playouts=99999999999999999999",
+            "playouts goes from 1 to 1099511627776 in whole numbers",
+        ),
+        // Two limits: one would be dropped.
+        (
+            "alphabeta:depth=4,time=50ms",
+            "depth= and time= exclude each other",
+        ),
+        (
+            "mcts:time=1s,playouts=9",
+            "time= and playouts= exclude each other",
+        ),
     ] {
         let err = refused::<Nim>(text);
         assert!(err.contains(says), "{text}: {err}");

@@ -91,20 +91,20 @@ fn numbers_are_refused_with_their_own_range() {
     for (spec, says) in [
         (
             "alphabeta:depth=-1",
-            "depth must be a number from 1 to 40, got '-1'",
+            "depth goes from 1 to 40 in whole numbers, got -1",
         ),
         ("alphabeta:depth=4294967296", "from 1 to 40"),
         (
             "mcts:playouts=99999999999999999999",
-            "playouts must be a number from 1 to 1099511627776",
+            "playouts goes from 1 to 1099511627776 in whole numbers",
         ),
-        ("mcts:trees=0", "trees must be a number from 1 to 256"),
-        ("flat:k=0", "k must be a number from 1 to 1073741824"),
+        ("mcts:trees=0", "trees goes from 1 to 256"),
+        ("flat:k=0", "k goes from 1 to 1073741824"),
     ] {
         assert_bad_input(&nim_match(spec, &["--backend", "cpu"]), says);
     }
     let out = cubesearch(&["play", "2048", "--p1", "expectimax:layers=99,weights=w.st"]);
-    assert_bad_input(&out, "layers must be a number from 0 to 4");
+    assert_bad_input(&out, "layers goes from 0 to 4, got 99");
     // The checkers draw rule's range, not u32's.
     for plies in ["4294967296", "0", "256"] {
         let out = cubesearch(&["perft", "checkers", "--depth", "1", "--draw-plies", plies]);

@@ -139,9 +139,7 @@ impl EngineWaits {
     pub fn read(&mut self, spec: &SpecText, key: &str, value: &str) -> Result<()> {
         let wait = spec.duration(value)?;
         if wait > Self::LONGEST {
-            return Err(spec.error(format!(
-                "{key} goes from 1ms to 10m, got {value}"
-            )));
+            return Err(spec.error(format!("{key} goes from 1ms to 10m, got {value}")));
         }
         match key {
             "handshake" => self.handshake = wait,
@@ -320,7 +318,7 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                     "time", "playouts", "c", "leaf", "batch", "trees", "exec", "weights",
                 ];
                 let options = spec.options(&keys)?;
-                spec.exclusive(&options, &["time", "playouts"])?;
+                spec.exclusive(&options)?;
                 for (key, value) in options {
                     match key {
                         "time" => mcts.budget = Budget::Time(spec.duration(value)?),
@@ -356,7 +354,7 @@ impl<G: NamedPlayers> FromStr for PlayerSpec<G> {
                 let mut weights = None;
                 let keys = ["depth", "time", "exec", "strategy", "weights"];
                 let options = spec.options(&keys)?;
-                spec.exclusive(&options, &["depth", "time"])?;
+                spec.exclusive(&options)?;
                 for (key, value) in options {
                     match key {
                         "depth" => {
@@ -635,7 +633,7 @@ mod tests {
             ("td:", "nothing follows ':' (td takes weights)"),
             (
                 "expectimax:layers=-1,weights=w",
-                "layers must be a number from 0 to 4",
+                "layers goes from 0 to 4 in whole numbers, got -1",
             ),
             ("td:weights=", "weights= has no value"),
             ("expectimax:layers=,weights=w", "layers= has no value"),
@@ -645,7 +643,7 @@ mod tests {
             ),
             (
                 "expectimax:layers=5,weights=w",
-                "layers must be a number from 0 to 4, got '5'",
+                "layers goes from 0 to 4, got 5",
             ),
             (
                 "expectimax:layers=1,weights=w,depth=3",

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 /// A spec's text split into its name and its options: `name:key=value,key=value`. Errors about
-/// it name the whole spec: `bad player 'mcts:c=x': c must be a number from 0 to 100, got 'x'`.
+/// it name the whole spec: `bad player 'mcts:c=x': c must be a number, got 'x'`.
 #[derive(Clone, Copy, Debug)]
 pub struct SpecText<'a> {
     text: &'a str,
@@ -55,20 +55,22 @@ impl<'a> SpecText<'a> {
         }
     }
 
-    /// An error unless at most one of `keys` is among `options`: options that would each set
-    /// the same thing (`depth=` and `time=`), of which one would be dropped.
-    pub fn exclusive(&self, options: &[(&str, &str)], keys: &[&str]) -> Result<()> {
-        let given: Vec<&str> = options
-            .iter()
-            .map(|&(key, _)| key)
-            .filter(|key| keys.contains(key))
-            .collect();
-        match given.as_slice() {
-            [first, second, ..] => Err(self.error(format!(
-                "{first}= and {second}= exclude each other: give one"
-            ))),
-            _ => Ok(()),
+    /// An error where `options` hold two of a pair of [`EXCLUSIVE`] options (`depth=` and
+    /// `time=`), of which the search would drop one.
+    pub fn exclusive(&self, options: &[(&str, &str)]) -> Result<()> {
+        for pair in EXCLUSIVE {
+            let given: Vec<&str> = options
+                .iter()
+                .map(|&(key, _)| key)
+                .filter(|key| pair.contains(key))
+                .collect();
+            if let [first, second, ..] = given.as_slice() {
+                return Err(self.error(format!(
+                    "{first}= and {second}= exclude each other: give one"
+                )));
+            }
         }
+        Ok(())
     }
 
     /// An outside program's spec, `name:key=value,…,last=VALUE`: the options before `last=`
@@ -163,9 +165,9 @@ impl<'a> SpecText<'a> {
         Error::parse(format!("bad player '{}': {why}", self.text))
     }
 
-    /// `value` as the number `key` holds, which must lie in `low..=high` (NaN never does). The
-    /// error names that range, also for a number its type cannot hold (`depth=-1`,
-    /// `playouts=99999999999999999999`).
+    /// `value` as the number `key` holds, which must lie in `low..=high` (NaN never does). A
+    /// number outside the range is refused naming the range, also one its type cannot hold
+    /// (`depth=-1`, `playouts=99999999999999999999`), not the type's own.
     pub fn number_in<T: FromStr + PartialOrd + fmt::Display>(
         &self,
         key: &str,
@@ -175,9 +177,12 @@ impl<'a> SpecText<'a> {
     ) -> Result<T> {
         match value.parse::<T>() {
             Ok(n) if n >= low && n <= high => Ok(n),
-            _ => Err(self.error(format!(
-                "{key} must be a number from {low} to {high}, got '{value}'"
+            Ok(_) => Err(self.error(format!("{key} goes from {low} to {high}, got {value}"))),
+            // A number, but not one of the type: negative, too large, or not whole.
+            Err(_) if value.trim().parse::<f64>().is_ok() => Err(self.error(format!(
+                "{key} goes from {low} to {high} in whole numbers, got {value}"
             ))),
+            Err(_) => Err(self.error(format!("{key} must be a number, got '{value}'"))),
         }
     }
 
@@ -200,6 +205,30 @@ impl<'a> SpecText<'a> {
             _ => Err(self.error(format!("{key} is on or off, got '{value}'"))),
         }
     }
+}
+
+/// Options that set one thing (how long a search runs), of which a spec gives one at most.
+pub const EXCLUSIVE: [[&str; 2]; 2] = [["depth", "time"], ["time", "playouts"]];
+
+/// `spec` with `key=value`: replaced where the spec has `key`, added otherwise, and an option
+/// that excludes `key` ([`EXCLUSIVE`]) dropped (an engine's `setoption name playouts` on
+/// `mcts:time=1s` gives `mcts:playouts=…`).
+pub fn with_option(spec: &str, key: &str, value: &str) -> String {
+    let excluded = |k: &str| {
+        k == key
+            || EXCLUSIVE
+                .iter()
+                .any(|pair| pair.contains(&key) && pair.contains(&k))
+    };
+    let (name, body) = spec.split_once(':').unwrap_or((spec, ""));
+    let set = format!("{key}={value}");
+    let pairs: Vec<&str> = body
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && p.split_once('=').is_none_or(|(k, _)| !excluded(k.trim())))
+        .chain([set.as_str()])
+        .collect();
+    format!("{}:{}", name.trim(), pairs.join(","))
 }
 
 /// The options a spec takes, for its errors.
@@ -286,30 +315,68 @@ mod tests {
     }
 
     #[test]
-    fn exclusive_options_are_refused_together() {
-        let spec = SpecText::new("p:a=1,c=3,b=2");
-        let options = spec.options(&["a", "b", "c"]).unwrap();
-        let err = spec.exclusive(&options, &["a", "b"]).unwrap_err();
+    fn exclusive_options_are_refused_together_and_replace_each_other() {
+        let keys = ["depth", "time", "playouts", "c"];
+        let spec = SpecText::new("p:playouts=1,c=3,time=2s");
+        let err = spec.exclusive(&spec.options(&keys).unwrap()).unwrap_err();
         assert!(
-            err.to_string().contains("a= and b= exclude each other"),
+            err.to_string()
+                .contains("playouts= and time= exclude each other"),
             "{err}"
         );
-        assert!(spec.exclusive(&options, &["a", "d"]).is_ok());
+        let spec = SpecText::new("p:depth=1,c=3");
+        assert!(spec.exclusive(&spec.options(&keys).unwrap()).is_ok());
+        for (spec, key, value, gives) in [
+            ("mcts:time=1s,c=2", "time", "500ms", "mcts:c=2,time=500ms"),
+            (
+                "mcts:time=1s,c=2",
+                "playouts",
+                "300",
+                "mcts:c=2,playouts=300",
+            ),
+            ("alphabeta:depth=4", "time", "1s", "alphabeta:time=1s"),
+            (
+                "alphabeta:time=1s,exec=gpu",
+                "depth",
+                "3",
+                "alphabeta:exec=gpu,depth=3",
+            ),
+            ("random", "k", "3", "random:k=3"),
+        ] {
+            assert_eq!(super::with_option(spec, key, value), gives);
+        }
     }
 
     #[test]
     fn numbers_are_refused_with_their_range_not_their_type() {
         let spec = SpecText::new("p:n=…");
-        for value in ["0", "41", "-1", "4294967296", "x", ""] {
+        for (value, says) in [
+            ("0", "n goes from 1 to 40, got 0"),
+            ("41", "n goes from 1 to 40, got 41"),
+            ("-1", "n goes from 1 to 40 in whole numbers, got -1"),
+            (
+                "4294967296",
+                "n goes from 1 to 40 in whole numbers, got 4294967296",
+            ),
+            ("2.5", "n goes from 1 to 40 in whole numbers, got 2.5"),
+        ] {
+            let err = spec.number_in::<u32>("n", value, 1, 40).unwrap_err();
+            assert!(err.to_string().contains(says), "{value}: {err}");
+        }
+        for value in ["x", "", "4O"] {
             let err = spec.number_in::<u32>("n", value, 1, 40).unwrap_err();
             assert!(
                 err.to_string()
-                    .contains(&format!("n must be a number from 1 to 40, got '{value}'")),
+                    .contains(&format!("n must be a number, got '{value}'")),
                 "{value}: {err}"
             );
         }
         assert_eq!(spec.number_in::<u32>("n", "40", 1, 40).unwrap(), 40);
-        assert!(spec.number_in("c", "NaN", 0.0, 100.0).is_err());
+        let err = spec.number_in("c", "NaN", 0.0, 100.0).unwrap_err();
+        assert!(
+            err.to_string().contains("c goes from 0 to 100, got NaN"),
+            "{err}"
+        );
     }
 
     #[test]
