@@ -380,7 +380,7 @@ impl DeviceStochasticGame for DeviceMini2048 {
     }
 
     fn outcome_weight(outcome: u32) -> u32 {
-        select(outcome % 2u32 == 0u32, 9u32, 1u32)
+        select((outcome & 1u32) == 0u32, 9u32, 1u32)
     }
 
     fn sample_chance(s: &mut Rows, rng: &mut u32) {
