@@ -127,3 +127,87 @@ fn readme_and_guide_give_the_one_dependency_line_the_outside_crate_builds_from()
         );
     }
 }
+
+/// The files ARCHITECTURE.md's "Files" section names, as paths from the repository root: each
+/// `### … (`BASE`)` heading sets the folder its bullets' names are in (`### Scripts`: the
+/// root), and a bullet names its files in backticks before its first `: `.
+fn architecture_files(doc: &str) -> std::collections::BTreeSet<String> {
+    let section = &doc[doc.find("\n## Files").expect("a Files section")..];
+    let mut base: Option<String> = None;
+    let mut listed = std::collections::BTreeSet::new();
+    for line in section.lines() {
+        if let Some(heading) = line.strip_prefix("### ") {
+            base = match heading.rsplit_once("(`") {
+                Some((_, folder)) => Some(folder.trim_end_matches("`)").to_string()),
+                None => Some(".".into()),
+            };
+            continue;
+        }
+        let (Some(base), Some(bullet)) = (&base, line.strip_prefix("- ")) else {
+            continue;
+        };
+        let names = bullet.split("`: ").next().unwrap_or("");
+        for name in names.split('`').skip(1).step_by(2) {
+            let path = Path::new(base).join(name);
+            let path: std::path::PathBuf = path
+                .components()
+                .filter(|c| *c != std::path::Component::CurDir)
+                .collect();
+            listed.insert(path.to_string_lossy().into_owned());
+        }
+    }
+    listed
+}
+
+/// Every file under `dir` (relative to the repository root), recursively.
+fn files_under(dir: &str, out: &mut std::collections::BTreeSet<String>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = format!("{dir}/{}", entry.file_name().to_string_lossy());
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            files_under(&path, out);
+        } else {
+            out.insert(path);
+        }
+    }
+}
+
+/// ARCHITECTURE.md names every source, test, example and script file, each where it is, and no
+/// file that is not there.
+#[test]
+fn architecture_lists_every_file_where_it_is() {
+    let listed = architecture_files(&read("docs/ARCHITECTURE.md"));
+    let mut real = std::collections::BTreeSet::new();
+    for dir in [
+        "src",
+        "benches",
+        "examples",
+        "scripts",
+        ".ci",
+        "kernels-cube/src",
+    ] {
+        files_under(dir, &mut real);
+    }
+    files_under("tests", &mut real);
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    for entry in std::fs::read_dir(crates).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        files_under(&format!("crates/{name}/src"), &mut real);
+        files_under(&format!("crates/{name}/tests"), &mut real);
+    }
+    // Build outputs of the outside crate, when a test has built it in place.
+    real.retain(|f| !f.starts_with("tests/outside-crate/target/") && !f.ends_with("Cargo.lock"));
+    let missing: Vec<_> = real.difference(&listed).collect();
+    let absent: Vec<_> = listed.difference(&real).collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md does not list {missing:?}"
+    );
+    assert!(
+        absent.is_empty(),
+        "ARCHITECTURE.md lists files that are not there: {absent:?}"
+    );
+}
