@@ -87,10 +87,17 @@ fn a_ugi_session_plays_legal_checkers_moves_in_the_time_asked() {
     // a bad value is an error line and the player stays.
     let playouts = field(&infos[2], "playouts");
     assert!((300..800).contains(&playouts), "playouts=300: {playouts}");
-    let third = (0..lines.len())
+    let bests: Vec<usize> = (0..lines.len())
         .filter(|&i| lines[i].starts_with("bestmove"))
-        .nth(2)
-        .unwrap();
+        .collect();
+    let third = bests[2];
+    // playouts= replaces the time= it excludes, so the player took it without a word.
+    assert!(
+        !lines[bests[1]..third]
+            .iter()
+            .any(|l| l.starts_with("info string error: ")),
+        "{lines:?}"
+    );
     assert!(
         lines[third..]
             .iter()

@@ -25,12 +25,12 @@ impl<G: Game> Player<G> for Human {
         let moves = game.moves(state);
         let listed: Vec<String> = moves.iter().map(|&m| game.format_move(state, m)).collect();
         loop {
-            println!("{}", game.display(state));
-            println!("legal moves: {}", listed.join(" "));
+            crate::say!("{}", game.display(state));
+            crate::say!("legal moves: {}", listed.join(" "));
             let line = ask("your move> ")?;
             match game.parse_move(state, line.trim()) {
                 Ok(mv) => return Ok(mv),
-                Err(e) => println!("{}; try again", crate::one_line(&e.to_string())),
+                Err(e) => crate::say!("{}; try again", crate::one_line(&e.to_string())),
             }
         }
     }
@@ -191,7 +191,7 @@ fn play<G: TwoPlayerGame>(game: &G, args: &Play) -> Result<()> {
         let [a, b] = &mut players;
         let record = play_game(game, first, [a.as_mut(), b.as_mut()], |state, mv, turn| {
             if !common.json {
-                println!(
+                crate::say!(
                     "{} ({}) plays {}",
                     if turn == 0 { "p1" } else { "p2" },
                     if turn == 0 { p1 } else { p2 },
@@ -208,7 +208,7 @@ fn play<G: TwoPlayerGame>(game: &G, args: &Play) -> Result<()> {
             end = game.apply(&end, m);
         }
         if !common.json || interactive {
-            println!("{}", game.display(&end));
+            crate::say!("{}", game.display(&end));
         }
         let verdict = match record.result {
             1 => "p1 wins",
@@ -216,7 +216,7 @@ fn play<G: TwoPlayerGame>(game: &G, args: &Play) -> Result<()> {
             _ => "draw",
         };
         if !common.json {
-            println!(
+            crate::say!(
                 "game {}: {verdict} after {} moves",
                 g + 1,
                 record.moves.len()
@@ -230,11 +230,11 @@ fn play<G: TwoPlayerGame>(game: &G, args: &Play) -> Result<()> {
     if let Some(path) = pdn {
         write_records(path, &records)?;
         if !common.json {
-            println!("wrote {} game(s) to {path}", records.len());
+            crate::say!("wrote {} game(s) to {path}", records.len());
         }
     }
     if common.json {
-        println!(
+        crate::say!(
             "{}",
             json!({ "game": G::NAME, "p1": p1, "p2": p2, "games": results, "pdn": pdn })
         );

@@ -128,12 +128,12 @@ fn play_by_hand<G: OnePlayerGame>(
         loop {
             legal.clear();
             game.legal_actions(&state, &mut legal);
-            println!(
+            crate::say!(
                 "\n{}\nscore {score} after {moves} moves",
                 game.display(&state)
             );
             if legal.is_empty() {
-                println!("game over: no slide changes the board");
+                crate::say!("game over: no slide changes the board");
                 break;
             }
             let names: Vec<String> = legal.iter().map(|l| game.format_action(l.0)).collect();
@@ -142,9 +142,9 @@ fn play_by_hand<G: OnePlayerGame>(
                 "your move ({names}; or l/r/u/d, an arrow key, then Enter)> "
             ))?;
             match game.parse_action(&line) {
-                Err(e) => println!("{}; try again", one_line(&e.to_string())),
+                Err(e) => crate::say!("{}; try again", one_line(&e.to_string())),
                 Ok(action) => match legal.iter().find(|l| l.0 == action) {
-                    None => println!(
+                    None => crate::say!(
                         "{} changes nothing; legal: {names}",
                         game.format_action(action)
                     ),

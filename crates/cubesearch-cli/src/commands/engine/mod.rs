@@ -285,34 +285,3 @@ impl<G: Game> Line<G> {
         };
     }
 }
-
-/// `spec` with `key=value`: replaced where the spec has `key`, added otherwise.
-fn with_option(spec: &str, key: &str, value: &str) -> String {
-    let (name, body) = spec.split_once(':').unwrap_or((spec, ""));
-    let mut pairs: Vec<&str> = body
-        .split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty() && p.split_once('=').is_none_or(|(k, _)| k.trim() != key))
-        .collect();
-    let set = format!("{key}={value}");
-    pairs.push(&set);
-    format!("{name}:{}", pairs.join(","))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::with_option;
-
-    #[test]
-    fn an_option_replaces_or_joins_the_specs_parameters() {
-        assert_eq!(
-            with_option("mcts:time=1s,c=2", "time", "500ms"),
-            "mcts:c=2,time=500ms"
-        );
-        assert_eq!(
-            with_option("mcts:time=1s", "exec", "gpu"),
-            "mcts:time=1s,exec=gpu"
-        );
-        assert_eq!(with_option("random", "k", "3"), "random:k=3");
-    }
-}

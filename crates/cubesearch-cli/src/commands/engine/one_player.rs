@@ -23,7 +23,7 @@
 //! the engine keeps its last good state.
 
 use super::input::{HostLines, Searching};
-use super::{human_refused, introduce, say, say_error, with_option, Go, DEPTH_ZERO};
+use super::{human_refused, introduce, say, say_error, Go, DEPTH_ZERO};
 use crate::args::Common;
 use cubesearch_core::exec::ExpectimaxEval;
 use cubesearch_core::rng::XorShift32;
@@ -32,6 +32,7 @@ use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::td::greedy;
 use cubesearch_learn::NTupleNetwork;
 use cubesearch_players::spec::StochasticPlayerSpec;
+use cubesearch_players::text::with_option;
 use cubesearch_search::expectimax::ExpectimaxOptions;
 use cubesearch_search::Executor;
 use std::time::Instant;
@@ -60,9 +61,10 @@ impl Chooser {
                 Chooser::Td(NTupleNetwork::load::<G>(&weights, None)?.0)
             }
             StochasticPlayerSpec::Expectimax(spec) => {
+                // The executor first: an option the backend would drop is refused before the
+                // weights are read.
+                let (exec, _) = spec.executor(common.backend)?;
                 let net = NTupleNetwork::load::<G>(&spec.weights, None)?.0;
-                let (mut exec, _) = Executor::new(common.backend)?;
-                exec.set_expectimax_method(spec.method);
                 Chooser::Expectimax {
                     net,
                     exec,

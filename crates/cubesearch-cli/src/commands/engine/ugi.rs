@@ -33,12 +33,13 @@
 //! searches nothing: the first legal move, at once.
 
 use super::input::{HostLines, Protocol, Searching};
-use super::{build, introduce, refuse_endless_search, say, say_error, unobeyed, with_option};
+use super::{build, introduce, refuse_endless_search, say, say_error, unobeyed};
 use super::{Go, Line, DEPTH_ZERO};
 use crate::args::Common;
 use cubesearch_core::{Error, Outcome, Result, Stop};
 use cubesearch_games::registry::TwoPlayerGame;
 use cubesearch_players::player::{MoveLimits, Player};
+use cubesearch_players::text::with_option;
 use std::time::{Duration, Instant};
 
 /// `go` starts a search; `stop` and `quit` end it; `isready` is answered even while the
