@@ -6,7 +6,7 @@
 use super::OnePlayerCommand;
 use crate::args::{BoardsArgs, Common};
 use crate::output::{emit, progress};
-use cubesearch_core::{Error, Result};
+use cubesearch_core::Result;
 use cubesearch_games::registry::OnePlayerGame;
 use cubesearch_learn::NTupleNetwork;
 use cubesearch_search::boards::{self, BoardClass};
@@ -29,15 +29,6 @@ impl OnePlayerCommand for Boards<'_> {
 }
 
 fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &BoardsArgs) -> Result<()> {
-    if args.games == 0 {
-        return Err(Error::parse("--games must be at least 1"));
-    }
-    if args.layers > 2 {
-        return Err(Error::parse(format!(
-            "--layers goes from 0 to 2 for making boards (got {})",
-            args.layers
-        )));
-    }
     let (weights, out) = (Path::new(&args.weights), Path::new(&args.out));
     cubesearch_core::io::refuse_collisions(&[("--weights", weights)], &[("--out", out)])?;
     cubesearch_core::io::check_output(out)?;
