@@ -85,7 +85,10 @@ fn bad_expectimax_specs_exit_with_status_2() {
     };
     bad("expectimax:layers=1", "weights=FILE is required");
     bad("expectimax:weights=w.safetensors", "layers=L is required");
-    bad("expectimax:layers=9,weights=w", "layers goes from 0 to 4, got 9");
+    bad(
+        "expectimax:layers=9,weights=w",
+        "layers goes from 0 to 4, got 9",
+    );
     bad("expectimax:layers=x,weights=w", "layers must be a number");
     bad(
         "expectimax:layers=1,weights=w,method=magic",
