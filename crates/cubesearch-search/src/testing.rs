@@ -10,7 +10,8 @@
 //! 3. **Comparisons**: run the same call on a [`CpuExecutor`] and on each executor, and
 //!    compare with [`assert_same`] (perft counts, playout results, minimax values),
 //!    [`assert_same_root_values`] (expectimax, bit for bit) or [`assert_same_weights`] (TD).
-//!    A stochastic game's rules are held to the host's, every action and chance draw, by
+//!    A two-player game's rules are held to the host's in one call, on every backend, by
+//!    [`assert_two_player_rules_match`]; a stochastic game's, every action and chance draw, by
 //!    [`assert_stochastic_rules_match`].
 //!
 //! On a machine without a GPU, wgpu runs on Mesa's lavapipe (`apt-get install
@@ -19,11 +20,12 @@
 //! shows a whole test, and the facade's `cubesearch::testing` a short one.
 
 use crate::stochastic_rules::{DeviceAction, StochasticRules};
-use crate::{CpuExecutor, Executor};
+use crate::{CpuExecutor, DeviceTask, Executor, GpuExecutor};
 use cubesearch_core::backend::{resolve, Backend};
 use cubesearch_core::rng::XorShift32;
-use cubesearch_core::{Game, RootValue, StochasticGame};
-use cubesearch_kernels::GpuStochasticGame;
+use cubesearch_core::{Game, Perft, Playouts, RootValue, StochasticGame};
+use cubesearch_kernels::scores::{launch_children, launch_scores, DevicePosition};
+use cubesearch_kernels::{GpuGame, GpuStochasticGame};
 
 /// Every way the lanes of a TD game can exchange cells on `client`'s device: through the cube
 /// always, through planes where they fit ([`cubesearch_kernels::launch::planes_fit`]).
@@ -86,6 +88,96 @@ pub fn assert_stochastic_rules_match<G: GpuStochasticGame>(
         &gpu.random_games(game, games, 4).unwrap(),
     );
     got
+}
+
+/// Holds a two-player game's device rules to its host rules on each of `backends` that is built
+/// in (CUDA without the `cuda` feature is skipped, as [`executor`] says), for every state in
+/// `states` (finished ones included): the outcome, the score, the move count, each move's
+/// child (device `play(s, i)` equals host `apply(s, legal_moves(s)[i])`), perft to depth 2,
+/// and 8 random playouts from each state (seed 7). Returns the backends it checked.
+///
+/// # Panics
+/// At the first difference, naming the check and the state's index; when a backend that is
+/// built in cannot start.
+pub fn assert_two_player_rules_match<G: GpuGame>(
+    game: &G,
+    states: &[G::State],
+    backends: &[Backend],
+) -> Vec<Backend> {
+    let mut cpu = CpuExecutor::new(0).unwrap();
+    let moves: Vec<Vec<G::Move>> = states.iter().map(|s| game.moves(s)).collect();
+    let want: Vec<DevicePosition<G::State>> = states
+        .iter()
+        .zip(&moves)
+        .map(|(s, moves)| DevicePosition {
+            outcome: game.outcome(s).code(),
+            moves: moves.len() as u32,
+            children: moves.iter().map(|&m| game.apply(s, m)).collect(),
+        })
+        .collect();
+    let want_scores: Vec<i32> = states.iter().map(|s| game.score(s)).collect();
+    let most = moves.iter().map(Vec::len).max().unwrap_or(0);
+    let perft: Vec<Vec<u64>> = (1..=2)
+        .map(|depth| cpu.perft(game, states, depth).unwrap())
+        .collect();
+    let playouts = cpu.playouts(game, states, 8, 7).unwrap();
+    let mut checked = Vec::new();
+    for &backend in backends {
+        let Some(mut exec) = executor(backend) else {
+            continue;
+        };
+        let at = |what: &str| format!("{what} ({})", backend.name());
+        // On the CPU executor the rules are the host's own: only its perft and playouts run.
+        if !exec.is_cpu() {
+            let task = Rules { game, states, most };
+            let (got, scores) = exec.on_device(task, "").unwrap();
+            let facts = |p: &[DevicePosition<G::State>]| -> Vec<(u32, u32)> {
+                p.iter().map(|p| (p.outcome, p.moves)).collect()
+            };
+            assert_same(
+                &at("(outcome code, move count)"),
+                &facts(&want),
+                &facts(&got),
+            );
+            assert_same(&at("scores"), &want_scores, &scores);
+            // The counts agree: what is left to differ is the children, in move order.
+            assert_same(
+                &at("children: play(s, i) against apply(s, legal_moves(s)[i])"),
+                &want,
+                &got,
+            );
+        }
+        for (depth, want) in (1..=2).zip(&perft) {
+            let got = exec.perft(game, states, depth).unwrap();
+            assert_same(&at(&format!("perft to depth {depth}")), want, &got);
+        }
+        let got = exec.playouts(game, states, 8, 7).unwrap();
+        assert_same(&at("playouts"), &playouts, &got);
+        checked.push(backend);
+    }
+    checked
+}
+
+/// The device's view of `states` ([`launch_children`], [`launch_scores`]) on one GPU.
+struct Rules<'a, G: GpuGame> {
+    game: &'a G,
+    states: &'a [G::State],
+    /// Children kept a state: the most moves any state has on the host.
+    most: usize,
+}
+
+impl<G: GpuGame> DeviceTask for Rules<'_, G> {
+    type Output = (Vec<DevicePosition<G::State>>, Vec<i32>);
+    fn run<R: cubecl::Runtime>(
+        self,
+        gpu: &GpuExecutor<R>,
+    ) -> cubesearch_core::Result<Self::Output> {
+        let children = launch_children(gpu.client(), self.game, self.states, self.most)?;
+        Ok((
+            children,
+            launch_scores(gpu.client(), self.game, self.states)?,
+        ))
+    }
 }
 
 /// Asserts that `gpu` equals the CPU oracle's `cpu`, naming the first index that differs.
