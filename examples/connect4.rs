@@ -8,14 +8,13 @@
 //! ```
 
 use cubesearch::cubecl::{self, prelude::*};
-use cubesearch::kernels::selfplay::DeviceTupleGame;
-use cubesearch::kernels::{device_game, rng};
-use cubesearch::learn::selfplay::{learn_games, SelfPlay, SelfPlayPlan, TwoPlayerTupleGame};
+use cubesearch::device::{self, rng, DeviceTupleGame};
 use cubesearch::learn::{default_shapes, pack_views};
+use cubesearch::learn::{learn_games, SelfPlay, SelfPlayPlan, TwoPlayerTupleGame};
 use cubesearch::mcts::{Budget, Mcts, MctsConfig};
 use cubesearch::minimax::{self, Strategy};
-use cubesearch::players::learned::{Evaluated, ValueLeaves};
-use cubesearch::train::selfplay::learn_self_play;
+use cubesearch::players::{Evaluated, ValueLeaves};
+use cubesearch::train::learn_self_play;
 use cubesearch::{perft, Backend, CpuExecutor, DeviceGame, Error, Executor, NTupleNetwork};
 use cubesearch::{Game, GpuGame, Outcome, Result, Stop, TupleBoard};
 use std::sync::Arc;
@@ -174,12 +173,12 @@ impl DeviceGame for DeviceConnectFour {
     }
 
     fn outcome(s: &DevicePosition) -> u32 {
-        let ended = select(s.all == FULL, device_game::DRAW, device_game::ONGOING);
-        select(device_four(s.mine ^ s.all), device_game::LOSS, ended)
+        let ended = select(s.all == FULL, device::DRAW, device::ONGOING);
+        select(device_four(s.mine ^ s.all), device::LOSS, ended)
     }
 
     fn score(s: &DevicePosition) -> i32 {
-        select(Self::outcome(s) == device_game::LOSS, -1i32, 0i32)
+        select(Self::outcome(s) == device::LOSS, -1i32, 0i32)
     }
 
     fn move_count(s: &DevicePosition) -> u32 {
@@ -188,7 +187,7 @@ impl DeviceGame for DeviceConnectFour {
         for c in 0..7u64 {
             count += open(s.all, c);
         }
-        select(Self::outcome(s) == device_game::ONGOING, count, 0u32)
+        select(Self::outcome(s) == device::ONGOING, count, 0u32)
     }
 
     fn play(s: &mut DevicePosition, index: u32) {
@@ -206,7 +205,7 @@ impl DeviceGame for DeviceConnectFour {
 
     fn play_out(s: &mut DevicePosition, state: &mut u32) -> u32 {
         let mut plies = 0u32;
-        while Self::outcome(s) == device_game::ONGOING {
+        while Self::outcome(s) == device::ONGOING {
             let pick = rng::below(state, Self::move_count(s));
             Self::play(s, pick);
             plies += 1u32;
@@ -294,7 +293,7 @@ impl DeviceTupleGame for DeviceConnectFour {
     }
 
     fn final_value(s: &DevicePosition) -> f32 {
-        select(Self::outcome(s) == device_game::LOSS, -1.0f32, 0.0f32)
+        select(Self::outcome(s) == device::LOSS, -1.0f32, 0.0f32)
     }
 }
 

@@ -8,9 +8,8 @@
 
 use cubesearch::backend::resolve;
 use cubesearch::cubecl::{self, prelude::*};
+use cubesearch::device::{rng, Acted};
 use cubesearch::expectimax::{play_games, PlayOptions};
-use cubesearch::kernels::rng;
-use cubesearch::kernels::stochastic::Acted;
 use cubesearch::learn::{default_shapes, pack_views, square_symmetries};
 use cubesearch::rng::XorShift32;
 use cubesearch::train::{engine_on, train_on, TrainConfig};

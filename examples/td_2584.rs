@@ -6,8 +6,9 @@
 //! ```
 
 use cubesearch::games::Game2584;
-use cubesearch::learn::{play, NTupleNetwork};
-use cubesearch::train::{train, EngineConfig, TrainConfig};
+use cubesearch::learn::play;
+use cubesearch::train::{train, EngineConfig, Td, TrainConfig};
+use cubesearch::NTupleNetwork;
 use cubesearch::Result;
 
 fn main() -> Result<()> {
@@ -25,7 +26,7 @@ fn main() -> Result<()> {
         },
         ..TrainConfig::default()
     };
-    let (network, report) = train(&game, &config, |_| {})?;
+    let (network, report) = train(Td(&game), &config, |_| {})?;
     println!("trained {games} games: mean score {:.0}", report.mean_score);
     let path = std::env::temp_dir().join("cubesearch-example-2584.safetensors");
     network.save(&path, games, report.mean_score)?;

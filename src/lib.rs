@@ -14,60 +14,57 @@
 //! println!("{device}: {} wins of {}", counts[0].wins, counts[0].games);
 //! # Ok::<(), cubesearch::Error>(())
 //! ```
+//!
+//! At the root: the game traits ([`Game`], [`StochasticGame`], their device twins [`DeviceGame`]
+//! and [`DeviceStochasticGame`] tied to them by [`GpuGame`] and [`GpuStochasticGame`], and
+//! [`TupleBoard`]/[`TupleGame`] for n-tuple networks), the backends and executors, the kinds of
+//! device work an executor runs ([`Playouts`], [`Perft`], [`SubtreeSearch`], [`ExpectimaxEval`])
+//! with their results, [`NTupleNetwork`], [`Error`] and [`Stop`]. The modules:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`games`] | the built-in games |
+//! | [`mcts`], [`minimax`], [`perft`], [`expectimax`] | the search pipelines |
+//! | [`players`] | players of two-player games, the specs that name them, a game between two |
+//! | [`learn`], [`train`] | n-tuple networks' shapes, play and self-play; training runs |
+//! | [`device`], [`cubecl`] | what a game's `#[cube]` twin needs |
+//! | [`backend`], [`rng`] | backend resolution; the host RNG the kernels match |
+//! | `testing` | with the feature `testing` (a game author's dev-dependency): device-against-host checks |
 
 #![deny(missing_docs)]
 
+/// CubeCL, as `#[cube]` code needs it: its macros write paths that start `cubecl::`, so a game
+/// author's module brings the name into scope (`use cubesearch::cubecl::{self, prelude::*};`)
+/// and needs no dependency of its own on it.
+pub use cubecl;
 pub use cubesearch_core::{
-    backend, rng, Backend, Error, Game, Outcome, Perft, Playouts, ResolvedBackend, Result,
-    StochasticGame, Stop, SubtreeSearch, WinDrawCounts,
+    AfterstateValue, Backend, Error, ExpectimaxEval, Game, Outcome, Perft, Playouts, Result,
+    RootValue, StochasticGame, Stop, SubtreeSearch, WinDrawCounts,
 };
-pub use cubesearch_core::{AfterstateValue, ExpectimaxEval, RootValue};
 pub use cubesearch_kernels::{DeviceGame, DeviceStochasticGame, GpuGame, GpuStochasticGame};
 pub use cubesearch_learn::{NTupleNetwork, TupleBoard, TupleGame};
-pub use cubesearch_search::{
-    stochastic_rules, CpuExecutor, Executor, GpuExecutor, StochasticRules,
-};
+pub use cubesearch_search::{CpuExecutor, DeviceTask, Executor, GpuExecutor};
 
-/// Expectimax on the CPU, on a game:
-///
-/// ```
-/// use cubesearch::games::fib::seed_shapes;
-/// use cubesearch::games::Game2584;
-/// use cubesearch::rng::XorShift32;
-/// use cubesearch::{expectimax, NTupleNetwork, StochasticGame};
-///
-/// let game = Game2584::new();
-/// let network = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?; // all zero: rewards only
-/// let root = game.initial(&mut XorShift32::for_worker(5, 0));
-/// let one_layer = expectimax::search(&game, &network, &root, 1, Default::default());
-/// assert!(one_layer.best.is_some()); // a fresh board always has a move
-/// # Ok::<(), cubesearch::Error>(())
-/// ```
-pub use cubesearch_search::expectimax;
+/// Backends: what [`Backend::Auto`] resolves to, and which backends this build and machine
+/// offer.
+pub mod backend {
+    pub use cubesearch_core::backend::{info, resolve, BackendInfo, ResolvedBackend};
+}
 
-/// Expectimax on a GPU and on the CPU, the same best actions:
-///
-/// ```
-/// use cubesearch::expectimax_gpu::ExpectimaxMethod;
-/// use cubesearch::games::fib::seed_shapes;
-/// use cubesearch::games::Game2584;
-/// use cubesearch::rng::XorShift32;
-/// use cubesearch::{Backend, CpuExecutor, Executor, ExpectimaxEval, NTupleNetwork, StochasticGame};
-///
-/// let game = Game2584::new();
-/// let network = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?;
-/// let roots: Vec<_> = (0..4).map(|i| game.initial(&mut XorShift32::for_worker(5, i))).collect();
-/// let (mut gpu, device) = Executor::new(Backend::Auto)?;
-/// gpu.set_expectimax_method(ExpectimaxMethod::Multilevel);
-/// let mut cpu = Executor::Cpu(CpuExecutor::new(1)?);
-/// let on_device = gpu.evaluate(&game, &network, &roots, 1)?;
-/// let on_cpu = cpu.evaluate(&game, &network, &roots, 1)?;
-/// for (d, c) in on_device.iter().zip(&on_cpu) {
-///     assert_eq!(d.best, c.best, "{device}");
-/// }
-/// # Ok::<(), cubesearch::Error>(())
-/// ```
-pub use cubesearch_search::expectimax_gpu;
+/// The host RNG: one xorshift32 stream a worker, as the kernels draw them.
+pub mod rng {
+    pub use cubesearch_core::rng::XorShift32;
+}
+
+/// What a game's `#[cube]` twin uses besides its traits: the outcome codes of
+/// [`DeviceGame::outcome`], the result of [`DeviceStochasticGame::act`], the device RNG, and the
+/// device half of a two-player game that learns by self-play.
+pub mod device {
+    pub use cubesearch_kernels::device_game::{DRAW, LOSS, ONGOING, WIN};
+    pub use cubesearch_kernels::rng;
+    pub use cubesearch_kernels::selfplay::DeviceTupleGame;
+    pub use cubesearch_kernels::stochastic::Acted;
+}
 
 /// MCTS on a game:
 ///
@@ -85,7 +82,11 @@ pub use cubesearch_search::expectimax_gpu;
 /// println!("{device}: {}", Nim.format_move(&root, best.unwrap()));
 /// # Ok::<(), cubesearch::Error>(())
 /// ```
-pub use cubesearch_search::mcts;
+pub mod mcts {
+    pub use cubesearch_search::mcts::{
+        flat_monte_carlo, flat_scores, Budget, Mcts, MctsConfig, SearchStats,
+    };
+}
 
 /// Minimax on a game (Nim: +1 win, −1 loss, 0 unknown at the depth cut-off; Reversi: its
 /// evaluation, finished games scaled above it):
@@ -104,7 +105,12 @@ pub use cubesearch_search::mcts;
 /// assert!("fast".parse::<Strategy>().is_err()); // unknown strategy 'fast': cpu, cpu-split, …
 /// # Ok::<(), cubesearch::Error>(())
 /// ```
-pub use cubesearch_search::minimax;
+pub mod minimax {
+    pub use cubesearch_search::minimax::{
+        default_gpu_strategy, order_by_score, solve, solve_iterative, MoveOrder, SearchOptions,
+        Solution, Solved, Strategy,
+    };
+}
 
 /// Perft on a game:
 ///
@@ -119,7 +125,55 @@ pub use cubesearch_search::minimax;
 /// assert_eq!(result.divide.len(), 4);
 /// # Ok::<(), cubesearch::Error>(())
 /// ```
-pub use cubesearch_search::perft;
+pub mod perft {
+    pub use cubesearch_search::perft::{perft, perft_divide, perft_split, PerftResult};
+}
+
+/// Expectimax of one-player games with chance, valued by an [`AfterstateValue`] (an
+/// [`NTupleNetwork`]): on the CPU,
+///
+/// ```
+/// use cubesearch::games::seed_shapes;
+/// use cubesearch::games::Game2584;
+/// use cubesearch::rng::XorShift32;
+/// use cubesearch::{expectimax, NTupleNetwork, StochasticGame};
+///
+/// let game = Game2584::new();
+/// let network = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?; // all zero: rewards only
+/// let root = game.initial(&mut XorShift32::for_worker(5, 0));
+/// let one_layer = expectimax::search(&game, &network, &root, 1, Default::default());
+/// assert!(one_layer.best.is_some()); // a fresh board always has a move
+/// # Ok::<(), cubesearch::Error>(())
+/// ```
+///
+/// and on a GPU, the same best actions as the CPU:
+///
+/// ```
+/// use cubesearch::expectimax::ExpectimaxMethod;
+/// use cubesearch::games::seed_shapes;
+/// use cubesearch::games::Game2584;
+/// use cubesearch::rng::XorShift32;
+/// use cubesearch::{Backend, CpuExecutor, Executor, ExpectimaxEval, NTupleNetwork, StochasticGame};
+///
+/// let game = Game2584::new();
+/// let network = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?;
+/// let roots: Vec<_> = (0..4).map(|i| game.initial(&mut XorShift32::for_worker(5, i))).collect();
+/// let (mut gpu, device) = Executor::new(Backend::Auto)?;
+/// gpu.set_expectimax_method(ExpectimaxMethod::Multilevel);
+/// let mut cpu = Executor::Cpu(CpuExecutor::new(1)?);
+/// let on_device = gpu.evaluate(&game, &network, &roots, 1)?;
+/// let on_cpu = cpu.evaluate(&game, &network, &roots, 1)?;
+/// for (d, c) in on_device.iter().zip(&on_cpu) {
+///     assert_eq!(d.best, c.best, "{device}");
+/// }
+/// # Ok::<(), cubesearch::Error>(())
+/// ```
+pub mod expectimax {
+    pub use cubesearch_search::expectimax::{
+        play_games, search, ExpectimaxOptions, PlayOptions, StochasticGameRecord,
+    };
+    pub use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
+}
 
 /// Players of two-player games and the specs that name them: a game between two specs, read
 /// once into typed values (Reversi adds `easy` and `medium`; 2584 and 2048 read
@@ -127,8 +181,7 @@ pub use cubesearch_search::perft;
 ///
 /// ```
 /// use cubesearch::games::Nim;
-/// use cubesearch::players::spec::{Exec, Limit};
-/// use cubesearch::players::{play_game, PlayerSpec, StochasticPlayerSpec};
+/// use cubesearch::players::{play_game, Exec, Limit, PlayerSpec, StochasticPlayerSpec};
 /// use cubesearch::{Backend, Game};
 ///
 /// let first: PlayerSpec<Nim> = "flat:k=64,exec=cpu".parse()?;
@@ -148,7 +201,26 @@ pub use cubesearch_search::perft;
 /// assert!(matches!("random".parse()?, StochasticPlayerSpec::Random));
 /// # Ok::<(), cubesearch::Error>(())
 /// ```
-pub use cubesearch_players as players;
+pub mod players {
+    pub use cubesearch_players::learned::{Evaluated, ValueLeaves};
+    pub use cubesearch_players::spec::{Exec, Limit};
+    pub use cubesearch_players::{
+        play_game, GameRecord, MoveLimits, NamedPlayers, NoNamed, Player, PlayerSpec, SearchReport,
+        StochasticPlayerSpec,
+    };
+}
+
+/// n-tuple networks over any [`TupleGame`] or two-player [`learn::TwoPlayerTupleGame`]: the
+/// shapes and views a game gives them, greedy play statistics, weights files, and self-play on
+/// the CPU (training runs: [`train`]).
+pub mod learn {
+    // `play` names a module and its function in cubesearch-learn: only the function is offered.
+    pub use cubesearch_learn::play::play;
+    pub use cubesearch_learn::selfplay::{learn_games, SelfPlay, SelfPlayPlan, TwoPlayerTupleGame};
+    pub use cubesearch_learn::{
+        default_shapes, pack_views, square_symmetries, PlayStats, TdOrder, WeightsMeta,
+    };
+}
 
 /// TD(0) self-play training: one [`train::TrainConfig`] says what to train and where, and
 /// [`train::train`] runs it on CPU threads, one GPU, several GPUs or NCCL ranks:
@@ -163,7 +235,7 @@ pub use cubesearch_players as players;
 ///     engine: EngineConfig { threads: Some(0), ..EngineConfig::default() },
 ///     ..TrainConfig::default()
 /// };
-/// let (net, report) = train(&game, &cfg, |p| eprintln!("{} games, mean {:.0}", p.games, p.recent_mean_score))?;
+/// let (net, report) = train(Td(&game), &cfg, |p| eprintln!("{} games, mean {:.0}", p.games, p.recent_mean_score))?;
 /// let stats = play(&game, &net, 100, 7, 0)?;
 /// println!("{} → {}", report.mean_score, stats.mean_score);
 /// # Ok::<(), cubesearch::Error>(())
@@ -173,7 +245,7 @@ pub use cubesearch_players as players;
 /// resolves to:
 ///
 /// ```
-/// use cubesearch::games::fib::seed_shapes;
+/// use cubesearch::games::seed_shapes;
 /// use cubesearch::games::Game2584;
 /// use cubesearch::train::{engine_on, TdEngine};
 /// use cubesearch::{Backend, Executor, NTupleNetwork};
@@ -193,11 +265,10 @@ pub use cubesearch_players as players;
 /// leads; the others follow its calls:
 ///
 /// ```
-/// use cubesearch::games::fib::seed_shapes;
+/// use cubesearch::games::seed_shapes;
 /// use cubesearch::games::Game2584;
 /// use cubesearch::testing::executor;
-/// use cubesearch::train::collective::LocalCollective;
-/// use cubesearch::train::{GpuTd, RankTd, TdEngine, TdGames};
+/// use cubesearch::train::{GpuTd, LocalCollective, RankTd, TdEngine, TdGames};
 /// use cubesearch::{Backend, Executor, NTupleNetwork};
 ///
 /// let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else { return Ok(()) };
@@ -216,7 +287,23 @@ pub use cubesearch_players as players;
 /// assert_eq!(games, 16); // both ranks' games, on the leader
 /// # Ok::<(), cubesearch::Error>(())
 /// ```
-pub use cubesearch_train as train;
+pub mod train {
+    pub use cubesearch_train::collective::LocalCollective;
+    pub use cubesearch_train::selfplay::{default_alpha, learn_self_play};
+    pub use cubesearch_train::{
+        engine_on, train, train_on, CpuEngine, EngineConfig, GpuTd, Method, MultiGpuTd, Placement,
+        RankTd, SelfPlayTd, Td, TdEngine, TdGames, TrainConfig, TrainProgress, TrainReport,
+    };
+}
+
+/// The games: their host types; each implements [`Game`] or [`StochasticGame`] and names its
+/// device twin.
+pub mod games {
+    pub use cubesearch_games::checkers::{Checkers, CheckersMove, CheckersState, Rules, Side};
+    pub use cubesearch_games::fib::{seed_shapes, Game2048, Game2584};
+    pub use cubesearch_games::nim::{Nim, NimMove, NimState};
+    pub use cubesearch_games::reversi::{Board, Colour, Reversi, ReversiMove, ReversiState};
+}
 
 /// Holding a game's device rules to its host rules:
 ///
@@ -235,32 +322,15 @@ pub use cubesearch_train as train;
 /// }
 /// # Ok::<(), cubesearch::Error>(())
 /// ```
-pub use cubesearch_search::testing;
-
-/// The games, one module each: host rules, device twin (`device`: the [`DeviceGame`] or
-/// [`DeviceStochasticGame`]), the game's own players and seed reproductions.
-pub mod games {
-    pub use cubesearch_games::checkers::{
-        self, Checkers, CheckersMove, CheckersState, Rules, Side,
+#[cfg(feature = "testing")]
+pub mod testing {
+    pub use cubesearch_learn::testing::check_views;
+    pub use cubesearch_search::testing::{
+        assert_same, assert_same_root_values, assert_same_weights, assert_stochastic_rules_match,
+        executor, lane_exchanges, random_positions, random_stochastic_positions,
     };
-    pub use cubesearch_games::fib::{self, Game2048, Game2584};
-    pub use cubesearch_games::nim::{self, Nim, NimMove, NimState};
-    pub use cubesearch_games::registry;
-    pub use cubesearch_games::reversi::{self, Board, Colour, Reversi, ReversiMove, ReversiState};
+    pub use cubesearch_search::StochasticRules;
 }
-
-/// n-tuple networks, TD(0) on afterstates, greedy play statistics and weights files, for any
-/// [`TupleGame`] (training runs: [`train`]).
-pub use cubesearch_learn as learn;
-
-/// CubeCL, as `#[cube]` code needs it: its macros write paths that start `cubecl::`, so a game
-/// author's module brings the name into scope (`use cubesearch::cubecl::{self, prelude::*};`)
-/// and needs no dependency of its own on it.
-pub use cubecl;
-
-/// Device code: the `#[cube]` game traits and generic kernels, for users who launch kernels
-/// directly (each game's device twin is in its [`games`] module, as `device`).
-pub use cubesearch_kernels as kernels;
 
 /// README's Rust blocks, compiled and run as doctests so that the front door's snippet keeps
 /// building against the API it shows.

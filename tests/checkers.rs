@@ -2,11 +2,11 @@
 //! the CPU rules move for move, and the generic perft and playout kernels agree with the CPU
 //! oracle bit for bit on every backend.
 
-use cubesearch::games::checkers::device::movelist::{launch_movelists, DeviceMoves};
 use cubesearch::games::{Checkers, CheckersState, Rules};
 use cubesearch::rng::XorShift32;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, CpuExecutor, Executor, Game, Perft, Playouts};
+use cubesearch_games::checkers::device::movelist::{launch_movelists, DeviceMoves};
 use rstest::rstest;
 
 /// Children listed per position; enough for every position the tests build.

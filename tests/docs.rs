@@ -91,15 +91,26 @@ fn excerpts_split_at_elisions_and_blocks_keep_their_language() {
     assert_eq!(blocks(md, "toml"), [(7, "x = 1\n".to_string())]);
 }
 
-/// The `cubesearch = …` line of a text's TOML blocks.
+/// The `cubesearch = …` line of a text's TOML blocks in the table `table` (`[dependencies]`).
+fn dependency_line_in(markdown: &str, table: &str) -> String {
+    let mut lines = Vec::new();
+    for (_, block) in blocks(markdown, "toml") {
+        let mut current = "[dependencies]".to_string();
+        for line in block.lines() {
+            if line.starts_with('[') {
+                current = line.trim().to_string();
+            } else if current == table && line.starts_with("cubesearch =") {
+                lines.push(line.to_string());
+            }
+        }
+    }
+    assert_eq!(lines.len(), 1, "{table}: {lines:?}");
+    lines.remove(0)
+}
+
+/// The `cubesearch = …` line of a text's `[dependencies]`.
 fn dependency_line(markdown: &str) -> String {
-    let lines: Vec<String> = blocks(markdown, "toml")
-        .iter()
-        .flat_map(|(_, b)| b.lines().map(str::to_string).collect::<Vec<_>>())
-        .filter(|l| l.starts_with("cubesearch ="))
-        .collect();
-    assert_eq!(lines.len(), 1, "{lines:?}");
-    lines[0].clone()
+    dependency_line_in(markdown, "[dependencies]")
 }
 
 #[test]
@@ -107,6 +118,13 @@ fn readme_and_guide_give_the_one_dependency_line_the_outside_crate_builds_from()
     let readme = dependency_line(&read("README.md"));
     assert_eq!(readme, dependency_line(&read("docs/GUIDE.md")));
     assert!(readme.starts_with("cubesearch = { git = "), "{readme}");
+    // A game author's tests take the test helpers from the same source.
+    let dev = dependency_line_in(&read("docs/GUIDE.md"), "[dev-dependencies]");
+    let source = readme.split_once('}').unwrap().0.trim_end();
+    assert!(
+        dev.starts_with(&format!("{source}, features = [\"testing\"] }}")),
+        "{dev}"
+    );
     let manifest = read("tests/outside-crate/Cargo.toml");
     let deps: Vec<&str> = manifest
         .split("[dependencies]")

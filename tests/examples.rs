@@ -11,7 +11,7 @@ mod connect4;
 mod mini2048;
 
 use connect4::ConnectFour;
-use cubesearch::expectimax_gpu::ExpectimaxMethod;
+use cubesearch::expectimax::ExpectimaxMethod;
 use cubesearch::learn::default_shapes;
 use cubesearch::minimax::{self, Strategy};
 use cubesearch::rng::XorShift32;
@@ -178,7 +178,7 @@ fn mini2048_slides_as_worked_by_hand() {
         (board("2,4,2,4,0,4,2,4,2"), 1),
     ];
     assert_eq!(outcomes, want);
-    cubesearch::learn::testing::check_views(&game, &mini_positions(50, 2));
+    cubesearch::testing::check_views(&game, &mini_positions(50, 2));
 }
 
 #[rstest]

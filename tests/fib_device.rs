@@ -2,11 +2,12 @@
 //! `Sliding<R>` bit for bit on every backend (the CPU case runs the host rules through the same
 //! interface, so the test also holds the oracle to itself through that path).
 
-use cubesearch::games::fib::GpuTiles;
 use cubesearch::rng::XorShift32;
 use cubesearch::testing::{assert_same, executor};
-use cubesearch::{Backend, StochasticRules};
+use cubesearch::Backend;
+use cubesearch_games::fib::GpuTiles;
 use cubesearch_games::fib::{Board, BoardOf, Dir, Fib, Pow2, Sliding};
+use cubesearch_search::StochasticRules;
 use rstest::rstest;
 
 /// Random boards: each cell empty with p = 1/3, else a tile index drawn mostly small, sometimes

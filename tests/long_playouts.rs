@@ -4,10 +4,10 @@
 //! counts (with whole games in one launch lavapipe would stop each game part-way).
 
 use cubecl::prelude::*;
-use cubesearch::kernels::device_game::{DeviceGame, LOSS, ONGOING};
-use cubesearch::kernels::rng;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, CpuExecutor, Error, Game, GpuGame, Outcome, Playouts, Result};
+use cubesearch_kernels::device_game::{DeviceGame, LOSS, ONGOING};
+use cubesearch_kernels::rng;
 use rstest::rstest;
 
 /// A pile of stones; each turn takes one or two; taking the last one wins.

@@ -1,7 +1,7 @@
 //! The MCTS pipeline: deterministic across backends under a playout budget, and strong enough to
 //! find the winning moves that Bouton's theorem names.
 
-use cubesearch::games::reversi::Reversi;
+use cubesearch::games::Reversi;
 use cubesearch::games::{Nim, NimState};
 use cubesearch::mcts::{flat_monte_carlo, Budget, Mcts, MctsConfig};
 use cubesearch::testing::executor;
@@ -189,7 +189,7 @@ fn flat_monte_carlo_prefers_the_immediate_win() {
 /// A timed flat player repeats batches until its time is up, and still finds the winning move.
 #[test]
 fn a_timed_flat_player_keeps_sampling_until_its_time_is_up() {
-    use cubesearch::players::spec::PlayerSpec;
+    use cubesearch::players::PlayerSpec;
     let state = Nim.parse_position("0,1,3").unwrap();
     let mut player = "flat:k=200,time=150ms,exec=cpu"
         .parse::<PlayerSpec<Nim>>()

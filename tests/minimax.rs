@@ -1,15 +1,15 @@
 //! The minimax pipeline: exact on Nim (Bouton's theorem is the oracle), identical values from
 //! every strategy on every backend at a depth cut-off, and alpha-beta equal to plain minimax.
 
-use cubesearch::games::checkers::Checkers;
-use cubesearch::games::reversi::Reversi;
+use cubesearch::games::Checkers;
+use cubesearch::games::Reversi;
 use cubesearch::games::{Nim, NimState};
-use cubesearch::minimax::{
-    alphabeta, solve, SearchOptions, Strategy, TranspositionTable, INFINITY,
-};
 use cubesearch::rng::XorShift32;
 use cubesearch::testing::executor;
 use cubesearch::{Backend, Executor, Game, GpuGame};
+use cubesearch_search::minimax::{
+    alphabeta, solve, SearchOptions, Strategy, TranspositionTable, INFINITY,
+};
 use rstest::rstest;
 
 /// Random Nim positions of 2–8 heaps ≤ 15 holding exactly `objects` objects: a full-depth search
@@ -170,7 +170,7 @@ fn deep_values_are_identical_everywhere(
 fn frontier_search_agrees_at_depth_five(
     #[values(Backend::Cpu, Backend::Wgpu, Backend::Cuda)] backend: Backend,
 ) {
-    use cubesearch::minimax::{solve_frontier_with, FrontierOptions};
+    use cubesearch_search::minimax::{solve_frontier_with, FrontierOptions};
     let Some(mut exec) = executor(backend) else {
         return;
     };
@@ -279,10 +279,10 @@ fn windowed_subtrees_match_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backe
 fn the_split_keeps_the_pruning(#[values(4, 5, 6)] depth: u32) {
     let s = NimState::seed_board(5).unwrap();
     let mut exec = cubesearch::CpuExecutor::new(2).unwrap();
-    let (split, _) = cubesearch::minimax::solve_split(&mut exec, &Nim, &s, depth).unwrap();
-    let root_split = cubesearch::minimax::solve_root_split(&Nim, &s, depth);
+    let (split, _) = cubesearch_search::minimax::solve_split(&mut exec, &Nim, &s, depth).unwrap();
+    let root_split = cubesearch_search::minimax::solve_root_split(&Nim, &s, depth);
     let mut options = SearchOptions::default();
-    let sequential = cubesearch::minimax::solve_sequential(&Nim, &s, depth, &mut options);
+    let sequential = cubesearch_search::minimax::solve_sequential(&Nim, &s, depth, &mut options);
     assert_eq!(
         (split.value, split.best),
         (sequential.value, sequential.best)
@@ -350,7 +350,7 @@ fn pruning_visits_fewer_nodes_than_minimax() {
     let s = NimState::new(&[3, 4, 5]).unwrap();
     let mut options = SearchOptions::default();
     alphabeta(&Nim, &s, 6, (-INFINITY, INFINITY), &mut options);
-    let full = cubesearch::games::nim::NimState::objects(s); // branching of the root
+    let full = cubesearch::games::NimState::objects(s); // branching of the root
     assert!(full == 12);
     // perft(6) of 3,4,5 counts every leaf; alpha-beta must see far fewer nodes.
     let leaves =

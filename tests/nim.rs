@@ -101,7 +101,7 @@ proptest! {
     /// best move after which the opponent is lost.
     #[test]
     fn the_exact_solver_agrees_with_search(heaps in proptest::collection::vec(0u32..6, 1..4)) {
-        use cubesearch::games::registry::TwoPlayerGame;
+        use cubesearch_games::registry::TwoPlayerGame;
         let s = NimState::new(&heaps).unwrap();
         let exact = (Nim::exact_solver().unwrap().solve)(&Nim, &s, 1, &Stop::new()).unwrap();
         let mut cpu = CpuExecutor::new(1).unwrap();
@@ -202,7 +202,7 @@ fn gpu_strategies_solve_nim_to_the_end(
 /// the last counted ply's branching, kept to depth 15, said 1.7e13.
 #[test]
 fn the_perft_estimate_follows_the_shrinking_piles() {
-    use cubesearch::players::effort::TreeSize;
+    use cubesearch_players::effort::TreeSize;
     let size = TreeSize::estimate(&Nim, &Nim.initial(), 15);
     assert!(!size.exact);
     let truth = 30_270_240.0;

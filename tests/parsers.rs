@@ -2,7 +2,7 @@
 //! specs and weights files. Whatever the input, a parser answers `Ok` or a clear error and never
 //! panics; what it accepts it writes back the same way; what it writes it reads back.
 
-use cubesearch::games::fib::seed_shapes;
+use cubesearch::games::seed_shapes;
 use cubesearch::games::{Checkers, Game2048, Game2584, Nim, Reversi};
 use cubesearch::testing::random_positions;
 use cubesearch::{Game, NTupleNetwork, StochasticGame};

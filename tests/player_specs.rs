@@ -1,15 +1,16 @@
 //! Player specs of two-player games read into typed values, and their errors (the generic
 //! players on Nim and Reversi, and Reversi's own players).
 
-use cubesearch::games::reversi::nboard::NBoardSpec;
-use cubesearch::games::reversi::seed_player::{Level, SeedSpec};
-use cubesearch::games::reversi::ReversiPlayer;
 use cubesearch::games::{Nim, Reversi};
 use cubesearch::mcts::Budget;
 use cubesearch::minimax::Strategy;
-use cubesearch::players::player::NamedPlayers;
-use cubesearch::players::spec::Limit;
-use cubesearch::players::spec::{Exec, FlatSpec, PlayerSpec};
+use cubesearch::players::Limit;
+use cubesearch::players::NamedPlayers;
+use cubesearch::players::{Exec, PlayerSpec};
+use cubesearch_games::reversi::nboard::NBoardSpec;
+use cubesearch_games::reversi::seed_player::{Level, SeedSpec};
+use cubesearch_games::reversi::ReversiPlayer;
+use cubesearch_players::spec::FlatSpec;
 use std::time::Duration;
 
 fn refused<G: NamedPlayers>(text: &str) -> String {

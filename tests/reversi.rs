@@ -2,14 +2,14 @@
 //! agree bit for bit on every backend, and the exact endgame solved with a device's help equals
 //! the CPU solver's.
 
-use cubesearch::games::reversi::device::children::launch_children;
-use cubesearch::games::reversi::endgame::{solve_on, DeviceOptions, Solver};
 use cubesearch::games::{Board, Reversi};
-use cubesearch::kernels::scores::launch_scores;
 use cubesearch::perft::perft_divide;
 use cubesearch::testing::random_positions;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, CpuExecutor, Executor, Game, Perft, Playouts, Result};
+use cubesearch_games::reversi::device::children::launch_children;
+use cubesearch_games::reversi::endgame::{solve_on, DeviceOptions, Solver};
+use cubesearch_kernels::scores::launch_scores;
 use rstest::rstest;
 
 /// Children the children kernel keeps per position (no reachable position has more moves).

@@ -3,14 +3,14 @@
 //! device) chooses a move of the same value as the CPU search.
 
 use cubesearch::games::{Board, Reversi};
-use cubesearch::minimax::{
-    alphabeta, order_by_score, solve_iterative, SearchOptions, TranspositionTable, INFINITY,
-};
-use cubesearch::players::builtin::RandomPlayer;
-use cubesearch::players::spec::PlayerSpec;
+use cubesearch::players::PlayerSpec;
 use cubesearch::players::{play_game, Player};
 use cubesearch::testing::random_positions;
 use cubesearch::{Backend, Game, Stop};
+use cubesearch_players::builtin::RandomPlayer;
+use cubesearch_search::minimax::{
+    alphabeta, order_by_score, solve_iterative, SearchOptions, TranspositionTable, INFINITY,
+};
 use std::time::{Duration, Instant};
 
 fn player(spec: &str) -> Box<dyn Player<Reversi>> {
@@ -184,8 +184,8 @@ fn bad_alphabeta_specs_are_parse_errors() {
 /// value.
 #[test]
 fn the_transposition_table_is_kept_between_moves() {
-    use cubesearch::players::alphabeta::AlphaBetaPlayer;
-    use cubesearch::players::spec::Limit;
+    use cubesearch::players::Limit;
+    use cubesearch_players::alphabeta::AlphaBetaPlayer;
     let game = Reversi;
     let mut kept = AlphaBetaPlayer::<Reversi>::cpu(Limit::Depth(6), "kept");
     let first = kept.choose(&game, &game.initial()).unwrap();

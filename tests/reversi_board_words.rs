@@ -1,13 +1,13 @@
 //! The two device board layouts of the u64-vs-2×u32 measurement compute the same move generation
 //! and flips as the CPU on random reachable positions.
 
-use cubesearch::games::reversi::device::words::{
-    checksum, launch_board_words, upload_boards, BoardLayout,
-};
 use cubesearch::games::Reversi;
 use cubesearch::testing::random_positions;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, Executor};
+use cubesearch_games::reversi::device::words::{
+    checksum, launch_board_words, upload_boards, BoardLayout,
+};
 use rstest::rstest;
 
 #[rstest]

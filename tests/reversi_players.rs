@@ -3,13 +3,13 @@
 //! flips and draws its ties uniformly and reproducibly; `medium` scores and chooses exactly as a
 //! direct transcription of the seed's sequential 3-ply recursion.
 
-use cubesearch::games::reversi::players::{medium_value, reservoir_best, NO_PLACEMENT};
 use cubesearch::games::{Board, Colour, Reversi, ReversiMove};
-use cubesearch::players::player::Player;
-use cubesearch::players::spec::PlayerSpec;
+use cubesearch::players::Player;
+use cubesearch::players::PlayerSpec;
 use cubesearch::rng::XorShift32;
 use cubesearch::testing::random_positions;
 use cubesearch::{Backend, Game};
+use cubesearch_games::reversi::players::{medium_value, reservoir_best, NO_PLACEMENT};
 
 /// The board as the seed keeps it: `cells[row][col]`, row 0 = rank 1, 1 = the side to move's
 /// disc, 2 = the opponent's, 0 = empty.

@@ -2,15 +2,15 @@
 //! CPU's bit for bit, the GPU players make the CPU players' moves, and the Table 3 lockstep
 //! driver plays the same games however the decisions are made.
 
-use cubesearch::games::reversi::batch::{seed_ai_against_random, Decider, DeviceShape};
-use cubesearch::games::reversi::device::seed_players::NOT_LEGAL;
-use cubesearch::games::reversi::players::{flip_counts, medium_value};
-use cubesearch::games::reversi::seed_player::{device_square_values, Level};
 use cubesearch::games::Reversi;
-use cubesearch::players::spec::PlayerSpec;
+use cubesearch::players::PlayerSpec;
 use cubesearch::testing::random_positions;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, Game};
+use cubesearch_games::reversi::batch::{seed_ai_against_random, Decider, DeviceShape};
+use cubesearch_games::reversi::device::seed_players::NOT_LEGAL;
+use cubesearch_games::reversi::players::{flip_counts, medium_value};
+use cubesearch_games::reversi::seed_player::{device_square_values, Level};
 use rstest::rstest;
 
 #[rstest]

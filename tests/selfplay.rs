@@ -2,12 +2,13 @@
 //! weights bit for bit (Reversi and checkers), and many units sharing one table learn.
 
 use cubesearch::games::{Checkers, Reversi, Rules};
-use cubesearch::kernels::selfplay::AVERAGED_FROM_UNITS;
-use cubesearch::learn::selfplay::{learn_games, SelfPlay, SelfPlayPlan, TwoPlayerTupleGame};
-use cubesearch::learn::{default_shapes, NTupleNetwork};
+use cubesearch::learn::default_shapes;
+use cubesearch::learn::{learn_games, SelfPlay, SelfPlayPlan, TwoPlayerTupleGame};
 use cubesearch::testing::{assert_same_weights, executor};
-use cubesearch::train::selfplay::{default_alpha, learn_self_play};
+use cubesearch::train::{default_alpha, learn_self_play};
+use cubesearch::NTupleNetwork;
 use cubesearch::{Backend, Game, Outcome, Stop};
+use cubesearch_kernels::selfplay::AVERAGED_FROM_UNITS;
 use rstest::rstest;
 
 fn fresh_network() -> NTupleNetwork {
@@ -111,7 +112,7 @@ fn many_device_units_learn(
         while Reversi.outcome(&state) == Outcome::Ongoing {
             let moves = Reversi.moves(&state);
             let mv = if (ply % 2 == 0) == network_first {
-                cubesearch::learn::selfplay::best_move(&Reversi, &net, &state)
+                cubesearch_learn::selfplay::best_move(&Reversi, &net, &state)
                     .unwrap()
                     .0
             } else {

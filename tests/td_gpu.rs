@@ -2,17 +2,18 @@
 //! single-thread trainer (same games, same weights bit for bit), and a short run with
 //! many units learns (greedy play gets better than with untrained weights).
 
-use cubesearch::games::fib::seed_shapes;
-use cubesearch::games::fib::GpuTiles;
-use cubesearch::kernels::td::Stream;
-use cubesearch::learn::runner::Sharing;
-use cubesearch::learn::testing::AveragedRun;
-use cubesearch::learn::{play, NTupleNetwork, TdOrder};
+use cubesearch::games::seed_shapes;
+use cubesearch::learn::{play, TdOrder};
 use cubesearch::testing::{executor, lane_exchanges};
 use cubesearch::train::{engine_on, CpuEngine, GpuTd, TdEngine, TdGames};
 use cubesearch::Backend;
+use cubesearch::NTupleNetwork;
+use cubesearch_games::fib::GpuTiles;
 use cubesearch_games::fib::{Fib, Pow2, Sliding, TileRule};
 use cubesearch_games::{Game2048, Game2584};
+use cubesearch_kernels::td::Stream;
+use cubesearch_learn::runner::Sharing;
+use cubesearch_learn::testing::AveragedRun;
 use rstest::rstest;
 
 /// A game as a trainer reports it: score, moves, progress.
@@ -445,10 +446,10 @@ fn multi_gpu_agents_meet_while_their_games_run() {
 /// device must give what the CPU's per-step update gives.
 #[test]
 fn the_per_step_update_kernel_equals_the_cpu_update() {
-    use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
-    use cubesearch::train::td_net;
     use cubesearch::Executor;
     use cubesearch_games::fib::Board;
+    use cubesearch_kernels::td::{DeviceTd, LaneExchange, TdShape};
+    use cubesearch_train::td_net;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
         panic!("the wgpu executor")
     };
@@ -517,9 +518,9 @@ fn cpu_capped_training(
     step: f32,
     cap: usize,
 ) -> Vec<u64> {
-    use cubesearch::learn::td::greedy;
     use cubesearch::rng::XorShift32;
     use cubesearch::StochasticGame;
+    use cubesearch_learn::td::greedy;
     let game = Sliding::<Fib>::new();
     let learn = |path: &[(cubesearch_games::fib::BoardOf<Fib>, u32)], mut target: f32| {
         for &(after, reward) in path.iter().rev() {
@@ -554,9 +555,9 @@ fn cpu_capped_training(
 /// re-implementation update for update.
 #[test]
 fn capped_paths_over_many_launches_equal_the_cpu_re_implementation() {
-    use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
-    use cubesearch::train::td_net;
     use cubesearch::Executor;
+    use cubesearch_kernels::td::{DeviceTd, LaneExchange, TdShape};
+    use cubesearch_train::td_net;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
         panic!("the wgpu executor")
     };
@@ -648,17 +649,17 @@ fn a_network_too_large_for_the_device_is_refused(
 }
 
 /// Game `number` of 2584 learned with averaged updates in one launch, on the CPU
-/// (`cubesearch::learn::testing::averaged_game`): its score.
+/// (`cubesearch_learn::testing::averaged_game`): its score.
 fn cpu_averaged_game(
     net: &mut NTupleNetwork,
     number: u32,
     seed: u32,
     step: f32,
     steps: u32,
-    coherence: Option<&mut cubesearch::learn::testing::CoherenceSums>,
+    coherence: Option<&mut cubesearch_learn::testing::CoherenceSums>,
 ) -> u64 {
     let game = Sliding::<Fib>::new();
-    cubesearch::learn::testing::averaged_game(
+    cubesearch_learn::testing::averaged_game(
         &game,
         net,
         number,
@@ -673,10 +674,10 @@ fn cpu_averaged_game(
 /// budget, f32 weights, backward paths.
 fn whole_game_shape(
     units: u32,
-    lanes: cubesearch::kernels::td::LaneExchange,
+    lanes: cubesearch_kernels::td::LaneExchange,
     steps_per_launch: u32,
-) -> cubesearch::kernels::td::TdShape {
-    cubesearch::kernels::td::TdShape {
+) -> cubesearch_kernels::td::TdShape {
+    cubesearch_kernels::td::TdShape {
         units,
         max_moves: 400,
         cap: 1024,
@@ -701,8 +702,8 @@ fn averaged_updates_equal_the_cpu_re_implementation(
 }
 
 fn averaged_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
-    use cubesearch::kernels::td::DeviceTd;
-    use cubesearch::train::td_net;
+    use cubesearch_kernels::td::DeviceTd;
+    use cubesearch_train::td_net;
     // With planes, the seed's 24 lookups and 48 are read by four groups of eight lanes (3 and 6
     // rounds), 32 (as 4x6patt) by whole planes one V after another (`LutNet::grouped`);
     // and the seed's in two stages (a second once the two largest tiles sum to 34: the lanes pass the stage on too).
@@ -783,15 +784,15 @@ fn two_games_add_into_copies_of_the_sums_as_the_cpu_adds_them(
 }
 
 fn copies_match<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
-    use cubesearch::kernels::td::DeviceTd;
-    use cubesearch::train::td_net;
+    use cubesearch_kernels::td::DeviceTd;
+    use cubesearch_train::td_net;
     for lanes in lane_exchanges(gpu.client()) {
         for seed in [33, 34] {
             let fresh = || NTupleNetwork::for_game::<Game2584>(&seed_shapes()).unwrap();
             let step = 0.1 / fresh().lookups() as f32;
             let cpu = |copies: &[&[u32]]| {
                 let mut net = fresh();
-                let scores = cubesearch::learn::testing::averaged_games(
+                let scores = cubesearch_learn::testing::averaged_games(
                     &Sliding::<Fib>::new(),
                     &mut net,
                     copies,
@@ -846,8 +847,8 @@ fn forward_averaged_updates_equal_the_cpu_re_implementation(
 }
 
 fn forward_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
-    use cubesearch::kernels::td::{DeviceTd, TdShape};
-    use cubesearch::train::td_net;
+    use cubesearch_kernels::td::{DeviceTd, TdShape};
+    use cubesearch_train::td_net;
     let one: &[u32] = &[];
     for stages in [one, &[34]] {
         for lanes in lane_exchanges(gpu.client()) {
@@ -855,7 +856,7 @@ fn forward_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
                 let staged = || NTupleNetwork::staged::<Game2584>(&seed_shapes(), stages).unwrap();
                 let mut cpu_net = staged();
                 let step = 0.1 / cpu_net.lookups() as f32;
-                let (score, _) = cubesearch::learn::testing::averaged_forward_game(
+                let (score, _) = cubesearch_learn::testing::averaged_forward_game(
                     &Sliding::<Fib>::new(),
                     &mut cpu_net,
                     0,
@@ -916,8 +917,8 @@ fn averaged_coherent_updates_equal_the_cpu_re_implementation(
 }
 
 fn averaged_coherent_matches<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
-    use cubesearch::kernels::td::{DeviceTd, TdShape};
-    use cubesearch::train::td_net;
+    use cubesearch_kernels::td::{DeviceTd, TdShape};
+    use cubesearch_train::td_net;
     let shapes = seed_shapes();
     for lanes in lane_exchanges(gpu.client()) {
         let mut cpu_net = NTupleNetwork::for_game::<Game2584>(&shapes).unwrap();
@@ -976,11 +977,11 @@ fn plane_lanes_need_averaged_updates_on_fitting_planes(
 }
 
 fn plane_lanes_refused<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
-    use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
-    use cubesearch::train::td_net;
     use cubesearch::Error;
+    use cubesearch_kernels::td::{DeviceTd, LaneExchange, TdShape};
+    use cubesearch_train::td_net;
     let net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
-    let fits = cubesearch::kernels::launch::planes_fit(gpu.client());
+    let fits = cubesearch_kernels::launch::planes_fit(gpu.client());
     for averaged in [false, true] {
         let shape = TdShape {
             units: 16,
@@ -1010,7 +1011,7 @@ fn plane_lanes_refused<R: cubecl::Runtime>(gpu: &cubesearch::GpuExecutor<R>) {
 fn averaged_training_with_many_units_learns(
     #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
 ) {
-    use cubesearch::kernels::td::AVERAGED_FROM_UNITS;
+    use cubesearch_kernels::td::AVERAGED_FROM_UNITS;
     let Some(exec) = executor(backend) else {
         return;
     };
@@ -1046,9 +1047,9 @@ fn averaged_training_with_many_units_learns(
 /// told to stop starts no batch, and both carry on normally once the request is lifted.
 #[test]
 fn a_deadline_or_a_raised_stop_ends_gpu_training_between_launches() {
-    use cubesearch::kernels::td::{DeviceTd, LaneExchange, TdShape};
-    use cubesearch::train::td_net;
     use cubesearch::Executor;
+    use cubesearch_kernels::td::{DeviceTd, LaneExchange, TdShape};
+    use cubesearch_train::td_net;
     let Some(Executor::Wgpu(gpu)) = executor(Backend::Wgpu) else {
         panic!("the wgpu executor")
     };
@@ -1216,8 +1217,8 @@ fn division_cases() -> Vec<(f32, f32)> {
 /// differed from the CPU's by 1 ulp).
 #[rstest]
 fn device_division_rounds_as_the_cpu(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
-    use cubesearch::kernels::exact::launch_div_rn;
     use cubesearch::Executor;
+    use cubesearch_kernels::exact::launch_div_rn;
     let Some(exec) = executor(backend) else {
         return;
     };

@@ -5,13 +5,13 @@
 //! changed it, and `train_on` with checkpoints and resuming at another world size. `nccl`
 //! (CUDA) runs the real thing.
 
-use cubesearch::games::fib::seed_shapes;
-use cubesearch::learn::NTupleNetwork;
+use cubesearch::games::seed_shapes;
 use cubesearch::testing::executor;
-use cubesearch::train::collective::LocalCollective;
 use cubesearch::train::GpuTd;
+use cubesearch::train::LocalCollective;
 use cubesearch::train::RankTd;
 use cubesearch::train::{train_on, TdEngine, TdGames, TrainConfig};
+use cubesearch::NTupleNetwork;
 use cubesearch::{Backend, Executor, GpuExecutor, Result};
 use cubesearch_games::fib::{Pow2, Sliding};
 use cubesearch_games::Game2048;
@@ -348,8 +348,8 @@ fn training_over_ranks_saves_and_resumes_at_any_world_size() {
 fn nccl_with_one_rank_learns_as_one_engine() {
     use cubecl::cuda::CudaRuntime;
     use cubesearch::learn::TdOrder;
-    use cubesearch::train::ranks::cuda_rank;
-    use cubesearch::train::rendezvous::{Ranks, Rendezvous};
+    use cubesearch_train::ranks::cuda_rank;
+    use cubesearch_train::rendezvous::{Ranks, Rendezvous};
     let Some(Executor::Cuda(gpu)) = executor(Backend::Cuda) else {
         return;
     };
