@@ -9,7 +9,6 @@ mod engine;
 mod info;
 mod launch;
 mod matches;
-mod openings;
 mod perft;
 mod play;
 mod play_stochastic;
