@@ -175,8 +175,9 @@ pub mod expectimax {
     pub use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
 }
 
-/// Players of two-player games and the specs that name them: a game between two specs, read
-/// once into typed values (Reversi adds `easy` and `medium`; 2584 and 2048 read
+/// Players of two-player games, the specs that name them, and matches between two
+/// ([`players::play_match`]: colours, openings, Elo, a results file). A game between two specs,
+/// read once into typed values (Reversi adds `easy` and `medium`; 2584 and 2048 read
 /// `expectimax:layers=2,weights=FILE` as a [`players::StochasticPlayerSpec`]):
 ///
 /// ```
@@ -205,8 +206,9 @@ pub mod players {
     pub use cubesearch_players::learned::{Evaluated, ValueLeaves};
     pub use cubesearch_players::spec::{Exec, Limit};
     pub use cubesearch_players::{
-        play_game, GameRecord, MoveLimits, NamedPlayers, NoNamed, Player, PlayerSpec, SearchReport,
-        StochasticPlayerSpec,
+        play_game, play_match, Elo, GameRecord, Match, MatchGame, MatchOptions, MatchReport,
+        MoveLimits, NamedPlayers, NoNamed, Opening, Openings, Player, PlayerSpec, SearchReport,
+        StochasticPlayerSpec, Tally,
     };
 }
 
@@ -327,7 +329,8 @@ pub mod testing {
     pub use cubesearch_learn::testing::check_views;
     pub use cubesearch_search::testing::{
         assert_same, assert_same_root_values, assert_same_weights, assert_stochastic_rules_match,
-        executor, lane_exchanges, random_positions, random_stochastic_positions,
+        assert_two_player_rules_match, executor, lane_exchanges, random_positions,
+        random_stochastic_positions,
     };
     pub use cubesearch_search::StochasticRules;
 }
