@@ -9,7 +9,7 @@ use cubesearch_learn::{
     coherence_rate, parse_shapes, play, play_random, NTupleNetwork, TdOrder, TABLE_GAP,
 };
 use cubesearch_train::{
-    curve_csv, starting_network, train, CpuEngine, EngineConfig, TdEngine, TrainConfig,
+    curve_csv, starting_network, train, CpuEngine, EngineConfig, Td, TdEngine, TrainConfig,
 };
 use rstest::rstest;
 
@@ -290,7 +290,7 @@ fn check_forward_training<R: TileRule + GpuTiles>(
     let alpha = if coherent { 1.0 } else { 0.1 };
     let cfg = TrainConfig {
         games: games as u64,
-        alpha,
+        alpha: Some(alpha),
         coherence: coherent,
         seed: 21,
         shapes: Some(shapes.to_vec()),
@@ -298,7 +298,7 @@ fn check_forward_training<R: TileRule + GpuTiles>(
         order: Some(TdOrder::Forward),
         ..TrainConfig::default()
     };
-    let (fast, report) = train(&game, &cfg, |_| {}).unwrap();
+    let (fast, report) = train(Td(&game), &cfg, |_| {}).unwrap();
     assert_eq!(fast.stages(), stages);
     let reference = |order| {
         let mut net = NTupleNetwork::staged::<Sliding<R>>(shapes, stages).unwrap();
@@ -473,7 +473,7 @@ fn a_multi_stage_network_round_trips_and_resumes_only_as_itself() {
         out: Some(path.clone()),
         ..TrainConfig::default()
     };
-    let (trained, _) = train(&Game2048::new(), &cfg, |_| {}).unwrap();
+    let (trained, _) = train(Td(&Game2048::new()), &cfg, |_| {}).unwrap();
     assert_eq!(trained.stages(), &[16384, 32768]);
     // Thresholds added to the file's split its stages.
     let finer = TrainConfig {
@@ -481,7 +481,7 @@ fn a_multi_stage_network_round_trips_and_resumes_only_as_itself() {
         out: None,
         ..cfg.clone()
     };
-    let (split, _) = train(&Game2048::new(), &finer, |_| {}).unwrap();
+    let (split, _) = train(Td(&Game2048::new()), &finer, |_| {}).unwrap();
     assert_eq!(split.stages(), &[8192, 16384, 24576, 32768]);
     for other in [vec![], vec![16384], vec![8192, 16384]] {
         let wrong = TrainConfig {
@@ -489,7 +489,7 @@ fn a_multi_stage_network_round_trips_and_resumes_only_as_itself() {
             ..cfg.clone()
         };
         assert!(matches!(
-            train(&Game2048::new(), &wrong, |_| {}),
+            train(Td(&Game2048::new()), &wrong, |_| {}),
             Err(Error::Parse(_))
         ));
     }
@@ -536,7 +536,7 @@ fn a_one_stage_network_resumed_with_stages_starts_each_stage_from_its_weights() 
         out: Some(dir.path().join("split.safetensors")),
         ..TrainConfig::default()
     };
-    let (split, games) = cubesearch_train::starting_network::<Game2048>(&cfg).unwrap();
+    let (split, games) = cubesearch_train::starting_network::<Game2048>(&cfg, &[]).unwrap();
     assert_eq!((split.stages(), games), (&[64, 128][..], 5));
     for t in 0..split.tables() {
         assert_eq!(split.table(t), one.table(t % one.tables()), "table {t}");
@@ -551,7 +551,7 @@ fn a_one_stage_network_resumed_with_stages_starts_each_stage_from_its_weights() 
             "{cells:?}"
         );
     }
-    let (trained, report) = train(&Game2048::new(), &cfg, |_| {}).unwrap();
+    let (trained, report) = train(Td(&Game2048::new()), &cfg, |_| {}).unwrap();
     assert_eq!((trained.stages(), report.total_games), (&[64, 128][..], 25));
     assert!(
         (0..trained.tables()).any(|t| trained.table(t) != split.table(t)),
@@ -807,7 +807,7 @@ fn learning_beats_random<R: TileRule + GpuTiles>(games: u64, threads: usize) -> 
         seed: 7,
         ..TrainConfig::default()
     };
-    let (net, report) = train(&game, &cfg, |_| {}).unwrap();
+    let (net, report) = train(Td(&game), &cfg, |_| {}).unwrap();
     assert_eq!(report.games, games);
     let untrained = play(
         &game,
@@ -879,7 +879,7 @@ fn td_training_on_copies_and_on_one_table_both_learn() {
             seed: 7,
             ..TrainConfig::default()
         };
-        let (net, report) = train(&game, &cfg, |_| {}).unwrap();
+        let (net, report) = train(Td(&game), &cfg, |_| {}).unwrap();
         assert_eq!(report.games, 600);
         let trained = play(&game, &net, 300, 99, 2).unwrap().mean_score;
         assert!(
@@ -904,8 +904,8 @@ fn training_on_copies_is_reproducible() {
         seed: 3,
         ..TrainConfig::default()
     };
-    let (a, report_a) = train(&game, &cfg, |_| {}).unwrap();
-    let (b, report_b) = train(&game, &cfg, |_| {}).unwrap();
+    let (a, report_a) = train(Td(&game), &cfg, |_| {}).unwrap();
+    let (b, report_b) = train(Td(&game), &cfg, |_| {}).unwrap();
     assert_eq!(report_a.mean_score, report_b.mean_score);
     assert!(
         report_a.moves > 3 * 2 * ROUND_MOVES,
@@ -1021,7 +1021,7 @@ fn a_coherent_run_resumed_from_its_file_learns_as_the_unbroken_run() {
         },
         games: 60,
         seed: 5,
-        alpha: 1.0,
+        alpha: Some(1.0),
         coherence: true,
         order: Some(TdOrder::Forward),
         shapes: Some(seed_shapes()),
@@ -1029,20 +1029,23 @@ fn a_coherent_run_resumed_from_its_file_learns_as_the_unbroken_run() {
     };
     // Every process of a run starts from `starting_network` (ranks that follow rank 0 too):
     // it learns with coherence from the first game.
-    assert!(starting_network::<Game2048>(&cfg).unwrap().0.coherent());
-    let (unbroken, _) = train(&game, &cfg, |_| {}).unwrap();
+    assert!(starting_network::<Game2048>(&cfg, &[])
+        .unwrap()
+        .0
+        .coherent());
+    let (unbroken, _) = train(Td(&game), &cfg, |_| {}).unwrap();
     let half = TrainConfig {
         games: 30,
         out: Some(file("a")),
         ..cfg.clone()
     };
-    train(&game, &half, |_| {}).unwrap();
+    train(Td(&game), &half, |_| {}).unwrap();
     let resumed = TrainConfig {
         resume: Some(file("a")),
         out: Some(file("b")),
         ..half.clone()
     };
-    let (went_on, report) = train(&game, &resumed, |_| {}).unwrap();
+    let (went_on, report) = train(Td(&game), &resumed, |_| {}).unwrap();
     assert_eq!(report.total_games, 60);
     let bits = |values: Vec<f32>| values.iter().map(|w| w.to_bits()).collect::<Vec<_>>();
     let sums = |net: &NTupleNetwork, t| net.coherence_table(t).unwrap().map(bits);
@@ -1076,19 +1079,19 @@ fn a_coherent_run_resumed_from_its_file_learns_as_the_unbroken_run() {
         out: None,
         ..resumed.clone()
     };
-    let (afresh, _) = train(&game, &afresh, |_| {}).unwrap();
+    let (afresh, _) = train(Td(&game), &afresh, |_| {}).unwrap();
     assert!(bits(afresh.table(0)) != bits(unbroken.table(0)));
 
     // A run without coherence moves the weights without the sums, so it saves none.
     let fixed = TrainConfig {
         coherence: false,
-        alpha: 0.1,
+        alpha: Some(0.1),
         games: 5,
         resume: Some(file("b")),
         out: Some(file("c")),
         ..cfg
     };
-    let (net, _) = train(&game, &fixed, |_| {}).unwrap();
+    let (net, _) = train(Td(&game), &fixed, |_| {}).unwrap();
     assert!(!net.coherent());
     let meta = NTupleNetwork::load_with_coherence::<Game2048>(&file("c"), None)
         .unwrap()
@@ -1110,18 +1113,18 @@ fn td_training_with_temporal_coherence_learns() {
             },
             games: 600,
             seed: 7,
-            alpha: 1.0,
+            alpha: Some(1.0),
             coherence: true,
             ..TrainConfig::default()
         };
-        let (net, _) = train(&game, &cfg, |_| {}).unwrap();
-        let (again, _) = train(&game, &cfg, |_| {}).unwrap();
+        let (net, _) = train(Td(&game), &cfg, |_| {}).unwrap();
+        let (again, _) = train(Td(&game), &cfg, |_| {}).unwrap();
         assert_eq!(net.table(0), again.table(0), "{threads} threads");
         let fixed = TrainConfig {
             coherence: false,
             ..cfg
         };
-        let (plain, _) = train(&game, &fixed, |_| {}).unwrap();
+        let (plain, _) = train(Td(&game), &fixed, |_| {}).unwrap();
         assert_ne!(net.table(0), plain.table(0), "{threads} threads");
         let trained = play(&game, &net, 300, 99, 2).unwrap().mean_score;
         assert!(
@@ -1139,11 +1142,11 @@ fn one_thread_training_is_reproducible() {
         seed: 3,
         ..TrainConfig::default()
     };
-    let (a, ra) = train(&game, &cfg, |_| {}).unwrap();
-    let (b, rb) = train(&game, &cfg, |_| {}).unwrap();
+    let (a, ra) = train(Td(&game), &cfg, |_| {}).unwrap();
+    let (b, rb) = train(Td(&game), &cfg, |_| {}).unwrap();
     assert_eq!(ra.curve, rb.curve);
     assert_eq!(a.table(0), b.table(0));
-    let (_, rc) = train(&game, &TrainConfig { seed: 4, ..cfg }, |_| {}).unwrap();
+    let (_, rc) = train(Td(&game), &TrainConfig { seed: 4, ..cfg }, |_| {}).unwrap();
     assert_ne!(ra.curve, rc.curve);
 }
 
@@ -1161,7 +1164,7 @@ fn checkpoints_and_resume() {
         progress_interval: std::time::Duration::ZERO,
         ..TrainConfig::default()
     };
-    let (net, report) = train(&game, &cfg, |p| reports.push(p.clone())).unwrap();
+    let (net, report) = train(Td(&game), &cfg, |p| reports.push(p.clone())).unwrap();
     assert_eq!(reports.len(), 20, "a report a game with a zero interval");
     assert_eq!(reports.last().unwrap().games, 20);
     assert!(reports.iter().all(|p| p.moves_per_sec > 0.0));
@@ -1178,7 +1181,7 @@ fn checkpoints_and_resume() {
         resume: Some(out.clone()),
         ..cfg.clone()
     };
-    let (_, report) = train(&game, &resumed, |_| {}).unwrap();
+    let (_, report) = train(Td(&game), &resumed, |_| {}).unwrap();
     assert_eq!(report.total_games, 25);
     assert_eq!(
         NTupleNetwork::load::<Game2584>(&out, None).unwrap().1.games,
@@ -1191,11 +1194,11 @@ fn checkpoints_and_resume() {
         ..resumed.clone()
     };
     assert!(matches!(
-        train(&game, &wrong, |_| {}),
+        train(Td(&game), &wrong, |_| {}),
         Err(Error::Data { .. })
     ));
     assert!(matches!(
-        train(&Game2048::new(), &resumed, |_| {}),
+        train(Td(&Game2048::new()), &resumed, |_| {}),
         Err(Error::Data { .. })
     ));
     // A checkpoint that cannot be written stops training with an error.
@@ -1205,7 +1208,7 @@ fn checkpoints_and_resume() {
         ..cfg
     };
     assert!(matches!(
-        train(&game, &unwritable, |_| {}),
+        train(Td(&game), &unwritable, |_| {}),
         Err(Error::Io { .. })
     ));
 }
@@ -1219,7 +1222,7 @@ fn an_optimistic_start_values_every_board_at_v_and_learning_moves_it() {
         optimistic: Some(320_000.0),
         ..TrainConfig::default()
     };
-    let (net, games) = starting_network::<Game2048>(&cfg).unwrap();
+    let (net, games) = starting_network::<Game2048>(&cfg, &[]).unwrap();
     assert_eq!(games, 0);
     // 24 lookups: each weight is V / 24, and any board sums back to V.
     let per_weight = 320_000.0 / net.lookups() as f32;
@@ -1233,7 +1236,7 @@ fn an_optimistic_start_values_every_board_at_v_and_learning_moves_it() {
     }
 
     // Training moves the weights the games reached and leaves the others where they started.
-    let (trained, _) = train(&game, &cfg, |_| {}).unwrap();
+    let (trained, _) = train(Td(&game), &cfg, |_| {}).unwrap();
     let table = trained.table(0);
     assert!(table.iter().any(|&w| w != per_weight));
     assert!(table.contains(&per_weight));
@@ -1242,7 +1245,7 @@ fn an_optimistic_start_values_every_board_at_v_and_learning_moves_it() {
     let dir = temp();
     let out = dir.path().join("w.safetensors");
     train(
-        &game,
+        Td(&game),
         &TrainConfig {
             out: Some(out.clone()),
             optimistic: None,
@@ -1256,14 +1259,17 @@ fn an_optimistic_start_values_every_board_at_v_and_learning_moves_it() {
         ..cfg.clone()
     };
     assert!(matches!(
-        train(&game, &resumed, |_| {}),
+        train(Td(&game), &resumed, |_| {}),
         Err(Error::Parse(_))
     ));
     let nan = TrainConfig {
         optimistic: Some(f32::NAN),
         ..cfg
     };
-    assert!(matches!(train(&game, &nan, |_| {}), Err(Error::Parse(_))));
+    assert!(matches!(
+        train(Td(&game), &nan, |_| {}),
+        Err(Error::Parse(_))
+    ));
 }
 
 #[test]

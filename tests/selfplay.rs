@@ -134,3 +134,58 @@ fn many_device_units_learn(
         "the learned network won {wins} of 20 against random moves"
     );
 }
+
+/// Self-play runs through the one training loop: checkpoints, resuming (the games counted on
+/// from the file's) and saving, as TD's runs have them; options only TD uses are refused before
+/// any work, in the library's words.
+#[test]
+fn self_play_trains_through_the_one_loop() {
+    use cubesearch_train::{train, EngineConfig, SelfPlayTd, TrainConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.safetensors");
+    let cfg = TrainConfig {
+        games: 30,
+        checkpoint_every: 10,
+        engine: EngineConfig {
+            threads: Some(2),
+            ..EngineConfig::default()
+        },
+        out: Some(out.clone()),
+        ..TrainConfig::default()
+    };
+    let (net, report) = train(SelfPlayTd(&Reversi), &cfg, |_| {}).unwrap();
+    assert_eq!((report.games, report.total_games), (30, 30));
+    assert!(report.moves >= 30 * 9, "{} moves", report.moves);
+    assert_eq!(report.alpha, 0.1, "the CPU's step");
+    assert!(all_weights(&net).iter().any(|&w| w != 0.0));
+    let (saved, meta) = NTupleNetwork::load::<Reversi>(&out, None).unwrap();
+    assert_eq!(meta.games, 30);
+    assert_eq!(all_weights(&saved), all_weights(&net));
+    // Resumed: the file's games, then this run's.
+    let resumed = TrainConfig {
+        games: 5,
+        resume: Some(out.clone()),
+        ..cfg.clone()
+    };
+    let (_, report) = train(SelfPlayTd(&Reversi), &resumed, |_| {}).unwrap();
+    assert_eq!((report.games, report.total_games), (5, 35));
+    for (wrong, why) in [
+        (
+            TrainConfig {
+                coherence: true,
+                ..cfg.clone()
+            },
+            "self-play has no use for temporal coherence",
+        ),
+        (
+            TrainConfig {
+                alpha: Some(-1.0),
+                ..cfg.clone()
+            },
+            "the learning rate must be a positive number",
+        ),
+    ] {
+        let err = train(SelfPlayTd(&Reversi), &wrong, |_| {}).unwrap_err();
+        assert!(err.to_string().contains(why), "{err}");
+    }
+}

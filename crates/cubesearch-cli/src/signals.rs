@@ -41,6 +41,33 @@ pub fn stop_on_signals() -> Stop {
     .clone()
 }
 
+/// For a rank that follows rank 0 (which saves and then releases it): the first SIGINT, SIGTERM
+/// or SIGHUP is marked and otherwise ignored (a terminal's Ctrl-C reaches the whole group, and
+/// the follower must stay for rank 0's last meeting); a second one ends the process at once.
+/// The request returned is never raised: a follower obeys rank 0, not the signal.
+pub fn follower() -> Stop {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        use std::sync::atomic::AtomicBool;
+        use std::sync::Arc;
+        let seen = Arc::new(AtomicBool::new(false));
+        for signal in [SIGINT, SIGTERM, SIGHUP] {
+            // In the order they run: a signal after the first ends the process; the first
+            // marks itself seen.
+            let installed = signal_hook::flag::register_conditional_shutdown(
+                signal,
+                128 + signal,
+                seen.clone(),
+            )
+            .and_then(|_| signal_hook::flag::register(signal, seen.clone()));
+            // Without a handler the signal keeps its default action: the process ends.
+            let _ = installed;
+        }
+    }
+    Stop::new()
+}
+
 /// The exit status for work ended by a stop request: 128 + the signal's number.
 pub fn exit_status(stop: &Stop) -> u8 {
     stop.reason()

@@ -216,7 +216,7 @@ fn ranks_and_their_launcher_refuse_what_cannot_run() {
         );
         assert_bad_input(
             &cubesearch_with(&[&train[..], &["--gpus", "2"]].concat(), &rank(r)),
-            "--gpus 2 under a launcher",
+            "2 GPUs under a launcher",
         );
     }
 }
@@ -344,7 +344,7 @@ fn the_command_lines_shape_says_what_to_type() {
             "--out",
             "x",
         ]),
-        "--threads 2 sets CPU trainer threads, but this run trains on wgpu",
+        "2 CPU threads mean nothing to a run on wgpu",
     );
     assert_bad_input(
         &cubesearch(&["play", "checkers", "--p1", "random", "--batch", "5"]),

@@ -290,7 +290,7 @@ fn train_on_wgpu_checkpoints_resumes_and_refuses_bad_gpu_options() {
             "--gpus",
             "2",
         ]),
-        "--gpus 2",
+        "2 GPUs: several GPUs train on CUDA devices",
     );
     assert_bad_input(
         &cubesearch(&[

@@ -373,7 +373,7 @@ fn train_refuses_what_its_trainer_would_ignore() {
     };
     assert_bad_input(
         &train(&["--backend", "cpu", "--games", "100", "--units", "64"]),
-        "--units 64 sets a GPU trainer's games at once",
+        "64 units is a GPU trainer's games at once",
     );
     // Checked before any device is asked for.
     assert_bad_input(

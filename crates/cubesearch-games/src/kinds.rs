@@ -6,12 +6,11 @@
 use cubesearch_core::{Error, Game, Result, Stop};
 use cubesearch_kernels::selfplay::DeviceTupleGame;
 use cubesearch_kernels::{GpuGame, GpuStochasticGame};
-use cubesearch_learn::selfplay::{SelfPlayPlan, SelfPlayRun, TwoPlayerTupleGame};
-use cubesearch_learn::{default_shapes, shapes_for, NTupleNetwork, TupleGame};
+use cubesearch_learn::selfplay::TwoPlayerTupleGame;
+use cubesearch_learn::{shapes_for, NTupleNetwork, TupleGame};
 use cubesearch_players::learned::Evaluated;
 use cubesearch_players::player::NamedPlayers;
-use cubesearch_search::Executor;
-use cubesearch_train::selfplay::learn_self_play;
+use cubesearch_train::{train, SelfPlayTd, TrainConfig, TrainProgress, TrainReport};
 use std::path::Path;
 
 /// What the command line says about a game before it is made.
@@ -142,21 +141,18 @@ pub struct Exact<M> {
 }
 
 /// What `train` needs of a two-player game that learns its evaluation by self-play
-/// ([`cubesearch_learn::selfplay`]): the game's own network functions, made for it once.
+/// ([`SelfPlayTd`]), made for it once: the functions the command line cannot write without
+/// naming the game's learning bounds.
 pub struct Learner<G: Game> {
-    /// A new all-zero network: the game's default shapes (or `shapes`, a named set or cell
-    /// lists) and stages (or `stages`).
-    pub network: fn(shapes: Option<&str>, stages: Option<&[u32]>) -> Result<NTupleNetwork>,
-    /// A weights file of the game's, to go on from.
-    pub load: fn(&Path) -> Result<NTupleNetwork>,
-    /// Self-play games from the start on the executor, as the plan says; told the games
-    /// played now and then.
-    pub learn: LearnFn<G>,
+    /// Tuple shapes from text: a named set of the game's or cell lists.
+    pub shapes: fn(&str) -> Result<Vec<Vec<u8>>>,
+    /// The one training loop, learning by self-play.
+    pub train: TrainFn<G>,
 }
 
-/// [`Learner::learn`].
-pub type LearnFn<G> =
-    fn(&Executor, &G, &mut NTupleNetwork, SelfPlayPlan, &mut dyn FnMut(u64)) -> Result<SelfPlayRun>;
+/// [`Learner::train`].
+pub type TrainFn<G> =
+    fn(&G, &TrainConfig, &mut dyn FnMut(&TrainProgress)) -> Result<(NTupleNetwork, TrainReport)>;
 
 impl<G> Learner<G>
 where
@@ -166,21 +162,8 @@ where
     /// The learner of game `G`, on CPU threads or a GPU.
     pub const fn of() -> Self {
         Learner {
-            network: |shapes, stages| {
-                let shapes = match shapes {
-                    Some(text) => shapes_for::<G>(text)?,
-                    None => default_shapes::<G>(),
-                };
-                let net = NTupleNetwork::staged::<G>(&shapes, stages.unwrap_or(G::STAGES))?;
-                net.check_trainable()?;
-                Ok(net)
-            },
-            load: |path| {
-                let (net, _) = NTupleNetwork::load::<G>(path, None)?;
-                net.check_trainable()?;
-                Ok(net)
-            },
-            learn: learn_self_play,
+            shapes: shapes_for::<G>,
+            train: |game, cfg, progress| train(SelfPlayTd(game), cfg, progress),
         }
     }
 }

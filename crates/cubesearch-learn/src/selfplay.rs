@@ -138,14 +138,14 @@ pub struct SelfPlayRun {
 
 /// Plays up to `games` self-play games from `start` on `threads` threads sharing `net`, until
 /// `stop` is raised (each thread finishes the game it is playing). Thread `t` draws from
-/// `XorShift32::for_worker(seed, t)`. `on_progress` is told the games played so far, now and
-/// then, on the calling thread.
+/// `XorShift32::for_worker(seed, t)`. `on_game` hears of each game as it ends, on the calling
+/// thread.
 pub fn learn_games<G: TwoPlayerTupleGame>(
     game: &G,
     net: &NTupleNetwork,
     start: G::State,
     plan: SelfPlayPlan,
-    on_progress: &mut dyn FnMut(u64),
+    on_game: &mut dyn FnMut(SelfPlayGame),
 ) -> SelfPlayRun {
     let SelfPlayPlan {
         games,
@@ -156,33 +156,30 @@ pub fn learn_games<G: TwoPlayerTupleGame>(
         ..
     } = plan;
     let taken = AtomicU64::new(0);
-    let moves = AtomicU64::new(0);
-    let played = AtomicU64::new(0);
+    let mut run = SelfPlayRun::default();
     std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<SelfPlayGame>();
         for t in 0..threads.max(1) {
-            let (taken, moves, played) = (&taken, &moves, &played);
+            let (taken, tx) = (&taken, tx.clone());
             scope.spawn(move || {
                 let mut rng = XorShift32::for_worker(seed, t as u32);
                 while !stop.is_raised() && taken.fetch_add(1, Ordering::Relaxed) < games {
                     let one = learn_game(game, net, start, options, &mut rng);
-                    moves.fetch_add(u64::from(one.moves), Ordering::Relaxed);
-                    played.fetch_add(1, Ordering::Relaxed);
+                    if tx.send(one).is_err() {
+                        break;
+                    }
                 }
             });
         }
-        loop {
-            let done = played.load(Ordering::Relaxed);
-            on_progress(done);
-            if done >= games || stop.is_raised() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
+        drop(tx);
+        // Every thread's games, on this thread, until the last thread ends.
+        for one in rx {
+            run.games += 1;
+            run.moves += u64::from(one.moves);
+            on_game(one);
         }
     });
-    SelfPlayRun {
-        games: played.into_inner(),
-        moves: moves.into_inner(),
-    }
+    run
 }
 
 /// What [`learn_games`] plays, and how.

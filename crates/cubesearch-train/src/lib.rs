@@ -1,5 +1,6 @@
-//! TD(0) self-play training of n-tuple networks (`cubesearch_learn`) for any stochastic game
-//! whose states are cells, through one seam and one config:
+//! Training of n-tuple networks (`cubesearch_learn`) through one loop and one config: TD(0) of
+//! any one-player stochastic game whose states are cells ([`Td`]), and self-play of any
+//! two-player game whose positions are cells ([`SelfPlayTd`]):
 //!
 //! * [`TdEngine`]: where games are played and learned from. [`CpuEngine`] (threads, on copies
 //!   of the weights or one table), [`GpuTd`] (one GPU, `cubesearch_kernels::td`),
@@ -7,15 +8,17 @@
 //!   meetings through a [`collective::Collective`]: host memory, or NCCL with the `ranks`
 //!   and `cuda` features).
 //! * [`TrainConfig`]: the network, how it learns, the budget, where it runs
-//!   ([`EngineConfig`]) and what is kept. [`train`] builds the engine it names and runs
-//!   [`train_on`]: progress reports, a learning curve, checkpoints, resuming and a stop request
-//!   ([`cubesearch_core::Stop`]), the same on every engine.
+//!   ([`EngineConfig`]) and what is kept, checked before any work ([`TrainConfig::check`]).
+//!   [`train`] starts the [`Learner`] its [`Method`] names and runs the one loop: progress
+//!   reports, a learning curve, checkpoints, resuming, a stop request
+//!   ([`cubesearch_core::Stop`]) and saving, the same for every learner.
 
 #![deny(missing_docs)]
 
 pub mod collective;
 mod engine;
 mod gpu;
+mod method;
 mod multi;
 #[cfg(all(feature = "ranks", feature = "cuda"))]
 pub mod nccl;
@@ -28,6 +31,7 @@ pub mod selfplay;
 
 pub use engine::{CpuEngine, TdEngine, TdGames};
 pub use gpu::{td_net, GpuTd};
+pub use method::{Batch, Learner, Method, SelfPlayTd, Started, Td};
 pub use multi::MultiGpuTd;
 pub use placement::{engine_on, EngineConfig, Placement};
 pub use ranks::{RankTd, MERGE_EVERY};

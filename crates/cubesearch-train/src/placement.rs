@@ -59,14 +59,19 @@ pub struct Placement {
     pub gpus: usize,
     /// Processes of the run: the ranks under a launcher, else 1.
     pub ranks: usize,
-    /// When its games learn.
-    pub order: TdOrder,
+    /// When its games learn (TD of a one-player game; `None` for self-play, which learns
+    /// after every move).
+    pub order: Option<TdOrder>,
     /// One line for people: `cuda (NVIDIA H200)`, `2 ranks of cuda (NVIDIA H200)`.
     pub text: String,
 }
 
 impl Placement {
-    fn new(device: &ResolvedBackend, (gpus, ranks): (usize, usize), order: TdOrder) -> Self {
+    pub(crate) fn new(
+        device: &ResolvedBackend,
+        (gpus, ranks): (usize, usize),
+        order: Option<TdOrder>,
+    ) -> Self {
         Placement {
             backend: device.backend().name(),
             device: device.device_name(),
@@ -131,20 +136,14 @@ pub(crate) fn start_engine<G: GpuStochasticGame + TupleGame>(
     order: Option<TdOrder>,
 ) -> Result<(Box<dyn TdEngine<G>>, Placement)> {
     let gpu_order = order.unwrap_or(GPU_ORDER);
-    if cfg.gpus == 0 {
-        return Err(Error::parse("--gpus must be at least 1"));
-    }
-    if cfg.units == Some(0) {
-        return Err(Error::parse("--units must be at least 1"));
-    }
     // CPU threads and how they share weights mean nothing to a GPU run: refused rather than
     // ignored.
     let no_threads = |on: &dyn std::fmt::Display| match cfg.threads {
         Some(threads) => Err(Error::parse(format!(
-            "--threads {threads} sets CPU trainer threads, but this run trains on {on}"
+            "{threads} CPU threads mean nothing to a run on {on}"
         ))),
         None if cfg.sharing != Sharing::default() => Err(Error::parse(format!(
-            "--sharing sets how CPU trainer threads share the weights, but this run trains on {on}"
+            "how CPU threads share the weights means nothing to a run on {on}"
         ))),
         None => Ok(()),
     };
@@ -160,13 +159,13 @@ pub(crate) fn start_engine<G: GpuStochasticGame + TupleGame>(
     if let ResolvedBackend::Cpu { .. } = resolved {
         if cfg.gpus > 1 {
             return Err(Error::parse(format!(
-                "--gpus {} trains on several CUDA devices: use --backend cuda on an NVIDIA host",
+                "{} GPUs: several GPUs train on CUDA devices, and this run trains on the CPU",
                 cfg.gpus
             )));
         }
         if let Some(units) = cfg.units {
             return Err(Error::parse(format!(
-                "--units {units} sets a GPU trainer's games at once: use a GPU backend"
+                "{units} units is a GPU trainer's games at once, and this run trains on the CPU"
             )));
         }
         let threads = thread_count(cfg.threads.unwrap_or(1));
@@ -177,7 +176,7 @@ pub(crate) fn start_engine<G: GpuStochasticGame + TupleGame>(
             order,
             ..CpuEngine::default()
         };
-        let placement = Placement::new(&ResolvedBackend::Cpu { threads }, (0, 1), order);
+        let placement = Placement::new(&ResolvedBackend::Cpu { threads }, (0, 1), Some(order));
         return Ok((Box::new(engine), placement));
     }
     if cfg.gpus > 1 {
@@ -190,7 +189,7 @@ pub(crate) fn start_engine<G: GpuStochasticGame + TupleGame>(
         game: std::marker::PhantomData,
     };
     let engine = exec.on_device(task, "a GPU trainer needs a GPU")?;
-    Ok((engine, Placement::new(&resolved, (1, 1), gpu_order)))
+    Ok((engine, Placement::new(&resolved, (1, 1), Some(gpu_order))))
 }
 
 /// `cfg.gpus` CUDA devices of this process, a rank each, meeting through host memory.
@@ -221,10 +220,14 @@ fn several_gpus<G: GpuStochasticGame + TupleGame>(
                 .collect::<Result<Vec<_>>>()?;
             let engine = crate::multi::MultiGpuTd::<CudaRuntime, G>::new(&clients, cfg.units, None)
                 .with_order(order);
-            Ok((Box::new(engine), Placement::new(resolved, (gpus, 1), order)))
+            Ok((
+                Box::new(engine),
+                Placement::new(resolved, (gpus, 1), Some(order)),
+            ))
         }
         _ => Err(Error::Unsupported(format!(
-            "--gpus {gpus} trains on several CUDA devices: use --backend cuda on an NVIDIA host"
+            "{gpus} GPUs: several GPUs train on CUDA devices, not on {}",
+            resolved.backend().name()
         ))),
     }
 }
@@ -237,7 +240,7 @@ pub(crate) fn rank_backend(
 ) -> Result<ResolvedBackend> {
     if cfg.gpus != 1 {
         return Err(Error::parse(format!(
-            "--gpus {} under a launcher: each rank trains on one GPU (start more ranks)",
+            "{} GPUs under a launcher: each rank trains on one GPU (start more ranks)",
             cfg.gpus
         )));
     }
@@ -266,7 +269,7 @@ fn rank_engine<G: GpuStochasticGame + TupleGame>(
         let rank = crate::ranks::cuda_rank::<G>(ranks, cfg.units, order)?;
         Ok((
             Box::new(rank),
-            Placement::new(&resolved, (ranks.world, ranks.world), order),
+            Placement::new(&resolved, (ranks.world, ranks.world), Some(order)),
         ))
     }
     #[cfg(not(feature = "cuda"))]

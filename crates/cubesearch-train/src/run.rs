@@ -1,13 +1,16 @@
 //! The training loop: one [`TrainConfig`] says what to train, how it learns, for how long,
-//! where the games are played ([`EngineConfig`]) and what is kept; [`train`] builds the engine
-//! it names and runs [`train_on`], which gives every engine the same progress reports,
-//! learning curve, checkpoints and resuming.
+//! where the games are played ([`EngineConfig`]) and what is kept; [`train`] starts the
+//! learner its [`Method`] names and runs the one loop, which gives every learner (TD of a
+//! one-player game, self-play of a two-player game) the same progress reports, learning
+//! curve, checkpoints, resuming, stop and saving.
 
-use crate::engine::{TdEngine, TdGames};
-use crate::placement::{start_engine, EngineConfig, Placement};
+use crate::engine::TdEngine;
+use crate::method::{Batch, Bound, Learner, Method};
+use crate::placement::{EngineConfig, Placement};
 use cubesearch_core::{Error, Result, Stop};
+#[cfg(feature = "ranks")]
 use cubesearch_kernels::GpuStochasticGame;
-use cubesearch_learn::{default_shapes, Episode, NTupleNetwork, TdOrder, TupleGame};
+use cubesearch_learn::{default_shapes, Episode, NTupleNetwork, TdOrder, TupleBoard, TupleGame};
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -26,8 +29,13 @@ pub struct TrainConfig {
     /// better order, forward on CPU threads (faster, learning as much a game as TDL2048+),
     /// backward on GPUs (forward learned half as much a game there).
     pub order: Option<TdOrder>,
-    /// The TD step on V: each of the network's lookups moves by `alpha / lookups · δ`.
-    pub alpha: f32,
+    /// The TD step on V: each of the network's lookups moves by `alpha / lookups · δ`
+    /// (default: what suits the learner, 0.1, or 0.8 for self-play averaging a launch's
+    /// updates on a GPU).
+    pub alpha: Option<f32>,
+    /// Self-play: the chance of a random move (default 0.1). TD of a one-player game plays
+    /// greedily and refuses it.
+    pub epsilon: Option<f32>,
     /// The run seed: game `g` draws from `XorShift32::for_worker(seed, g)`, `g` counting the
     /// games a resumed file had already trained.
     pub seed: u32,
@@ -79,7 +87,8 @@ impl Default for TrainConfig {
             games: 1000,
             engine: EngineConfig::default(),
             order: None,
-            alpha: 0.1,
+            alpha: None,
+            epsilon: None,
             seed: 1,
             shapes: None,
             stages: None,
@@ -153,6 +162,8 @@ pub struct TrainReport {
     pub curve: Vec<CurvePoint>,
     /// Where the games ran ([`train`]; `None` from [`train_on`], whose caller chose the engine).
     pub placement: Option<Placement>,
+    /// The TD step on V the run learned with.
+    pub alpha: f32,
 }
 
 /// Writes the learning curve as CSV (`games,mean_score,max_score`).
@@ -167,28 +178,76 @@ pub fn curve_csv(curve: &[CurvePoint]) -> String {
     s
 }
 
-/// Trains an n-tuple network for `game` by TD(0) self-play (`cubesearch_learn::td`) on the
-/// engine `cfg.engine` names, and returns it with a report. `progress` hears about the run at
-/// most every `progress_interval`, and once at the end. Under a launcher, rank 0 runs here and
-/// the other ranks follow it ([`crate::follow`]).
-pub fn train<G: GpuStochasticGame + TupleGame>(
-    game: &G,
+impl TrainConfig {
+    /// Refuses a run that cannot be what it says, before any work: the library's words, for
+    /// any caller.
+    pub fn check(&self) -> Result<()> {
+        if let Some(alpha) = self.alpha {
+            if !(alpha.is_finite() && alpha > 0.0) {
+                return Err(Error::parse(format!(
+                    "the learning rate must be a positive number, got {alpha}"
+                )));
+            }
+        }
+        if let Some(epsilon) = self.epsilon {
+            if !(0.0..=1.0).contains(&epsilon) {
+                return Err(Error::parse(format!(
+                    "the chance of a random move goes from 0 to 1, got {epsilon}"
+                )));
+            }
+        }
+        if self.engine.gpus == 0 {
+            return Err(Error::parse("a run on GPUs needs at least one"));
+        }
+        if self.engine.units == Some(0) {
+            return Err(Error::parse(
+                "a GPU trainer plays at least one game at once",
+            ));
+        }
+        if let Some(value) = self.optimistic {
+            if !value.is_finite() {
+                return Err(Error::parse(format!(
+                    "the optimistic start must be a finite value, got {value}"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Trains an n-tuple network the way `method` learns (TD of a one-player game:
+/// [`Td`](crate::Td); self-play of a two-player game: [`SelfPlayTd`](crate::SelfPlayTd)) on
+/// the engine `cfg.engine` names, and returns it with a report. `progress` hears about the run
+/// at most every `progress_interval`, and once at the end. Under a launcher, rank 0 runs here
+/// and the other ranks follow it ([`crate::follow`]).
+pub fn train<M: Method>(
+    method: M,
     cfg: &TrainConfig,
     progress: impl FnMut(&TrainProgress),
 ) -> Result<(NTupleNetwork, TrainReport)> {
-    let (mut engine, placement) = start_engine::<G>(&cfg.engine, cfg.order)?;
-    let (net, mut report) = train_on(game, cfg, engine.as_mut(), progress)?;
-    engine.finish()?;
-    report.placement = Some(placement);
+    cfg.check()?;
+    method.check(cfg)?;
+    let started = method.start(cfg)?;
+    let mut learner = started.learner;
+    let alpha = cfg.alpha.unwrap_or(started.default_alpha);
+    let stages = method.default_stages();
+    let (net, mut report) =
+        run_learner::<M::Board>(cfg, stages, alpha, learner.as_mut(), progress)?;
+    learner.finish()?;
+    report.placement = Some(started.placement);
     Ok((net, report))
 }
 
 /// The network a run of `cfg` starts from, and the games it had learned from: the file it
 /// resumes, or fresh weights of its shapes (zero, or its optimistic start). With `cfg`'s
 /// coherence it learns with temporal coherence, from the file's sums where it has them.
-/// Every process of a run (rank 0 and the ranks that follow it) starts from this.
-pub fn starting_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwork, u64)> {
-    let (mut net, games) = file_or_fresh_network::<G>(cfg)?;
+/// Every process of a run (rank 0 and the ranks that follow it) starts from this. A new
+/// network has `cfg`'s stages, or `stages` when it names none.
+pub fn starting_network<G: TupleBoard>(
+    cfg: &TrainConfig,
+    stages: &[u32],
+) -> Result<(NTupleNetwork, u64)> {
+    let (mut net, games) = file_or_fresh_network::<G>(cfg, stages)?;
     net.check_trainable()?;
     if cfg.coherence && !net.coherent() {
         net.enable_coherence()?;
@@ -197,7 +256,10 @@ pub fn starting_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwor
 }
 
 /// [`starting_network`] before coherence: the weights (and, read with coherence, the sums).
-fn file_or_fresh_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwork, u64)> {
+fn file_or_fresh_network<G: TupleBoard>(
+    cfg: &TrainConfig,
+    default_stages: &[u32],
+) -> Result<(NTupleNetwork, u64)> {
     match (&cfg.resume, cfg.optimistic) {
         (Some(_), Some(_)) => Err(Error::parse(
             "an optimistic start is for a new network; a resumed run continues from its file's weights",
@@ -219,14 +281,9 @@ fn file_or_fresh_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwo
         }
         (None, start) => {
             let shapes = cfg.shapes.clone().unwrap_or_else(default_shapes::<G>);
-            let stages = cfg.stages.as_deref().unwrap_or_default();
+            let stages = cfg.stages.as_deref().unwrap_or(default_stages);
             let mut net = NTupleNetwork::staged::<G>(&shapes, stages)?;
             if let Some(value) = start {
-                if !value.is_finite() {
-                    return Err(Error::parse(format!(
-                        "the optimistic start must be a finite value, got {value}"
-                    )));
-                }
                 net.fill(value / net.lookups() as f32);
             }
             Ok((net, 0))
@@ -234,23 +291,31 @@ fn file_or_fresh_network<G: TupleGame>(cfg: &TrainConfig) -> Result<(NTupleNetwo
     }
 }
 
-/// [`train`] on any engine: the same progress reports, learning curve, checkpoints and
-/// resuming whatever plays the games. Checkpoints split the run into chunks, after each of
-/// which the engine's weights are synced to the host and saved.
+/// [`train`]'s TD of a one-player game on an engine the caller built: the same loop.
 pub fn train_on<G: TupleGame>(
     game: &G,
     cfg: &TrainConfig,
     engine: &mut dyn TdEngine<G>,
+    progress: impl FnMut(&TrainProgress),
+) -> Result<(NTupleNetwork, TrainReport)> {
+    cfg.check()?;
+    let alpha = cfg.alpha.unwrap_or(crate::selfplay::ALPHA);
+    let mut bound = Bound { game, engine };
+    run_learner::<G>(cfg, &[], alpha, &mut bound, progress)
+}
+
+/// The one loop: plays the run's games on `learner`, at `alpha`, with the same progress
+/// reports, learning curve, checkpoints and resuming whatever learns. Checkpoints (and a time
+/// limit) split the run into chunks, after each of which the learner's weights are synced to
+/// the host and saved.
+fn run_learner<B: TupleBoard>(
+    cfg: &TrainConfig,
+    default_stages: &[u32],
+    alpha: f32,
+    engine: &mut dyn Learner,
     mut progress: impl FnMut(&TrainProgress),
 ) -> Result<(NTupleNetwork, TrainReport)> {
-    if !(cfg.alpha.is_finite() && cfg.alpha > 0.0) {
-        return Err(Error::parse(format!(
-            "the learning rate must be a positive number, got {}",
-            cfg.alpha
-        )));
-    }
-    let (mut net, prior) = starting_network::<G>(cfg)?;
-    let step = cfg.alpha / net.lookups() as f32;
+    let (mut net, prior) = starting_network::<B>(cfg, default_stages)?;
     let threads = engine.parallelism();
     // About 100 curve points: a window of games, or of time in a time-limited run.
     let curve_every = if cfg.curve_every > 0 {
@@ -330,13 +395,12 @@ pub fn train_on<G: TupleGame>(
             Ok(())
         };
         engine.play(
-            game,
             &net,
-            TdGames {
+            Batch {
                 first: prior + started,
                 count: games,
                 seed: cfg.seed,
-                step,
+                alpha,
             },
             &mut on_game,
         )?;
@@ -386,6 +450,7 @@ pub fn train_on<G: TupleGame>(
         threads,
         curve,
         placement: None,
+        alpha,
     };
     Ok((net, report))
 }
@@ -406,7 +471,7 @@ pub fn follow<G: GpuStochasticGame + TupleGame>(cfg: &TrainConfig) -> Result<()>
             cfg.engine.units,
             cfg.order.unwrap_or(crate::placement::GPU_ORDER),
         )?;
-        let (net, _) = starting_network::<G>(cfg)?;
+        let (net, _) = starting_network::<G>(cfg, &[])?;
         rank.follow(&net).map(|_| ())
     }
     #[cfg(not(feature = "cuda"))]

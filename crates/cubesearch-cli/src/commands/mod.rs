@@ -15,7 +15,6 @@ mod play_stochastic;
 mod solve;
 mod solve_exact;
 mod train;
-mod train_two_player;
 
 use crate::args::{Cli, Command, Common};
 use crate::output::{emit, progress};

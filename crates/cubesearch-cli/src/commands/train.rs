@@ -1,11 +1,10 @@
-//! `cubesearch train <game>` for one-player stochastic games (2584, 2048): builds one
-//! [`TrainConfig`] from the flags and hands it to [`cubesearch_train::train`], which trains on
-//! the CPU, one GPU, several CUDA GPUs or, under a launcher (`cubesearch launch`, `torchrun`:
-//! `WORLD_SIZE` and the rest set), as one rank a CUDA GPU, rank 0 leading and the others
-//! following it silently. Two-player games with a learner (Reversi) train by self-play
-//! ([`super::train_two_player`]).
+//! `cubesearch train <game>`: one [`TrainConfig`] built from the flags, handed to the one
+//! training loop ([`cubesearch_train::train`]) with the game's way of learning: TD for
+//! one-player stochastic games (2584, 2048), on the CPU, one GPU, several CUDA GPUs or, under a
+//! launcher (`cubesearch launch`, `torchrun`: `WORLD_SIZE` and the rest set), as one rank a
+//! CUDA GPU, rank 0 leading and the others following it silently; self-play for two-player
+//! games with a learner (Reversi, checkers), on CPU threads or one GPU.
 
-use super::train_two_player;
 use crate::args::{Common, TrainArgs};
 use crate::output::{emit, progress};
 use crate::plot::{write_curve, ImageFormat};
@@ -13,11 +12,11 @@ use crate::signals::{self, stop_on_signals};
 use cubesearch_core::io::{check_output, refuse_collisions, same_file, write_atomically};
 use cubesearch_core::Game;
 use cubesearch_core::{Error, Result};
-use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
-use cubesearch_learn::shapes_for;
+use cubesearch_games::registry::{self, GameVisitor, Kind, OnePlayerGame, TwoPlayerGame};
+use cubesearch_learn::{shapes_for, NTupleNetwork};
 use cubesearch_players::text::parse_duration;
 use cubesearch_train::rendezvous::Ranks;
-use cubesearch_train::{curve_csv, EngineConfig, TrainConfig};
+use cubesearch_train::{curve_csv, EngineConfig, Td, TrainConfig, TrainProgress, TrainReport};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -30,26 +29,68 @@ pub struct Train<'a> {
 impl GameVisitor for Train<'_> {
     type Output = ();
     fn two_player<G: TwoPlayerGame>(self, game: G) -> Result<()> {
-        match G::LEARNER {
-            Some(learner) => train_two_player::run(&game, learner, self.common, self.args),
-            None => Err(Error::parse(format!(
+        let Some(learner) = G::LEARNER else {
+            return Err(Error::parse(format!(
                 "train takes {}, not {}",
                 registry::trained_names().join(", "),
                 <G as Game>::NAME
-            ))),
-        }
+            )));
+        };
+        refuse_one_player_options::<G>(self.args)?;
+        let ranks = Ranks::from_env()?;
+        let cfg = config(
+            self.common,
+            self.args,
+            ranks,
+            learner.shapes,
+            stop_on_signals(),
+        )?;
+        let game_kind = (<G as Game>::NAME, Kind::TwoPlayer);
+        run(game_kind, self.common, self.args, &cfg, |cfg, progress| {
+            (learner.train)(&game, cfg, progress)
+        })
     }
     fn one_player<G: OnePlayerGame>(self, game: G) -> Result<()> {
-        run(&game, self.common, self.args)
+        let ranks = Ranks::from_env()?;
+        let follower = ranks.as_ref().is_some_and(|r| r.rank > 0);
+        if follower {
+            // A follower ends when rank 0 says so: a signal to the whole group (Ctrl-C under a
+            // launcher) lets rank 0 save and release the others, and only a second one ends it.
+            let cfg = config(
+                self.common,
+                self.args,
+                ranks,
+                shapes_for::<G>,
+                signals::follower(),
+            )?;
+            return cubesearch_train::follow::<G>(&cfg);
+        }
+        let cfg = config(
+            self.common,
+            self.args,
+            ranks,
+            shapes_for::<G>,
+            stop_on_signals(),
+        )?;
+        run(
+            (G::NAME, Kind::OnePlayer),
+            self.common,
+            self.args,
+            &cfg,
+            |cfg, progress| cubesearch_train::train(Td(&game), cfg, progress),
+        )
     }
 }
 
-/// The run the flags describe.
-fn config<G: OnePlayerGame>(
+/// The run the flags describe; `shapes` reads `--shapes` for the game, `stop` ends it early.
+fn config(
     common: &Common,
     args: &TrainArgs,
     ranks: Option<Ranks>,
+    shapes: fn(&str) -> Result<Vec<Vec<u8>>>,
+    stop: cubesearch_core::Stop,
 ) -> Result<TrainConfig> {
+    refuse_idle_units(args)?;
     Ok(TrainConfig {
         games: args.games.unwrap_or(u64::MAX),
         engine: EngineConfig {
@@ -61,19 +102,40 @@ fn config<G: OnePlayerGame>(
             ranks,
         },
         order: args.td_order,
-        alpha: args.alpha.unwrap_or(cubesearch_train::selfplay::ALPHA),
+        alpha: args.alpha,
         seed: common.seed,
-        shapes: args.shapes.as_deref().map(shapes_for::<G>).transpose()?,
+        shapes: args.shapes.as_deref().map(shapes).transpose()?,
         stages: args.stages.clone().map(|s| s.0),
         checkpoint_every: args.checkpoint_every,
         out: Some(PathBuf::from(&args.out)),
         resume: args.resume.as_ref().map(PathBuf::from),
         time_limit: args.time.as_deref().map(parse_duration).transpose()?,
-        stop: stop_on_signals(),
+        stop,
         optimistic: args.optimistic,
         coherence: args.coherence,
         ..TrainConfig::default()
     })
+}
+
+/// Refuses, one line each, the flags of the one-player trainers that self-play has no use for
+/// (it learns after every move, on one table, and its games have no score to plot).
+fn refuse_one_player_options<G: TwoPlayerGame>(args: &TrainArgs) -> Result<()> {
+    let ignored = [
+        (args.coherence, "--coherence"),
+        (args.optimistic.is_some(), "--optimistic"),
+        (args.gpus != 1, "--gpus"),
+        (args.curve.is_some(), "--curve"),
+        (args.plot.is_some(), "--plot"),
+        (args.sharing != Default::default(), "--sharing"),
+        (args.td_order.is_some(), "--td-order"),
+    ];
+    match ignored.iter().find(|(given, _)| *given) {
+        Some((_, option)) => Err(Error::parse(format!(
+            "train {}: {option} is for the one-player trainers; self-play learns on one table",
+            <G as Game>::NAME
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Refuses `--units` past `--games`: the units beyond the games would play none, and a GPU
@@ -87,16 +149,18 @@ pub(super) fn refuse_idle_units(args: &TrainArgs) -> Result<()> {
     }
 }
 
-fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<()> {
-    refuse_idle_units(args)?;
-    let ranks = Ranks::from_env()?;
-    let follower = ranks.as_ref().is_some_and(|r| r.rank > 0);
-    let cfg = config::<G>(common, args, ranks)?;
-    if follower {
-        // A follower ends when rank 0 says so: a signal to the whole group (Ctrl-C under a
-        // launcher) lets rank 0 save and release the others, and only a second one ends it.
-        return cubesearch_train::follow::<G>(&cfg);
-    }
+/// Runs `train` (the one loop, with the game's way of learning) as the flags say: outputs
+/// checked first, a progress bar, the curve and plot written, the report printed.
+fn run(
+    (name, kind): (&str, Kind),
+    common: &Common,
+    args: &TrainArgs,
+    cfg: &TrainConfig,
+    train: impl FnOnce(
+        &TrainConfig,
+        &mut dyn FnMut(&TrainProgress),
+    ) -> Result<(NTupleNetwork, TrainReport)>,
+) -> Result<()> {
     // Outputs first: a run that cannot save its work does not start.
     let out = Path::new(&args.out);
     let outputs: Vec<(&str, &Path)> = [
@@ -122,24 +186,19 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
         check_output(path)?;
     }
     // A time-limited run's bar counts seconds, any other games.
+    let what = format!("train {name}");
     let bar = match cfg.time_limit {
-        Some(limit) => progress(
-            common.json,
-            limit.as_secs().max(1),
-            &format!("train {}", G::NAME),
-        ),
-        None => progress(common.json, cfg.games, &format!("train {}", G::NAME)),
+        Some(limit) => progress(common.json, limit.as_secs().max(1), &what),
+        None => progress(common.json, cfg.games, &what),
     };
-    let (_, report) = cubesearch_train::train(game, &cfg, |p| {
+    let (_, report) = train(cfg, &mut |p| {
         bar.set_position(match cfg.time_limit {
             Some(_) => p.seconds as u64,
             None => p.games,
         });
         bar.set_message(format!(
-            "train {} mean {:.0} {:.0} moves/s",
-            G::NAME,
-            p.recent_mean_score,
-            p.moves_per_sec
+            "{what} mean {:.0} {:.0} moves/s",
+            p.recent_mean_score, p.moves_per_sec
         ));
     })?;
     bar.finish_and_clear();
@@ -167,7 +226,8 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
     emit(
         common.json,
         || {
-            format!(
+            match kind {
+            Kind::OnePlayer => format!(
                 "{} games ({} in all) in {:.1} s: mean score {:.0} (last 1000: {:.0}), best {}, {:.0} moves/s on {} ({} games at once); weights in {}",
                 report.games,
                 report.total_games,
@@ -179,10 +239,22 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
                 placement.text,
                 report.threads,
                 args.out
-            )
+            ),
+            // Self-play games have no score: their count and speed.
+            Kind::TwoPlayer => format!(
+                "{} self-play games ({} in all) in {:.1} s, {:.0} moves/s on {} ({} at once); weights in {}",
+                report.games,
+                report.total_games,
+                report.seconds,
+                report.moves_per_sec,
+                placement.text,
+                report.threads,
+                args.out
+            ),
+        }
         },
         json!({
-            "game": G::NAME,
+            "game": name,
             "games": report.games,
             "total_games": report.total_games,
             "mean_score": report.mean_score,
@@ -197,7 +269,8 @@ fn run<G: OnePlayerGame>(game: &G, common: &Common, args: &TrainArgs) -> Result<
             "device": placement.device,
             "gpus": placement.gpus,
             "ranks": placement.ranks,
-            "td_order": placement.order.name(),
+            "td_order": placement.order.map(|o| o.name()),
+            "alpha": report.alpha,
             "out": args.out,
         }),
     );
