@@ -25,7 +25,7 @@
 //! |---|---|
 //! | [`games`] | the built-in games |
 //! | [`mcts`], [`minimax`], [`perft`], [`expectimax`] | the search pipelines |
-//! | [`players`] | players of two-player games, the specs that name them, a game between two |
+//! | [`players`] | players of two-player games, the specs that name them, games and matches |
 //! | [`learn`], [`train`] | n-tuple networks' shapes, play and self-play; training runs |
 //! | [`device`], [`cubecl`] | what a game's `#[cube]` twin needs |
 //! | [`backend`], [`rng`] | backend resolution; the host RNG the kernels match |
