@@ -27,7 +27,8 @@ fn info_lists_every_backend_and_finds_wgpu() {
 /// only when named. README's Nim solve works as written on a machine without a GPU.
 #[test]
 fn auto_skips_a_software_rasteriser() {
-    use cubesearch::backend::{resolve, Backend};
+    use cubesearch::backend::resolve;
+    use cubesearch::Backend;
     let auto = resolve(Backend::Auto).unwrap();
     assert!(!auto.is_software(), "auto picked {auto}");
     let wgpu = resolve(Backend::Wgpu).unwrap();

@@ -107,7 +107,7 @@ fn an_unknown_reversi_player_is_bad_input() {
 /// `play --pdn` writes Othello games as GGF, one a line, that read back to the same games.
 #[test]
 fn games_are_saved_as_ggf_and_read_back() {
-    use cubesearch::games::registry::TwoPlayerGame;
+    use cubesearch_games::registry::TwoPlayerGame;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("games.ggf");
     let out = common::cubesearch(&[
@@ -155,7 +155,7 @@ fn games_are_saved_as_ggf_and_read_back() {
 /// opening's moves first, and keeps the earlier games when a stopped match resumes.
 #[test]
 fn a_match_plays_each_opening_twice_and_saves_every_game_across_a_resume() {
-    use cubesearch::games::registry::TwoPlayerGame;
+    use cubesearch_games::registry::TwoPlayerGame;
     let dir = tempfile::tempdir().unwrap();
     let file = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let (openings, ggf, results) = (file("xot.txt"), file("games.ggf"), file("r.jsonl"));

@@ -3,7 +3,7 @@
 
 mod common;
 use common::{assert_bad_input, cubesearch, json_of};
-use cubesearch::games::reversi::endgame::solve;
+use cubesearch_games::reversi::endgame::solve;
 use cubesearch::games::Reversi;
 use cubesearch::Game;
 

@@ -2,13 +2,13 @@
 #![cfg(feature = "cuda")]
 
 use cubesearch::games::Game2048;
-use cubesearch::learn::NTupleNetwork;
+use cubesearch::NTupleNetwork;
 
 /// `launch` on a CUDA host: one rank a GPU trains, counts every game and saves (here one
 /// rank, or two where the host has two GPUs).
 #[test]
 fn launch_trains_over_nccl() {
-    let found = cubesearch::backend::cuda_device_count();
+    let found = cubesearch_core::backend::cuda_device_count();
     if found == 0 {
         return;
     }
