@@ -43,16 +43,22 @@ pub trait Learner {
         on_game: &mut dyn FnMut(Episode) -> Result<()>,
     ) -> Result<()>;
     /// Copies the learner's weights into `net` (CPU learners learn in `net` itself).
-    fn sync(&mut self, net: &mut NTupleNetwork) -> Result<()>;
+    fn sync(&mut self, _net: &mut NTupleNetwork) -> Result<()> {
+        Ok(())
+    }
     /// Threads (CPU) or game units (GPU) playing at once.
     fn parallelism(&self) -> usize;
     /// Asks `play` to return soon once `stop` is raised or its deadline passes.
     fn set_stop(&mut self, stop: &Stop);
-    /// Games a time-limited run hands `play` at a time, checking the clock in between
-    /// (`u64::MAX`: the learner obeys the deadline itself).
-    fn games_between_clock_checks(&self) -> u64;
+    /// Games a time-limited run hands `play` at a time, checking the clock in between; by
+    /// default all of them: the learner obeys the stop's deadline itself.
+    fn games_between_clock_checks(&self) -> u64 {
+        u64::MAX
+    }
     /// Ends the learner's last run (a leading rank lets the others go).
-    fn finish(&mut self) -> Result<()>;
+    fn finish(&mut self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// A learner started for a run: it, where it plays, and the step it learns with when the run

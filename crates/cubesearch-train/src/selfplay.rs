@@ -208,20 +208,11 @@ impl<G: TwoPlayerTupleGame> Learner for OnCpu<'_, G> {
         });
         failed.map_or(Ok(()), Err)
     }
-    fn sync(&mut self, _net: &mut NTupleNetwork) -> Result<()> {
-        Ok(())
-    }
     fn parallelism(&self) -> usize {
         self.threads
     }
     fn set_stop(&mut self, stop: &Stop) {
         self.stop = stop.clone();
-    }
-    fn games_between_clock_checks(&self) -> u64 {
-        u64::MAX
-    }
-    fn finish(&mut self) -> Result<()> {
-        Ok(())
     }
 }
 
@@ -346,11 +337,5 @@ where
     }
     fn set_stop(&mut self, stop: &Stop) {
         self.stop = stop.clone();
-    }
-    fn games_between_clock_checks(&self) -> u64 {
-        u64::MAX
-    }
-    fn finish(&mut self) -> Result<()> {
-        Ok(())
     }
 }
