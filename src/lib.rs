@@ -230,7 +230,7 @@ pub mod learn {
 /// ```
 /// use cubesearch::games::Game2584;
 /// use cubesearch::learn::play;
-/// use cubesearch::train::{train, EngineConfig, TrainConfig};
+/// use cubesearch::train::{train, EngineConfig, Td, TrainConfig};
 /// let game = Game2584::new();
 /// let cfg = TrainConfig {
 ///     games: 300,
