@@ -247,6 +247,13 @@ impl<'g, G: Game> Match<'g, G> {
         self.past.len()
     }
 
+    /// Replaces the options' stop: for one made once the players have started (a command
+    /// line's signal handlers, installed after the players' start so that a signal during it
+    /// still ends the process).
+    pub fn set_stop(&mut self, stop: Stop) {
+        self.stop = stop;
+    }
+
     /// The openings the games start from.
     pub fn openings(&self) -> &[Opening<G>] {
         self.openings.list()

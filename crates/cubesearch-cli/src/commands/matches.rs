@@ -84,7 +84,6 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
         check_records_file::<G>(path)?;
     }
     let defaults = G::from_options(&GameOptions::default())?.options();
-    let stop = stop_on_signals();
     let options = MatchOptions {
         games,
         openings: Some(openings),
@@ -93,9 +92,9 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
         unrecorded_rules: rules_of(&defaults),
         results: results.map(PathBuf::from),
         records: pdn.map(PathBuf::from),
-        stop: stop.clone(),
+        ..MatchOptions::default()
     };
-    let runner = matches::Match::open(game, options).map_err(|e| match e {
+    let mut runner = matches::Match::open(game, options).map_err(|e| match e {
         Error::Io { path, source } if source.kind() == std::io::ErrorKind::WouldBlock => {
             Error::parse(format!("--results {path} is in use by another match"))
         }
@@ -113,6 +112,9 @@ fn play_match<G: TwoPlayerGame>(game: &G, args: &Match) -> Result<()> {
         Player::<G>::name(one.as_ref()),
         Player::<G>::name(two.as_ref()),
     ];
+    // Only now: until the players have started, a signal ends the process as it would any.
+    let stop = stop_on_signals();
+    runner.set_stop(stop.clone());
     let bar = progress(
         common.json,
         games as u64,
