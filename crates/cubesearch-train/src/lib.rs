@@ -16,8 +16,10 @@
 #![deny(missing_docs)]
 
 pub mod collective;
+mod config;
 mod engine;
 mod gpu;
+mod learner;
 mod method;
 mod multi;
 #[cfg(all(feature = "ranks", feature = "cuda"))]
@@ -29,15 +31,16 @@ pub mod rendezvous;
 mod run;
 pub mod selfplay;
 
+pub use config::TrainConfig;
 pub use engine::{CpuEngine, TdEngine, TdGames};
 pub use gpu::{td_net, GpuTd};
-pub use method::{Batch, Learner, Method, SelfPlayTd, Started, Td};
+pub use learner::{Batch, Learner, Started};
+pub use method::{Method, SelfPlayTd, Td};
 pub use multi::MultiGpuTd;
 pub use placement::{engine_on, EngineConfig, Placement};
 pub use ranks::{RankTd, MERGE_EVERY};
 #[cfg(feature = "ranks")]
 pub use run::follow;
 pub use run::{
-    curve_csv, starting_network, train, train_on, CurvePoint, TrainConfig, TrainProgress,
-    TrainReport,
+    curve_csv, starting_network, train, train_on, CurvePoint, TrainProgress, TrainReport,
 };

@@ -4,10 +4,10 @@
 //! syncs. Both are [`Learner`]s of the one training loop ([`SelfPlayTd`](crate::SelfPlayTd)).
 //! One unit on the device learns the CPU's weights bit for bit from one thread's games.
 
+use crate::config::TrainConfig;
 use crate::gpu::td_net;
-use crate::method::{Batch, Learner, Started};
+use crate::learner::{Batch, Learner, Started};
 use crate::placement::Placement;
-use crate::run::TrainConfig;
 use cubecl::prelude::*;
 use cubesearch_core::backend::{resolve, ResolvedBackend};
 use cubesearch_core::{Error, Result, Stop};
