@@ -3,9 +3,9 @@
 
 mod common;
 use common::{assert_bad_input, cubesearch, json_of};
-use cubesearch_games::reversi::endgame::solve;
 use cubesearch::games::Reversi;
 use cubesearch::Game;
+use cubesearch_games::reversi::endgame::solve;
 
 /// A position 12 moves from the end of a game (random play, fixed seed), White to move.
 const TWELVE_EMPTIES: &str = "XXXXXXXOXXOOOOXOXOXOXXXOXOOXOXXOXXXXXOOO--XXXOO---XXX-----XXXX-- O";
