@@ -13,7 +13,7 @@ use cubesearch::learn::{default_shapes, pack_views};
 use cubesearch::learn::{learn_games, SelfPlay, SelfPlayPlan, TwoPlayerTupleGame};
 use cubesearch::mcts::{Budget, Mcts, MctsConfig};
 use cubesearch::minimax::{self, Strategy};
-use cubesearch::players::{Evaluated, ValueLeaves};
+use cubesearch::players::{Evaluated, NamedPlayers, NoNamed, ValueLeaves};
 use cubesearch::train::learn_self_play;
 use cubesearch::{perft, Backend, CpuExecutor, DeviceGame, Error, Executor, NTupleNetwork};
 use cubesearch::{Game, GpuGame, Outcome, Result, Stop, TupleBoard};
@@ -126,6 +126,10 @@ pub struct DeviceConnectFour;
 impl GpuGame for ConnectFour {
     type Device = DeviceConnectFour;
     const MAX_SCORE: i32 = 1;
+}
+
+impl NamedPlayers for ConnectFour {
+    type Named = NoNamed;
 }
 
 #[derive(CubeType, Clone, Copy)]

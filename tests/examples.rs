@@ -14,8 +14,10 @@ use connect4::ConnectFour;
 use cubesearch::expectimax::ExpectimaxMethod;
 use cubesearch::learn::default_shapes;
 use cubesearch::minimax::{self, Strategy};
+use cubesearch::players::{Match, MatchOptions, Openings, PlayerSpec};
 use cubesearch::rng::XorShift32;
 use cubesearch::testing::{assert_same, assert_same_root_values, assert_same_weights, executor};
+use cubesearch::testing::{assert_two_player_rules_match, random_positions};
 use cubesearch::train::{engine_on, CpuEngine, TdEngine, TdGames};
 use cubesearch::{perft, Backend, CpuExecutor, Executor, Game, Playouts};
 use cubesearch::{ExpectimaxEval, NTupleNetwork};
@@ -24,7 +26,7 @@ use rstest::rstest;
 
 /// Positions reached by random columns from the empty board (finished games included).
 fn positions(count: usize) -> Vec<connect4::Position> {
-    cubesearch::testing::random_positions(&ConnectFour, count, 30, 4)
+    random_positions(&ConnectFour, count, 30, 4)
 }
 
 #[test]
@@ -293,4 +295,55 @@ fn connect4_learns_an_evaluation_and_plays_it(
         [Some(0), Some(0)],
         "alpha-beta and MCTS on the network"
     );
+}
+
+/// A game of your own gets the command line's checks and matches: its device rules held to its
+/// host rules in one call on every backend, and a match between two specs through the
+/// library's runner, from openings, resumed from its results file.
+#[test]
+fn connect_four_rules_are_held_to_the_host_in_one_call() {
+    let positions = random_positions(&ConnectFour, 200, 30, 4);
+    let checked =
+        assert_two_player_rules_match(&ConnectFour, &positions, &[Backend::Wgpu, Backend::Cuda]);
+    assert!(checked.contains(&Backend::Wgpu), "{checked:?}");
+}
+
+#[test]
+fn connect_four_plays_a_match_from_openings_and_resumes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let openings = dir.path().join("openings.txt");
+    std::fs::write(&openings, "4\n1 7\n").unwrap(); // the centre column; the two edges
+    let results = dir.path().join("results.jsonl");
+    let specs = ["mcts:playouts=600,exec=cpu", "random"];
+    let options = |games: u32| MatchOptions {
+        games,
+        openings: Some(Openings::read(&ConnectFour, &openings, ConnectFour.initial()).unwrap()),
+        players: specs.map(String::from),
+        results: Some(results.clone()),
+        ..MatchOptions::default()
+    };
+    let mut heard = Vec::new();
+    for (games, seed) in [(2, 1), (4, 2)] {
+        let mut players = specs.map(|spec| {
+            let spec: PlayerSpec<ConnectFour> = spec.parse().unwrap();
+            spec.build(Backend::Cpu, seed).unwrap()
+        });
+        let [p1, p2] = &mut players;
+        let report = Match::open(&ConnectFour, options(games))
+            .unwrap()
+            .play([p1.as_mut(), p2.as_mut()], |game| {
+                heard.push((game.index, game.opening, game.p1_first));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(report.tally.games(), games);
+        assert_eq!(report.resumed, (games - 2) as usize);
+    }
+    // Games 2k and 2k + 1 play opening k, colours swapped; the resumed run plays the second.
+    assert_eq!(
+        heard,
+        [(0, 0, true), (1, 0, false), (2, 1, true), (3, 1, false)]
+    );
+    let lines = std::fs::read_to_string(&results).unwrap().lines().count();
+    assert_eq!(lines, 5, "a header and four games");
 }

@@ -177,3 +177,25 @@ fn spec_values_out_of_range_are_refused() {
         .parse::<PlayerSpec<Nim>>()
         .is_ok());
 }
+
+/// `mcts:playouts=N,weights=W` expands N leaves, as `playouts=N` plays N games: each valued
+/// leaf used to count as its `leaf` (32) simulations, so 64 playouts searched two leaves.
+#[test]
+fn learned_mcts_counts_its_budget_in_leaves() {
+    use cubesearch::{Backend, Game, NTupleNetwork};
+    let dir = tempfile::tempdir().unwrap();
+    let weights = dir.path().join("r.safetensors");
+    let shapes = cubesearch::learn::default_shapes::<Reversi>();
+    NTupleNetwork::staged::<Reversi>(&shapes, &[])
+        .unwrap()
+        .save(&weights, 0, 0.0)
+        .unwrap();
+    let text = format!("mcts:playouts=64,weights={}", weights.display());
+    let spec: PlayerSpec<Reversi> = text.parse().unwrap();
+    let mut player = spec.build(Backend::Cpu, 1).unwrap();
+    player.choose(&Reversi, &Reversi.initial()).unwrap();
+    let searched = player.last_search().expect("a search report");
+    assert_eq!(searched.playouts, Some(64));
+    // Every selected leaf is a node of the tree: about one a playout.
+    assert!(searched.nodes >= 60, "{} nodes", searched.nodes);
+}

@@ -58,7 +58,7 @@ impl<G: NamedPlayers> PlayerSpec<G> {
                         (Simulations::Playouts(exec), label)
                     }
                 };
-                Ok(Box::new(MctsPlayer {
+                let mut player = MctsPlayer {
                     config,
                     exec,
                     label,
@@ -66,7 +66,9 @@ impl<G: NamedPlayers> PlayerSpec<G> {
                     tree: None,
                     last: None,
                     stop: Stop::new(),
-                }))
+                };
+                player.config.budget = player.counted(mcts.budget);
+                Ok(Box::new(player))
             }
             PlayerSpec::AlphaBeta(ab) => match ab.exec {
                 Exec::Cpu => {

@@ -109,6 +109,20 @@ pub struct MctsPlayer<G: Game> {
     pub(crate) stop: Stop,
 }
 
+impl<G: Game> MctsPlayer<G> {
+    /// `budget` as the search counts it: a playout budget of valued leaves (`mcts:weights=W`)
+    /// counts leaves, each of which the search counts as its `leaf` simulations, so that
+    /// `playouts=2000` expands 2000 leaves there as it plays 2000 games elsewhere.
+    pub(crate) fn counted(&self, budget: Budget) -> Budget {
+        match (budget, &self.exec) {
+            (Budget::Playouts(n), Simulations::Values(_)) => {
+                Budget::Playouts(n.saturating_mul(u64::from(self.config.leaf)))
+            }
+            (budget, _) => budget,
+        }
+    }
+}
+
 impl<G: GpuGame> Player<G> for MctsPlayer<G> {
     fn name(&self) -> String {
         format!("{} ({})", self.spec, self.label)
@@ -145,16 +159,21 @@ impl<G: GpuGame> Player<G> for MctsPlayer<G> {
         }
     }
     fn last_search(&self) -> Option<SearchReport> {
+        // Valued leaves are reported as the budget counts them: a leaf each.
+        let per_leaf = match self.exec {
+            Simulations::Values(_) => u64::from(self.config.leaf.max(1)),
+            Simulations::Playouts(_) => 1,
+        };
         self.last.as_ref().map(|s| SearchReport {
             nodes: s.nodes as u64,
-            playouts: Some(s.playouts),
+            playouts: Some(s.playouts / per_leaf),
             depth: None,
             score: s.win_rate.map(centipawns),
         })
     }
     fn set_limits(&mut self, limits: &MoveLimits) {
         if let Some(playouts) = limits.nodes {
-            self.config.budget = Budget::Playouts(playouts.max(1));
+            self.config.budget = self.counted(Budget::Playouts(playouts.max(1)));
         } else if let Some(time) = limits.time {
             self.config.budget = Budget::Time(time);
         }
