@@ -4,7 +4,7 @@ use clap::Args;
 use cubesearch_core::{Error, Result};
 
 /// What `bench` takes: the suite and how to time it. A flag the suite has no use for is
-/// refused ([`BenchArgs::given`], checked against the suite's [`Takes`]).
+/// refused before any work (see `BenchArgs::check`).
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
     /// The suite to run (`list` shows them).

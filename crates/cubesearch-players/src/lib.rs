@@ -2,12 +2,12 @@
 //! player by (`random`, `mcts:time=1s,exec=gpu`, `alphabeta:depth=6`, `ugi:cmd=…`, a game's own
 //! players), read once into typed values ([`spec`]) and built into players ([`build`]); one
 //! game between two players ([`player::play_game`]); a match of many, from [`openings`], with
-//! its Elo and a results file to resume from ([`matches`]); and what a search would cost, to
+//! its Elo and a results file to resume from ([`matches`](mod@matches)); and what a search would cost, to
 //! refuse work that cannot end ([`effort`]).
 //!
 //! The modules build on one another in one direction: [`text`] (the grammar) ← [`player`] (the
 //! trait) ← [`spec`] ← the players ([`builtin`], [`alphabeta`], [`external`]) ← [`build`]; and
-//! [`player`] ← [`openings`] ← the results file ← [`matches`].
+//! [`player`] ← [`openings`] ← the results file ← [`matches`](mod@matches).
 
 #![deny(missing_docs)]
 

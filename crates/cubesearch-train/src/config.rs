@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// How to train: the network, how it learns, the budget, where the games are played and what is
-/// kept. The command line builds one from its flags and hands it to [`train`].
+/// kept. The command line builds one from its flags and hands it to [`train`](crate::train).
 #[derive(Clone, Debug)]
 pub struct TrainConfig {
     /// Games to play in this run (on top of those a resumed file already had).
@@ -34,8 +34,8 @@ pub struct TrainConfig {
     /// file must match them.
     pub shapes: Option<Vec<Vec<u8>>>,
     /// Stage thresholds of a new multi-stage network (stage-progress values, ascending: see
-    /// [`NTupleNetwork::staged`]; default one stage). A resumed file keeps its own, and
-    /// thresholds added to them split its stages ([`NTupleNetwork::split_into_stages`]).
+    /// [`NTupleNetwork::staged`](cubesearch_learn::NTupleNetwork::staged); default one stage). A resumed file keeps its own, and
+    /// thresholds added to them split its stages ([`NTupleNetwork::split_into_stages`](cubesearch_learn::NTupleNetwork::split_into_stages)).
     pub stages: Option<Vec<u32>>,
     /// Save to `out` every this many games (0 = only at the end).
     pub checkpoint_every: u64,
@@ -49,7 +49,7 @@ pub struct TrainConfig {
     pub progress_interval: Duration,
     /// Stop once this much time has passed: a training budget in time rather than games,
     /// `games` then being an upper bound. The engine is told the deadline with the stop
-    /// request ([`TdEngine::set_stop`]).
+    /// request ([`TdEngine::set_stop`](crate::TdEngine::set_stop)).
     pub time_limit: Option<Duration>,
     /// Ends the run early when raised (a signal, say): the games in flight are finished or
     /// dropped as the engine does at a deadline, and the weights are saved to `out` as at
@@ -62,7 +62,7 @@ pub struct TrainConfig {
     /// and refuses it.
     pub optimistic: Option<f32>,
     /// Learn with temporal coherence: each weight's step is `alpha` scaled by its own rate,
-    /// `|E| / A` ([`NTupleNetwork::enable_coherence`]). Guei, Chen and Wu (2022) finish an
+    /// `|E| / A` ([`NTupleNetwork::enable_coherence`](cubesearch_learn::NTupleNetwork::enable_coherence)). Guei, Chen and Wu (2022) finish an
     /// optimistic TD run with it at `alpha` 1.0 (TDL2048+'s OTD+TC); a GPU engine averaging
     /// its updates collapsed at 1.0 and learns best at 0.5 (docs/BENCHMARKS.md, row "Temporal
     /// coherence at alpha 0.5"). Its sums go into the weights file, and a run resumed with it
