@@ -9,7 +9,7 @@
 use cubesearch::backend::resolve;
 use cubesearch::cubecl::{self, prelude::*};
 use cubesearch::device::{rng, Acted};
-use cubesearch::expectimax::{play_games, PlayOptions};
+use cubesearch::expectimax::{play_games, Expectimax, PlayOptions};
 use cubesearch::learn::{default_shapes, pack_views, square_symmetries};
 use cubesearch::rng::XorShift32;
 use cubesearch::train::{engine_on, train_on, TrainConfig};
@@ -476,7 +476,7 @@ fn main() -> Result<()> {
     let game = Mini2048;
     // `auto` prefers a real device, and takes a software rasteriser (lavapipe) only by name.
     let device = resolve(backend)?;
-    let mut exec = Executor::on(&device)?;
+    let exec = Executor::on(&device)?;
     println!("device: {device}");
 
     // TD(0) on the chosen backend, from zero weights.
@@ -495,12 +495,11 @@ fn main() -> Result<()> {
 
     // Expectimax, one chance layer, on the CPU and on the device, from the same seeds (the
     // device sums in another order, so a near-tie may go the other way).
-    let mut cpu = Executor::Cpu(CpuExecutor::new(0)?);
-    let mut searchers = vec![("cpu", &mut cpu)];
+    let mut searchers = vec![("cpu", Expectimax::new(Executor::Cpu(CpuExecutor::new(0)?)))];
     if !exec.is_cpu() {
-        searchers.push((device.backend().name(), &mut exec));
+        searchers.push((device.backend().name(), Expectimax::new(exec)));
     }
-    for (name, exec) in searchers {
+    for (name, mut searcher) in searchers {
         let start = Instant::now();
         let options = PlayOptions {
             layers: 1,
@@ -508,7 +507,7 @@ fn main() -> Result<()> {
             seed: 11,
             ..PlayOptions::default()
         };
-        let games = play_games(exec, &game, &net, options, |_, _| {})?;
+        let games = play_games(&mut searcher, &game, &net, options, |_, _| {})?;
         let mean = games.iter().map(|g| g.score).sum::<u64>() as f64 / games.len() as f64;
         let best = games
             .iter()

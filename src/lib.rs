@@ -146,10 +146,12 @@ pub mod perft {
 /// # Ok::<(), cubesearch::Error>(())
 /// ```
 ///
-/// and on a GPU, the same best actions as the CPU:
+/// and, through an [`Expectimax`](expectimax::Expectimax) searcher that keeps the network on
+/// the device and its buffers from call to call, on a GPU, with the same best actions as the
+/// CPU:
 ///
 /// ```
-/// use cubesearch::expectimax::ExpectimaxMethod;
+/// use cubesearch::expectimax::{Expectimax, ExpectimaxMethod};
 /// use cubesearch::games::seed_shapes;
 /// use cubesearch::games::Game2584;
 /// use cubesearch::rng::XorShift32;
@@ -158,9 +160,12 @@ pub mod perft {
 /// let game = Game2584::new();
 /// let network = NTupleNetwork::for_game::<Game2584>(&seed_shapes())?;
 /// let roots: Vec<_> = (0..4).map(|i| game.initial(&mut XorShift32::for_worker(5, i))).collect();
-/// let (mut gpu, device) = Executor::new(Backend::Auto)?;
-/// gpu.set_expectimax_method(ExpectimaxMethod::Multilevel);
-/// let mut cpu = Executor::Cpu(CpuExecutor::new(1)?);
+/// let (exec, device) = Executor::new(Backend::Auto)?;
+/// let mut gpu = Expectimax::new(exec);
+/// if let Some(search) = gpu.device() {
+///     search.set_method(ExpectimaxMethod::Multilevel);
+/// }
+/// let mut cpu = Expectimax::new(Executor::Cpu(CpuExecutor::new(1)?));
 /// let on_device = gpu.evaluate(&game, &network, &roots, 1)?;
 /// let on_cpu = cpu.evaluate(&game, &network, &roots, 1)?;
 /// for (d, c) in on_device.iter().zip(&on_cpu) {
@@ -172,7 +177,7 @@ pub mod expectimax {
     pub use cubesearch_search::expectimax::{
         play_games, search, ExpectimaxOptions, PlayOptions, StochasticGameRecord,
     };
-    pub use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
+    pub use cubesearch_search::expectimax_gpu::{Expectimax, ExpectimaxMethod};
 }
 
 /// Players of two-player games, the specs that name them, and matches between two

@@ -11,7 +11,7 @@ mod connect4;
 mod mini2048;
 
 use connect4::ConnectFour;
-use cubesearch::expectimax::ExpectimaxMethod;
+use cubesearch::expectimax::{Expectimax, ExpectimaxMethod};
 use cubesearch::learn::default_shapes;
 use cubesearch::minimax::{self, Strategy};
 use cubesearch::players::{Match, MatchOptions, Openings, PlayerSpec};
@@ -19,7 +19,7 @@ use cubesearch::rng::XorShift32;
 use cubesearch::testing::{assert_same, assert_same_root_values, assert_same_weights, executor};
 use cubesearch::testing::{assert_two_player_rules_match, random_positions};
 use cubesearch::train::{engine_on, CpuEngine, TdEngine, TdGames};
-use cubesearch::{perft, Backend, CpuExecutor, Executor, Game, Playouts};
+use cubesearch::{perft, Backend, CpuExecutor, Game, Playouts};
 use cubesearch::{ExpectimaxEval, NTupleNetwork};
 use mini2048::Mini2048;
 use rstest::rstest;
@@ -210,17 +210,18 @@ fn mini_network(seed: u32) -> NTupleNetwork {
 fn mini2048_device_expectimax_equals_the_cpu(
     #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
 ) {
-    let Some(mut gpu) = executor(backend) else {
+    let Some(exec) = executor(backend) else {
         return;
     };
+    let mut gpu = Expectimax::new(exec);
     let net = mini_network(5);
     let mut roots = mini_positions(60, 6);
     roots.retain(|r| !cubesearch::StochasticGame::is_over(&Mini2048, r));
-    let mut cpu = Executor::Cpu(CpuExecutor::new(1).unwrap());
+    let mut cpu = CpuExecutor::new(1).unwrap();
     for layers in 0..=2 {
         let want = cpu.evaluate(&Mini2048, &net, &roots, layers).unwrap();
         for method in ExpectimaxMethod::ALL {
-            gpu.set_expectimax_method(method);
+            gpu.device().expect("a GPU's search").set_method(method);
             let got = gpu.evaluate(&Mini2048, &net, &roots, layers).unwrap();
             let what = format!("{} layers, {}", layers, method.name());
             assert_same_root_values(&what, &want, &got);

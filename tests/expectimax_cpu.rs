@@ -11,7 +11,8 @@ use cubesearch_learn::NTupleNetwork;
 use cubesearch_search::expectimax::{
     play_games, search, search_many, ExpectimaxOptions, PlayOptions,
 };
-use cubesearch_search::CpuExecutor;
+use cubesearch_search::expectimax_gpu::Expectimax;
+use cubesearch_search::{CpuExecutor, Executor};
 use cubesearch_train::{CpuEngine, TdEngine};
 
 /// A network trained for a few hundred games: small, but with weights of every sign.
@@ -280,7 +281,7 @@ fn one_layer_plays_better_than_zero_on_average() {
     assert!(one > zero, "1 layer {one} vs 0 layers {zero}");
 }
 
-/// A raised stop cuts the CPU search short: the executor answers `Interrupted` instead of
+/// A raised stop cuts the CPU search short: the searcher answers `Interrupted` instead of
 /// values that mean nothing, and searches again once the stop is fresh.
 #[test]
 fn a_raised_stop_interrupts_the_cpu_search() {
@@ -288,14 +289,17 @@ fn a_raised_stop_interrupts_the_cpu_search() {
     let game = Sliding::<Fib>::new();
     let net = trained::<Fib>(20);
     let root = game.initial(&mut XorShift32::for_worker(3, 0));
-    let mut exec = CpuExecutor::new(2).unwrap();
+    let mut searcher = Expectimax::new(Executor::Cpu(CpuExecutor::new(2).unwrap()));
     let stop = Stop::new();
     stop.request(1);
-    exec.expectimax.stop = stop;
-    let cut = exec.evaluate(&game, &net, &[root], 2);
+    searcher.set_options(ExpectimaxOptions {
+        stop,
+        ..Default::default()
+    });
+    let cut = searcher.evaluate(&game, &net, &[root], 2);
     assert!(matches!(cut, Err(Error::Interrupted(_))), "{cut:?}");
-    exec.expectimax.stop = Stop::new();
-    let found = exec.evaluate(&game, &net, &[root], 2).unwrap();
+    searcher.set_options(ExpectimaxOptions::default());
+    let found = searcher.evaluate(&game, &net, &[root], 2).unwrap();
     let alone = search(&game, &net, &root, 2, ExpectimaxOptions::default());
     assert_eq!(found, vec![alone]);
 }

@@ -13,7 +13,9 @@ use cubesearch_kernels::expectimax::TreeShape;
 use cubesearch_learn::NTupleNetwork;
 use cubesearch_search::boards;
 use cubesearch_search::expectimax::{search, ExpectimaxOptions};
-use cubesearch_search::expectimax_gpu::{ExpectimaxFold, ExpectimaxMethod};
+use cubesearch_search::expectimax_gpu::{
+    Expectimax, ExpectimaxFold, ExpectimaxMethod, GpuExpectimax,
+};
 use cubesearch_search::testing::assert_same_root_values;
 use cubesearch_search::{Executor, GpuExecutor};
 use cubesearch_train::{CpuEngine, TdEngine};
@@ -64,13 +66,19 @@ fn boards<R: GpuTiles>(text: &str, random: usize, dead: &str) -> Vec<BoardOf<R>>
     out
 }
 
+/// The device search of a GPU searcher.
+fn device(searcher: &mut Expectimax) -> &mut GpuExpectimax {
+    searcher.device().expect("a GPU searcher")
+}
+
 /// A GPU searcher on `backend` (naive generation); `None` when that is CUDA and CUDA is not
 /// built in (built in, it must start).
-fn gpu_searcher(backend: Backend) -> Option<Executor> {
+fn gpu_searcher(backend: Backend) -> Option<Expectimax> {
     match Executor::new(backend) {
-        Ok((mut exec, _)) => {
-            exec.set_expectimax_method(ExpectimaxMethod::Naive);
-            Some(exec)
+        Ok((exec, _)) => {
+            let mut searcher = Expectimax::new(exec);
+            device(&mut searcher).set_method(ExpectimaxMethod::Naive);
+            Some(searcher)
         }
         Err(e) if backend == Backend::Cuda && !cfg!(feature = "cuda") => {
             eprintln!("cuda: {e}");
@@ -96,10 +104,10 @@ fn compare_staged<R: GpuTiles>(
     let Some(mut exec) = gpu_searcher(backend) else {
         return;
     };
-    assert!(!exec.is_cpu());
+    assert!(!exec.executor().is_cpu());
     // Both folds where the device has 32-unit planes (CUDA must); elsewhere asking for plane
     // ops is refused.
-    let planes = exec.expectimax_fold().expect("a GPU searcher") == ExpectimaxFold::PlaneOps;
+    let planes = device(&mut exec).fold() == ExpectimaxFold::PlaneOps;
     if backend == Backend::Cuda {
         assert!(planes, "CUDA warps are 32-unit planes");
     }
@@ -109,10 +117,10 @@ fn compare_staged<R: GpuTiles>(
         &[ExpectimaxFold::SharedMemory]
     };
     if !planes {
-        exec.set_expectimax_fold(ExpectimaxFold::PlaneOps);
+        device(&mut exec).set_fold(ExpectimaxFold::PlaneOps);
         let refused = exec.evaluate(&Sliding::<R>::new(), &trained::<R>(1), &[], 1);
         assert!(refused.is_err(), "plane ops without 32-unit planes");
-        exec.set_expectimax_fold(ExpectimaxFold::SharedMemory);
+        device(&mut exec).set_fold(ExpectimaxFold::SharedMemory);
     }
     let game = Sliding::<R>::new();
     let net = trained_staged::<R>(&seed_shapes(), stages, 300);
@@ -140,9 +148,9 @@ fn compare_staged<R: GpuTiles>(
             .collect();
         assert_eq!(cpu.last().unwrap().best, None, "the dead board");
         for method in ExpectimaxMethod::ALL {
-            exec.set_expectimax_method(method);
+            device(&mut exec).set_method(method);
             for &planes in folds {
-                exec.set_expectimax_fold(planes);
+                device(&mut exec).set_fold(planes);
                 let gpu = exec.evaluate(&game, &net, roots, layers).unwrap();
                 assert_same_root_values(
                     &format!(
@@ -221,7 +229,8 @@ fn cuda_expectimax_equals_the_cpu_up_to_three_layers() {
 
 #[test]
 fn a_network_for_the_other_game_is_refused() {
-    let (mut exec, _) = Executor::new(Backend::Wgpu).unwrap();
+    let (exec, _) = Executor::new(Backend::Wgpu).unwrap();
+    let mut exec = Expectimax::new(exec);
     let net = NTupleNetwork::for_game::<Game2048>(&seed_shapes()).unwrap();
     let game = Sliding::<Fib>::new();
     let root = game
@@ -258,24 +267,23 @@ fn wgpu_chunks_and_large_batches_equal_the_cpu() {
     let cubesearch_core::ResolvedBackend::Wgpu { device, .. } = &resolved else {
         panic!("wgpu resolved to {resolved}");
     };
-    let mut gpu =
+    let gpu =
         GpuExecutor::<cubecl::wgpu::WgpuRuntime>::new(device, "wgpu", resolved.kind()).unwrap();
+    let mut search = GpuExpectimax::new(&gpu);
     let game = Sliding::<Fib>::new();
     let net = trained::<Fib>(100);
     let (roots, cpu) = one_layer_2584(&net, 8);
     for method in ExpectimaxMethod::ALL {
-        gpu.set_expectimax_method(method);
+        search.set_method(method);
         let tree = TreeShape::of::<Sliding<Fib>>();
-        gpu.set_expectimax_chunk_entries(
-            3 * words_per_root(method, tree, 1, <Fib as GpuTiles>::WORDS),
-        );
-        let got = gpu.evaluate(&game, &net, &roots, 1).unwrap();
+        search.set_chunk_entries(3 * words_per_root(method, tree, 1, <Fib as GpuTiles>::WORDS));
+        let got = search.search(&gpu, &game, &net, &roots, 1).unwrap();
         assert_same_root_values(&format!("chunks of 3, {}", method.name()), &cpu, &got);
     }
-    gpu.set_expectimax_chunk_entries(usize::MAX);
-    gpu.set_expectimax_method(ExpectimaxMethod::Multilevel);
+    search.set_chunk_entries(usize::MAX);
+    search.set_method(ExpectimaxMethod::Multilevel);
     let many: Vec<_> = roots.iter().cycle().take(17_000).copied().collect();
-    let got = gpu.evaluate(&game, &net, &many, 1).unwrap();
+    let got = search.search(&gpu, &game, &net, &many, 1).unwrap();
     let want: Vec<RootValue> = cpu.iter().cycle().take(17_000).cloned().collect();
     assert_same_root_values("17000 roots", &want, &got);
 }
@@ -298,7 +306,7 @@ fn wgpu_mixed_tuple_lengths_equal_the_cpu() {
     }
     let (roots, cpu) = one_layer_2584(&net, 4);
     for method in ExpectimaxMethod::ALL {
-        exec.set_expectimax_method(method);
+        device(&mut exec).set_method(method);
         let got = exec.evaluate(&game, &net, &roots, 1).unwrap();
         assert_same_root_values(&format!("mixed shapes, {}", method.name()), &cpu, &got);
     }
@@ -341,7 +349,7 @@ fn batch_equals_single_roots<R: GpuTiles>(
     let net = trained::<R>(200);
     let batch: Vec<BoardOf<R>> = roots.iter().cycle().take(count).copied().collect();
     for &method in methods {
-        exec.set_expectimax_method(method);
+        device(&mut exec).set_method(method);
         let alone: Vec<RootValue> = roots
             .iter()
             .map(|r| exec.evaluate(&game, &net, &[*r], layers).unwrap().remove(0))

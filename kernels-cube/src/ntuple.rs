@@ -78,6 +78,15 @@ pub struct Stages {
 }
 
 impl Stages {
+    /// The stages of a network whose stage `k + 1` begins at progress `thresholds[k]`, with
+    /// `len` weights a stage's tables (as `NTupleNetwork::stages` and `stage_len` give them).
+    pub fn new(thresholds: &[u32], len: usize) -> Self {
+        Self {
+            thresholds: thresholds.to_vec(),
+            len: len as u32,
+        }
+    }
+
     /// How many stages.
     pub fn count(&self) -> usize {
         self.thresholds.len() + 1

@@ -20,7 +20,7 @@ use cubesearch_games::fib::{BoardOf, GpuTiles, Sliding};
 use cubesearch_games::{Fib, Pow2};
 use cubesearch_learn::NTupleNetwork;
 use cubesearch_search::boards::{self, BoardClass};
-use cubesearch_search::expectimax_gpu::{ExpectimaxFold, ExpectimaxMethod};
+use cubesearch_search::expectimax_gpu::{Expectimax, ExpectimaxFold, ExpectimaxMethod};
 use cubesearch_search::{CpuExecutor, Executor};
 use serde::Serialize;
 use serde_json::json;
@@ -45,7 +45,7 @@ pub fn run(common: &Common, args: &BenchArgs) -> Result<Report> {
 struct Column {
     label: String,
     device: String,
-    exec: Executor,
+    searcher: Expectimax,
 }
 
 /// One measured cell.
@@ -75,7 +75,7 @@ fn columns(backend: Backend, only: &[String]) -> Result<Vec<Column>> {
                     format!("cpu-{threads} tree")
                 },
                 device: format!("CPU, {threads} threads"),
-                exec: Executor::Cpu(CpuExecutor::new(threads)?),
+                searcher: Expectimax::new(Executor::Cpu(CpuExecutor::new(threads)?)),
             }),
             Target::Gpu(backend) => {
                 let resolved = match resolve(backend) {
@@ -86,24 +86,31 @@ fn columns(backend: Backend, only: &[String]) -> Result<Vec<Column>> {
                     }
                 };
                 for method in ExpectimaxMethod::ALL {
-                    let mut exec = Executor::on(&resolved)?;
-                    exec.set_expectimax_method(method);
+                    let searcher = |fold: Option<ExpectimaxFold>| -> Result<Expectimax> {
+                        let mut searcher = Expectimax::new(Executor::on(&resolved)?);
+                        let device = searcher.device().expect("a GPU's search");
+                        device.set_method(method);
+                        if let Some(fold) = fold {
+                            device.set_fold(fold);
+                        }
+                        Ok(searcher)
+                    };
+                    let mut default = searcher(None)?;
                     // Where the device folds with plane ops, a column folds in shared memory
                     // only, to show what the plane ops bring.
-                    if exec.expectimax_fold() == Some(ExpectimaxFold::PlaneOps) {
-                        let mut shared = Executor::on(&resolved)?;
-                        shared.set_expectimax_method(method);
-                        shared.set_expectimax_fold(ExpectimaxFold::SharedMemory);
+                    let planes =
+                        default.device().map(|d| d.fold()) == Some(ExpectimaxFold::PlaneOps);
+                    if planes {
                         out.push(Column {
                             label: format!("{} {} shared", backend.name(), method.name()),
                             device: resolved.device_name(),
-                            exec: shared,
+                            searcher: searcher(Some(ExpectimaxFold::SharedMemory))?,
                         });
                     }
                     out.push(Column {
                         label: format!("{} {}", backend.name(), method.name()),
                         device: resolved.device_name(),
-                        exec,
+                        searcher: default,
                     });
                 }
             }
@@ -151,10 +158,10 @@ fn suite<T: GpuTiles>(common: &Common, args: &BenchArgs, committed: &str) -> Res
     for col in columns.iter_mut() {
         for &layers in &layers {
             bar.set_message(format!("{} {layers} layers", col.label));
-            let on_cpu = col.exec.is_cpu();
+            let on_cpu = col.searcher.executor().is_cpu();
             let mut time = |roots: &[BoardOf<T>]| -> Result<f64> {
                 let start = Instant::now();
-                col.exec.evaluate(&game, &net, roots, layers)?;
+                col.searcher.evaluate(&game, &net, roots, layers)?;
                 Ok(start.elapsed().as_secs_f64())
             };
             for _ in 0..args.warmup() {

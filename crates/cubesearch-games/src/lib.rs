@@ -13,9 +13,11 @@
 pub mod checkers;
 pub mod fib;
 pub mod kinds;
+mod learner;
 pub mod nim;
 pub mod registry;
 pub mod reversi;
+mod solver;
 
 pub use checkers::Checkers;
 pub use fib::{Dir, Fib, Game2048, Game2584, Pow2, Sliding, TileRule};

@@ -11,7 +11,7 @@ use crate::text::SpecText;
 use cubesearch_core::backend::{cpu_threads, Backend, ResolvedBackend};
 use cubesearch_core::{Error, Result};
 use cubesearch_search::expectimax::ExpectimaxOptions;
-use cubesearch_search::expectimax_gpu::ExpectimaxMethod;
+use cubesearch_search::expectimax_gpu::{Expectimax, ExpectimaxMethod};
 use cubesearch_search::mcts::Budget;
 use cubesearch_search::minimax::Strategy;
 use cubesearch_search::{CpuExecutor, Executor};
@@ -490,9 +490,9 @@ impl StochasticPlayerSpec {
 }
 
 impl ExpectimaxSpec {
-    /// The executor `backend` resolves to, set up for this search. `method=` on the CPU and
+    /// The searcher on the executor `backend` resolves to, set up for this search. `method=` on the CPU and
     /// `tt=on` on a GPU are refused: each would be dropped there.
-    pub fn executor(&self, backend: Backend) -> Result<(Executor, ResolvedBackend)> {
+    pub fn searcher(&self, backend: Backend) -> Result<(Expectimax, ResolvedBackend)> {
         let resolved = cubesearch_core::backend::resolve(backend)?;
         let spec = SpecText::new(&self.text);
         let on_cpu = resolved.backend() == Backend::Cpu;
@@ -508,13 +508,15 @@ impl ExpectimaxSpec {
                 resolved.backend().name()
             )));
         }
-        let mut exec = Executor::on(&resolved)?;
-        exec.set_expectimax_method(self.method);
-        exec.set_expectimax_options(ExpectimaxOptions {
+        let mut searcher = Expectimax::new(Executor::on(&resolved)?);
+        if let Some(device) = searcher.device() {
+            device.set_method(self.method);
+        }
+        searcher.set_options(ExpectimaxOptions {
             transposition: self.transposition,
             ..ExpectimaxOptions::default()
         });
-        Ok((exec, resolved))
+        Ok((searcher, resolved))
     }
 }
 
@@ -667,12 +669,12 @@ mod tests {
             other => panic!("{other:?}"),
         };
         let naive = expectimax("expectimax:layers=1,weights=w,method=naive");
-        let err = naive.executor(Backend::Cpu).err().expect("refused");
+        let err = naive.searcher(Backend::Cpu).err().expect("refused");
         assert!(
             err.to_string().contains("method= shapes a GPU's search"),
             "{err}"
         );
         let table = expectimax("expectimax:layers=1,weights=w,tt=on");
-        assert!(table.executor(Backend::Cpu).is_ok());
+        assert!(table.searcher(Backend::Cpu).is_ok());
     }
 }

@@ -11,8 +11,6 @@ use rayon::prelude::*;
 /// Runs executor work on a rayon pool of a chosen size.
 pub struct CpuExecutor {
     pool: rayon::ThreadPool,
-    /// How [`ExpectimaxEval`](cubesearch_core::ExpectimaxEval) searches.
-    pub expectimax: crate::expectimax::ExpectimaxOptions,
 }
 
 impl CpuExecutor {
@@ -22,10 +20,7 @@ impl CpuExecutor {
             .num_threads(threads)
             .build()
             .map_err(|e| Error::Unsupported(format!("cannot start {threads} CPU threads: {e}")))?;
-        Ok(Self {
-            pool,
-            expectimax: Default::default(),
-        })
+        Ok(Self { pool })
     }
 
     /// The thread pool.

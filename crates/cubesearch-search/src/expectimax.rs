@@ -320,6 +320,27 @@ pub fn search_many<G: StochasticGame, V: AfterstateValue<G> + ?Sized>(
         .collect()
 }
 
+/// Every root searched with `options` on `cpu`'s threads; [`Error::Interrupted`] once
+/// `options.stop` is raised.
+pub(crate) fn evaluate_on_cpu<G: StochasticGame, V: AfterstateValue<G> + ?Sized>(
+    cpu: &CpuExecutor,
+    options: &ExpectimaxOptions,
+    game: &G,
+    value: &V,
+    roots: &[G::State],
+    layers: u32,
+) -> Result<Vec<RootValue>> {
+    let found = cpu
+        .pool()
+        .install(|| search_many(game, value, roots, layers, options.clone()));
+    if options.stop.is_raised() {
+        return Err(Error::Interrupted("expectimax stopped".into()));
+    }
+    Ok(found)
+}
+
+/// The CPU searches with the default [`ExpectimaxOptions`] (an
+/// [`Expectimax`](crate::expectimax_gpu::Expectimax) holds others).
 impl<G: StochasticGame, V: AfterstateValue<G> + ?Sized> ExpectimaxEval<G, V> for CpuExecutor {
     fn evaluate(
         &mut self,
@@ -328,14 +349,14 @@ impl<G: StochasticGame, V: AfterstateValue<G> + ?Sized> ExpectimaxEval<G, V> for
         roots: &[G::State],
         layers: u32,
     ) -> Result<Vec<RootValue>> {
-        let options = self.expectimax.clone();
-        let found = self
-            .pool()
-            .install(|| search_many(game, value, roots, layers, options));
-        if self.expectimax.stop.is_raised() {
-            return Err(Error::Interrupted("expectimax stopped".into()));
-        }
-        Ok(found)
+        evaluate_on_cpu(
+            self,
+            &ExpectimaxOptions::default(),
+            game,
+            value,
+            roots,
+            layers,
+        )
     }
 }
 

@@ -1,11 +1,12 @@
-//! Expectimax on whichever backend was chosen: every [`GpuExecutor`] keeps a [`GpuExpectimax`]
-//! (how it searches, the uploaded network, the search's buffers) and runs the device search of
-//! `cubesearch_kernels::expectimax` for any [`GpuStochasticGame`]; [`Executor`] answers
-//! [`ExpectimaxEval`] on the CPU or a GPU through its one dispatch.
+//! Expectimax on whichever backend was chosen. [`Expectimax`] is the searcher a user holds: an
+//! [`Executor`] with the CPU search's options and, on a GPU, a [`GpuExpectimax`] (how it
+//! searches, the uploaded network, the search's buffers), which runs the device search of
+//! `cubesearch_kernels::expectimax` for any [`GpuStochasticGame`]. The executor only runs
+//! kernels; the state of the search is this module's.
 //!
 //! `cubesearch::expectimax_gpu` compares it with the CPU on a game.
 
-use crate::expectimax::ExpectimaxOptions;
+use crate::expectimax::{evaluate_on_cpu, ExpectimaxOptions};
 use crate::{Executor, GpuExecutor};
 use cubecl::prelude::*;
 use cubesearch_core::{ExpectimaxEval, Result, RootValue};
@@ -17,8 +18,8 @@ use cubesearch_kernels::ntuple::Stages;
 use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::{NTupleNetwork, TupleGame};
 
-/// The device expectimax of one GPU executor: how it searches, the network on the device and
-/// the buffers kept from search to search.
+/// The device expectimax on one GPU: how it searches, the network on the device and the
+/// buffers kept from search to search.
 pub struct GpuExpectimax {
     shape: SearchShape,
     /// The uploaded network and the host network it copies (its id): a call with another
@@ -26,17 +27,6 @@ pub struct GpuExpectimax {
     network: Option<(u64, DeviceNetwork)>,
     /// The search's buffers, kept from move to move.
     workspace: Workspace,
-}
-
-impl GpuExpectimax {
-    /// Multilevel generation on `client`'s device, with plane ops where it has them.
-    pub fn new<R: Runtime>(client: &ComputeClient<R>) -> Self {
-        Self {
-            shape: SearchShape::on(client, ExpectimaxMethod::default()),
-            network: None,
-            workspace: Workspace::default(),
-        }
-    }
 }
 
 /// How a GPU expectimax folds the values of a block.
@@ -57,20 +47,29 @@ impl std::fmt::Display for ExpectimaxFold {
     }
 }
 
-impl<R: Runtime> GpuExecutor<R> {
-    /// The expectimax generation scheme.
-    pub fn expectimax_method(&self) -> ExpectimaxMethod {
-        self.expectimax.shape.method
+impl GpuExpectimax {
+    /// Multilevel generation on `gpu`, with plane ops where it has them.
+    pub fn new<R: Runtime>(gpu: &GpuExecutor<R>) -> Self {
+        Self {
+            shape: SearchShape::on(gpu.client(), ExpectimaxMethod::default()),
+            network: None,
+            workspace: Workspace::default(),
+        }
     }
 
-    /// Switches the expectimax generation scheme (the uploaded weights stay).
-    pub fn set_expectimax_method(&mut self, method: ExpectimaxMethod) {
-        self.expectimax.shape.method = method;
+    /// The generation scheme.
+    pub fn method(&self) -> ExpectimaxMethod {
+        self.shape.method
     }
 
-    /// How expectimax folds its blocks (with plane ops by default where the device has them).
-    pub fn expectimax_fold(&self) -> ExpectimaxFold {
-        if self.expectimax.shape.plane_ops {
+    /// Switches the generation scheme (the uploaded weights stay).
+    pub fn set_method(&mut self, method: ExpectimaxMethod) {
+        self.shape.method = method;
+    }
+
+    /// How blocks are folded (with plane ops by default where the device has them).
+    pub fn fold(&self) -> ExpectimaxFold {
+        if self.shape.plane_ops {
             ExpectimaxFold::PlaneOps
         } else {
             ExpectimaxFold::SharedMemory
@@ -79,59 +78,62 @@ impl<R: Runtime> GpuExecutor<R> {
 
     /// Folds with plane ops or in shared memory only; asking for plane ops on a device without
     /// 32-unit planes is an error at the next search.
-    pub fn set_expectimax_fold(&mut self, fold: ExpectimaxFold) {
-        self.expectimax.shape.plane_ops = fold == ExpectimaxFold::PlaneOps;
+    pub fn set_fold(&mut self, fold: ExpectimaxFold) {
+        self.shape.plane_ops = fold == ExpectimaxFold::PlaneOps;
     }
 
-    /// Cuts expectimax batches into chunks whose largest buffer holds at most this many words
-    /// (default and most: the kernels' `MAX_ENTRIES`; a root takes `words_per_root`); tests
-    /// use it to cover the chunking with small batches.
-    pub fn set_expectimax_chunk_entries(&mut self, entries: usize) {
-        self.expectimax.shape.max_entries = entries;
+    /// Cuts batches into chunks whose largest buffer holds at most this many words (default
+    /// and most: the kernels' `MAX_ENTRIES`; a root takes `words_per_root`); tests use it to
+    /// cover the chunking with small batches.
+    pub fn set_chunk_entries(&mut self, entries: usize) {
+        self.shape.max_entries = entries;
     }
 
     /// Forgets the uploaded weights: the next search uploads them again (needed after
     /// changing a network's weights in place).
-    pub fn reload_expectimax_network(&mut self) {
-        self.expectimax.network = None;
+    pub fn reload_network(&mut self) {
+        self.network = None;
     }
 
-    /// Uploads `net` now unless it is the network already on the device.
-    fn prepare_network(&mut self, net: &NTupleNetwork) -> Result<()> {
+    /// Uploads `net` to `gpu` now unless it is the network already there.
+    fn prepare_network<R: Runtime>(
+        &mut self,
+        gpu: &GpuExecutor<R>,
+        net: &NTupleNetwork,
+    ) -> Result<()> {
         let key = net.id();
-        let state = &mut self.expectimax;
-        if state.network.as_ref().is_none_or(|(k, _)| *k != key) {
+        if self.network.as_ref().is_none_or(|(k, _)| *k != key) {
             let weights: Vec<f32> = (0..net.tables()).flat_map(|t| net.table(t)).collect();
-            let stages = device_stages(net);
+            let stages = Stages::new(net.stages(), net.stage_len());
             let device = DeviceNetwork::upload(
-                &self.client,
+                gpu.client(),
                 net.bits(),
                 net.lookup_layout(),
                 stages,
                 &weights,
             )?;
-            state.network = Some((key, device));
+            self.network = Some((key, device));
         }
         Ok(())
     }
 
-    /// An expectimax of every root of game `G` under `net` (which the caller has checked is a
-    /// network of `G`), `layers` chance layers deep, on this device.
-    pub fn expectimax<G: GpuStochasticGame>(
+    /// An expectimax of every root of game `G` under `net`, `layers` chance layers deep, on
+    /// `gpu`. The caller has checked that `net` is a network of `G` (as [`Expectimax`] does).
+    pub fn search<R: Runtime, G: GpuStochasticGame>(
         &mut self,
+        gpu: &GpuExecutor<R>,
         game: &G,
         net: &NTupleNetwork,
         roots: &[G::State],
         layers: u32,
     ) -> Result<Vec<RootValue>> {
-        self.prepare_network(net)?;
-        let state = &mut self.expectimax;
+        self.prepare_network(gpu, net)?;
         let searcher = Searcher {
-            net: &state.network.as_ref().expect("prepared").1,
-            shape: state.shape,
-            workspace: &mut state.workspace,
+            net: &self.network.as_ref().expect("uploaded").1,
+            shape: self.shape,
+            workspace: &mut self.workspace,
         };
-        let found = launch_expectimax::<R, G>(&self.client, game, roots, layers, searcher)?;
+        let found = launch_expectimax::<R, G>(gpu.client(), game, roots, layers, searcher)?;
         Ok(found
             .into_iter()
             .map(|d| RootValue {
@@ -143,62 +145,58 @@ impl<R: Runtime> GpuExecutor<R> {
     }
 }
 
-/// The network is checked to be `G`'s, then searched with on the device.
-impl<R: Runtime, G: GpuStochasticGame + TupleGame> ExpectimaxEval<G, NTupleNetwork>
-    for GpuExecutor<R>
-{
-    fn evaluate(
-        &mut self,
-        game: &G,
-        value: &NTupleNetwork,
-        roots: &[G::State],
-        layers: u32,
-    ) -> Result<Vec<RootValue>> {
-        value.check_game::<G>()?;
-        self.expectimax(game, value, roots, layers)
-    }
+/// The expectimax searcher a user holds: an executor, how the CPU searches, and on a GPU the
+/// device search's settings, network and buffers.
+pub struct Expectimax {
+    exec: Executor,
+    options: ExpectimaxOptions,
+    device: Option<GpuExpectimax>,
 }
 
-impl<G: GpuStochasticGame + TupleGame> ExpectimaxEval<G, NTupleNetwork> for Executor {
-    fn evaluate(
-        &mut self,
-        game: &G,
-        value: &NTupleNetwork,
-        roots: &[G::State],
-        layers: u32,
-    ) -> Result<Vec<RootValue>> {
-        crate::dispatch!(self, e => e.evaluate(game, value, roots, layers))
-    }
-}
-
-impl Executor {
-    /// Switches a GPU executor's expectimax generation scheme (no effect on the CPU).
-    pub fn set_expectimax_method(&mut self, method: ExpectimaxMethod) {
-        crate::dispatch_gpu!(self, e => e.set_expectimax_method(method), cpu => ())
-    }
-
-    /// A GPU executor's expectimax fold (`None` on the CPU).
-    pub fn expectimax_fold(&self) -> Option<ExpectimaxFold> {
-        crate::dispatch_gpu!(self, e => Some(e.expectimax_fold()), cpu => None)
-    }
-
-    /// Switches a GPU executor's expectimax fold (no effect on the CPU).
-    pub fn set_expectimax_fold(&mut self, fold: ExpectimaxFold) {
-        crate::dispatch_gpu!(self, e => e.set_expectimax_fold(fold), cpu => ())
-    }
-
-    /// How the CPU's expectimax searches (no effect on a GPU).
-    pub fn set_expectimax_options(&mut self, options: ExpectimaxOptions) {
-        if let Executor::Cpu(cpu) = self {
-            cpu.expectimax = options;
+impl Expectimax {
+    /// A searcher on `exec` with the default options (multilevel generation on a GPU).
+    pub fn new(exec: Executor) -> Self {
+        let device = crate::dispatch_gpu!(&exec, e => Some(GpuExpectimax::new(e)), cpu => None);
+        Self {
+            exec,
+            options: ExpectimaxOptions::default(),
+            device,
         }
     }
+
+    /// The executor it searches on.
+    pub fn executor(&self) -> &Executor {
+        &self.exec
+    }
+
+    /// How the CPU searches (a GPU reads none of it).
+    pub fn set_options(&mut self, options: ExpectimaxOptions) {
+        self.options = options;
+    }
+
+    /// The device search (`None` on the CPU).
+    pub fn device(&mut self) -> Option<&mut GpuExpectimax> {
+        self.device.as_mut()
+    }
 }
 
-/// `net`'s stages as the device reads them.
-pub fn device_stages(net: &NTupleNetwork) -> Stages {
-    Stages {
-        thresholds: net.stages().to_vec(),
-        len: net.stage_len() as u32,
+impl<G: GpuStochasticGame + TupleGame> ExpectimaxEval<G, NTupleNetwork> for Expectimax {
+    fn evaluate(
+        &mut self,
+        game: &G,
+        value: &NTupleNetwork,
+        roots: &[G::State],
+        layers: u32,
+    ) -> Result<Vec<RootValue>> {
+        if let Executor::Cpu(cpu) = &self.exec {
+            return evaluate_on_cpu(cpu, &self.options, game, value, roots, layers);
+        }
+        value.check_game::<G>()?;
+        let device = self.device.as_mut().expect("a GPU executor's search");
+        crate::dispatch_gpu!(
+            &self.exec,
+            e => device.search(e, game, value, roots, layers),
+            cpu => unreachable!("answered above")
+        )
     }
 }

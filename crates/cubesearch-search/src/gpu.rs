@@ -24,11 +24,8 @@ const SOFTWARE_WALK_BYTES: usize = 1 << 26;
 
 /// Runs executor work on one device of runtime `R`.
 pub struct GpuExecutor<R: Runtime> {
-    pub(crate) client: ComputeClient<R>,
+    client: ComputeClient<R>,
     limits: DeviceLimits,
-    /// The device expectimax's settings, network and buffers (boxed: most executors never
-    /// search expectimax).
-    pub(crate) expectimax: Box<crate::expectimax_gpu::GpuExpectimax>,
     /// Steps a resumable walk takes per launch, when set (tests slice walks finely this way).
     steps_per_launch: Option<u32>,
     /// The device memory of resumable walks, kept from call to call.
@@ -45,7 +42,6 @@ impl<R: Runtime> GpuExecutor<R> {
         let client = start_client::<R>(device, backend)?;
         let limits = DeviceLimits::of(&client, kind);
         Ok(Self {
-            expectimax: Box::new(crate::expectimax_gpu::GpuExpectimax::new(&client)),
             client,
             limits,
             steps_per_launch: None,

@@ -6,10 +6,10 @@
 use crate::engine::{TdEngine, TdGames};
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result, Stop};
+use cubesearch_kernels::ntuple::Stages;
 use cubesearch_kernels::td::{DeviceTd, LaneExchange, Stream, TdGame, TdNet, TdShape};
 use cubesearch_kernels::GpuStochasticGame;
 use cubesearch_learn::{Episode, NTupleNetwork, TdOrder, TupleGame};
-use cubesearch_search::expectimax_gpu::device_stages;
 use cubesearch_search::GpuExecutor;
 /// The device form of `net`: its bits a cell, its tables (stage after stage), its lookups in
 /// the order V sums them (`NTupleNetwork::lookup_layout`), its stages and its temporal
@@ -19,7 +19,7 @@ pub fn td_net(net: &NTupleNetwork) -> TdNet {
         bits: net.bits(),
         tables: (0..net.tables()).map(|t| net.table(t)).collect(),
         lookups: net.lookup_layout(),
-        stages: device_stages(net),
+        stages: Stages::new(net.stages(), net.stage_len()),
         coherence: net.coherence_tables(),
     }
 }

@@ -19,8 +19,8 @@ use cubesearch_kernels::stochastic::{Acted, DeviceStochasticGame, GpuStochasticG
 use cubesearch_kernels::td::{DeviceTd, LaneExchange, Stream, TdShape};
 use cubesearch_learn::testing::{averaged_game, AveragedRun};
 use cubesearch_learn::{default_shapes, pack_views, NTupleNetwork, TupleBoard, TupleGame};
-use cubesearch_search::expectimax::{search, ExpectimaxOptions};
-use cubesearch_search::expectimax_gpu::ExpectimaxFold;
+use cubesearch_search::expectimax::{self, ExpectimaxOptions};
+use cubesearch_search::expectimax_gpu::{ExpectimaxFold, GpuExpectimax};
 use cubesearch_search::testing::{
     assert_same_root_values, assert_same_weights, assert_stochastic_rules_match, executor,
     lane_exchanges,
@@ -442,8 +442,9 @@ fn expectimax_matches_in<R: Runtime>(gpu: &mut GpuExecutor<R>, stages: &[u32]) {
     let net = network(5, stages);
     let value = ChuteValue(&net);
     let roots = positions(40);
+    let mut search = GpuExpectimax::new(gpu);
     // Both folds where the device has 32-unit planes.
-    let folds: &[ExpectimaxFold] = if gpu.expectimax_fold() == ExpectimaxFold::PlaneOps {
+    let folds: &[ExpectimaxFold] = if search.fold() == ExpectimaxFold::PlaneOps {
         &[ExpectimaxFold::SharedMemory, ExpectimaxFold::PlaneOps]
     } else {
         &[ExpectimaxFold::SharedMemory]
@@ -451,16 +452,16 @@ fn expectimax_matches_in<R: Runtime>(gpu: &mut GpuExecutor<R>, stages: &[u32]) {
     for layers in 0..=2 {
         let cpu: Vec<RootValue> = roots
             .iter()
-            .map(|r| search(&Chute, &value, r, layers, ExpectimaxOptions::default()))
+            .map(|r| expectimax::search(&Chute, &value, r, layers, ExpectimaxOptions::default()))
             .collect();
         assert!(cpu.iter().any(|r| r.best.is_none()) && cpu.iter().any(|r| r.best.is_some()));
         for (method, &planes) in ExpectimaxMethod::ALL
             .into_iter()
             .flat_map(|m| folds.iter().map(move |p| (m, p)))
         {
-            gpu.set_expectimax_method(method);
-            gpu.set_expectimax_fold(planes);
-            let got = gpu.expectimax(&Chute, &net, &roots, layers).unwrap();
+            search.set_method(method);
+            search.set_fold(planes);
+            let got = search.search(gpu, &Chute, &net, &roots, layers).unwrap();
             let what = format!(
                 "stages {stages:?}, {layers} layers {}, planes {planes}",
                 method.name()

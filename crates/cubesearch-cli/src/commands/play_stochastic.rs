@@ -59,7 +59,7 @@ pub fn run<G: OnePlayerGame>(
             play(game, &net, games as u64, common.seed, 0)?
         }
         StochasticPlayerSpec::Expectimax(spec) => {
-            let (mut exec, resolved) = spec.executor(common.backend)?;
+            let (mut searcher, resolved) = spec.searcher(common.backend)?;
             let (net, _meta) = NTupleNetwork::load::<G>(&spec.weights, None)?;
             announce(common.json, &resolved);
             device = resolved.to_string();
@@ -72,7 +72,7 @@ pub fn run<G: OnePlayerGame>(
                 seed: common.seed,
                 keep_history: false,
             };
-            let records = play_games(&mut exec, game, &net, options, |_, _| bar.inc(1))?;
+            let records = play_games(&mut searcher, game, &net, options, |_, _| bar.inc(1))?;
             bar.finish_and_clear();
             let episodes: Vec<Episode> = records
                 .iter()

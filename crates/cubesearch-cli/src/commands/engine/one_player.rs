@@ -34,7 +34,7 @@ use cubesearch_learn::NTupleNetwork;
 use cubesearch_players::spec::StochasticPlayerSpec;
 use cubesearch_players::text::with_option;
 use cubesearch_search::expectimax::ExpectimaxOptions;
-use cubesearch_search::Executor;
+use cubesearch_search::expectimax_gpu::Expectimax;
 use std::time::Instant;
 
 /// The player: how a move is chosen.
@@ -45,7 +45,7 @@ enum Chooser {
     /// The best action of an expectimax with the network at its leaves, on `--backend`.
     Expectimax {
         net: NTupleNetwork,
-        exec: Executor,
+        searcher: Box<Expectimax>,
         layers: u32,
         transposition: bool,
     },
@@ -61,13 +61,13 @@ impl Chooser {
                 Chooser::Td(NTupleNetwork::load::<G>(&weights, None)?.0)
             }
             StochasticPlayerSpec::Expectimax(spec) => {
-                // The executor first: an option the backend would drop is refused before the
+                // The searcher first: an option the backend would drop is refused before the
                 // weights are read.
-                let (exec, _) = spec.executor(common.backend)?;
+                let (searcher, _) = spec.searcher(common.backend)?;
                 let net = NTupleNetwork::load::<G>(&spec.weights, None)?.0;
                 Chooser::Expectimax {
                     net,
-                    exec,
+                    searcher: Box::new(searcher),
                     layers: spec.layers,
                     transposition: spec.transposition,
                 }
@@ -93,16 +93,16 @@ impl Chooser {
             Chooser::Td(net) => greedy_choice(game, net, state),
             Chooser::Expectimax {
                 net,
-                exec,
+                searcher,
                 layers,
                 transposition,
             } => {
-                exec.set_expectimax_options(ExpectimaxOptions {
+                searcher.set_options(ExpectimaxOptions {
                     transposition: *transposition,
                     stop: stop.clone(),
                     ..ExpectimaxOptions::default()
                 });
-                match exec.evaluate(game, &*net, std::slice::from_ref(state), *layers) {
+                match searcher.evaluate(game, &*net, std::slice::from_ref(state), *layers) {
                     Ok(found) => found
                         .first()
                         .and_then(|r| r.best.map(|b| (G::ACTIONS[b as usize], Some(r.value)))),
