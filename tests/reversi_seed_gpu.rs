@@ -1,13 +1,11 @@
 //! The seed's easy and medium players on the GPU (one unit per square): square values equal the
-//! CPU's bit for bit, the GPU players make the CPU players' moves, and the Table 3 lockstep
-//! driver plays the same games however the decisions are made.
+//! CPU's bit for bit, and the GPU players make the CPU players' moves.
 
 use cubesearch::games::Reversi;
 use cubesearch::players::PlayerSpec;
 use cubesearch::testing::random_positions;
 use cubesearch::testing::{assert_same, executor};
 use cubesearch::{Backend, Game};
-use cubesearch_games::reversi::batch::{seed_ai_against_random, Decider, DeviceShape};
 use cubesearch_games::reversi::device::seed_players::NOT_LEGAL;
 use cubesearch_games::reversi::players::{flip_counts, medium_value};
 use cubesearch_games::reversi::seed_player::{device_square_values, Level};
@@ -67,57 +65,6 @@ fn gpu_players_make_the_cpu_players_moves(
             assert_eq!(
                 cpu.choose(&Reversi, &b).unwrap(),
                 gpu.choose(&Reversi, &b).unwrap()
-            );
-        }
-    }
-}
-
-#[rstest]
-fn table3_games_are_the_same_however_decided(
-    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
-) {
-    let Some(gpu) = executor(backend) else {
-        return;
-    };
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let two = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
-    for level in [Level::Easy, Level::Medium] {
-        let reference = seed_ai_against_random(level, 6, 4, &Decider::Cpu(&one)).unwrap();
-        assert_eq!(reference.wins + reference.losses + reference.draws, 6);
-        // Whole games (the shortest possible game has 9 plies).
-        assert!(reference.moves.iter().all(|m| m.len() >= 9));
-        assert!(reference.moves.iter().map(Vec::len).sum::<usize>() > 6 * 40);
-        for decider in [
-            Decider::Cpu(&two),
-            Decider::Device {
-                exec: &gpu,
-                shape: DeviceShape::Batched,
-            },
-            Decider::Device {
-                exec: &gpu,
-                shape: DeviceShape::PerDecision,
-            },
-            Decider::Device {
-                exec: &gpu,
-                shape: DeviceShape::WholeGames,
-            },
-        ] {
-            let got = seed_ai_against_random(level, 6, 4, &decider).unwrap();
-            assert_eq!(got.moves, reference.moves, "{level:?}");
-            assert_eq!(
-                (got.wins, got.losses, got.draws, got.decisions),
-                (
-                    reference.wins,
-                    reference.losses,
-                    reference.draws,
-                    reference.decisions
-                )
             );
         }
     }

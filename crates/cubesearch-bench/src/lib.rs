@@ -28,8 +28,10 @@
 #![deny(missing_docs)]
 
 mod args;
+mod board_words;
 mod expectimax;
 mod reversi;
+pub mod seed_batch;
 mod suites;
 mod targets;
 

@@ -13,11 +13,11 @@
 //! * `reversi-alphabeta`: alpha-beta at depths 6 and 8 (or `--level D`) from ten fixed midgame
 //!   positions, CPU one thread and all cores and the GPU strategies.
 
+use crate::seed_batch::{seed_ai_against_random, Decider, DeviceShape};
 use crate::{BenchArgs, Common, Report};
 use cubesearch_core::backend::{cpu_threads, Backend};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Result};
-use cubesearch_games::reversi::batch::{seed_ai_against_random, Decider, DeviceShape};
 use cubesearch_games::reversi::device::words::BoardLayout;
 use cubesearch_games::reversi::endgame::{solve_on, DeviceOptions, Solver};
 use cubesearch_games::reversi::problems::{parse_problems, EndgameProblem, FFO_40_59};
@@ -620,12 +620,8 @@ fn board_words(common: &Common, args: &BenchArgs) -> Result<Report> {
             if exec.is_cpu() {
                 continue;
             }
-            let (seconds, sums) = cubesearch_games::reversi::words::time_board_words(
-                &exec,
-                &boards,
-                layout,
-                args.reps(),
-            )?;
+            let (seconds, sums) =
+                crate::board_words::time_board_words(&exec, &boards, layout, args.reps())?;
             // The layouts must agree with the CPU (checked on a prefix: the tests check more).
             if boards
                 .iter()

@@ -20,7 +20,6 @@
 //! ascending index (a1, b1, …, h1, a2, …, h8); `pass` alone when there is none but the opponent
 //! can move; nothing once the game is over.
 
-pub mod batch;
 pub mod board;
 #[allow(missing_docs)] // `#[cube]` and `CubeType` generate items that carry no docs
 pub mod device;
@@ -34,7 +33,6 @@ pub mod ntuple;
 pub mod players;
 pub mod problems;
 pub mod seed_player;
-pub mod words;
 
 pub use board::{Board, Colour, Square};
 

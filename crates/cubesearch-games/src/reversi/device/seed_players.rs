@@ -125,7 +125,7 @@ fn reservoir_square(values: &SharedMemory<i32>, rng: &mut u32) -> u32 {
 
 /// Game `g = CUBE_POS` of the AI (easy, or `medium`) against random from the start, the AI
 /// moving first in even games; the AI draws its ties from worker `2g` of `seed`, random from
-/// worker `2g + 1` (as [`batch`](crate::reversi::batch)). Writes the game's moves to
+/// worker `2g + 1` (as `cubesearch_bench::seed_batch`). Writes the game's moves to
 /// `moves[g·MATCH_PLIES ..]` (`PASS`, then `NO_MOVE` past the end) and its final disc difference
 /// for the side to move at the end to `results[g]`. One unit per square scores the AI's squares.
 #[cube(launch_unchecked)]

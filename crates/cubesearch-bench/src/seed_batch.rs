@@ -6,11 +6,13 @@
 //! from its own generators, and device and CPU give the same square values, so every way of
 //! deciding plays the same games and reaches the same results.
 
-use super::players::{easy_move, medium_move};
-use super::seed_player::{choose_from_values, device_seed_games, device_square_values, Level};
-use super::{final_score, Board, Reversi, ReversiMove};
 use cubesearch_core::rng::XorShift32;
 use cubesearch_core::{Error, Game, Result};
+use cubesearch_games::reversi::players::{easy_move, medium_move};
+use cubesearch_games::reversi::seed_player::{
+    choose_from_values, device_seed_games, device_square_values, Level,
+};
+use cubesearch_games::reversi::{final_score, Board, Reversi, ReversiMove};
 use cubesearch_search::Executor;
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
@@ -177,7 +179,7 @@ fn whole_games_on_device(
     seed: u32,
     exec: &Executor,
 ) -> Result<BatchReport> {
-    use super::device::seed_players::{MATCH_PLIES, NO_MOVE, PASS};
+    use cubesearch_games::reversi::device::seed_players::{MATCH_PLIES, NO_MOVE, PASS};
     let started = Instant::now();
     let (slots, scores) = device_seed_games(exec, games, seed, level)?;
     let mut report = BatchReport {

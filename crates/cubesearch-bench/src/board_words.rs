@@ -1,10 +1,10 @@
 //! The u64-vs-2×u32 board measurement on whichever GPU an [`Executor`] holds
-//! ([`device::words`](super::device::words)): the boards uploaded once, one warm-up launch, then the
+//! (`cubesearch_games::reversi::device::words`): the boards uploaded once, one warm-up launch, then the
 //! median of timed launches (launch and read-back of one word a position).
 
-use super::device::words::{launch_board_words, upload_boards, BoardLayout};
 use cubecl::prelude::*;
 use cubesearch_core::Result;
+use cubesearch_games::reversi::device::words::{launch_board_words, upload_boards, BoardLayout};
 use cubesearch_search::{DeviceTask, Executor, GpuExecutor};
 use std::time::Instant;
 
