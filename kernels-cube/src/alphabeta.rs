@@ -374,6 +374,66 @@ fn advance_walk<G: DeviceGame>(
     done
 }
 
+/// One launch's work on a unit's walk: the walk the kernel has just opened (`opened`), or on a
+/// later launch (`fresh` false) the one saved at `ub`/`ib`, if any, taken at most `budget`
+/// steps further. Says whether it finished in this launch (its value is then
+/// `stack.best(0)`); `nodes[at]` gets the positions visited by any walk that was under way
+/// (`visited` so far, for one just opened).
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn run_walk<G: DeviceGame>(
+    stack: &mut Stack,
+    visited: u32,
+    opened: bool,
+    fresh: bool,
+    nodes: &mut Array<u32>,
+    saved: &mut SavedWalks,
+    at: usize,
+    ub: usize,
+    ib: usize,
+    budget: u32,
+    depth: u32,
+    #[comptime] shape: WalkShape,
+) -> bool {
+    let levels = u32::max(depth, 1u32) as usize;
+    let mut level: u32 = 0u32;
+    let mut visited = visited;
+    let mut walking = opened;
+    if !fresh {
+        walking = resume_walk(
+            stack,
+            &mut level,
+            &mut visited,
+            nodes,
+            &saved.walks,
+            &saved.bounds,
+            at,
+            ub,
+            ib,
+            levels,
+            shape,
+        );
+    }
+    let mut finished = false;
+    if walking {
+        finished = advance_walk::<G>(
+            stack,
+            &mut level,
+            &mut visited,
+            &mut saved.walks,
+            &mut saved.bounds,
+            &mut saved.unfinished,
+            ub,
+            ib,
+            budget,
+            depth,
+            shape,
+        );
+        nodes[at] = visited;
+    }
+    finished
+}
+
 /// `values[r]` = negamax(root r, `depth`) in the window (`windows[2r]`, `windows[2r + 1]`);
 /// `nodes[r]` = the positions visited, root included, once every walk has finished. A launch
 /// takes each walk at most `budget` steps; an unfinished walk stays in `walks`/`bounds` (see
@@ -400,8 +460,6 @@ pub fn subtree_kernel<G: DeviceGame>(
         let ustride = levels * comptime!(words + 2) + 1;
         let (ub, ib) = (r * ustride, r * 3 * levels);
         let mut stack = Stack::new(capacity, words, false);
-        let mut level: u32 = 0u32;
-        let mut visited: u32 = 1u32;
         let mut walking = false;
         if fresh == 1u32 {
             let state = G::load(roots, r * words);
@@ -418,47 +476,29 @@ pub fn subtree_kernel<G: DeviceGame>(
             }
             if !walking {
                 values[r] = value;
-                nodes[r] = visited;
+                nodes[r] = 1u32;
                 saved.walks[ub + ustride - 1] = FINISHED;
             }
-        } else {
-            walking = resume_walk(
-                &mut stack,
-                &mut level,
-                &mut visited,
-                nodes,
-                &saved.walks,
-                &saved.bounds,
-                r,
-                ub,
-                ib,
-                levels,
-                comptime!(WalkShape {
-                    words,
-                    packed: false
-                }),
-            );
         }
-        if walking {
-            if advance_walk::<G>(
-                &mut stack,
-                &mut level,
-                &mut visited,
-                &mut saved.walks,
-                &mut saved.bounds,
-                &mut saved.unfinished,
-                ub,
-                ib,
-                budget,
-                depth,
-                comptime!(WalkShape {
-                    words,
-                    packed: false
-                }),
-            ) {
-                values[r] = stack.best(0, false);
-            }
-            nodes[r] = visited;
+        let shape = comptime!(WalkShape {
+            words,
+            packed: false
+        });
+        if run_walk::<G>(
+            &mut stack,
+            1u32,
+            walking,
+            fresh == 1u32,
+            nodes,
+            saved,
+            r,
+            ub,
+            ib,
+            budget,
+            depth,
+            shape,
+        ) {
+            values[r] = stack.best(0, false);
         }
     }
 }
@@ -587,7 +627,6 @@ pub fn root_walk_kernel<G: DeviceGame>(
     let ustride = levels * comptime!(words + 2) + 1;
     let (ub, ib) = (slot * ustride, slot * 3 * levels);
     let mut stack = Stack::new(capacity, words, packed);
-    let mut level: u32 = 0u32;
     let mut visited: u32 = 0u32;
     let mut walking = false;
     if fresh == 1u32 {
@@ -623,38 +662,22 @@ pub fn root_walk_kernel<G: DeviceGame>(
             nodes[slot] = visited;
             saved.walks[ub + ustride - 1] = FINISHED;
         }
-    } else {
-        walking = resume_walk(
-            &mut stack,
-            &mut level,
-            &mut visited,
-            nodes,
-            &saved.walks,
-            &saved.bounds,
-            slot,
-            ub,
-            ib,
-            levels,
-            comptime!(WalkShape { words, packed }),
-        );
     }
-    if walking {
-        if advance_walk::<G>(
-            &mut stack,
-            &mut level,
-            &mut visited,
-            &mut saved.walks,
-            &mut saved.bounds,
-            &mut saved.unfinished,
-            ub,
-            ib,
-            budget,
-            below,
-            comptime!(WalkShape { words, packed }),
-        ) {
-            replies[slot] = -stack.best(0, packed);
-        }
-        nodes[slot] = visited;
+    if run_walk::<G>(
+        &mut stack,
+        visited,
+        walking,
+        fresh == 1u32,
+        nodes,
+        saved,
+        slot,
+        ub,
+        ib,
+        budget,
+        below,
+        comptime!(WalkShape { words, packed }),
+    ) {
+        replies[slot] = -stack.best(0, packed);
     }
 }
 

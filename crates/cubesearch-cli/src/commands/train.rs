@@ -91,7 +91,7 @@ fn config(
     stop: cubesearch_core::Stop,
 ) -> Result<TrainConfig> {
     refuse_idle_units(args)?;
-    Ok(TrainConfig {
+    let cfg = TrainConfig {
         games: args.games.unwrap_or(u64::MAX),
         engine: EngineConfig {
             backend: common.backend,
@@ -114,7 +114,11 @@ fn config(
         optimistic: args.optimistic,
         coherence: args.coherence,
         ..TrainConfig::default()
-    })
+    };
+    // Checked as it is built, before any file is opened (`train` checks again for callers
+    // that build one by hand).
+    cfg.check()?;
+    Ok(cfg)
 }
 
 /// Refuses, one line each, the flags of the one-player trainers that self-play has no use for
