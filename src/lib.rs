@@ -222,10 +222,12 @@ pub mod players {
 /// the CPU (training runs: [`train`]).
 pub mod learn {
     // `play` names a module and its function in cubesearch-learn: only the function is offered.
+    pub use cubesearch_learn::labels::{generate_positions, label_positions, Generate, Label};
     pub use cubesearch_learn::play::play;
     pub use cubesearch_learn::selfplay::{learn_games, SelfPlay, SelfPlayPlan, TwoPlayerTupleGame};
     pub use cubesearch_learn::{
-        default_shapes, pack_views, square_symmetries, PlayStats, TdOrder, WeightsMeta,
+        default_shapes, pack_views, square_symmetries, Dataset, PlayStats, Provenance, TdOrder,
+        WeightsMeta,
     };
 }
 
@@ -298,8 +300,9 @@ pub mod train {
     pub use cubesearch_train::collective::LocalCollective;
     pub use cubesearch_train::selfplay::{default_alpha, learn_self_play};
     pub use cubesearch_train::{
-        engine_on, train, train_on, CpuEngine, EngineConfig, GpuTd, Method, MultiGpuTd, Placement,
-        RankTd, SelfPlayTd, Td, TdEngine, TdGames, TrainConfig, TrainProgress, TrainReport,
+        engine_on, train, train_on, CpuEngine, EngineConfig, Fit, GpuTd, Method, MultiGpuTd,
+        Placement, RankTd, SelfPlayTd, Td, TdEngine, TdGames, TrainConfig, TrainProgress,
+        TrainReport,
     };
 }
 

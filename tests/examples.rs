@@ -12,15 +12,16 @@ mod mini2048;
 
 use connect4::ConnectFour;
 use cubesearch::expectimax::{Expectimax, ExpectimaxMethod};
-use cubesearch::learn::default_shapes;
+use cubesearch::learn::{default_shapes, generate_positions, label_positions, learn_games};
+use cubesearch::learn::{Dataset, Generate, Label, Provenance, SelfPlay, SelfPlayPlan};
 use cubesearch::minimax::{self, Strategy};
 use cubesearch::players::{Match, MatchOptions, Openings, PlayerSpec};
 use cubesearch::rng::XorShift32;
 use cubesearch::testing::{assert_same, assert_same_root_values, assert_same_weights, executor};
 use cubesearch::testing::{assert_two_player_rules_match, random_positions};
-use cubesearch::train::{engine_on, CpuEngine, TdEngine, TdGames};
+use cubesearch::train::{engine_on, train, CpuEngine, Fit, TdEngine, TdGames, TrainConfig};
 use cubesearch::{perft, Backend, CpuExecutor, Game, Playouts};
-use cubesearch::{ExpectimaxEval, NTupleNetwork};
+use cubesearch::{ExpectimaxEval, NTupleNetwork, Stop};
 use mini2048::Mini2048;
 use rstest::rstest;
 
@@ -295,6 +296,62 @@ fn connect4_learns_an_evaluation_and_plays_it(
         moves,
         [Some(0), Some(0)],
         "alpha-beta and MCTS on the network"
+    );
+}
+
+/// A game of your own gets the labelled-positions recipe too: self-play positions of a
+/// network, labelled by a deeper search on it (wins found by the search are worth ±1, the
+/// game's final values), and a new network fitted to them, measured on positions it held out.
+#[test]
+fn connect_four_positions_are_labelled_and_fitted() {
+    let shapes = default_shapes::<ConnectFour>();
+    let mut teacher = NTupleNetwork::for_game::<ConnectFour>(&shapes).unwrap();
+    let plan = SelfPlayPlan {
+        games: 300,
+        threads: 1,
+        units: None,
+        seed: 5,
+        options: SelfPlay::default(),
+        stop: Stop::new(),
+    };
+    learn_games(
+        &ConnectFour,
+        &mut teacher,
+        ConnectFour.initial(),
+        plan,
+        &mut |_| {},
+    );
+    let stop = Stop::new();
+    let generate = Generate {
+        games: 200,
+        random_plies: 4,
+        epsilon: 0.2,
+        seed: 6,
+    };
+    let positions = generate_positions(&ConnectFour, &teacher, generate, &stop);
+    let depth = Label {
+        depth: 4,
+        exact: None,
+    };
+    let labels = label_positions(&ConnectFour, &teacher, &positions, &depth, &stop).unwrap();
+    assert!(labels.iter().any(|l| *l == 1.0) && labels.iter().any(|l| *l == -1.0));
+    let data = Dataset {
+        positions,
+        labels,
+        provenance: Provenance::default(),
+    };
+    let cfg = TrainConfig {
+        games: 20 * data.positions.len() as u64,
+        alpha: Some(0.05),
+        shapes: Some(shapes),
+        ..TrainConfig::default()
+    };
+    let (_, report) = train(Fit(&ConnectFour, &data), &cfg, |_| {}).unwrap();
+    let spread = (data.labels.iter().map(|l| l * l).sum::<f32>() / data.labels.len() as f32).sqrt();
+    let rmse = report.held_out_rmse.unwrap();
+    assert!(
+        rmse < spread as f64,
+        "held-out RMSE {rmse} against the labels' {spread}"
     );
 }
 

@@ -269,6 +269,15 @@ pub enum Command {
         #[command(flatten)]
         args: TrainArgs,
     },
+    /// Make a dataset for `train --fit`: self-play positions of a network, each labelled with
+    /// the value a deeper search on the same network finds (exact where the game's solver
+    /// knows it and --exact-nodes allows), on CPU threads.
+    Label {
+        #[arg(value_parser = PossibleValuesParser::new(registry_trained()))]
+        game: String,
+        #[command(flatten)]
+        args: LabelArgs,
+    },
     /// Start `train` as one process a CUDA GPU of this host, the ranks summing what they learn
     /// through NCCL on the GPUs (the environment torchrun sets: a run over several hosts starts
     /// each host's ranks with torchrun, or with RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and
@@ -337,6 +346,44 @@ pub struct BoardsArgs {
     /// The board file to write.
     #[arg(long)]
     pub out: String,
+}
+
+/// What `label` takes besides the game.
+#[derive(Args, Debug, Clone)]
+pub struct LabelArgs {
+    /// The network that plays the games and values the search's leaves (safetensors).
+    #[arg(long)]
+    pub weights: String,
+    /// Self-play games whose positions are kept (1 to 10^8).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub games: u64,
+    /// Random moves from the start of each game before the network plays (not kept).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=200))]
+    pub random_plies: u32,
+    /// After them, the chance of a random move (0 to 1).
+    #[arg(long, default_value_t = 0.1, value_parser = parse_unit_interval)]
+    pub epsilon: f32,
+    /// Plies each label's search looks ahead (0 to 12).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=12))]
+    pub depth: u32,
+    /// Label exactly, with the game's exact solver (Reversi), each position whose solve it
+    /// estimates at most this many nodes (Reversi: about 2e5 at 12 empties, 2e6 at 14).
+    #[arg(long)]
+    pub exact_nodes: Option<f64>,
+    /// CPU threads (default 0: every core; at most this machine's cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// The dataset file to write (safetensors).
+    #[arg(long)]
+    pub out: String,
+}
+
+/// A number from 0 to 1.
+fn parse_unit_interval(text: &str) -> std::result::Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("takes a number from 0 to 1, got '{text}'")),
+    }
 }
 
 /// What `train` takes besides the game.
@@ -429,4 +476,9 @@ pub struct TrainArgs {
     /// process a GPU: `cubesearch launch`).
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
+    /// Two-player games: fit the network to this dataset of labelled positions (`label`)
+    /// instead of learning by self-play; --games then counts positions learned, and one in 20
+    /// is held out to measure the fit. On CPU threads.
+    #[arg(long)]
+    pub fit: Option<String>,
 }

@@ -3,7 +3,7 @@
 //! one-player stochastic games ([`OnePlayerGame`]), each generic over the game. The games
 //! implement these traits; the [registry](crate::registry) lists the games.
 
-pub use crate::learner::{network_evaluation, Learner, TrainFn};
+pub use crate::learner::{network_evaluation, FitFn, LabelFn, Learner, TrainFn};
 pub use crate::solver::{Exact, ExactSolver, SolveFn};
 use cubesearch_core::{Error, Result};
 use cubesearch_kernels::GpuStochasticGame;

@@ -1,28 +1,50 @@
 //! How a two-player game learns its evaluation (`train`), and the evaluation a weights file
 //! gives its alpha-beta player (`alphabeta:weights=W`).
 
-use cubesearch_core::{Game, Result};
+use cubesearch_core::{Game, Result, Stop};
 use cubesearch_kernels::selfplay::DeviceTupleGame;
 use cubesearch_kernels::GpuGame;
+use cubesearch_learn::labels::{generate_positions, label_positions, Generate, Label};
 use cubesearch_learn::selfplay::TwoPlayerTupleGame;
-use cubesearch_learn::{shapes_for, NTupleNetwork};
+use cubesearch_learn::{shapes_for, Dataset, NTupleNetwork};
 use cubesearch_players::learned::Evaluated;
-use cubesearch_train::{train, SelfPlayTd, TrainConfig, TrainProgress, TrainReport};
+use cubesearch_train::{train, Fit, SelfPlayTd, TrainConfig, TrainProgress, TrainReport};
 use std::path::Path;
 
-/// What `train` needs of a two-player game that learns its evaluation by self-play
-/// ([`SelfPlayTd`]), made for it once: the functions the command line cannot write without
-/// naming the game's learning bounds.
+/// What `train` and `label` need of a two-player game that learns its evaluation, by
+/// self-play ([`SelfPlayTd`]) or fitted to labelled positions ([`Fit`]), made for it once: the
+/// functions the command line cannot write without naming the game's learning bounds.
 pub struct Learner<G: Game> {
     /// Tuple shapes from text: a named set of the game's or cell lists.
     pub shapes: fn(&str) -> Result<Vec<Vec<u8>>>,
     /// The one training loop, learning by self-play.
     pub train: TrainFn<G>,
+    /// The one training loop, fitting the network to a dataset.
+    pub fit: FitFn<G>,
+    /// Reads a weights file of the game.
+    pub load: fn(&Path) -> Result<NTupleNetwork>,
+    /// Plays self-play games on a network and keeps their positions
+    /// ([`generate_positions`]).
+    pub generate: fn(&G, &NTupleNetwork, Generate, &Stop) -> Vec<G::State>,
+    /// Labels positions by a search on a network ([`label_positions`]).
+    pub label: LabelFn<G>,
 }
 
 /// [`Learner::train`].
 pub type TrainFn<G> =
     fn(&G, &TrainConfig, &mut dyn FnMut(&TrainProgress)) -> Result<(NTupleNetwork, TrainReport)>;
+
+/// [`Learner::fit`].
+pub type FitFn<G> = fn(
+    &G,
+    &Dataset<G>,
+    &TrainConfig,
+    &mut dyn FnMut(&TrainProgress),
+) -> Result<(NTupleNetwork, TrainReport)>;
+
+/// [`Learner::label`].
+pub type LabelFn<G> =
+    fn(&G, &NTupleNetwork, &[<G as Game>::State], &Label<G>, &Stop) -> Option<Vec<f32>>;
 
 impl<G> Learner<G>
 where
@@ -34,6 +56,10 @@ where
         Learner {
             shapes: shapes_for::<G>,
             train: |game, cfg, progress| train(SelfPlayTd(game), cfg, progress),
+            fit: |game, data, cfg, progress| train(Fit(game, data), cfg, progress),
+            load: |path| Ok(NTupleNetwork::load::<G>(path, None)?.0),
+            generate: generate_positions::<G>,
+            label: label_positions::<G>,
         }
     }
 }

@@ -6,10 +6,12 @@
 
 #![deny(missing_docs)]
 
+pub mod dataset;
 pub mod file;
 pub mod game;
 #[cfg(target_arch = "x86_64")]
 mod gather;
+pub mod labels;
 mod memory;
 pub mod network;
 pub mod play;
@@ -18,6 +20,7 @@ pub mod selfplay;
 pub mod td;
 pub mod testing;
 
+pub use dataset::{Dataset, Provenance};
 pub use file::WeightsMeta;
 pub use game::{pack_views, square_symmetries, TupleBoard, TupleGame, ViewWords};
 pub use network::{

@@ -44,6 +44,11 @@ pub trait Learner {
     fn games_between_clock_checks(&self) -> u64 {
         u64::MAX
     }
+    /// The root mean square error of `net` on positions the learner kept out of its learning,
+    /// where it keeps some (a fit to labelled positions).
+    fn held_out_rmse(&self, _net: &NTupleNetwork) -> Option<f64> {
+        None
+    }
     /// Ends the learner's last run (a leading rank lets the others go).
     fn finish(&mut self) -> Result<()> {
         Ok(())

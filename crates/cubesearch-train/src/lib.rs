@@ -18,6 +18,7 @@
 pub mod collective;
 mod config;
 mod engine;
+mod fit;
 mod gpu;
 mod learner;
 mod method;
@@ -33,6 +34,7 @@ pub mod selfplay;
 
 pub use config::TrainConfig;
 pub use engine::{CpuEngine, TdEngine, TdGames};
+pub use fit::{Fit, FIT_ALPHA, HELD_OUT};
 pub use gpu::{td_net, GpuTd};
 pub use learner::{Batch, Learner, Started};
 pub use method::{Method, SelfPlayTd, Td};

@@ -76,6 +76,9 @@ pub struct TrainReport {
     pub placement: Option<Placement>,
     /// The TD step on V the run learned with.
     pub alpha: f32,
+    /// A fit's error on the positions it held out (see [`Fit`](crate::Fit)), in the network's
+    /// units; `None` for runs that play games.
+    pub held_out_rmse: Option<f64>,
 }
 
 /// Writes the learning curve as CSV (`games,mean_score,max_score`).
@@ -326,6 +329,7 @@ fn run_learner<B: TupleBoard>(
         curve,
         placement: None,
         alpha,
+        held_out_rmse: engine.held_out_rmse(&net),
     };
     Ok((net, report))
 }

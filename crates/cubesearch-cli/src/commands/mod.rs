@@ -7,6 +7,7 @@ mod apply_stochastic;
 mod boards;
 mod engine;
 mod info;
+mod label;
 mod launch;
 mod matches;
 mod perft;
@@ -202,6 +203,14 @@ pub fn run(cli: Cli) -> Result<()> {
                 common,
                 args: &args,
             }),
+        ),
+        Command::Label { game, args } => registry::visit(
+            &game,
+            &no_options,
+            label::Label {
+                common,
+                args: &args,
+            },
         ),
         Command::Train { game, args } => registry::visit(
             &game,

@@ -12,8 +12,8 @@ use crate::signals::{self, stop_on_signals};
 use cubesearch_core::io::{check_output, refuse_collisions, same_file, write_atomically};
 use cubesearch_core::Game;
 use cubesearch_core::{Error, Result};
-use cubesearch_games::registry::{self, GameVisitor, Kind, OnePlayerGame, TwoPlayerGame};
-use cubesearch_learn::{shapes_for, NTupleNetwork};
+use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
+use cubesearch_learn::{shapes_for, Dataset, NTupleNetwork};
 use cubesearch_players::text::parse_duration;
 use cubesearch_train::rendezvous::Ranks;
 use cubesearch_train::{curve_csv, EngineConfig, Td, TrainConfig, TrainProgress, TrainReport};
@@ -45,10 +45,26 @@ impl GameVisitor for Train<'_> {
             learner.shapes,
             stop_on_signals(),
         )?;
-        let game_kind = (<G as Game>::NAME, Kind::TwoPlayer);
-        run(game_kind, self.common, self.args, &cfg, |cfg, progress| {
-            (learner.train)(&game, cfg, progress)
-        })
+        let name = <G as Game>::NAME;
+        match &self.args.fit {
+            Some(path) => {
+                let data = Dataset::load(&game, Path::new(path))?;
+                run(
+                    (name, Learning::Fit),
+                    self.common,
+                    self.args,
+                    &cfg,
+                    |cfg, progress| (learner.fit)(&game, &data, cfg, progress),
+                )
+            }
+            None => run(
+                (name, Learning::SelfPlay),
+                self.common,
+                self.args,
+                &cfg,
+                |cfg, progress| (learner.train)(&game, cfg, progress),
+            ),
+        }
     }
     fn one_player<G: OnePlayerGame>(self, game: G) -> Result<()> {
         let ranks = Ranks::from_env()?;
@@ -72,8 +88,14 @@ impl GameVisitor for Train<'_> {
             shapes_for::<G>,
             stop_on_signals(),
         )?;
+        if self.args.fit.is_some() {
+            return Err(Error::parse(format!(
+                "train {}: --fit is for two-player games; a one-player game learns by TD",
+                G::NAME
+            )));
+        }
         run(
-            (G::NAME, Kind::OnePlayer),
+            (G::NAME, Learning::Td),
             self.common,
             self.args,
             &cfg,
@@ -155,8 +177,19 @@ pub(super) fn refuse_idle_units(args: &TrainArgs) -> Result<()> {
 
 /// Runs `train` (the one loop, with the game's way of learning) as the flags say: outputs
 /// checked first, a progress bar, the curve and plot written, the report printed.
+/// How a run learns, for what it prints.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Learning {
+    /// TD of a one-player game.
+    Td,
+    /// Self-play of a two-player game.
+    SelfPlay,
+    /// A fit to labelled positions.
+    Fit,
+}
+
 fn run(
-    (name, kind): (&str, Kind),
+    (name, learning): (&str, Learning),
     common: &Common,
     args: &TrainArgs,
     cfg: &TrainConfig,
@@ -181,6 +214,7 @@ fn run(
         .iter()
         .map(|p| ("--resume", Path::new(p)))
         .filter(|(_, p)| !same_file(p, out))
+        .chain(args.fit.iter().map(|p| ("--fit", Path::new(p))))
         .collect();
     refuse_collisions(&inputs, &outputs)?;
     if let Some(plot) = &args.plot {
@@ -200,10 +234,17 @@ fn run(
             Some(_) => p.seconds as u64,
             None => p.games,
         });
-        bar.set_message(format!(
-            "{what} mean {:.0} {:.0} moves/s",
-            p.recent_mean_score, p.moves_per_sec
-        ));
+        bar.set_message(match learning {
+            Learning::Fit => format!(
+                "{what} error {:.2} {:.0} positions/s",
+                p.recent_mean_score / 1000.0,
+                p.moves_per_sec
+            ),
+            _ => format!(
+                "{what} mean {:.0} {:.0} moves/s",
+                p.recent_mean_score, p.moves_per_sec
+            ),
+        });
     })?;
     bar.finish_and_clear();
     if let Some(path) = &args.curve {
@@ -230,8 +271,8 @@ fn run(
     emit(
         common.json,
         || {
-            match kind {
-            Kind::OnePlayer => format!(
+            match learning {
+            Learning::Td => format!(
                 "{} games ({} in all) in {:.1} s: mean score {:.0} (last 1000: {:.0}), best {}, {:.0} moves/s on {} ({} games at once); weights in {}",
                 report.games,
                 report.total_games,
@@ -245,7 +286,7 @@ fn run(
                 args.out
             ),
             // Self-play games have no score: their count and speed.
-            Kind::TwoPlayer => format!(
+            Learning::SelfPlay => format!(
                 "{} self-play games ({} in all) in {:.1} s, {:.0} moves/s on {} ({} at once); weights in {}",
                 report.games,
                 report.total_games,
@@ -253,6 +294,18 @@ fn run(
                 report.moves_per_sec,
                 placement.text,
                 report.threads,
+                args.out
+            ),
+            // A fit's games are positions, scored by their error in thousandths.
+            Learning::Fit => format!(
+                "{} positions learned in {:.1} s ({:.0} a second on {}): mean absolute error {:.3} (last 1000: {:.3}); held-out RMSE {:.3}; weights in {}",
+                report.games,
+                report.seconds,
+                report.moves_per_sec,
+                placement.text,
+                report.mean_score / 1000.0,
+                report.recent_mean_score / 1000.0,
+                report.held_out_rmse.unwrap_or(f64::NAN),
                 args.out
             ),
         }
@@ -275,6 +328,7 @@ fn run(
             "ranks": placement.ranks,
             "td_order": placement.order.map(|o| o.name()),
             "alpha": report.alpha,
+            "held_out_rmse": report.held_out_rmse,
             "out": args.out,
         }),
     );

@@ -1,0 +1,218 @@
+//! Labelled positions and the fit to them, on Reversi: the label search against plain minimax,
+//! exact labels against the search to the end, labels and positions alike on any number of
+//! threads, datasets read back as written (and damaged ones refused), and a fit that learns
+//! the labels of positions it never saw.
+
+use cubesearch::games::{Board, Reversi};
+use cubesearch::learn::{
+    default_shapes, generate_positions, label_positions, learn_games, Dataset, Generate, Label,
+    Provenance, SelfPlay, SelfPlayPlan, TwoPlayerTupleGame,
+};
+use cubesearch::testing::random_positions;
+use cubesearch::train::{train, EngineConfig, Fit, TrainConfig};
+use cubesearch::{Game, NTupleNetwork, Outcome, Stop};
+use cubesearch_games::reversi::endgame;
+use std::path::Path;
+
+/// A network that has learned a few hundred self-play games: weights of every sign.
+fn trained() -> NTupleNetwork {
+    let mut net =
+        NTupleNetwork::staged::<Reversi>(&default_shapes::<Reversi>(), Reversi::STAGES).unwrap();
+    let plan = SelfPlayPlan {
+        games: 300,
+        threads: 1,
+        units: None,
+        seed: 3,
+        options: SelfPlay {
+            alpha: 0.1,
+            epsilon: 0.2,
+        },
+        stop: Stop::new(),
+    };
+    learn_games(&Reversi, &mut net, Reversi.initial(), plan, &mut |_| {});
+    net
+}
+
+/// Plain minimax, every child searched: what alpha-beta must return at the root.
+fn minimax(net: &NTupleNetwork, state: &Board, depth: u32) -> f32 {
+    if depth == 0 || Reversi.outcome(state) != Outcome::Ongoing {
+        return cubesearch_learn::selfplay::value_of(&Reversi, net, state);
+    }
+    Reversi
+        .moves(state)
+        .into_iter()
+        .map(|mv| -minimax(net, &Reversi.apply(state, mv), depth - 1))
+        .fold(f32::NEG_INFINITY, f32::max)
+}
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn labels_are_the_minimax_values_of_the_network() {
+    let net = trained();
+    let positions = random_positions(&Reversi, 40, 50, 9);
+    for depth in 0..=3 {
+        let plan = Label { depth, exact: None };
+        let labels = label_positions(&Reversi, &net, &positions, &plan, &Stop::new()).unwrap();
+        for (p, label) in positions.iter().zip(&labels) {
+            assert_eq!(*label, minimax(&net, p, depth), "depth {depth}");
+        }
+    }
+}
+
+/// Near the end, the endgame solver's values are the search's to the end of the game: the
+/// exact labels and the searched ones agree where both reach.
+#[test]
+fn exact_labels_are_the_search_to_the_end() {
+    let net = trained();
+    let late: Vec<Board> = random_positions(&Reversi, 400, 60, 5)
+        .into_iter()
+        .filter(|b| (64 - (b.player | b.opponent).count_ones()) <= 7)
+        .filter(|b| Reversi.outcome(b) == Outcome::Ongoing)
+        .take(30)
+        .collect();
+    assert!(late.len() >= 10, "{} late positions", late.len());
+    let solved = |b: &Board| Some(endgame::solve(b).value as f32);
+    let exact = Label {
+        depth: 0,
+        exact: Some(&solved),
+    };
+    let to_the_end = Label {
+        depth: 20,
+        exact: None,
+    };
+    let stop = Stop::new();
+    let a = label_positions(&Reversi, &net, &late, &exact, &stop).unwrap();
+    let b = label_positions(&Reversi, &net, &late, &to_the_end, &stop).unwrap();
+    assert_eq!(a, b);
+    assert!(a.iter().any(|v| *v != 0.0));
+}
+
+#[test]
+fn positions_and_labels_are_the_same_on_any_threads() {
+    let net = trained();
+    let generate = Generate {
+        games: 12,
+        random_plies: 6,
+        epsilon: 0.2,
+        seed: 4,
+    };
+    let stop = Stop::new();
+    let one = pool(1).install(|| generate_positions(&Reversi, &net, generate, &stop));
+    let two = pool(2).install(|| generate_positions(&Reversi, &net, generate, &stop));
+    assert_eq!(one, two);
+    // Whole games after 6 random plies: about 50 positions each, none finished.
+    assert!(one.len() > 12 * 40, "{} positions", one.len());
+    assert!(one.iter().all(|b| Reversi.outcome(b) == Outcome::Ongoing));
+    let plan = Label {
+        depth: 2,
+        exact: None,
+    };
+    let a = pool(1).install(|| label_positions(&Reversi, &net, &one, &plan, &stop));
+    let b = pool(2).install(|| label_positions(&Reversi, &net, &one, &plan, &stop));
+    assert_eq!(a, b);
+    stop.request(1);
+    assert!(label_positions(&Reversi, &net, &one, &plan, &stop).is_none());
+}
+
+fn dataset(count: usize) -> Dataset<Reversi> {
+    let positions = random_positions(&Reversi, count, 50, 8);
+    let labels = positions
+        .iter()
+        .map(|b| (b.player.count_ones() as f32 - b.opponent.count_ones() as f32) / 2.0)
+        .collect();
+    Dataset {
+        positions,
+        labels,
+        provenance: Provenance {
+            generator: "random games".into(),
+            evaluation: "half the disc difference".into(),
+            depth: 0,
+            exact: String::new(),
+            seed: 8,
+            games: count as u64,
+        },
+    }
+}
+
+#[test]
+fn a_dataset_reads_back_as_written_and_a_damaged_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("data.st");
+    let data = dataset(200);
+    data.save(&Reversi, &path).unwrap();
+    assert_eq!(Dataset::load(&Reversi, &path).unwrap(), data);
+    let bytes = std::fs::read(&path).unwrap();
+    let refused = |bytes: &[u8], why: &str| {
+        let err = Dataset::<Reversi>::from_bytes(&Reversi, bytes, Path::new("d"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(why), "{err}");
+    };
+    refused(&bytes[..bytes.len() - 10], "corrupt or truncated");
+    let mut altered = bytes.clone();
+    let last = altered.len() - 1;
+    altered[last] ^= 1;
+    refused(&altered, "checksum");
+    let other = Dataset::<cubesearch::games::Nim>::from_bytes(
+        &cubesearch::games::Nim,
+        &bytes,
+        Path::new("d"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        other.contains("positions of reversi, not of nim"),
+        "{other}"
+    );
+    let mut bad = data.clone();
+    bad.labels[3] = f32::NAN;
+    assert!(bad.save(&Reversi, &path).is_err());
+    assert_eq!(
+        Dataset::load(&Reversi, &path).unwrap(),
+        data,
+        "a refused save leaves the file as it was"
+    );
+}
+
+/// The fit learns a function of the positions (half the disc difference, which the 8-tuple
+/// network can express): its error on the positions it held out falls far below the labels'
+/// spread, and on one thread two fits give the same weights.
+#[test]
+fn a_fit_learns_the_labels_of_positions_it_never_saw() {
+    let data = dataset(20_000);
+    let spread = (data.labels.iter().map(|l| l * l).sum::<f32>() / data.labels.len() as f32).sqrt();
+    let cfg = TrainConfig {
+        games: 200_000,
+        alpha: Some(0.1),
+        // One stage: every position teaches every weight it reads.
+        stages: Some(Vec::new()),
+        engine: EngineConfig {
+            threads: Some(1),
+            ..EngineConfig::default()
+        },
+        ..TrainConfig::default()
+    };
+    let (net, report) = train(Fit(&Reversi, &data), &cfg, |_| {}).unwrap();
+    let rmse = report
+        .held_out_rmse
+        .expect("a fit reports its held-out error");
+    assert!(
+        rmse < 0.25 * spread as f64,
+        "held-out RMSE {rmse} against the labels' {spread}"
+    );
+    let (again, _) = train(Fit(&Reversi, &data), &cfg, |_| {}).unwrap();
+    let weights =
+        |n: &NTupleNetwork| -> Vec<f32> { (0..n.tables()).flat_map(|t| n.table(t)).collect() };
+    assert_eq!(weights(&net), weights(&again));
+    let few = dataset(10);
+    let err = train(Fit(&Reversi, &few), &cfg, |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("at least 40 labelled positions"), "{err}");
+}
