@@ -3,6 +3,7 @@
 mod common;
 use common::{assert_bad_input, cubesearch, json_of};
 use cubesearch::games::Reversi;
+use cubesearch::learn::Dataset;
 use cubesearch::{Game, Outcome};
 
 /// W/L/D of p1 in a CPU match.
@@ -339,4 +340,142 @@ fn self_play_learns_an_evaluation_that_alphabeta_plays() {
         "match", "reversi", "--p1", &p1, "--p2", "random", "--games", "1",
     ]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
+
+/// `label` then `train --fit`: a dataset of labelled self-play positions, the same on one
+/// thread as on two, and a network fitted to it that reports its held-out error; and what
+/// either refuses.
+#[test]
+fn label_makes_a_dataset_and_train_fits_a_network_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (teacher, data, again, fitted) = (path("t.st"), path("d.st"), path("e.st"), path("f.st"));
+    json_of(&cubesearch(&[
+        "train", "reversi", "--games", "300", "--out", &teacher, "--json",
+    ]));
+    let label = |out: &str, threads: &str| {
+        json_of(&cubesearch(&[
+            "label",
+            "reversi",
+            "--weights",
+            &teacher,
+            "--games",
+            "6",
+            "--depth",
+            "1",
+            "--exact-nodes",
+            "2e4",
+            "--threads",
+            threads,
+            "--out",
+            out,
+            "--json",
+        ]))
+    };
+    let made = label(&data, "1");
+    assert!(made["positions"].as_u64().unwrap() > 6 * 40, "{made}");
+    label(&again, "2");
+    let read = |path: &str| Dataset::load(&Reversi, std::path::Path::new(path)).unwrap();
+    let (one, two) = (read(&data), read(&again));
+    assert!(one == two, "one thread and two made different datasets");
+    assert!(one.labels.iter().any(|l| *l != 0.0));
+    let fit = json_of(&cubesearch(&[
+        "train", "reversi", "--fit", &data, "--games", "3000", "--out", &fitted, "--json",
+    ]));
+    assert_eq!(fit["games"], 3000, "{fit}");
+    assert!(fit["held_out_rmse"].as_f64().unwrap() > 0.0, "{fit}");
+    // The fitted network plays.
+    let played = json_of(&cubesearch(&[
+        "match",
+        "reversi",
+        "--p1",
+        &format!("alphabeta:depth=1,weights={fitted}"),
+        "--p2",
+        "random",
+        "--games",
+        "2",
+        "--backend",
+        "cpu",
+        "--json",
+    ]));
+    assert_eq!(played["games"], 2);
+
+    for (args, why) in [
+        (
+            vec![
+                "label",
+                "2048",
+                "--weights",
+                &teacher,
+                "--games",
+                "1",
+                "--out",
+                &again,
+            ],
+            "label takes checkers, reversi, not 2048",
+        ),
+        (
+            vec![
+                "label",
+                "checkers",
+                "--weights",
+                &teacher,
+                "--games",
+                "1",
+                "--exact-nodes",
+                "10",
+                "--out",
+                &again,
+            ],
+            "checkers has none",
+        ),
+        (
+            vec![
+                "label",
+                "reversi",
+                "--weights",
+                &teacher,
+                "--games",
+                "1",
+                "--out",
+                &teacher,
+            ],
+            "--weights",
+        ),
+        (
+            vec![
+                "train", "reversi", "--fit", &data, "--games", "10", "--out", &data,
+            ],
+            "--fit",
+        ),
+        (
+            vec![
+                "train", "2048", "--fit", &data, "--games", "10", "--out", &again,
+            ],
+            "--fit is for two-player games",
+        ),
+        (
+            vec![
+                "train", "checkers", "--fit", &data, "--games", "10", "--out", &again,
+            ],
+            "positions of reversi, not of checkers",
+        ),
+        (
+            vec![
+                "train",
+                "reversi",
+                "--fit",
+                &data,
+                "--games",
+                "10",
+                "--backend",
+                "wgpu",
+                "--out",
+                &again,
+            ],
+            "a fit runs on CPU threads",
+        ),
+    ] {
+        assert_bad_input(&cubesearch(&args), why);
+    }
 }
