@@ -300,9 +300,9 @@ pub mod train {
     pub use cubesearch_train::collective::LocalCollective;
     pub use cubesearch_train::selfplay::{default_alpha, learn_self_play};
     pub use cubesearch_train::{
-        engine_on, train, train_on, CpuEngine, EngineConfig, Fit, GpuTd, Method, MultiGpuTd,
-        Placement, RankTd, SelfPlayTd, Td, TdEngine, TdGames, TrainConfig, TrainProgress,
-        TrainReport,
+        engine_on, label_on, train, train_on, CpuEngine, EngineConfig, Fit, GpuTd, Method,
+        MultiGpuTd, Placement, RankTd, SelfPlayTd, Td, TdEngine, TdGames, TrainConfig,
+        TrainProgress, TrainReport,
     };
 }
 

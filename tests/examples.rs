@@ -305,7 +305,7 @@ fn connect4_learns_an_evaluation_and_plays_it(
 #[test]
 fn connect_four_positions_are_labelled_and_fitted() {
     let shapes = default_shapes::<ConnectFour>();
-    let mut teacher = NTupleNetwork::for_game::<ConnectFour>(&shapes).unwrap();
+    let teacher = NTupleNetwork::for_game::<ConnectFour>(&shapes).unwrap();
     let plan = SelfPlayPlan {
         games: 300,
         threads: 1,
@@ -316,7 +316,7 @@ fn connect_four_positions_are_labelled_and_fitted() {
     };
     learn_games(
         &ConnectFour,
-        &mut teacher,
+        &teacher,
         ConnectFour.initial(),
         plan,
         &mut |_| {},
@@ -334,7 +334,7 @@ fn connect_four_positions_are_labelled_and_fitted() {
         exact: None,
     };
     let labels = label_positions(&ConnectFour, &teacher, &positions, &depth, &stop).unwrap();
-    assert!(labels.iter().any(|l| *l == 1.0) && labels.iter().any(|l| *l == -1.0));
+    assert!(labels.contains(&1.0) && labels.contains(&-1.0));
     let data = Dataset {
         positions,
         labels,

@@ -1,22 +1,24 @@
 //! Labelled positions and the fit to them, on Reversi: the label search against plain minimax,
 //! exact labels against the search to the end, labels and positions alike on any number of
-//! threads, datasets read back as written (and damaged ones refused), and a fit that learns
-//! the labels of positions it never saw.
+//! threads and on the device (wgpu always, CUDA too in a build with it), datasets read back as
+//! written (and damaged ones refused), and a fit that learns the labels of positions it never
+//! saw.
 
-use cubesearch::games::{Board, Reversi};
+use cubesearch::games::{Board, Checkers, Reversi};
 use cubesearch::learn::{
     default_shapes, generate_positions, label_positions, learn_games, Dataset, Generate, Label,
     Provenance, SelfPlay, SelfPlayPlan, TwoPlayerTupleGame,
 };
-use cubesearch::testing::random_positions;
-use cubesearch::train::{train, EngineConfig, Fit, TrainConfig};
-use cubesearch::{Game, NTupleNetwork, Outcome, Stop};
+use cubesearch::testing::{executor, random_positions};
+use cubesearch::train::{label_on, train, EngineConfig, Fit, TrainConfig};
+use cubesearch::{Backend, CpuExecutor, Executor, Game, NTupleNetwork, Outcome, Stop};
 use cubesearch_games::reversi::endgame;
+use rstest::rstest;
 use std::path::Path;
 
 /// A network that has learned a few hundred self-play games: weights of every sign.
 fn trained() -> NTupleNetwork {
-    let mut net =
+    let net =
         NTupleNetwork::staged::<Reversi>(&default_shapes::<Reversi>(), Reversi::STAGES).unwrap();
     let plan = SelfPlayPlan {
         games: 300,
@@ -29,7 +31,7 @@ fn trained() -> NTupleNetwork {
         },
         stop: Stop::new(),
     };
-    learn_games(&Reversi, &mut net, Reversi.initial(), plan, &mut |_| {});
+    learn_games(&Reversi, &net, Reversi.initial(), plan, &mut |_| {});
     net
 }
 
@@ -215,4 +217,65 @@ fn a_fit_learns_the_labels_of_positions_it_never_saw() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("at least 40 labelled positions"), "{err}");
+}
+
+/// The device labels positions as the CPU does, bit for bit: Reversi and checkers, one ply
+/// on a device whose loops are cut short (lavapipe), three on a GPU.
+#[rstest]
+fn device_labels_are_the_cpu_labels(#[values(Backend::Wgpu, Backend::Cuda)] backend: Backend) {
+    let Some(gpu) = executor(backend) else {
+        return;
+    };
+    let depth = if gpu.limits().and_then(|l| l.loop_iterations).is_some() {
+        1
+    } else {
+        3
+    };
+    let stop = Stop::new();
+    let cpu = Executor::Cpu(CpuExecutor::new(2).unwrap());
+    let net = trained();
+    let positions = random_positions(&Reversi, 300, 60, 12);
+    for d in 0..=depth {
+        let plan = Label {
+            depth: d,
+            exact: None,
+        };
+        let want = label_on(&cpu, &Reversi, &net, &positions, &plan, &stop).unwrap();
+        let got = label_on(&gpu, &Reversi, &net, &positions, &plan, &stop).unwrap();
+        assert_eq!(got, want, "Reversi, {d} plies");
+    }
+    let rules = Checkers::default();
+    let net =
+        NTupleNetwork::staged::<Checkers>(&default_shapes::<Checkers>(), Checkers::STAGES).unwrap();
+    let plan = SelfPlayPlan {
+        games: 100,
+        threads: 1,
+        units: None,
+        seed: 2,
+        options: SelfPlay::default(),
+        stop: Stop::new(),
+    };
+    learn_games(&rules, &net, rules.initial(), plan, &mut |_| {});
+    let positions = random_positions(&rules, 300, 80, 13);
+    let plan = Label { depth, exact: None };
+    let want = label_on(&cpu, &rules, &net, &positions, &plan, &stop).unwrap();
+    let got = label_on(&gpu, &rules, &net, &positions, &plan, &stop).unwrap();
+    assert_eq!(got, want, "checkers, {depth} plies");
+    let too_deep = Label {
+        depth: 9,
+        exact: None,
+    };
+    assert!(label_on(
+        &gpu,
+        &Reversi,
+        &trained(),
+        &positions_of_reversi(),
+        &too_deep,
+        &stop
+    )
+    .is_err());
+}
+
+fn positions_of_reversi() -> Vec<Board> {
+    random_positions(&Reversi, 4, 10, 1)
 }

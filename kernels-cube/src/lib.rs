@@ -19,6 +19,7 @@ pub mod alphabeta;
 pub mod device_game;
 pub mod exact;
 pub mod expectimax;
+pub mod labels;
 pub mod launch;
 pub mod ntuple;
 pub mod perft;

@@ -243,7 +243,7 @@ pub fn selfplay_apply_kernel(weights: &mut Array<f32>, asked: &mut Changes, tota
 
 /// `state`'s value for the side to move: its final value once the game is over, V before.
 #[cube]
-fn value_of<G: DeviceTupleGame>(
+pub(crate) fn value_of<G: DeviceTupleGame>(
     state: &G::State,
     weights: &Array<f32>,
     lut: &Array<u32>,

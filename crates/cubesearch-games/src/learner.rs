@@ -4,11 +4,12 @@
 use cubesearch_core::{Game, Result, Stop};
 use cubesearch_kernels::selfplay::DeviceTupleGame;
 use cubesearch_kernels::GpuGame;
-use cubesearch_learn::labels::{generate_positions, label_positions, Generate, Label};
+use cubesearch_learn::labels::{generate_positions, Generate, Label};
 use cubesearch_learn::selfplay::TwoPlayerTupleGame;
 use cubesearch_learn::{shapes_for, Dataset, NTupleNetwork};
 use cubesearch_players::learned::Evaluated;
-use cubesearch_train::{train, Fit, SelfPlayTd, TrainConfig, TrainProgress, TrainReport};
+use cubesearch_search::Executor;
+use cubesearch_train::{label_on, train, Fit, SelfPlayTd, TrainConfig, TrainProgress, TrainReport};
 use std::path::Path;
 
 /// What `train` and `label` need of a two-player game that learns its evaluation, by
@@ -26,7 +27,7 @@ pub struct Learner<G: Game> {
     /// Plays self-play games on a network and keeps their positions
     /// ([`generate_positions`]).
     pub generate: fn(&G, &NTupleNetwork, Generate, &Stop) -> Vec<G::State>,
-    /// Labels positions by a search on a network ([`label_positions`]).
+    /// Labels positions by a search on a network, on the CPU or a GPU ([`label_on`]).
     pub label: LabelFn<G>,
 }
 
@@ -43,8 +44,14 @@ pub type FitFn<G> = fn(
 ) -> Result<(NTupleNetwork, TrainReport)>;
 
 /// [`Learner::label`].
-pub type LabelFn<G> =
-    fn(&G, &NTupleNetwork, &[<G as Game>::State], &Label<G>, &Stop) -> Option<Vec<f32>>;
+pub type LabelFn<G> = fn(
+    &Executor,
+    &G,
+    &NTupleNetwork,
+    &[<G as Game>::State],
+    &Label<G>,
+    &Stop,
+) -> Result<Option<Vec<f32>>>;
 
 impl<G> Learner<G>
 where
@@ -59,7 +66,7 @@ where
             fit: |game, data, cfg, progress| train(Fit(game, data), cfg, progress),
             load: |path| Ok(NTupleNetwork::load::<G>(path, None)?.0),
             generate: generate_positions::<G>,
-            label: label_positions::<G>,
+            label: label_on::<G>,
         }
     }
 }

@@ -1,23 +1,27 @@
 //! `cubesearch label <game>`: a dataset for `train --fit`. Self-play games of a network give the
-//! positions (`cubesearch_learn::labels::generate_positions`); a deeper search on the same
-//! network labels each (`label_positions`), exactly where the game's solver knows the value
-//! and `--exact-nodes` allows its work; the dataset file records where they came from. On CPU
-//! threads; SIGINT or SIGTERM stops it, and nothing is written.
+//! positions (`cubesearch_learn::labels::generate_positions`, on CPU threads); a deeper search
+//! on the same network labels each, on `--backend` (`cubesearch_train::label_on`: the CPU, or
+//! a GPU with the CPU's labels), exactly where the game's solver knows the value and
+//! `--exact-nodes` allows its work; the dataset file records where they came from. SIGINT or
+//! SIGTERM stops it, and nothing is written.
 
 use crate::args::{Common, LabelArgs};
 use crate::output::{emit, progress};
 use crate::signals::{self, stop_on_signals};
-use cubesearch_core::backend::cpu_threads;
+use cubesearch_core::backend::{cpu_threads, resolve, ResolvedBackend};
 use cubesearch_core::io::{check_output, refuse_collisions};
 use cubesearch_core::{Error, Game, Result, StochasticGame};
 use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
 use cubesearch_learn::labels::{ExactValue, Generate, Label as LabelPlan};
 use cubesearch_learn::{Dataset, Provenance};
+use cubesearch_search::{CpuExecutor, Executor};
+use cubesearch_train::DEVICE_BATCH;
 use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
 
-/// Positions labelled between two updates of the progress bar.
+/// Positions the CPU labels between two updates of the progress bar (a GPU takes
+/// `DEVICE_BATCH` at a time).
 const CHUNK: usize = 4096;
 
 /// `label`: two-player games that learn an evaluation.
@@ -83,8 +87,18 @@ impl GameVisitor for Label<'_> {
             .num_threads(threads)
             .build()
             .map_err(|e| Error::Unsupported(format!("cannot start {threads} CPU threads: {e}")))?;
+        let resolved = resolve(self.common.backend)?;
+        let (exec, chunk) = match resolved {
+            ResolvedBackend::Cpu { .. } => (Executor::Cpu(CpuExecutor::new(threads)?), CHUNK),
+            _ => (Executor::on(&resolved)?, DEVICE_BATCH),
+        };
         if !self.common.json {
-            eprintln!("backend: cpu, {threads} threads");
+            match exec.is_cpu() {
+                true => eprintln!("backend: cpu, {threads} threads"),
+                false => eprintln!(
+                    "backend: {resolved} (the games and exact labels on {threads} CPU threads)"
+                ),
+            }
         }
         let interrupted = || {
             Error::Interrupted(format!(
@@ -106,10 +120,10 @@ impl GameVisitor for Label<'_> {
         let played = start.elapsed().as_secs_f64();
         let bar = progress(self.common.json, positions.len() as u64, "labelling");
         let mut labels = Vec::with_capacity(positions.len());
-        for chunk in positions.chunks(CHUNK) {
-            let found = pool.install(|| (learner.label)(&game, &net, chunk, &plan, &stop));
+        for part in positions.chunks(chunk) {
+            let found = pool.install(|| (learner.label)(&exec, &game, &net, part, &plan, &stop))?;
             labels.extend(found.ok_or_else(interrupted)?);
-            bar.inc(chunk.len() as u64);
+            bar.inc(part.len() as u64);
         }
         bar.finish_and_clear();
         let labelled = start.elapsed().as_secs_f64() - played;
