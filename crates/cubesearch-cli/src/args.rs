@@ -367,7 +367,7 @@ pub struct LabelArgs {
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=12))]
     pub depth: u32,
     /// Label exactly, with the game's exact solver (Reversi), each position whose solve it
-    /// estimates at most this many nodes (Reversi: about 2e5 at 12 empties, 2e6 at 14).
+    /// estimates at most this many nodes (Reversi: about 7e4 at 14 empties, 5e5 at 16).
     #[arg(long)]
     pub exact_nodes: Option<f64>,
     /// CPU threads (default 0: every core; at most this machine's cores).
