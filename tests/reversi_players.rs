@@ -254,3 +254,35 @@ fn unknown_reversi_players_are_parse_errors_that_list_the_seed_players() {
         .to_string();
     assert!(!nim.contains("medium"), "{nim}");
 }
+
+/// A timed learned alpha-beta plays the endgame solver's move where the solver expects to be
+/// done in a quarter of the move's time: with an untrained network, whose search alone picks
+/// moves at random among the legal ones, each move it plays keeps the position's exact value.
+#[test]
+fn a_timed_learned_player_plays_perfectly_near_the_end() {
+    use cubesearch_games::reversi::endgame;
+    let dir = tempfile::tempdir().unwrap();
+    let weights = dir.path().join("zero.st");
+    cubesearch::NTupleNetwork::for_game::<Reversi>(&cubesearch::learn::default_shapes::<Reversi>())
+        .unwrap()
+        .save(&weights, 0, 0.0)
+        .unwrap();
+    let spec = format!("alphabeta:time=60ms,weights={}", weights.display());
+    let mut player = spec
+        .parse::<PlayerSpec<Reversi>>()
+        .unwrap()
+        .build(Backend::Cpu, 1)
+        .unwrap();
+    let late: Vec<Board> = random_positions(&Reversi, 3000, 60, 21)
+        .into_iter()
+        .filter(|b| (13..=14).contains(&b.empty().count_ones()) && Reversi.moves(b).len() > 2)
+        .take(8)
+        .collect();
+    assert!(late.len() >= 4, "{} positions", late.len());
+    for board in late {
+        let best = endgame::solve(&board).value;
+        let mv = player.choose(&Reversi, &board).unwrap();
+        let after = -endgame::solve(&Reversi.apply(&board, mv)).value;
+        assert_eq!(after, best, "{}", Reversi.format_position(&board));
+    }
+}

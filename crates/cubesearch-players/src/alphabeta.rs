@@ -202,6 +202,16 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
                 Limit::Depth(d) => (d, self.stop.clone()),
                 Limit::Time(t) => (MAX_DEPTH, self.stop.with_deadline(Instant::now() + t)),
             };
+            // A timed player with the game's exact solver plays its move where the solver
+            // expects to find one in the time (a fixed depth stays a search of that depth).
+            if let (Limit::Time(t), Some(learned)) = (self.limit, &self.learned) {
+                if let Some(mv) = learned.exact_move(state, t, &stop) {
+                    self.last_depth = 0;
+                    self.last_nodes = 0;
+                    self.last_value = None;
+                    return Ok(mv);
+                }
+            }
             // The table is kept from move to move: its entries are value bounds of positions
             // by the depth searched below them, true whatever the root (an engine's next
             // search starts two plies down the last one's tree).

@@ -2,10 +2,18 @@
 //! a network (`alphabeta:weights=W`); every other rule is the game's own. [`ValueLeaves`]
 //! hands MCTS that score in place of random games (`mcts:weights=W`).
 
-use cubesearch_core::{Game, Outcome, Playouts, Result, WinDrawCounts};
+use cubesearch_core::{Game, Outcome, Playouts, Result, Stop, WinDrawCounts};
+use std::time::Duration;
 
 /// The score of an unfinished position, for the side to move.
 pub type Evaluation<G> = Box<dyn Fn(&G, &<G as Game>::State) -> i32 + Send + Sync>;
+
+/// A game's exact solver as a player uses it: a best move of `state` under perfect play when
+/// the solver expects to find one within the time given (it gives up at the stop), else
+/// `None` and the search plays.
+pub type ExactMove<G> = Box<
+    dyn Fn(&G, &<G as Game>::State, Duration, &Stop) -> Option<<G as Game>::Move> + Send + Sync,
+>;
 
 /// `game` with `score` from `eval` for positions still in play; finished ones keep the game's
 /// own score (or ±`win`, [`Evaluated::with_win`]), so that a won game ranks above any
@@ -14,6 +22,7 @@ pub struct Evaluated<G: Game> {
     game: G,
     eval: Evaluation<G>,
     win: Option<i32>,
+    exact: Option<ExactMove<G>>,
 }
 
 impl<G: Game> Evaluated<G> {
@@ -23,6 +32,7 @@ impl<G: Game> Evaluated<G> {
             game,
             eval,
             win: None,
+            exact: None,
         }
     }
 
@@ -33,7 +43,20 @@ impl<G: Game> Evaluated<G> {
             game,
             eval,
             win: Some(win),
+            exact: None,
         }
+    }
+
+    /// With the game's exact solver, which a timed player asks first near the end (the strong
+    /// Othello programs solve the last 20-odd empties exactly).
+    pub fn with_exact(mut self, exact: ExactMove<G>) -> Self {
+        self.exact = Some(exact);
+        self
+    }
+
+    /// The exact solver's best move of `state` within `time`, where it has one.
+    pub fn exact_move(&self, state: &G::State, time: Duration, stop: &Stop) -> Option<G::Move> {
+        self.exact.as_ref()?(&self.game, state, time, stop)
     }
 }
 
