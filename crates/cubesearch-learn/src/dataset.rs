@@ -10,9 +10,10 @@
 //! [`Error::Data`], a file of another game, a truncated or altered one, a position the game
 //! does not write back as the same words, and a label that is not a finite number.
 
+use crate::file::{data_error, open_safetensors};
 use cubesearch_core::io::{digest, write_atomically};
 use cubesearch_core::{Error, Game, Result};
-use safetensors::tensor::{Dtype, SafeTensors, TensorView};
+use safetensors::tensor::{Dtype, TensorView};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -59,13 +60,6 @@ impl<G: Game> PartialEq for Dataset<G> {
                 .zip(&other.labels)
                 .all(|(a, b)| a.to_bits() == b.to_bits())
             && self.provenance == other.provenance
-    }
-}
-
-fn data_error(path: &Path, why: impl Into<String>) -> Error {
-    Error::Data {
-        path: path.display().to_string(),
-        why: why.into(),
     }
 }
 
@@ -141,17 +135,7 @@ impl<G: Game> Dataset<G> {
     /// in errors.
     pub fn from_bytes(game: &G, bytes: &[u8], path: &Path) -> Result<Self> {
         let bad = |why: String| data_error(path, why);
-        let tensors = SafeTensors::deserialize(bytes).map_err(|e| {
-            bad(format!(
-                "not a readable dataset (corrupt or truncated safetensors: {e})"
-            ))
-        })?;
-        let (_, header) = SafeTensors::read_metadata(bytes)
-            .map_err(|e| bad(format!("unreadable safetensors header: {e}")))?;
-        let meta = header
-            .metadata()
-            .as_ref()
-            .ok_or_else(|| bad("no metadata: not a cubesearch dataset".into()))?;
+        let (tensors, meta) = open_safetensors(bytes, path, "dataset")?;
         let field = |key: &str| {
             meta.get(key)
                 .cloned()

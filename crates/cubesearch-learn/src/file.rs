@@ -69,7 +69,29 @@ fn checksum<'a>(tables: impl IntoIterator<Item = &'a [u8]>) -> String {
     cubesearch_core::io::digest(tables)
 }
 
-fn data_error(path: &Path, why: impl Into<String>) -> Error {
+/// The tensors and the metadata of the safetensors file `bytes` (a cubesearch `what`, which
+/// the errors name); `path` only names it in errors.
+pub(crate) fn open_safetensors<'b>(
+    bytes: &'b [u8],
+    path: &Path,
+    what: &str,
+) -> Result<(SafeTensors<'b>, HashMap<String, String>)> {
+    let bad = |why: String| data_error(path, why);
+    let tensors = SafeTensors::deserialize(bytes).map_err(|e| {
+        bad(format!(
+            "not a readable {what} (corrupt or truncated safetensors: {e})"
+        ))
+    })?;
+    let (_, header) = SafeTensors::read_metadata(bytes)
+        .map_err(|e| bad(format!("unreadable safetensors header: {e}")))?;
+    let meta = header
+        .metadata()
+        .clone()
+        .ok_or_else(|| bad(format!("no metadata: not a cubesearch {what}")))?;
+    Ok((tensors, meta))
+}
+
+pub(crate) fn data_error(path: &Path, why: impl Into<String>) -> Error {
     Error::Data {
         path: path.display().to_string(),
         why: why.into(),
@@ -202,17 +224,7 @@ impl NTupleNetwork {
         coherence: bool,
     ) -> Result<(Self, WeightsMeta)> {
         let bad = |why: String| data_error(path, why);
-        let tensors = SafeTensors::deserialize(bytes).map_err(|e| {
-            bad(format!(
-                "not a readable weights file (corrupt or truncated safetensors: {e})"
-            ))
-        })?;
-        let (_, header) = SafeTensors::read_metadata(bytes)
-            .map_err(|e| bad(format!("unreadable safetensors header: {e}")))?;
-        let meta = header
-            .metadata()
-            .as_ref()
-            .ok_or_else(|| bad("no metadata: not a cubesearch weights file".into()))?;
+        let (tensors, meta) = open_safetensors(bytes, path, "weights file")?;
         let field = |key: &str| {
             meta.get(key).ok_or_else(|| {
                 bad(format!(
