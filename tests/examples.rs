@@ -331,9 +331,9 @@ fn connect_four_positions_are_labelled_and_fitted() {
     let positions = generate_positions(&ConnectFour, &teacher, generate, &stop);
     let depth = Label {
         depth: 4,
-        exact: None,
+        ..Label::default()
     };
-    let labels = label_positions(&ConnectFour, &teacher, &positions, &depth, &stop).unwrap();
+    let labels = label_positions(&ConnectFour, &teacher, &positions, &depth).unwrap();
     assert!(labels.contains(&1.0) && labels.contains(&-1.0));
     let data = Dataset {
         positions,

@@ -59,8 +59,11 @@ fn labels_are_the_minimax_values_of_the_network() {
     let net = trained();
     let positions = random_positions(&Reversi, 40, 50, 9);
     for depth in 0..=3 {
-        let plan = Label { depth, exact: None };
-        let labels = label_positions(&Reversi, &net, &positions, &plan, &Stop::new()).unwrap();
+        let plan = Label {
+            depth,
+            ..Label::default()
+        };
+        let labels = label_positions(&Reversi, &net, &positions, &plan).unwrap();
         for (p, label) in positions.iter().zip(&labels) {
             assert_eq!(*label, minimax(&net, p, depth), "depth {depth}");
         }
@@ -81,16 +84,15 @@ fn exact_labels_are_the_search_to_the_end() {
     assert!(late.len() >= 10, "{} late positions", late.len());
     let solved = |b: &Board| Some(endgame::solve(b).value as f32);
     let exact = Label {
-        depth: 0,
         exact: Some(&solved),
+        ..Label::default()
     };
     let to_the_end = Label {
         depth: 20,
-        exact: None,
+        ..Label::default()
     };
-    let stop = Stop::new();
-    let a = label_positions(&Reversi, &net, &late, &exact, &stop).unwrap();
-    let b = label_positions(&Reversi, &net, &late, &to_the_end, &stop).unwrap();
+    let a = label_positions(&Reversi, &net, &late, &exact).unwrap();
+    let b = label_positions(&Reversi, &net, &late, &to_the_end).unwrap();
     assert_eq!(a, b);
     assert!(a.iter().any(|v| *v != 0.0));
 }
@@ -113,13 +115,14 @@ fn positions_and_labels_are_the_same_on_any_threads() {
     assert!(one.iter().all(|b| Reversi.outcome(b) == Outcome::Ongoing));
     let plan = Label {
         depth: 2,
-        exact: None,
+        stop: stop.clone(),
+        ..Label::default()
     };
-    let a = pool(1).install(|| label_positions(&Reversi, &net, &one, &plan, &stop));
-    let b = pool(2).install(|| label_positions(&Reversi, &net, &one, &plan, &stop));
+    let a = pool(1).install(|| label_positions(&Reversi, &net, &one, &plan));
+    let b = pool(2).install(|| label_positions(&Reversi, &net, &one, &plan));
     assert_eq!(a, b);
     stop.request(1);
-    assert!(label_positions(&Reversi, &net, &one, &plan, &stop).is_none());
+    assert!(label_positions(&Reversi, &net, &one, &plan).is_none());
 }
 
 fn dataset(count: usize) -> Dataset<Reversi> {
@@ -231,17 +234,16 @@ fn device_labels_are_the_cpu_labels(#[values(Backend::Wgpu, Backend::Cuda)] back
     } else {
         3
     };
-    let stop = Stop::new();
     let cpu = Executor::Cpu(CpuExecutor::new(2).unwrap());
     let net = trained();
     let positions = random_positions(&Reversi, 300, 60, 12);
     for d in 0..=depth {
         let plan = Label {
             depth: d,
-            exact: None,
+            ..Label::default()
         };
-        let want = label_on(&cpu, &Reversi, &net, &positions, &plan, &stop).unwrap();
-        let got = label_on(&gpu, &Reversi, &net, &positions, &plan, &stop).unwrap();
+        let want = label_on(&cpu, &Reversi, &net, &positions, &plan).unwrap();
+        let got = label_on(&gpu, &Reversi, &net, &positions, &plan).unwrap();
         assert_eq!(got, want, "Reversi, {d} plies");
     }
     let rules = Checkers::default();
@@ -257,21 +259,23 @@ fn device_labels_are_the_cpu_labels(#[values(Backend::Wgpu, Backend::Cuda)] back
     };
     learn_games(&rules, &net, rules.initial(), plan, &mut |_| {});
     let positions = random_positions(&rules, 300, 80, 13);
-    let plan = Label { depth, exact: None };
-    let want = label_on(&cpu, &rules, &net, &positions, &plan, &stop).unwrap();
-    let got = label_on(&gpu, &rules, &net, &positions, &plan, &stop).unwrap();
+    let plan = Label {
+        depth,
+        ..Label::default()
+    };
+    let want = label_on(&cpu, &rules, &net, &positions, &plan).unwrap();
+    let got = label_on(&gpu, &rules, &net, &positions, &plan).unwrap();
     assert_eq!(got, want, "checkers, {depth} plies");
     let too_deep = Label {
         depth: 9,
-        exact: None,
+        ..Label::default()
     };
     assert!(label_on(
         &gpu,
         &Reversi,
         &trained(),
         &positions_of_reversi(),
-        &too_deep,
-        &stop
+        &too_deep
     )
     .is_err());
 }

@@ -95,20 +95,29 @@ pub fn label_kernel<G: DeviceTupleGame>(
     }
 }
 
-/// The labels of `positions` of game `G` under `net`, each searched `depth` plies deep (at most
-/// [`MAX_LABEL_DEPTH`]). A device that cuts long loops short (`loop_budget`: lavapipe) takes
-/// one ply at most, which stays far inside its budget.
+/// How deep [`launch_labels`] searches, and on what device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LabelSearch {
+    /// Plies (at most [`MAX_LABEL_DEPTH`]).
+    pub depth: u32,
+    /// The loop iterations a unit may run where the device cuts long loops short (lavapipe).
+    pub loop_budget: Option<u32>,
+}
+
+/// The labels of `positions` of game `G` under `net`, each searched `search.depth` plies deep.
+/// A device that cuts long loops short takes one ply at most, which stays far inside its
+/// budget.
 pub fn launch_labels<R: Runtime, G: GpuGame>(
     client: &ComputeClient<R>,
     net: &TdNet,
     game: &G,
     positions: &[G::State],
-    depth: u32,
-    loop_budget: Option<u32>,
+    search: LabelSearch,
 ) -> Result<Vec<f32>>
 where
     G::Device: DeviceTupleGame,
 {
+    let LabelSearch { depth, loop_budget } = search;
     let most = if loop_budget.is_some() {
         1
     } else {

@@ -44,14 +44,8 @@ pub type FitFn<G> = fn(
 ) -> Result<(NTupleNetwork, TrainReport)>;
 
 /// [`Learner::label`].
-pub type LabelFn<G> = fn(
-    &Executor,
-    &G,
-    &NTupleNetwork,
-    &[<G as Game>::State],
-    &Label<G>,
-    &Stop,
-) -> Result<Option<Vec<f32>>>;
+pub type LabelFn<G> =
+    fn(&Executor, &G, &NTupleNetwork, &[<G as Game>::State], &Label<G>) -> Result<Option<Vec<f32>>>;
 
 impl<G> Learner<G>
 where

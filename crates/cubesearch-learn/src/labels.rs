@@ -96,20 +96,32 @@ pub type ExactValue<'a, G> = &'a (dyn Fn(&<G as Game>::State) -> Option<f32> + S
 
 /// How [`label_positions`] values a position.
 pub struct Label<'a, G: Game> {
-    /// Plies the search looks ahead (0: the network's value, or the final value).
+    /// Plies the search looks ahead (0, the default: the network's value, or the final value).
     pub depth: u32,
     /// The exact value where the game's solver knows it.
     pub exact: Option<ExactValue<'a, G>>,
+    /// Once raised, the labelling ends and gives nothing.
+    pub stop: Stop,
 }
 
-/// Each position's label (see the module docs); `None` once `stop` is raised.
+impl<G: Game> Default for Label<'_, G> {
+    fn default() -> Self {
+        Self {
+            depth: 0,
+            exact: None,
+            stop: Stop::new(),
+        }
+    }
+}
+
+/// Each position's label (see the module docs); `None` once `label.stop` is raised.
 pub fn label_positions<G: TwoPlayerTupleGame>(
     game: &G,
     net: &NTupleNetwork,
     positions: &[G::State],
     label: &Label<G>,
-    stop: &Stop,
 ) -> Option<Vec<f32>> {
+    let stop = &label.stop;
     let labels: Vec<f32> = positions
         .par_iter()
         .with_min_len(16)
@@ -128,7 +140,7 @@ pub fn label_positions<G: TwoPlayerTupleGame>(
 /// The negamax value of `state` for the side to move, `depth` plies deep, in the window
 /// (`alpha`, `beta`): fail-soft alpha-beta, children searched best first by their values
 /// from one ply less deep, where there is more than one ply to go.
-pub fn negamax<G: TwoPlayerTupleGame>(
+fn negamax<G: TwoPlayerTupleGame>(
     game: &G,
     net: &NTupleNetwork,
     state: &G::State,

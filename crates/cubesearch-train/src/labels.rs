@@ -4,8 +4,8 @@
 
 use crate::gpu::td_net;
 use cubecl::prelude::*;
-use cubesearch_core::{Result, Stop};
-use cubesearch_kernels::labels::launch_labels;
+use cubesearch_core::Result;
+use cubesearch_kernels::labels::{launch_labels, LabelSearch};
 use cubesearch_kernels::selfplay::DeviceTupleGame;
 use cubesearch_kernels::GpuGame;
 use cubesearch_learn::labels::{label_positions, Label};
@@ -18,24 +18,24 @@ use rayon::prelude::*;
 pub const DEVICE_BATCH: usize = 1 << 18;
 
 /// Each position's label as `label` says, on `exec` (the CPU on its pool, a GPU by the
-/// kernel); `None` once `stop` is raised.
+/// kernel); `None` once `label.stop` is raised.
 pub fn label_on<G>(
     exec: &Executor,
     game: &G,
     net: &NTupleNetwork,
     positions: &[G::State],
     label: &Label<G>,
-    stop: &Stop,
 ) -> Result<Option<Vec<f32>>>
 where
     G: TwoPlayerTupleGame + GpuGame,
     G::Device: DeviceTupleGame,
 {
     net.check_game::<G>()?;
+    let stop = &label.stop;
     if let Executor::Cpu(cpu) = exec {
         return Ok(cpu
             .pool()
-            .install(|| label_positions(game, net, positions, label, stop)));
+            .install(|| label_positions(game, net, positions, label)));
     }
     let device = td_net(net);
     let mut labels = Vec::with_capacity(positions.len());
@@ -82,13 +82,10 @@ where
     type Output = Vec<f32>;
 
     fn run<R: Runtime>(self, gpu: &GpuExecutor<R>) -> Result<Vec<f32>> {
-        launch_labels::<R, G>(
-            gpu.client(),
-            self.net,
-            self.game,
-            self.positions,
-            self.depth,
-            gpu.limits().loop_iterations,
-        )
+        let search = LabelSearch {
+            depth: self.depth,
+            loop_budget: gpu.limits().loop_iterations,
+        };
+        launch_labels::<R, G>(gpu.client(), self.net, self.game, self.positions, search)
     }
 }

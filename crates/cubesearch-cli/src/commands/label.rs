@@ -82,6 +82,7 @@ impl GameVisitor for Label<'_> {
         let plan = LabelPlan {
             depth: args.depth,
             exact: solver.is_some().then_some(&exact as ExactValue<'_, G>),
+            stop: stop.clone(),
         };
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -121,7 +122,7 @@ impl GameVisitor for Label<'_> {
         let bar = progress(self.common.json, positions.len() as u64, "labelling");
         let mut labels = Vec::with_capacity(positions.len());
         for part in positions.chunks(chunk) {
-            let found = pool.install(|| (learner.label)(&exec, &game, &net, part, &plan, &stop))?;
+            let found = pool.install(|| (learner.label)(&exec, &game, &net, part, &plan))?;
             labels.extend(found.ok_or_else(interrupted)?);
             bar.inc(part.len() as u64);
         }
