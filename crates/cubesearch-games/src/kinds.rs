@@ -72,7 +72,8 @@ pub trait TwoPlayerGame: NamedPlayers + Sized {
     }
 
     /// How `train` learns an evaluation for the game by self-play, if it learns one (none by
-    /// default; a [`TwoPlayerTupleGame`] gives [`Learner::of`]).
+    /// default; a [`TwoPlayerTupleGame`](cubesearch_learn::selfplay::TwoPlayerTupleGame)
+    /// gives [`Learner::of`]).
     const LEARNER: Option<Learner<Self>> = None;
 
     /// A bound on the plies any game from `state` lasts, if the game knows one (Nim: the

@@ -453,7 +453,7 @@ pub struct ExpectimaxSpec {
     pub weights: PathBuf,
     /// The GPU's generation scheme.
     pub method: ExpectimaxMethod,
-    /// Whether `method=` was written: the CPU has no use for it ([`executor`](Self::executor)).
+    /// Whether `method=` was written: the CPU has no use for it ([`searcher`](Self::searcher)).
     pub method_given: bool,
     /// The CPU's transposition table (`tt=on`).
     pub transposition: bool,

@@ -14,7 +14,6 @@
 //!   board-layout measurement and the children/score kernels the tests use;
 //! * [`seed_player`]: the seed's players as [`Player`]s
 //!   (`easy`, `medium`, on the CPU or with `exec=gpu`), Reversi's own player specs;
-//! * [`batch`]: the seed's Table 3 games in lockstep; [`words`]: the u64 vs 2 × u32 board timing.
 //!
 //! Canonical move order (the device twin reproduces it): the squares of the legal placements in
 //! ascending index (a1, b1, …, h1, a2, …, h8); `pass` alone when there is none but the opponent

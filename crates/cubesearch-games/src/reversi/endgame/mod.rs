@@ -839,7 +839,7 @@ pub fn solve(board: &Board) -> Solved {
 const NODES_PER_SECOND: f64 = 1e7;
 
 /// A best move of `board` under perfect play, where the solve is estimated to take at most a
-/// quarter of `time` ([`estimated_nodes`] against [`NODES_PER_SECOND`]); `None` elsewhere, or
+/// quarter of `time` ([`estimated_nodes`] against 10⁷ nodes a second); `None` elsewhere, or
 /// once `stop` is raised. What a timed player asks before it searches.
 pub fn exact_move(
     _: &super::Reversi,
