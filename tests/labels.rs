@@ -283,3 +283,45 @@ fn device_labels_are_the_cpu_labels(#[values(Backend::Wgpu, Backend::Cuda)] back
 fn positions_of_reversi() -> Vec<Board> {
     random_positions(&Reversi, 4, 10, 1)
 }
+
+/// Edax's patterns (up to 10 cells, of several sizes): V read from the packed views equals the
+/// reference read cell by cell, bit for bit; a fit takes the network, and self-play, whose
+/// trainers take shapes of one size, refuses it before any game.
+#[test]
+fn edax_patterns_read_as_the_reference_and_fit() {
+    use cubesearch::rng::XorShift32;
+    use cubesearch::train::SelfPlayTd;
+    use cubesearch::TupleBoard;
+    let shapes = cubesearch_learn::shapes_for::<Reversi>("edax").unwrap();
+    assert_eq!(shapes.iter().map(Vec::len).max(), Some(10));
+    let mut net = NTupleNetwork::staged::<Reversi>(&shapes, &[30, 45]).unwrap();
+    let mut rng = XorShift32::for_worker(17, 0);
+    for t in 0..net.tables() {
+        let len = net.table(t).len();
+        let values: Vec<f32> = (0..len)
+            .map(|_| (rng.below(2001) as f32 - 1000.0) / 256.0)
+            .collect();
+        net.set_table(t, values.into_iter());
+    }
+    let mut cells = vec![0u8; 64];
+    for b in random_positions(&Reversi, 200, 60, 3) {
+        Reversi.cells(&b, &mut cells);
+        let stage = net.stage(&Reversi, &b);
+        assert_eq!(
+            net.value(&Reversi, b).to_bits(),
+            net.value_cells(&cells, stage).to_bits()
+        );
+    }
+    let data = dataset(2000);
+    let cfg = TrainConfig {
+        games: 20_000,
+        shapes: Some(shapes.clone()),
+        ..TrainConfig::default()
+    };
+    let (_, report) = train(Fit(&Reversi, &data), &cfg, |_| {}).unwrap();
+    assert!(report.held_out_rmse.unwrap().is_finite());
+    let err = train(SelfPlayTd(&Reversi), &cfg, |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("differ in size"), "{err}");
+}

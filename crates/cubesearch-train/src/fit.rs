@@ -193,6 +193,10 @@ impl<G: TwoPlayerTupleGame> Learner for FitOnCpu<'_, G> {
         (BETWEEN_STOP_CHECKS * self.parallelism()) as u64
     }
 
+    fn shapes_of_any_size(&self) -> bool {
+        true
+    }
+
     fn held_out_rmse(&self, net: &NTupleNetwork) -> Option<f64> {
         let (game, data) = (self.game, self.data);
         let squares: Vec<f64> = self.pool.install(|| {

@@ -44,6 +44,12 @@ pub trait Learner {
     fn games_between_clock_checks(&self) -> u64 {
         u64::MAX
     }
+    /// Whether it learns networks whose shapes differ in size (a fit does: it reads and
+    /// updates each shape's lookups on their own); the trainers that play games take shapes
+    /// of one size.
+    fn shapes_of_any_size(&self) -> bool {
+        false
+    }
     /// The root mean square error of `net` on positions the learner kept out of its learning,
     /// where it keeps some (a fit to labelled positions).
     fn held_out_rmse(&self, _net: &NTupleNetwork) -> Option<f64> {

@@ -120,7 +120,9 @@ pub fn train<M: Method>(
 /// resumes, or fresh weights of its shapes (zero, or its optimistic start). With `cfg`'s
 /// coherence it learns with temporal coherence, from the file's sums where it has them.
 /// Every process of a run (rank 0 and the ranks that follow it) starts from this. A new
-/// network has `cfg`'s stages, or `stages` when it names none.
+/// network has `cfg`'s stages, or `stages` when it names none. Its shapes have one size, as
+/// the trainers that play games take them ([`NTupleNetwork::check_trainable`]); a fit takes
+/// any, and starts from [`file_or_fresh_network`].
 pub fn starting_network<G: TupleBoard>(
     cfg: &TrainConfig,
     stages: &[u32],
@@ -193,7 +195,10 @@ fn run_learner<B: TupleBoard>(
     engine: &mut dyn Learner,
     mut progress: impl FnMut(&TrainProgress),
 ) -> Result<(NTupleNetwork, TrainReport)> {
-    let (mut net, prior) = starting_network::<B>(cfg, default_stages)?;
+    let (mut net, prior) = match engine.shapes_of_any_size() {
+        true => file_or_fresh_network::<B>(cfg, default_stages)?,
+        false => starting_network::<B>(cfg, default_stages)?,
+    };
     let threads = engine.parallelism();
     // About 100 curve points: a window of games, or of time in a time-limited run.
     let curve_every = if cfg.curve_every > 0 {

@@ -12,6 +12,11 @@
 //! | short diagonal and corner | b1–h7 and a1 |
 //! | corner 2 × 4 | a1–d1, a2–d2 |
 //! | corner 3 × 3 but c3 | a1–c1, a2–c2, a3–b3 |
+//!
+//! And `edax`, Edax's patterns of several sizes (up to 10 cells), for a network fitted to
+//! labelled positions (`train reversi --fit DATA --shapes edax`; the trainers that play games
+//! take shapes of one size): corner 3 × 3, corner 2 × 5, the edge with its two X-squares,
+//! ranks 2 to 4, and the diagonals of 8 down to 4 cells.
 
 use super::{final_score, is_finished, Board, Reversi};
 use cubesearch_core::Game;
@@ -26,6 +31,23 @@ use cubesearch_learn::{square_symmetries, TupleBoard};
 pub const SCORE_PER_DISC: f32 = 64.0;
 
 const SQUARE: [[u8; 64]; 8] = square_symmetries::<8, 64>();
+
+/// Edax's Othello patterns (Logistello's, with the corner 2 × 5 and the short diagonals):
+/// corner 3 × 3, corner 2 × 5, the edge with its two X-squares, ranks 2 to 4, and the
+/// diagonals of 8 down to 4 cells.
+const EDAX: &[&[u8]] = &[
+    &[0, 1, 2, 8, 9, 10, 16, 17, 18],
+    &[0, 1, 2, 3, 4, 8, 9, 10, 11, 12],
+    &[0, 1, 2, 3, 4, 5, 6, 7, 9, 14],
+    &[8, 9, 10, 11, 12, 13, 14, 15],
+    &[16, 17, 18, 19, 20, 21, 22, 23],
+    &[24, 25, 26, 27, 28, 29, 30, 31],
+    &[0, 9, 18, 27, 36, 45, 54, 63],
+    &[1, 10, 19, 28, 37, 46, 55],
+    &[2, 11, 20, 29, 38, 47],
+    &[3, 12, 21, 30, 39],
+    &[3, 10, 17, 24],
+];
 
 const EIGHT: &[&[u8]] = &[
     &[0, 1, 2, 3, 4, 5, 6, 7],
@@ -48,7 +70,8 @@ impl TupleBoard for Reversi {
         &SQUARE[7],
     ];
     const CELLS_PER_WORD: usize = 32;
-    const SHAPES: &'static [(&'static str, &'static [&'static [u8]])] = &[("8tuple", EIGHT)];
+    const SHAPES: &'static [(&'static str, &'static [&'static [u8]])] =
+        &[("8tuple", EIGHT), ("edax", EDAX)];
     const MILESTONES: &'static [u32] = &[];
     type Views<const N: usize> = [[[u64; N]; 2]; 8];
 

@@ -4,8 +4,8 @@
 use crate::game::TupleBoard;
 use cubesearch_core::{Error, Result};
 
-/// Most cells in one tuple.
-pub const MAX_TUPLE: usize = 8;
+/// Most cells in one tuple: Edax's largest Othello patterns (edge + 2X, corner 2 × 5) have 10.
+pub const MAX_TUPLE: usize = 10;
 /// Most symmetries a game may share a tuple's weights over.
 pub const MAX_SYMMETRIES: usize = 8;
 /// Most index bits of one table (2^28 weights, 1 GiB).
