@@ -35,7 +35,7 @@ pub mod selfplay;
 
 pub use config::TrainConfig;
 pub use engine::{CpuEngine, TdEngine, TdGames};
-pub use fit::{Fit, FIT_ALPHA, HELD_OUT};
+pub use fit::{Fit, FIT_ALPHA, HELD_OUT, RESUMED_FIT_ALPHA};
 pub use gpu::{td_net, GpuTd};
 pub use labels::{label_on, DEVICE_BATCH};
 pub use learner::{Batch, Learner, Started};
