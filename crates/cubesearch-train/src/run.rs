@@ -122,7 +122,7 @@ pub fn train<M: Method>(
 /// Every process of a run (rank 0 and the ranks that follow it) starts from this. A new
 /// network has `cfg`'s stages, or `stages` when it names none. Its shapes have one size, as
 /// the trainers that play games take them ([`NTupleNetwork::check_trainable`]); a fit takes
-/// any, and starts from [`file_or_fresh_network`].
+/// any, and starts from the file or the fresh weights alone.
 pub fn starting_network<G: TupleBoard>(
     cfg: &TrainConfig,
     stages: &[u32],
