@@ -385,6 +385,13 @@ fn label_makes_a_dataset_and_train_fits_a_network_to_it() {
     assert_eq!(fit["games"], 3000, "{fit}");
     assert!(fit["held_out_rmse"].as_f64().unwrap() > 0.0, "{fit}");
     // The fitted network plays.
+    // Edax's patterns fitted to the same data: shapes of several sizes, which a GPU does not
+    // label with.
+    let edax = path("x.st");
+    json_of(&cubesearch(&[
+        "train", "reversi", "--fit", &data, "--shapes", "edax", "--games", "1000", "--out", &edax,
+        "--json",
+    ]));
     let played = json_of(&cubesearch(&[
         "match",
         "reversi",
@@ -453,6 +460,21 @@ fn label_makes_a_dataset_and_train_fits_a_network_to_it() {
                 "train", "2048", "--fit", &data, "--games", "10", "--out", &again,
             ],
             "--fit is for two-player games",
+        ),
+        (
+            vec![
+                "label",
+                "reversi",
+                "--weights",
+                &edax,
+                "--games",
+                "1",
+                "--backend",
+                "wgpu",
+                "--out",
+                &again,
+            ],
+            "labels with a network whose shapes have one size",
         ),
         (
             vec![
