@@ -8,7 +8,7 @@
 use crate::args::{Common, LabelArgs};
 use crate::output::{emit, progress};
 use crate::signals::{self, stop_on_signals};
-use cubesearch_core::backend::{cpu_threads, resolve, ResolvedBackend};
+use cubesearch_core::backend::{resolve, ResolvedBackend};
 use cubesearch_core::io::{check_output, refuse_collisions};
 use cubesearch_core::{Error, Game, Result, StochasticGame};
 use cubesearch_games::registry::{self, GameVisitor, OnePlayerGame, TwoPlayerGame};
@@ -41,16 +41,7 @@ impl GameVisitor for Label<'_> {
         let (weights, out) = (Path::new(&args.weights), Path::new(&args.out));
         refuse_collisions(&[("--weights", weights)], &[("--out", out)])?;
         check_output(out)?;
-        let cores = cpu_threads();
-        let threads = match args.threads {
-            0 => cores,
-            n if n > cores => {
-                return Err(Error::parse(format!(
-                    "--threads takes 0 (every core) to {cores}, this machine's cores; got {n}"
-                )))
-            }
-            n => n,
-        };
+        let threads = super::cpu_threads_flag(args.threads)?;
         let solver = match args.exact_nodes {
             None => None,
             Some(n) if !(n.is_finite() && n >= 0.0) => {
@@ -96,7 +87,8 @@ impl GameVisitor for Label<'_> {
         // A device reads lookups of one size: refused before any game is played.
         if !exec.is_cpu() && net.check_trainable().is_err() {
             return Err(Error::parse(format!(
-                "label: {} labels with a network whose shapes have one size, and {}'s differ                  (--backend cpu labels with it)",
+                "label: {} labels with a network whose shapes have one size, and {}'s differ \
+                 (--backend cpu labels with it)",
                 resolved.backend().name(),
                 args.weights
             )));

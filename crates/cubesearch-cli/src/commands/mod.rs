@@ -66,6 +66,19 @@ pub(crate) fn refuse_endless<G: TwoPlayerGame>(
     effort::refuse_endless(what, work, &tree_size(game, state, depth), hardware)
 }
 
+/// The CPU threads `--threads N` asks for: 0 is every core, and more than the cores is
+/// refused (threads past the cores only contend: thousands of them made a solve unresponsive).
+pub(crate) fn cpu_threads_flag(n: usize) -> Result<usize> {
+    let cores = cubesearch_core::backend::cpu_threads();
+    match n {
+        0 => Ok(cores),
+        n if n > cores => Err(Error::parse(format!(
+            "--threads takes 0 (every core) to {cores}, this machine's cores; got {n}"
+        ))),
+        n => Ok(n),
+    }
+}
+
 /// The size of `state`'s tree to `depth` plies, estimated no deeper than the game can last.
 pub(crate) fn tree_size<G: TwoPlayerGame>(game: &G, state: &G::State, depth: u32) -> TreeSize {
     let plies = game

@@ -7,7 +7,6 @@
 use crate::args::Common;
 use crate::output::emit;
 use crate::signals;
-use cubesearch_core::backend::cpu_threads;
 use cubesearch_core::{Error, Game, Result};
 use cubesearch_games::registry::ExactSolver;
 use cubesearch_players::effort::{Hardware, Work};
@@ -21,7 +20,6 @@ pub fn run<G: Game>(
     position: &str,
     threads: Option<usize>,
 ) -> Result<()> {
-    let cores = cpu_threads();
     let threads = match threads {
         Some(_) if !solver.threaded => {
             return Err(Error::parse(format!(
@@ -30,14 +28,7 @@ pub fn run<G: Game>(
                 solver.name
             )))
         }
-        None | Some(0) => cores,
-        // Threads past the cores only contend: thousands of them made a solve unresponsive.
-        Some(n) if n > cores => {
-            return Err(Error::parse(format!(
-                "--threads takes 0 (every core) to {cores}, this machine's cores; got {n}"
-            )))
-        }
-        Some(n) => n,
+        n => super::cpu_threads_flag(n.unwrap_or(0))?,
     };
     let state = super::typed_position(game, Some(position))?;
     let nodes = (solver.estimate)(&state);
