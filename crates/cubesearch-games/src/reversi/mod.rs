@@ -287,12 +287,7 @@ impl TwoPlayerGame for Reversi {
             name: "exact endgame solver",
             value: "exact final disc difference",
             solve: |_, board, threads, stop| {
-                let empties = board.empty().count_ones();
-                let solved = if endgame::estimated_nodes(empties) <= endgame::SMALL_SOLVE_NODES {
-                    endgame::solve_small(board, stop)?
-                } else {
-                    endgame::Solver::new().solve_parallel(board, threads, stop)?
-                };
+                let solved = endgame::solve_quickest(board, threads, stop)?;
                 Some(Exact {
                     value: solved.value,
                     best: solved.best,

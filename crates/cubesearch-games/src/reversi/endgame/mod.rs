@@ -847,16 +847,22 @@ pub fn exact_move(
     time: std::time::Duration,
     stop: &Stop,
 ) -> Option<super::ReversiMove> {
-    let empties = board.empty().count_ones();
-    if estimated_nodes(empties) > time.as_secs_f64() * NODES_PER_SECOND / 4.0 {
+    let nodes = estimated_nodes(board.empty().count_ones());
+    if nodes > time.as_secs_f64() * NODES_PER_SECOND / 4.0 {
         return None;
     }
-    let solved = if estimated_nodes(empties) <= SMALL_SOLVE_NODES {
-        solve_small(board, stop)?
+    solve_quickest(board, 1, stop)?.best
+}
+
+/// `board` solved the quickest way: on this thread's small solver, kept from solve to solve,
+/// where the solve is small (15 empties or fewer), else on a fresh full table with `threads`
+/// threads; `None` once `stop` is raised.
+pub fn solve_quickest(board: &Board, threads: usize, stop: &Stop) -> Option<Solved> {
+    if estimated_nodes(board.empty().count_ones()) <= SMALL_SOLVE_NODES {
+        solve_small(board, stop)
     } else {
-        Solver::new().solve_until(board, stop)?
-    };
-    solved.best
+        Solver::new().solve_parallel(board, threads, stop)
+    }
 }
 
 /// Slots of [`solve_small`]'s table: 384 KiB, cleared in microseconds.
@@ -864,12 +870,12 @@ const SMALL_TABLE_SIZE: usize = 1 << 14;
 
 /// Positions a solve is estimated to visit ([`estimated_nodes`]) up to which [`solve_small`]
 /// is the quicker: 15 empties. Past it the full table pays for its clearing.
-pub const SMALL_SOLVE_NODES: f64 = 2e5;
+const SMALL_SOLVE_NODES: f64 = 2e5;
 
 /// [`Solver::solve_until`] on this thread's small solver, kept from solve to solve: for
 /// positions of few empties (many of them: labelling a dataset), whose whole solve takes less
 /// time than allocating and clearing the full table would. The value is any solve's.
-pub fn solve_small(board: &Board, stop: &Stop) -> Option<Solved> {
+fn solve_small(board: &Board, stop: &Stop) -> Option<Solved> {
     thread_local! {
         static SMALL: std::cell::RefCell<Solver> = std::cell::RefCell::new(Solver {
             table: Table::new(SMALL_TABLE_SIZE),
