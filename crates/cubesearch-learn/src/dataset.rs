@@ -191,25 +191,24 @@ impl<G: Game> Dataset<G> {
         if let Some(i) = labels.iter().position(|l| !l.is_finite()) {
             return Err(bad(format!("label {i} is {}", labels[i])));
         }
-        let positions: Vec<G::State> = words
-            .chunks_exact(G::STATE_WORDS.max(1))
-            .take(count)
-            .map(|w| game.decode(w))
-            .collect();
+        // Each position is read back and written again: words the game does not write are not
+        // one of its positions.
         let mut again = vec![0u32; G::STATE_WORDS];
-        for (i, (p, w)) in positions
-            .iter()
-            .zip(words.chunks_exact(G::STATE_WORDS.max(1)))
+        let positions = words
+            .chunks_exact(G::STATE_WORDS.max(1))
             .enumerate()
-        {
-            game.encode(p, &mut again);
-            if again != w {
-                return Err(bad(format!(
-                    "position {i} is not a position of {}",
-                    G::NAME
-                )));
-            }
-        }
+            .map(|(i, w)| {
+                let p = game.decode(w);
+                game.encode(&p, &mut again);
+                match again == w {
+                    true => Ok(p),
+                    false => Err(bad(format!(
+                        "position {i} is not a position of {}",
+                        G::NAME
+                    ))),
+                }
+            })
+            .collect::<Result<Vec<G::State>>>()?;
         let provenance = Provenance {
             generator: field("generator")?,
             evaluation: field("evaluation")?,

@@ -75,12 +75,12 @@ fn play_one<G: TwoPlayerTupleGame>(
     // A chance of epsilon: a draw below epsilon · 2³² (the cast saturates at 1).
     let threshold = (f64::from(options.epsilon) * 4_294_967_296.0) as u32;
     while game.outcome(&state) == Outcome::Ongoing {
-        let legal = game.moves(&state);
         let random = ply < options.random_plies || rng.next_u32() < threshold;
         if ply >= options.random_plies {
             kept.push(state);
         }
         state = if random {
+            let legal = game.moves(&state);
             game.apply(&state, legal[rng.below(legal.len() as u32) as usize])
         } else {
             best_move(game, net, &state).expect("a legal move").1

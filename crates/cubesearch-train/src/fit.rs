@@ -162,13 +162,15 @@ impl<G: TwoPlayerTupleGame> Learner for FitOnCpu<'_, G> {
                     .par_chunks(share)
                     .map(|part| {
                         let mut errors = Vec::with_capacity(part.len());
+                        // A position's weights are found once, then read and moved.
+                        let mut indices = vec![0u32; net.lookups()];
                         for (k, &i) in part.iter().enumerate() {
                             if k.is_multiple_of(BETWEEN_STOP_CHECKS) && stop.is_raised() {
                                 break;
                             }
-                            let state = data.positions[i as usize];
-                            let error = data.labels[i as usize] - net.value(game, state);
-                            net.update(game, state, step * error);
+                            net.indices(game, data.positions[i as usize], &mut indices);
+                            let error = data.labels[i as usize] - net.value_at(&indices);
+                            net.update_at(&indices, step * error);
                             errors.push(error);
                         }
                         errors
