@@ -7,8 +7,7 @@
 
 use crate::device_game::{GpuGame, ONGOING};
 use crate::launch::{check_buffer, grid, read, upload};
-use crate::ntuple::{check_lookups, lut_words};
-use crate::selfplay::{value_of, DeviceTupleGame, SelfPlayConfig};
+use crate::selfplay::{runtime_network, value_of, DeviceTupleGame, SelfPlayConfig};
 use crate::td::config::Update;
 use crate::td::TdNet;
 use cubecl::prelude::*;
@@ -45,8 +44,9 @@ pub fn label_kernel<G: DeviceTupleGame>(
     if p < run.count {
         let words = comptime!(net.words as usize);
         let root = G::load(positions, p as usize * words);
-        let mut label = value_of::<G>(&root, weights, lut, run.lookups, net);
-        if run.depth > 0u32 && G::outcome(&root) == ONGOING {
+        if run.depth == 0u32 || G::outcome(&root) != ONGOING {
+            labels[p as usize] = value_of::<G>(&root, weights, lut, run.lookups, net);
+        } else {
             let levels = comptime!(MAX_LABEL_DEPTH as usize);
             // Level k: its position, the next move to try, its moves, the best value so far.
             let mut boards = Array::<u32>::new(comptime!(levels * words));
@@ -89,9 +89,8 @@ pub fn label_kernel<G: DeviceTupleGame>(
                     }
                 }
             }
-            label = best[0];
+            labels[p as usize] = best[0];
         }
-        labels[p as usize] = label;
     }
 }
 
@@ -132,14 +131,8 @@ where
     if positions.is_empty() {
         return Ok(Vec::new());
     }
-    let weights: Vec<f32> = net.tables.concat();
-    check_lookups(&net.lookups, net.bits, &net.stages, weights.len())?;
-    let Some((lut, len)) = lut_words(&net.lookups, &net.stages) else {
-        return Err(Error::Unsupported(
-            "labels on the device need lookups of one size".into(),
-        ));
-    };
-    check_buffer(client, "the weights", weights.len() as u64 * 4)?;
+    let (weights, lut, len) =
+        runtime_network(client, net, "labels on the device need lookups of one size")?;
     let words = game.encode_all(positions);
     check_buffer(client, "the positions", words.len() as u64 * 4)?;
     let count = positions.len();

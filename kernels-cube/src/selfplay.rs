@@ -320,6 +320,24 @@ fn index_of<G: DeviceTupleGame>(
     lookup_index::<TupleCells<G>>(state, lut, l, stage, config.len, config.bits)
 }
 
+/// `net` as the runtime-table kernels read it (self-play, labels): its weights one table after
+/// another, its lookup table ([`lut_words`]) and the cells a lookup reads, checked against each
+/// other and against `client`'s largest buffer; `one_size` is the error for lookups of several
+/// sizes.
+pub(crate) fn runtime_network<R: Runtime>(
+    client: &ComputeClient<R>,
+    net: &TdNet,
+    one_size: &str,
+) -> Result<(Vec<f32>, Vec<u32>, u32)> {
+    let weights: Vec<f32> = net.tables.concat();
+    check_lookups(&net.lookups, net.bits, &net.stages, weights.len())?;
+    let Some((lut, len)) = lut_words(&net.lookups, &net.stages) else {
+        return Err(Error::Unsupported(one_size.into()));
+    };
+    check_buffer(client, "the weights", weights.len() as u64 * 4)?;
+    Ok((weights, lut, len))
+}
+
 /// How a device plays self-play games.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SelfPlayShape {
@@ -391,14 +409,11 @@ where
                 "self-play on the device learns without temporal coherence".into(),
             ));
         }
-        let weights: Vec<f32> = net.tables.concat();
-        check_lookups(&net.lookups, net.bits, &net.stages, weights.len())?;
-        let Some((lut, len)) = lut_words(&net.lookups, &net.stages) else {
-            return Err(Error::Unsupported(
-                "self-play on the device needs lookups of one size".into(),
-            ));
-        };
-        check_buffer(client, "the weights", weights.len() as u64 * 4)?;
+        let (weights, lut, len) = runtime_network(
+            client,
+            net,
+            "self-play on the device needs lookups of one size",
+        )?;
         let words = G::STATE_WORDS as u32;
         let unit_count = shape.units.max(1);
         let update = if unit_count >= AVERAGED_FROM_UNITS {
