@@ -47,16 +47,17 @@ impl GameVisitor for Train<'_> {
         )?;
         let name = <G as Game>::NAME;
         match &self.args.fit {
-            Some(path) => {
-                let data = Dataset::load(&game, Path::new(path))?;
-                run(
-                    (name, Learning::Fit),
-                    self.common,
-                    self.args,
-                    &cfg,
-                    |cfg, progress| (learner.fit)(&game, &data, cfg, progress),
-                )
-            }
+            // The dataset is read once the outputs are checked.
+            Some(path) => run(
+                (name, Learning::Fit),
+                self.common,
+                self.args,
+                &cfg,
+                |cfg, progress| {
+                    let data = Dataset::load(&game, Path::new(path))?;
+                    (learner.fit)(&game, &data, cfg, progress)
+                },
+            ),
             None => run(
                 (name, Learning::SelfPlay),
                 self.common,
@@ -175,8 +176,6 @@ pub(super) fn refuse_idle_units(args: &TrainArgs) -> Result<()> {
     }
 }
 
-/// Runs `train` (the one loop, with the game's way of learning) as the flags say: outputs
-/// checked first, a progress bar, the curve and plot written, the report printed.
 /// How a run learns, for what it prints.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Learning {
@@ -188,6 +187,8 @@ enum Learning {
     Fit,
 }
 
+/// Runs `train` (the one loop, with the game's way of learning) as the flags say: outputs
+/// checked first, a progress bar, the curve and plot written, the report printed.
 fn run(
     (name, learning): (&str, Learning),
     common: &Common,
