@@ -280,6 +280,61 @@ fn device_labels_are_the_cpu_labels(#[values(Backend::Wgpu, Backend::Cuda)] back
     .is_err());
 }
 
+/// Alpha-beta's cut-offs and best-first order on the device: two plies on any device (a
+/// small network and early positions keep lavapipe's loops inside its budget, so the launch is
+/// asked directly, past `label_on`'s one-ply refusal there), four on a GPU; the labels are the
+/// CPU's bit for bit.
+#[rstest]
+fn pruned_device_labels_are_the_cpu_labels(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    use cubesearch::cubecl::prelude::Runtime;
+    use cubesearch_kernels::labels::{launch_labels, LabelSearch};
+    use cubesearch_search::{DeviceTask, GpuExecutor};
+    struct Labels<'a>(&'a cubesearch_kernels::td::TdNet, &'a [Board], u32);
+    impl DeviceTask for Labels<'_> {
+        type Output = Vec<f32>;
+        fn run<R: Runtime>(self, gpu: &GpuExecutor<R>) -> cubesearch::Result<Vec<f32>> {
+            let search = LabelSearch {
+                depth: self.2,
+                loop_budget: None,
+            };
+            launch_labels::<R, Reversi>(gpu.client(), self.0, &Reversi, self.1, search)
+        }
+    }
+    let Some(gpu) = executor(backend) else {
+        return;
+    };
+    let software = gpu.limits().and_then(|l| l.loop_iterations).is_some();
+    let shapes = vec![vec![0, 1, 2, 3, 4, 5], vec![9, 10, 11, 12, 13, 14]];
+    let net = NTupleNetwork::staged::<Reversi>(&shapes, &[]).unwrap();
+    let plan = SelfPlayPlan {
+        games: 200,
+        threads: 1,
+        units: None,
+        seed: 5,
+        options: SelfPlay {
+            alpha: 0.1,
+            epsilon: 0.2,
+        },
+        stop: Stop::new(),
+    };
+    learn_games(&Reversi, &net, Reversi.initial(), plan, &mut |_| {});
+    let (positions, deepest) = if software {
+        (random_positions(&Reversi, 64, 10, 21), 2)
+    } else {
+        (random_positions(&Reversi, 400, 50, 21), 4)
+    };
+    let device = cubesearch_train::td_net(&net);
+    for depth in 2..=deepest {
+        let want: Vec<f32> = positions.iter().map(|p| minimax(&net, p, depth)).collect();
+        let got = gpu
+            .on_device(Labels(&device, &positions, depth), "")
+            .unwrap();
+        assert_eq!(got, want, "{depth} plies");
+    }
+}
+
 fn positions_of_reversi() -> Vec<Board> {
     random_positions(&Reversi, 4, 10, 1)
 }

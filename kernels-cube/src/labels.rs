@@ -1,9 +1,10 @@
 //! Labels of positions on the device: the twin of `cubesearch_learn::labels::label_positions`
-//! without an exact solver. One unit a position searches it `depth` plies deep by negamax, the
-//! network's value at the leaves and a finished game's final value wherever the search reaches
-//! one ([`DeviceTupleGame`]), every child searched (alpha-beta finds the same value: a maximum
-//! does not depend on the order, and the host's search is held to plain minimax). V is summed
-//! in the network's one order, so the labels are the CPU's bit for bit.
+//! without an exact solver. One unit a position searches it `depth` plies deep by fail-soft
+//! alpha-beta, the network's value at the leaves and a finished game's final value wherever the
+//! search reaches one ([`DeviceTupleGame`]). As on the host, a node with more than one ply to
+//! go tries its children best first by their own values (a stable insertion sort), so the two
+//! visit the same nodes; the root's window is open, so its value is the minimax value whatever
+//! the order, and the labels are the CPU's bit for bit (a value is only ever copied or negated).
 
 use crate::device_game::{GpuGame, ONGOING};
 use crate::launch::{check_buffer, grid, read, upload};
@@ -16,7 +17,11 @@ use cubesearch_core::{Error, Result};
 /// Plies a label's search looks ahead at most: the search's stack is compiled this deep.
 pub const MAX_LABEL_DEPTH: u32 = 8;
 
-/// Below every value a position can have: where a node's maximum starts.
+/// Children a node sorts at most; a node with more tries them in the game's order (the same
+/// value, more nodes).
+const MAX_SORTED: u32 = 32;
+
+/// Below every value a position can have: the open window's lower end.
 const LOWEST: f32 = -3.0e38;
 
 /// What one launch is told.
@@ -48,35 +53,78 @@ pub fn label_kernel<G: DeviceTupleGame>(
             labels[p as usize] = value_of::<G>(&root, weights, lut, run.lookups, net);
         } else {
             let levels = comptime!(MAX_LABEL_DEPTH as usize);
-            // Level k: its position, the next move to try, its moves, the best value so far.
+            let sorted = comptime!(MAX_SORTED as usize);
+            // Level k: its position, how many children it has tried, its children, whether it
+            // tries them in `order` (else in the game's), its window and best value so far.
             let mut boards = Array::<u32>::new(comptime!(levels * words));
             let mut cursor = Array::<u32>::new(levels);
             let mut count = Array::<u32>::new(levels);
+            let mut ordered = Array::<u32>::new(levels);
+            let mut order = Array::<u32>::new(comptime!(levels * sorted));
+            let mut keys = Array::<f32>::new(sorted);
+            let mut alpha = Array::<f32>::new(levels);
+            let mut beta = Array::<f32>::new(levels);
             let mut best = Array::<f32>::new(levels);
             G::store(&root, &mut boards, 0);
-            cursor[0] = 0u32;
-            count[0] = G::move_count(&root);
-            best[0] = LOWEST;
             let mut level = 0u32;
+            let mut entering = true;
+            alpha[0] = LOWEST;
+            beta[0] = -LOWEST;
             let mut done = false;
             while !done {
                 let l = level as usize;
-                if cursor[l] < count[l] {
-                    let mut child = G::load(&boards, l * words);
-                    G::play(&mut child, cursor[l]);
+                if entering {
+                    // A new node: count its children, and sort them where more than one
+                    // ply is left below it.
+                    entering = false;
+                    let node = G::load(&boards, l * words);
+                    let n = G::move_count(&node);
+                    cursor[l] = 0u32;
+                    count[l] = n;
+                    best[l] = LOWEST;
+                    ordered[l] = 0u32;
+                    if run.depth - level > 1u32 && n <= MAX_SORTED {
+                        ordered[l] = 1u32;
+                        let base = l * sorted;
+                        for i in 0..n {
+                            let mut child = G::load(&boards, l * words);
+                            G::play(&mut child, i);
+                            let key = value_of::<G>(&child, weights, lut, run.lookups, net);
+                            // Past every larger key: equal keys keep the game's order.
+                            let mut j = i;
+                            let mut moving = j > 0u32;
+                            while moving {
+                                if keys[(j - 1u32) as usize] > key {
+                                    keys[j as usize] = keys[(j - 1u32) as usize];
+                                    order[base + j as usize] = order[base + (j - 1u32) as usize];
+                                    j -= 1u32;
+                                    moving = j > 0u32;
+                                } else {
+                                    moving = false;
+                                }
+                            }
+                            keys[j as usize] = key;
+                            order[base + j as usize] = i;
+                        }
+                    }
+                } else if cursor[l] < count[l] {
+                    let mut m = cursor[l];
+                    if ordered[l] == 1u32 {
+                        m = order[l * sorted + cursor[l] as usize];
+                    }
                     cursor[l] += 1u32;
+                    let mut child = G::load(&boards, l * words);
+                    G::play(&mut child, m);
                     if level + 1u32 == run.depth || G::outcome(&child) != ONGOING {
                         let v = -value_of::<G>(&child, weights, lut, run.lookups, net);
-                        if v > best[l] {
-                            best[l] = v;
-                        }
+                        raise(&mut best, &mut alpha, &beta, &mut cursor, &count, l, v);
                     } else {
+                        let below = l + 1;
+                        G::store(&child, &mut boards, below * words);
+                        alpha[below] = -beta[l];
+                        beta[below] = -alpha[l];
                         level += 1u32;
-                        let n = level as usize;
-                        G::store(&child, &mut boards, n * words);
-                        cursor[n] = 0u32;
-                        count[n] = G::move_count(&child);
-                        best[n] = LOWEST;
+                        entering = true;
                     }
                 } else if level == 0u32 {
                     done = true;
@@ -84,12 +132,33 @@ pub fn label_kernel<G: DeviceTupleGame>(
                     let v = -best[l];
                     level -= 1u32;
                     let up = level as usize;
-                    if v > best[up] {
-                        best[up] = v;
-                    }
+                    raise(&mut best, &mut alpha, &beta, &mut cursor, &count, up, v);
                 }
             }
             labels[p as usize] = best[0];
+        }
+    }
+}
+
+/// A child of the node at level `l` is worth `v` to it: keep the best, raise alpha, and stop
+/// trying children once alpha reaches beta (the host's order of tests, so the same cut-offs).
+#[cube]
+fn raise(
+    best: &mut Array<f32>,
+    alpha: &mut Array<f32>,
+    beta: &Array<f32>,
+    cursor: &mut Array<u32>,
+    count: &Array<u32>,
+    l: usize,
+    v: f32,
+) {
+    if v > best[l] {
+        best[l] = v;
+        if v > alpha[l] {
+            alpha[l] = v;
+            if v >= beta[l] {
+                cursor[l] = count[l];
+            }
         }
     }
 }
