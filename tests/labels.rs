@@ -339,16 +339,10 @@ fn positions_of_reversi() -> Vec<Board> {
     random_positions(&Reversi, 4, 10, 1)
 }
 
-/// Edax's patterns (up to 10 cells, of several sizes): V read from the packed views equals the
-/// reference read cell by cell, bit for bit; a fit takes the network, and self-play, whose
-/// trainers take shapes of one size, refuses it before any game.
-#[test]
-fn edax_patterns_read_as_the_reference_and_fit() {
+/// Edax's patterns in 3 stages, weights drawn at random (−3.9 to 3.9, in 1/256ths).
+fn edax_network() -> NTupleNetwork {
     use cubesearch::rng::XorShift32;
-    use cubesearch::train::SelfPlayTd;
-    use cubesearch::TupleBoard;
     let shapes = cubesearch_learn::shapes_for::<Reversi>("edax").unwrap();
-    assert_eq!(shapes.iter().map(Vec::len).max(), Some(10));
     let mut net = NTupleNetwork::staged::<Reversi>(&shapes, &[30, 45]).unwrap();
     let mut rng = XorShift32::for_worker(17, 0);
     for t in 0..net.tables() {
@@ -358,6 +352,43 @@ fn edax_patterns_read_as_the_reference_and_fit() {
             .collect();
         net.set_table(t, values.into_iter());
     }
+    net
+}
+
+/// A device labels with lookups of several sizes (Edax's patterns, the shorter ones padded) as
+/// the CPU does, bit for bit: one ply on lavapipe, three on a GPU.
+#[rstest]
+fn device_labels_with_edax_patterns_are_the_cpu_labels(
+    #[values(Backend::Wgpu, Backend::Cuda)] backend: Backend,
+) {
+    let Some(gpu) = executor(backend) else {
+        return;
+    };
+    let software = gpu.limits().and_then(|l| l.loop_iterations).is_some();
+    let cpu = Executor::Cpu(CpuExecutor::new(2).unwrap());
+    let net = edax_network();
+    let positions = random_positions(&Reversi, 200, 60, 31);
+    for depth in 0..=if software { 1 } else { 3 } {
+        let plan = Label {
+            depth,
+            ..Label::default()
+        };
+        let want = label_on(&cpu, &Reversi, &net, &positions, &plan).unwrap();
+        let got = label_on(&gpu, &Reversi, &net, &positions, &plan).unwrap();
+        assert_eq!(got, want, "{depth} plies");
+    }
+}
+
+/// Edax's patterns (up to 10 cells, of several sizes): V read from the packed views equals the
+/// reference read cell by cell, bit for bit; a fit takes the network, and self-play, whose
+/// trainers take shapes of one size, refuses it before any game.
+#[test]
+fn edax_patterns_read_as_the_reference_and_fit() {
+    use cubesearch::train::SelfPlayTd;
+    use cubesearch::TupleBoard;
+    let shapes = cubesearch_learn::shapes_for::<Reversi>("edax").unwrap();
+    assert_eq!(shapes.iter().map(Vec::len).max(), Some(10));
+    let net = edax_network();
     let mut cells = vec![0u8; 64];
     for b in random_positions(&Reversi, 200, 60, 3) {
         Reversi.cells(&b, &mut cells);

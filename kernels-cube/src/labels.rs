@@ -8,7 +8,7 @@
 
 use crate::device_game::{GpuGame, ONGOING};
 use crate::launch::{check_buffer, grid, read, upload};
-use crate::selfplay::{runtime_network, value_of, DeviceTupleGame, SelfPlayConfig};
+use crate::selfplay::{runtime_network, value_of, DeviceTupleGame, LookupSizes, SelfPlayConfig};
 use crate::td::config::Update;
 use crate::td::TdNet;
 use cubecl::prelude::*;
@@ -200,14 +200,14 @@ where
     if positions.is_empty() {
         return Ok(Vec::new());
     }
-    let (weights, lut, len) =
-        runtime_network(client, net, "labels on the device need lookups of one size")?;
+    let (weights, lut, len, padded) = runtime_network(client, net, LookupSizes::Any)?;
     let words = game.encode_all(positions);
     check_buffer(client, "the positions", words.len() as u64 * 4)?;
     let count = positions.len();
     let config = SelfPlayConfig {
         update: Update::Immediate,
         len,
+        padded,
         bits: net.bits,
         words: G::STATE_WORDS as u32,
     };

@@ -25,8 +25,12 @@ use crate::stochastic::DeviceStochasticGame;
 use cubecl::prelude::*;
 use cubesearch_core::{Error, Result};
 
-/// Most cells one lookup reads.
-pub const MAX_CELLS: usize = 8;
+/// Most cells one lookup reads (Edax's largest patterns).
+pub const MAX_CELLS: usize = 10;
+
+/// A padded runtime table's cell past the end of a shorter lookup ([`padded_lut_words`]),
+/// which adds nothing to its index.
+pub const NO_CELL: u32 = u32::MAX;
 
 /// V's four partial sums: lookup `l` adds to sum `l mod 4`.
 #[derive(CubeType, Clone, Copy)]
@@ -320,14 +324,22 @@ pub fn lut_words(lookups: &[(u32, Vec<u8>)], stages: &Stages) -> Option<(Vec<u32
     if lookups.iter().any(|l| l.1.len() != len) {
         return None;
     }
+    Some(padded_lut_words(lookups, stages))
+}
+
+/// [`lut_words`] for lookups of any sizes, `len` the longest's: a shorter lookup's cells are
+/// padded with [`NO_CELL`] (read by [`padded_lookup_index()`]).
+pub fn padded_lut_words(lookups: &[(u32, Vec<u8>)], stages: &Stages) -> (Vec<u32>, u32) {
+    let len = lookups.iter().map(|l| l.1.len()).max().unwrap_or(0);
     let mut lut = Vec::with_capacity(lookups.len() * (len + 1) + 2 + stages.thresholds.len());
     for (offset, cells) in lookups {
         lut.push(*offset);
         lut.extend(cells.iter().map(|&c| c as u32));
+        lut.extend(std::iter::repeat_n(NO_CELL, len - cells.len()));
     }
     lut.extend([stages.thresholds.len() as u32, stages.len]);
     lut.extend(&stages.thresholds);
-    Some((lut, len as u32))
+    (lut, len as u32)
 }
 
 /// What a runtime table's lookups read of a state: its cells and its stage progress. One
@@ -401,6 +413,28 @@ pub fn lookup_index<G: DeviceCells>(
     for j in 0..len {
         let c = lut[(base + 1u32 + j) as usize];
         idx += G::cell(state, c) << (j * bits);
+    }
+    idx as usize
+}
+
+/// [`lookup_index()`] in a padded table ([`padded_lut_words`]): a [`NO_CELL`] adds nothing.
+#[cube]
+pub fn padded_lookup_index<G: DeviceCells>(
+    state: &G::State,
+    lut: &Array<u32>,
+    l: u32,
+    stage: u32,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+) -> usize {
+    let base = l * (len + 1u32);
+    let mut idx = lut[base as usize] + stage;
+    #[unroll]
+    for j in 0..len {
+        let c = lut[(base + 1u32 + j) as usize];
+        if c != NO_CELL {
+            idx += G::cell(state, c) << (j * bits);
+        }
     }
     idx as usize
 }

@@ -32,7 +32,8 @@ use crate::device_game::{DeviceGame, GpuGame, ONGOING};
 use crate::exact::{div_rn, unfused};
 use crate::launch::{check_buffer, grid, read, upload};
 use crate::ntuple::{
-    check_lookups, lookup_index, lut_words, partial_sums, stage_base, DeviceCells,
+    check_lookups, lookup_index, lut_words, padded_lookup_index, padded_lut_words, partial_sums,
+    stage_base, DeviceCells,
 };
 use crate::rng;
 use crate::td::config::Update;
@@ -85,8 +86,10 @@ pub const AVERAGED_FROM_UNITS: u32 = crate::td::AVERAGED_FROM_UNITS;
 pub struct SelfPlayConfig {
     /// Immediate or averaged (see the module docs).
     pub update: Update,
-    /// Cells a lookup reads.
+    /// Cells a lookup reads (the longest's where `padded`).
     pub len: u32,
+    /// Whether shorter lookups are padded ([`crate::ntuple::padded_lut_words`]).
+    pub padded: bool,
     /// Bits a cell takes in an index.
     pub bits: u32,
     /// Words of a state.
@@ -317,25 +320,41 @@ fn index_of<G: DeviceTupleGame>(
     stage: u32,
     #[comptime] config: SelfPlayConfig,
 ) -> usize {
-    lookup_index::<TupleCells<G>>(state, lut, l, stage, config.len, config.bits)
+    if comptime!(config.padded) {
+        padded_lookup_index::<TupleCells<G>>(state, lut, l, stage, config.len, config.bits)
+    } else {
+        lookup_index::<TupleCells<G>>(state, lut, l, stage, config.len, config.bits)
+    }
+}
+
+/// The lookup sizes a runtime-table kernel takes.
+pub(crate) enum LookupSizes<'a> {
+    /// One size; the error for several.
+    One(&'a str),
+    /// Any, shorter lookups padded ([`padded_lut_words`]).
+    Any,
 }
 
 /// `net` as the runtime-table kernels read it (self-play, labels): its weights one table after
-/// another, its lookup table ([`lut_words`]) and the cells a lookup reads, checked against each
-/// other and against `client`'s largest buffer; `one_size` is the error for lookups of several
-/// sizes.
+/// another, its lookup table ([`lut_words`]), the cells a lookup reads and whether shorter ones
+/// are padded, checked against each other and against `client`'s largest buffer.
 pub(crate) fn runtime_network<R: Runtime>(
     client: &ComputeClient<R>,
     net: &TdNet,
-    one_size: &str,
-) -> Result<(Vec<f32>, Vec<u32>, u32)> {
+    sizes: LookupSizes,
+) -> Result<(Vec<f32>, Vec<u32>, u32, bool)> {
     let weights: Vec<f32> = net.tables.concat();
     check_lookups(&net.lookups, net.bits, &net.stages, weights.len())?;
-    let Some((lut, len)) = lut_words(&net.lookups, &net.stages) else {
-        return Err(Error::Unsupported(one_size.into()));
+    let (lut, len, padded) = match (lut_words(&net.lookups, &net.stages), sizes) {
+        (Some((lut, len)), _) => (lut, len, false),
+        (None, LookupSizes::One(refusal)) => return Err(Error::Unsupported(refusal.into())),
+        (None, LookupSizes::Any) => {
+            let (lut, len) = padded_lut_words(&net.lookups, &net.stages);
+            (lut, len, true)
+        }
     };
     check_buffer(client, "the weights", weights.len() as u64 * 4)?;
-    Ok((weights, lut, len))
+    Ok((weights, lut, len, padded))
 }
 
 /// How a device plays self-play games.
@@ -409,11 +428,8 @@ where
                 "self-play on the device learns without temporal coherence".into(),
             ));
         }
-        let (weights, lut, len) = runtime_network(
-            client,
-            net,
-            "self-play on the device needs lookups of one size",
-        )?;
+        let refusal = "self-play on the device needs lookups of one size";
+        let (weights, lut, len, _) = runtime_network(client, net, LookupSizes::One(refusal))?;
         let words = G::STATE_WORDS as u32;
         let unit_count = shape.units.max(1);
         let update = if unit_count >= AVERAGED_FROM_UNITS {
@@ -460,6 +476,7 @@ where
             config: SelfPlayConfig {
                 update,
                 len,
+                padded: false,
                 bits: net.bits,
                 words,
             },

@@ -84,15 +84,6 @@ impl GameVisitor for Label<'_> {
             ResolvedBackend::Cpu { .. } => (Executor::Cpu(CpuExecutor::new(threads)?), CHUNK),
             _ => (Executor::on(&resolved)?, DEVICE_BATCH),
         };
-        // A device reads lookups of one size: refused before any game is played.
-        if !exec.is_cpu() && net.check_trainable().is_err() {
-            return Err(Error::parse(format!(
-                "label: {} labels with a network whose shapes have one size, and {}'s differ \
-                 (--backend cpu labels with it)",
-                resolved.backend().name(),
-                args.weights
-            )));
-        }
         if !self.common.json {
             match exec.is_cpu() {
                 true => eprintln!("backend: cpu, {threads} threads"),
