@@ -280,9 +280,9 @@ fn device_labels_are_the_cpu_labels(#[values(Backend::Wgpu, Backend::Cuda)] back
     .is_err());
 }
 
-/// Alpha-beta's cut-offs and best-first order on the device: two plies on any device (a
+/// Alpha-beta's cut-offs and best-first order on the device: three plies on any device (a
 /// small network and early positions keep lavapipe's loops inside its budget, so the launch is
-/// asked directly, past `label_on`'s one-ply refusal there), four on a GPU; the labels are the
+/// asked directly, past `label_on`'s one-ply refusal there), five on a GPU; the labels are the
 /// CPU's bit for bit.
 #[rstest]
 fn pruned_device_labels_are_the_cpu_labels(
@@ -321,9 +321,9 @@ fn pruned_device_labels_are_the_cpu_labels(
     };
     learn_games(&Reversi, &net, Reversi.initial(), plan, &mut |_| {});
     let (positions, deepest) = if software {
-        (random_positions(&Reversi, 64, 10, 21), 2)
+        (random_positions(&Reversi, 64, 6, 21), 3)
     } else {
-        (random_positions(&Reversi, 400, 50, 21), 4)
+        (random_positions(&Reversi, 400, 50, 21), 5)
     };
     let device = cubesearch_train::td_net(&net);
     for depth in 2..=deepest {

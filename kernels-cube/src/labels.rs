@@ -1,10 +1,10 @@
 //! Labels of positions on the device: the twin of `cubesearch_learn::labels::label_positions`
 //! without an exact solver. One unit a position searches it `depth` plies deep by fail-soft
 //! alpha-beta, the network's value at the leaves and a finished game's final value wherever the
-//! search reaches one ([`DeviceTupleGame`]). As on the host, a node with more than one ply to
-//! go tries its children best first by their own values (a stable insertion sort), so the two
-//! visit the same nodes; the root's window is open, so its value is the minimax value whatever
-//! the order, and the labels are the CPU's bit for bit (a value is only ever copied or negated).
+//! search reaches one ([`DeviceTupleGame`]). A node with more than [`SORTED_ABOVE`] plies below
+//! it tries its children best first by their own values (a stable insertion sort, the host's
+//! order). The root's window is open, so its value is the minimax value whatever the order,
+//! and the labels are the CPU's bit for bit (a value is only ever copied or negated).
 
 use crate::device_game::{GpuGame, ONGOING};
 use crate::launch::{check_buffer, grid, read, upload};
@@ -16,6 +16,12 @@ use cubesearch_core::{Error, Result};
 
 /// Plies a label's search looks ahead at most: the search's stack is compiled this deep.
 pub const MAX_LABEL_DEPTH: u32 = 8;
+
+/// Plies below a node from which it sorts its children. The host sorts from two; on the
+/// device a sort two plies from the leaves costs about what it saves, and from three it pays
+/// (docs/BENCHMARKS.md: 4 plies deep, 1.43× the positions a second of sorting from two, 2.2×
+/// of not sorting).
+const SORTED_ABOVE: u32 = 2;
 
 /// Children a node sorts at most; a node with more tries them in the game's order (the same
 /// value, more nodes).
@@ -74,8 +80,8 @@ pub fn label_kernel<G: DeviceTupleGame>(
             while !done {
                 let l = level as usize;
                 if entering {
-                    // A new node: count its children, and sort them where more than one
-                    // ply is left below it.
+                    // A new node: count its children, and sort them where more than
+                    // `SORTED_ABOVE` plies are left below it.
                     entering = false;
                     let node = G::load(&boards, l * words);
                     let n = G::move_count(&node);
@@ -83,7 +89,7 @@ pub fn label_kernel<G: DeviceTupleGame>(
                     count[l] = n;
                     best[l] = LOWEST;
                     ordered[l] = 0u32;
-                    if run.depth - level > 1u32 && n <= MAX_SORTED {
+                    if run.depth - level > SORTED_ABOVE && n <= MAX_SORTED {
                         ordered[l] = 1u32;
                         let base = l * sorted;
                         for i in 0..n {
