@@ -407,14 +407,7 @@ pub fn lookup_index<G: DeviceCells>(
     #[comptime] len: u32,
     #[comptime] bits: u32,
 ) -> usize {
-    let base = l * (len + 1u32);
-    let mut idx = lut[base as usize] + stage;
-    #[unroll]
-    for j in 0..len {
-        let c = lut[(base + 1u32 + j) as usize];
-        idx += G::cell(state, c) << (j * bits);
-    }
-    idx as usize
+    index_in::<G>(state, lut, l, stage, len, bits, false)
 }
 
 /// [`lookup_index()`] in a padded table ([`padded_lut_words`]): a [`NO_CELL`] adds nothing.
@@ -427,12 +420,30 @@ pub fn padded_lookup_index<G: DeviceCells>(
     #[comptime] len: u32,
     #[comptime] bits: u32,
 ) -> usize {
+    index_in::<G>(state, lut, l, stage, len, bits, true)
+}
+
+/// Both index rules; `padded` tests each cell for [`NO_CELL`] (compiled in only where asked).
+#[cube]
+fn index_in<G: DeviceCells>(
+    state: &G::State,
+    lut: &Array<u32>,
+    l: u32,
+    stage: u32,
+    #[comptime] len: u32,
+    #[comptime] bits: u32,
+    #[comptime] padded: bool,
+) -> usize {
     let base = l * (len + 1u32);
     let mut idx = lut[base as usize] + stage;
     #[unroll]
     for j in 0..len {
         let c = lut[(base + 1u32 + j) as usize];
-        if c != NO_CELL {
+        if comptime!(padded) {
+            if c != NO_CELL {
+                idx += G::cell(state, c) << (j * bits);
+            }
+        } else {
             idx += G::cell(state, c) << (j * bits);
         }
     }
