@@ -4,7 +4,8 @@
 //! search reaches one ([`DeviceTupleGame`]). A node with more than [`SORTED_ABOVE`] plies below
 //! it tries its children best first by their own values (a stable insertion sort, the host's
 //! order). The root's window is open, so its value is the minimax value whatever the order,
-//! and the labels are the CPU's bit for bit (a value is only ever copied or negated).
+//! and the labels are the CPU's bit for bit (a value is only ever copied or negated, and a zero
+//! is written as +0).
 
 use crate::device_game::{GpuGame, ONGOING};
 use crate::launch::{check_buffer, grid, read, upload};
@@ -141,7 +142,14 @@ pub fn label_kernel<G: DeviceTupleGame>(
                     raise(&mut best, &mut alpha, &beta, &mut cursor, &count, up, v);
                 }
             }
-            labels[p as usize] = best[0];
+            // A drawn line's zero has the sign of the path that found it first, which the
+            // order decides: written as +0 (as on the host), the label is the same bits
+            // whatever order found it.
+            let mut label = best[0];
+            if label == 0.0f32 {
+                label = 0.0f32;
+            }
+            labels[p as usize] = label;
         }
     }
 }

@@ -130,7 +130,14 @@ pub fn label_positions<G: TwoPlayerTupleGame>(
                 return 0.0;
             }
             label.exact.and_then(|exact| exact(p)).unwrap_or_else(|| {
-                negamax(game, net, p, label.depth, f32::NEG_INFINITY, f32::INFINITY)
+                // A drawn line's zero as +0, whichever sign the order found first (the
+                // device's labels do the same, so the two agree bit for bit).
+                let v = negamax(game, net, p, label.depth, f32::NEG_INFINITY, f32::INFINITY);
+                if v == 0.0 {
+                    0.0
+                } else {
+                    v
+                }
             })
         })
         .collect();
