@@ -1,7 +1,7 @@
 //! Labels of positions on the device: the twin of `cubesearch_learn::labels::label_positions`
 //! without an exact solver. One unit a position searches it `depth` plies deep by fail-soft
 //! alpha-beta, the network's value at the leaves and a finished game's final value wherever the
-//! search reaches one ([`DeviceTupleGame`]). A node with more than [`SORTED_ABOVE`] plies below
+//! search reaches one ([`DeviceTupleGame`]). A node with more than `SORTED_ABOVE` plies below
 //! it tries its children best first by their own values (a stable insertion sort, the host's
 //! order). The root's window is open, so its value is the minimax value whatever the order,
 //! and the labels are the CPU's bit for bit (a value is only ever copied or negated, and a zero
