@@ -61,12 +61,11 @@ pub fn label_kernel<G: DeviceTupleGame>(
         } else {
             let levels = comptime!(MAX_LABEL_DEPTH as usize);
             let sorted = comptime!(MAX_SORTED as usize);
-            // Level k: its position, how many children it has tried, its children, whether it
-            // tries them in `order` (else in the game's), its window and best value so far.
+            // Level k: its position, how many children it has tried, its children (in `order`
+            // where it sorts them, `sorts` below), its window and best value so far.
             let mut boards = Array::<u32>::new(comptime!(levels * words));
             let mut cursor = Array::<u32>::new(levels);
             let mut count = Array::<u32>::new(levels);
-            let mut ordered = Array::<u32>::new(levels);
             let mut order = Array::<u32>::new(comptime!(levels * sorted));
             let mut keys = Array::<f32>::new(sorted);
             let mut alpha = Array::<f32>::new(levels);
@@ -89,12 +88,10 @@ pub fn label_kernel<G: DeviceTupleGame>(
                     cursor[l] = 0u32;
                     count[l] = n;
                     best[l] = LOWEST;
-                    ordered[l] = 0u32;
-                    if run.depth - level > SORTED_ABOVE && n <= MAX_SORTED {
-                        ordered[l] = 1u32;
+                    if sorts(run.depth - level, n) {
                         let base = l * sorted;
                         for i in 0..n {
-                            let mut child = G::load(&boards, l * words);
+                            let mut child = node;
                             G::play(&mut child, i);
                             let key = value_of::<G>(&child, weights, lut, run.lookups, net);
                             // Past every larger key: equal keys keep the game's order.
@@ -116,7 +113,7 @@ pub fn label_kernel<G: DeviceTupleGame>(
                     }
                 } else if cursor[l] < count[l] {
                     let mut m = cursor[l];
-                    if ordered[l] == 1u32 {
+                    if sorts(run.depth - level, count[l]) {
                         m = order[l * sorted + cursor[l] as usize];
                     }
                     cursor[l] += 1u32;
@@ -152,6 +149,12 @@ pub fn label_kernel<G: DeviceTupleGame>(
             labels[p as usize] = label;
         }
     }
+}
+
+/// Whether a node with `below` plies below it and `n` children tries them best first.
+#[cube]
+fn sorts(below: u32, n: u32) -> bool {
+    below > SORTED_ABOVE && n <= MAX_SORTED
 }
 
 /// A child of the node at level `l` is worth `v` to it: keep the best, raise alpha, and stop

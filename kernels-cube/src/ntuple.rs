@@ -328,7 +328,7 @@ pub fn lut_words(lookups: &[(u32, Vec<u8>)], stages: &Stages) -> Option<(Vec<u32
 }
 
 /// [`lut_words`] for lookups of any sizes, `len` the longest's: a shorter lookup's cells are
-/// padded with [`NO_CELL`] (read by [`padded_lookup_index()`]).
+/// padded with [`NO_CELL`] (read by [`lookup_index_in()`]).
 pub fn padded_lut_words(lookups: &[(u32, Vec<u8>)], stages: &Stages) -> (Vec<u32>, u32) {
     let len = lookups.iter().map(|l| l.1.len()).max().unwrap_or(0);
     let mut lut = Vec::with_capacity(lookups.len() * (len + 1) + 2 + stages.thresholds.len());
@@ -407,25 +407,13 @@ pub fn lookup_index<G: DeviceCells>(
     #[comptime] len: u32,
     #[comptime] bits: u32,
 ) -> usize {
-    index_in::<G>(state, lut, l, stage, len, bits, false)
+    lookup_index_in::<G>(state, lut, l, stage, len, bits, false)
 }
 
-/// [`lookup_index()`] in a padded table ([`padded_lut_words`]): a [`NO_CELL`] adds nothing.
+/// [`lookup_index()`] in a table that is `padded` ([`padded_lut_words`]) or not: a padded one
+/// tests each cell for [`NO_CELL`], which adds nothing (the test compiled in only there).
 #[cube]
-pub fn padded_lookup_index<G: DeviceCells>(
-    state: &G::State,
-    lut: &Array<u32>,
-    l: u32,
-    stage: u32,
-    #[comptime] len: u32,
-    #[comptime] bits: u32,
-) -> usize {
-    index_in::<G>(state, lut, l, stage, len, bits, true)
-}
-
-/// Both index rules; `padded` tests each cell for [`NO_CELL`] (compiled in only where asked).
-#[cube]
-fn index_in<G: DeviceCells>(
+pub fn lookup_index_in<G: DeviceCells>(
     state: &G::State,
     lut: &Array<u32>,
     l: u32,

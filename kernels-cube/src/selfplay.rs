@@ -32,8 +32,8 @@ use crate::device_game::{DeviceGame, GpuGame, ONGOING};
 use crate::exact::{div_rn, unfused};
 use crate::launch::{check_buffer, grid, read, upload};
 use crate::ntuple::{
-    check_lookups, lookup_index, lut_words, padded_lookup_index, padded_lut_words, partial_sums,
-    stage_base, DeviceCells,
+    check_lookups, lookup_index_in, lut_words, padded_lut_words, partial_sums, stage_base,
+    DeviceCells,
 };
 use crate::rng;
 use crate::td::config::Update;
@@ -311,7 +311,7 @@ fn stage_of<G: DeviceTupleGame>(
 }
 
 /// The weight index of lookup `l` in the stage whose tables start at weight `stage`
-/// ([`lookup_index()`]).
+/// ([`lookup_index_in()`]).
 #[cube]
 fn index_of<G: DeviceTupleGame>(
     state: &G::State,
@@ -320,11 +320,7 @@ fn index_of<G: DeviceTupleGame>(
     stage: u32,
     #[comptime] config: SelfPlayConfig,
 ) -> usize {
-    if comptime!(config.padded) {
-        padded_lookup_index::<TupleCells<G>>(state, lut, l, stage, config.len, config.bits)
-    } else {
-        lookup_index::<TupleCells<G>>(state, lut, l, stage, config.len, config.bits)
-    }
+    lookup_index_in::<TupleCells<G>>(state, lut, l, stage, config.len, config.bits, config.padded)
 }
 
 /// The lookup sizes a runtime-table kernel takes.
