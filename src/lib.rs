@@ -107,8 +107,8 @@ pub mod mcts {
 /// ```
 pub mod minimax {
     pub use cubesearch_search::minimax::{
-        default_gpu_strategy, order_by_score, solve, solve_iterative, MoveOrder, SearchOptions,
-        Solution, Solved, Strategy,
+        default_gpu_strategy, order_by_score, solve, solve_iterative, MoveOrder, ProbCut,
+        SearchOptions, Solution, Solved, Strategy,
     };
 }
 

@@ -345,6 +345,31 @@ fn alphabeta_equals_plain_minimax_with_and_without_a_table() {
     }
 }
 
+/// The move order runs only where two plies or more are left: a node above the leaves scores
+/// every child it searches anyway.
+#[test]
+fn the_move_order_skips_the_nodes_above_the_leaves() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static ORDERED: AtomicUsize = AtomicUsize::new(0);
+    let counting: cubesearch::minimax::MoveOrder<Reversi> = |_, _, moves| {
+        ORDERED.fetch_add(1, Ordering::Relaxed);
+        moves.reverse();
+    };
+    let start = Reversi.initial();
+    let interior = |depth| {
+        ORDERED.store(0, Ordering::Relaxed);
+        let mut options = SearchOptions {
+            order: Some(counting),
+            ..SearchOptions::default()
+        };
+        alphabeta(&Reversi, &start, depth, (-INFINITY, INFINITY), &mut options);
+        ORDERED.load(Ordering::Relaxed)
+    };
+    // Depth 1: the root is above the leaves. Depth 2: the root only (its four children are
+    // above the leaves).
+    assert_eq!((interior(1), interior(2)), (0, 1));
+}
+
 #[test]
 fn pruning_visits_fewer_nodes_than_minimax() {
     let s = NimState::new(&[3, 4, 5]).unwrap();
@@ -360,5 +385,68 @@ fn pruning_visits_fewer_nodes_than_minimax() {
         options.nodes * 10 < leaves,
         "{} nodes vs {leaves} leaves",
         options.nodes
+    );
+}
+
+/// ProbCut with a margin no score reaches never cuts: the values stay plain minimax's.
+#[test]
+fn probcut_beyond_every_score_keeps_the_exact_values() {
+    use cubesearch::minimax::ProbCut;
+    for s in reached(&Reversi, 12, 30, 9) {
+        for depth in 3..=5 {
+            let mut options = SearchOptions {
+                probcut: Some(ProbCut { margin: INFINITY }),
+                ..SearchOptions::default()
+            };
+            let cut = alphabeta(&Reversi, &s, depth, (-INFINITY, INFINITY), &mut options);
+            assert_eq!(cut, minimax(&Reversi, &s, depth), "depth {depth}");
+        }
+    }
+}
+
+/// The fitted margin is 1.5 times the root mean square of the deep values minus the shallow
+/// ones (depths 3, 4, 5 against 1, 2, 3), and a search with it visits fewer nodes than the
+/// exact one, its values within two margins of the exact ones on these positions.
+#[test]
+fn probcut_fits_its_margin_and_prunes() {
+    use cubesearch::minimax::ProbCut;
+    let positions = reached(&Reversi, 16, 30, 21);
+    let mut squares = 0.0;
+    let mut count = 0.0;
+    for s in positions.iter().filter(|s| !Reversi.moves(s).is_empty()) {
+        for depth in 3..=5 {
+            let gap = f64::from(minimax(&Reversi, s, depth) - minimax(&Reversi, s, depth - 2));
+            squares += gap * gap;
+            count += 1.0;
+        }
+    }
+    let want = (1.5 * (squares / count).sqrt()).round() as i32;
+    let fitted = ProbCut::fit(&Reversi, &positions).unwrap();
+    assert_eq!(fitted.margin, want);
+    // A finished game: the first move always, to the end.
+    let mut finished = Reversi.initial();
+    while let Some(&mv) = Reversi.moves(&finished).first() {
+        finished = Reversi.apply(&finished, mv);
+    }
+    assert_eq!(ProbCut::fit(&Reversi, &[finished]), None);
+    let (mut exact_nodes, mut cut_nodes) = (0, 0);
+    for s in positions.iter().filter(|s| !Reversi.moves(s).is_empty()) {
+        let mut exact = SearchOptions::default();
+        let value = alphabeta(&Reversi, s, 6, (-INFINITY, INFINITY), &mut exact);
+        let mut cut = SearchOptions {
+            probcut: Some(fitted),
+            ..SearchOptions::default()
+        };
+        let guess = alphabeta(&Reversi, s, 6, (-INFINITY, INFINITY), &mut cut);
+        exact_nodes += exact.nodes;
+        cut_nodes += cut.nodes;
+        assert!(
+            (guess - value).abs() <= 2 * fitted.margin,
+            "{guess} against {value}"
+        );
+    }
+    assert!(
+        cut_nodes < exact_nodes,
+        "{cut_nodes} nodes against {exact_nodes}"
     );
 }

@@ -2,8 +2,9 @@
 //! pipeline, for any game whose `Game::score` is a real evaluation.
 //!
 //! * `exec=cpu` (default): [`solve_iterative`] on one thread: iterative deepening, the previous
-//!   iteration's best move first, children ordered by their static score, one transposition table
-//!   shared by the iterations; with `time=T` the deepest finished iteration answers.
+//!   iteration's best move first, the children of nodes two plies or more above the leaves
+//!   ordered by their static score, one transposition table shared by the iterations; with
+//!   `time=T` the deepest finished iteration answers.
 //! * `exec=gpu`: [`minimax::solve`](cubesearch_search::minimax::solve()) with a GPU [`Strategy`] (by
 //!   default [`default_gpu_strategy`](minimax::default_gpu_strategy): `split` for won/lost
 //!   scores, `frontier` for an evaluation) on the command's backend; with `time=T`, depths
@@ -22,7 +23,8 @@ use crate::spec::Limit;
 use cubesearch_core::{Error, Game, Result, Stop, SubtreeSearch};
 use cubesearch_kernels::GpuGame;
 use cubesearch_search::minimax::{
-    self, order_by_score, solve_iterative, Deepened, SearchOptions, Strategy, TranspositionTable,
+    self, order_by_score, solve_iterative, Deepened, ProbCut, SearchOptions, Strategy,
+    TranspositionTable,
 };
 use cubesearch_search::Executor;
 use std::time::Instant;
@@ -52,8 +54,9 @@ pub struct AlphaBetaPlayer<G: Game> {
     /// The host's request for the move now: the CPU search unwinds within a thousand nodes,
     /// the GPU one between depths (a launch cannot be cut short).
     stop: Stop,
-    /// The game scored by a learned evaluation, which the CPU search then plays (`weights=W`).
-    learned: Option<Evaluated<G>>,
+    /// The game scored by a learned evaluation, which the CPU search then plays (`weights=W`),
+    /// and the ProbCut fitted to it.
+    learned: Option<(Evaluated<G>, Option<ProbCut>)>,
 }
 
 impl<G: GpuGame> AlphaBetaPlayer<G> {
@@ -74,8 +77,11 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
 
     /// This CPU player searching `learned`, the game scored by a learned evaluation, instead
     /// of the game it is given (whose rules `learned` keeps).
+    /// It searches with [`ProbCut`], its margin fitted to `learned` on positions of the
+    /// evaluation's own games.
     pub fn with_evaluation(mut self, learned: Evaluated<G>) -> Self {
-        self.learned = Some(learned);
+        let cut = ProbCut::fit(&learned, &fitting_positions(&learned));
+        self.learned = Some((learned, cut));
         self
     }
 
@@ -204,7 +210,7 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
             };
             // A timed player with the game's exact solver plays its move where the solver
             // expects to find one in the time (a fixed depth stays a search of that depth).
-            if let (Limit::Time(t), Some(learned)) = (self.limit, &self.learned) {
+            if let (Limit::Time(t), Some((learned, _))) = (self.limit, &self.learned) {
                 if let Some(mv) = learned.exact_move(state, t, &stop) {
                     self.last_depth = 0;
                     self.last_nodes = 0;
@@ -215,9 +221,10 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
             // The table is kept from move to move: its entries are value bounds of positions
             // by the depth searched below them, true whatever the root (an engine's next
             // search starts two plies down the last one's tree).
+            let table = &mut self.table;
             let (found, nodes) = match &self.learned {
-                Some(learned) => search_cpu(learned, state, depth, &stop, &mut self.table),
-                None => search_cpu(game, state, depth, &stop, &mut self.table),
+                Some((learned, cut)) => search_cpu(learned, state, (depth, *cut), &stop, table),
+                None => search_cpu(game, state, (depth, None), &stop, table),
             };
             self.last_depth = found.depth;
             self.last_nodes = nodes;
@@ -229,20 +236,65 @@ impl<G: GpuGame> Player<G> for AlphaBetaPlayer<G> {
 }
 
 /// One CPU search by iterative deepening to `depth` at most, its children ordered by `game`'s
-/// score, with `table` (kept from move to move by the player): the deepest finished iteration
-/// and the nodes visited.
+/// score, with `table` (kept from move to move by the player) and `probcut`: the deepest
+/// finished iteration and the nodes visited.
 fn search_cpu<H: Game>(
     game: &H,
     state: &H::State,
-    depth: u32,
+    (depth, probcut): (u32, Option<ProbCut>),
     stop: &Stop,
     table: &mut TranspositionTable<H::State>,
 ) -> (Deepened<H::Move>, u64) {
     let mut options = SearchOptions {
         order: Some(order_by_score::<H>),
         table: Some(table),
+        probcut,
         ..SearchOptions::default()
     };
     let found = solve_iterative(game, state, depth, stop, &mut options);
     (found, options.nodes)
+}
+
+/// Games whose positions fit a learned player's [`ProbCut`] margin.
+const FITTING_GAMES: u32 = 8;
+/// Random plies that open each of those games.
+const FITTING_OPENING: u32 = 6;
+/// Every this many plies a position of those games is taken...
+const FITTING_EVERY: usize = 5;
+/// ...but none of their last plies.
+const FITTING_HORIZON: usize = 12;
+
+/// Positions of the kind a learned player meets: [`FITTING_GAMES`] games of
+/// [`FITTING_OPENING`] random plies (seeded: the same every time), then the evaluation's own
+/// one-ply choices to the end, every [`FITTING_EVERY`]th position but the last
+/// [`FITTING_HORIZON`].
+fn fitting_positions<H: Game>(game: &H) -> Vec<H::State> {
+    let mut positions = Vec::new();
+    for seed in 0..FITTING_GAMES {
+        let mut rng = cubesearch_core::rng::XorShift32::for_worker(seed + 1, 0);
+        let mut state = game.initial();
+        let mut line = Vec::new();
+        for ply in 0.. {
+            let moves = game.moves(&state);
+            if moves.is_empty() {
+                break;
+            }
+            let mv = if ply < FITTING_OPENING {
+                moves[rng.below(moves.len() as u32) as usize]
+            } else {
+                // The best for the mover: the lowest score for the opponent.
+                *moves
+                    .iter()
+                    .min_by_key(|&&m| game.score(&game.apply(&state, m)))
+                    .expect("a move")
+            };
+            state = game.apply(&state, mv);
+            line.push(state);
+        }
+        // Not the last plies: a search that reaches the end of the game scores it as no
+        // evaluation does, and those gaps say nothing of the evaluation's errors.
+        let kept = line.len().saturating_sub(FITTING_HORIZON);
+        positions.extend(line[..kept].iter().step_by(FITTING_EVERY));
+    }
+    positions
 }

@@ -3,8 +3,7 @@
 
 use super::{first_max, Solution, INFINITY};
 use cubesearch_core::{Game, Stop, Window};
-use std::collections::HashMap;
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash};
 use std::time::Instant;
 
 /// Moves reordered before a node is searched (best first); it must keep every move.
@@ -18,38 +17,69 @@ enum Bound {
     Upper,
 }
 
-/// A transposition table: value bounds of positions already searched, by remaining depth.
-#[derive(Debug)]
-pub struct TranspositionTable<S> {
-    entries: HashMap<S, (u32, i32, Bound)>,
-    capacity: usize,
+/// What the table keeps of a position: its value bound at a remaining depth.
+#[derive(Clone, Copy, Debug)]
+struct Entry<S> {
+    state: S,
+    depth: u32,
+    value: i32,
+    bound: Bound,
 }
 
-impl<S: Hash + Eq> TranspositionTable<S> {
-    /// A table holding at most `capacity` positions (cleared when full).
+/// A transposition table: value bounds of positions already searched, by remaining depth. A
+/// fixed array of slots, one position a slot, the latest stored kept.
+#[derive(Debug)]
+pub struct TranspositionTable<S> {
+    slots: Vec<Option<Entry<S>>>,
+    /// `64 − log2(slots)`: a position's slot is the top bits of its hash.
+    shift: u32,
+}
+
+impl<S: Hash + Eq + Copy> TranspositionTable<S> {
+    /// A table of `capacity` positions, rounded up to a power of two (none for 0).
     pub fn new(capacity: usize) -> Self {
+        let slots = if capacity == 0 {
+            0
+        } else {
+            capacity.next_power_of_two()
+        };
         Self {
-            entries: HashMap::with_capacity(capacity.min(1 << 20)),
-            capacity,
+            slots: vec![None; slots],
+            shift: 64 - slots.max(1).trailing_zeros(),
         }
     }
 
     /// Forgets every position (keeps the allocation).
     pub fn clear(&mut self) {
-        self.entries.clear();
+        self.slots.fill(None);
     }
 
-    fn store(&mut self, state: S, depth: u32, value: i32, bound: Bound) {
-        if self.entries.len() >= self.capacity {
-            self.entries.clear();
+    fn slot(&self, state: &S) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
         }
-        self.entries.insert(state, (depth, value, bound));
+        let hash = foldhash::fast::FixedState::with_seed(0).hash_one(state);
+        // A table of one slot shifts by 64, which `checked_shr` refuses: slot 0.
+        Some(hash.checked_shr(self.shift).unwrap_or(0) as usize)
+    }
+
+    fn get(&self, state: &S) -> Option<&Entry<S>> {
+        let entry = self.slots[self.slot(state)?].as_ref()?;
+        (entry.state == *state).then_some(entry)
+    }
+
+    fn store(&mut self, entry: Entry<S>) {
+        if let Some(slot) = self.slot(&entry.state) {
+            self.slots[slot] = Some(entry);
+        }
     }
 }
 
 /// Knobs of the CPU search.
 pub struct SearchOptions<'a, G: Game> {
-    /// Reorders moves before each node is searched.
+    /// Reorders moves before a node with at least two plies below it is searched (a node one
+    /// ply above the leaves scores every child it searches anyway: ordering them first would
+    /// score them twice).
     pub order: Option<MoveOrder<G>>,
     /// Remembers values of positions reached again.
     pub table: Option<&'a mut TranspositionTable<G::State>>,
@@ -60,6 +90,9 @@ pub struct SearchOptions<'a, G: Game> {
     pub stop: Option<Stop>,
     /// Set when the stop cut the search short.
     pub aborted: bool,
+    /// Cuts a node early where a shallower search says the deep one would cut ([`ProbCut`]);
+    /// `None`: every value is the exact minimax value.
+    pub probcut: Option<ProbCut>,
 }
 
 impl<G: Game> Default for SearchOptions<'_, G> {
@@ -70,7 +103,80 @@ impl<G: Game> Default for SearchOptions<'_, G> {
             nodes: 0,
             stop: None,
             aborted: false,
+            probcut: None,
         }
+    }
+}
+
+/// Nodes with at least this many plies below them are tried by [`ProbCut`].
+pub const PROBCUT_DEPTH: u32 = 3;
+/// How much shallower [`ProbCut`]'s search is than the node's.
+pub const PROBCUT_REDUCTION: u32 = 2;
+/// How many standard deviations of the deep-minus-shallow values [`ProbCut::fit`]'s margin is.
+const PROBCUT_DEVIATIONS: f64 = 1.5;
+
+/// Buro's ProbCut: a node with [`PROBCUT_DEPTH`] plies or more below it is first searched
+/// [`PROBCUT_REDUCTION`] plies shallower with a null window `margin` beyond its own: where
+/// that value clears beta by the margin (or falls below alpha by it), the deep search would
+/// very likely cut too, and the node returns beta (alpha) at once. The margin is a multiple of
+/// the spread between the deep and the shallow values ([`ProbCut::fit`]): the evaluation's own
+/// errors decide how bold the cut may be. It trades exactness for depth: a player reaches
+/// deeper in its time (BENCHMARKS has the figures).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProbCut {
+    /// How far beyond the window, in score units, the shallow value must fall.
+    pub margin: i32,
+}
+
+impl ProbCut {
+    /// The margin for `game`'s evaluation, measured on `positions`: [`PROBCUT_DEVIATIONS`]
+    /// times the root mean square of the deep values minus the shallow ones, depths
+    /// [`PROBCUT_DEPTH`] to [`PROBCUT_DEPTH`] + 2 against [`PROBCUT_REDUCTION`] fewer. `None`
+    /// when no position is unfinished.
+    pub fn fit<G: Game>(game: &G, positions: &[G::State]) -> Option<Self> {
+        let mut squares = 0.0;
+        let mut count = 0u32;
+        for state in positions.iter().filter(|s| !game.moves(s).is_empty()) {
+            for depth in PROBCUT_DEPTH..PROBCUT_DEPTH + 3 {
+                let value = |d| {
+                    let mut options = SearchOptions::default();
+                    f64::from(alphabeta(
+                        game,
+                        state,
+                        d,
+                        (-INFINITY, INFINITY),
+                        &mut options,
+                    ))
+                };
+                let gap = value(depth) - value(depth - PROBCUT_REDUCTION);
+                squares += gap * gap;
+                count += 1;
+            }
+        }
+        (count > 0).then(|| ProbCut {
+            margin: (PROBCUT_DEVIATIONS * (squares / f64::from(count)).sqrt()).round() as i32,
+        })
+    }
+
+    /// The node's value if the shallow search cuts it.
+    fn test<G: Game>(
+        self,
+        game: &G,
+        state: &G::State,
+        depth: u32,
+        (alpha, beta): Window,
+        options: &mut SearchOptions<G>,
+    ) -> Option<i32> {
+        let shallow = depth - PROBCUT_REDUCTION;
+        let high = beta.saturating_add(self.margin);
+        if high < INFINITY && alphabeta(game, state, shallow, (high - 1, high), options) >= high {
+            return Some(beta);
+        }
+        let low = alpha.saturating_sub(self.margin);
+        if low > -INFINITY && alphabeta(game, state, shallow, (low, low + 1), options) <= low {
+            return Some(alpha);
+        }
+        None
     }
 }
 
@@ -120,31 +226,37 @@ pub fn alphabeta<G: Game>(
                 return Some(0);
             }
         }
+        if depth == 0 {
+            // A leaf: its score (the table keeps no leaves, and its hash would cost more).
+            return Some(game.score(&state));
+        }
         let (mut alpha, mut beta) = (alpha, beta);
-        if let Some(table) = options.table.as_deref() {
-            if let Some(&(d, v, bound)) = table.entries.get(&state) {
-                if d >= depth {
-                    match bound {
-                        Bound::Exact => return Some(v),
-                        Bound::Lower => alpha = alpha.max(v),
-                        Bound::Upper => beta = beta.min(v),
-                    }
-                    if alpha >= beta {
-                        return Some(v);
-                    }
+        if let Some(entry) = options.table.as_deref().and_then(|t| t.get(&state)) {
+            if entry.depth >= depth {
+                let v = entry.value;
+                match entry.bound {
+                    Bound::Exact => return Some(v),
+                    Bound::Lower => alpha = alpha.max(v),
+                    Bound::Upper => beta = beta.min(v),
+                }
+                if alpha >= beta {
+                    return Some(v);
                 }
             }
         }
-        let first = moves.len();
-        if depth > 0 {
-            game.legal_moves(&state, moves);
+        if let Some(cut) = options.probcut.filter(|_| depth >= PROBCUT_DEPTH) {
+            if let Some(value) = cut.test(game, &state, depth, (alpha, beta), options) {
+                return Some(value);
+            }
         }
+        let first = moves.len();
+        game.legal_moves(&state, moves);
         let count = moves.len() - first;
         if count == 0 {
             moves.truncate(first);
             return Some(game.score(&state));
         }
-        if let Some(order) = options.order {
+        if let (Some(order), true) = (options.order, depth >= 2) {
             order(game, &state, &mut moves[first..]);
         }
         stack.push(Frame {
@@ -184,7 +296,12 @@ pub fn alphabeta<G: Game>(
                 } else {
                     Bound::Exact
                 };
-                table.store(frame.state, frame.depth, frame.best, bound);
+                table.store(Entry {
+                    state: frame.state,
+                    depth: frame.depth,
+                    value: frame.best,
+                    bound,
+                });
             }
             returned = Some(frame.best);
         }

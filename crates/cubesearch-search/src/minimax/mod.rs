@@ -23,7 +23,7 @@ mod upper;
 
 pub use cpu::{
     alphabeta, order_by_score, solve_iterative, solve_root_split, solve_sequential, Deepened,
-    MoveOrder, SearchOptions, TranspositionTable,
+    MoveOrder, ProbCut, SearchOptions, TranspositionTable, PROBCUT_DEPTH, PROBCUT_REDUCTION,
 };
 pub use frontier::{
     solve_frontier, solve_frontier_with, FrontierOptions, ASPIRATION, FRONTIER_PER_BATCH,
