@@ -246,3 +246,20 @@ fn a_raised_stop_ends_gpu_walks_and_the_gpu_player_still_moves() {
     let mv = deep.choose(&Reversi, &start).unwrap();
     assert!(Reversi.moves(&start).contains(&mv));
 }
+
+/// A learned player fits its ProbCut margin on games of its own evaluation when it is made,
+/// and is made even where those games never end: here a constant evaluation shuffles checkers
+/// kings about (the games are cut off), and it still moves.
+#[test]
+fn a_learned_player_is_made_where_its_own_games_never_end() {
+    use cubesearch::games::Checkers;
+    use cubesearch::players::Limit;
+    use cubesearch_players::alphabeta::AlphaBetaPlayer;
+    use cubesearch_players::learned::Evaluated;
+    let flat = Evaluated::new(Checkers::default(), Box::new(|_, _| 0)).with_probcut();
+    let mut learned =
+        AlphaBetaPlayer::<Checkers>::cpu(Limit::Depth(3), "flat").with_evaluation(flat);
+    let game = Checkers::default();
+    let mv = learned.choose(&game, &game.initial()).unwrap();
+    assert!(game.moves(&game.initial()).contains(&mv));
+}

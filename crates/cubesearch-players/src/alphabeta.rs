@@ -77,10 +77,13 @@ impl<G: GpuGame> AlphaBetaPlayer<G> {
 
     /// This CPU player searching `learned`, the game scored by a learned evaluation, instead
     /// of the game it is given (whose rules `learned` keeps).
-    /// It searches with [`ProbCut`], its margin fitted to `learned` on positions of the
-    /// evaluation's own games.
+    /// Where `learned` asks for it ([`Evaluated::with_probcut`]), it searches with
+    /// [`ProbCut`], its margin fitted to `learned` on positions of the evaluation's own games.
     pub fn with_evaluation(mut self, learned: Evaluated<G>) -> Self {
-        let cut = ProbCut::fit(&learned, &fitting_positions(&learned));
+        let cut = learned
+            .probcut()
+            .then(|| ProbCut::fit(&learned, &fitting_positions(&learned)))
+            .flatten();
         self.learned = Some((learned, cut));
         self
     }
@@ -263,18 +266,20 @@ const FITTING_OPENING: u32 = 6;
 const FITTING_EVERY: usize = 5;
 /// ...but none of their last plies.
 const FITTING_HORIZON: usize = 12;
+/// Plies after which such a game is left (a game of kings may never end).
+const FITTING_PLIES: u32 = 200;
 
 /// Positions of the kind a learned player meets: [`FITTING_GAMES`] games of
 /// [`FITTING_OPENING`] random plies (seeded: the same every time), then the evaluation's own
-/// one-ply choices to the end, every [`FITTING_EVERY`]th position but the last
-/// [`FITTING_HORIZON`].
+/// one-ply choices to the end (or [`FITTING_PLIES`]), every [`FITTING_EVERY`]th position but
+/// the last [`FITTING_HORIZON`].
 fn fitting_positions<H: Game>(game: &H) -> Vec<H::State> {
     let mut positions = Vec::new();
     for seed in 0..FITTING_GAMES {
         let mut rng = cubesearch_core::rng::XorShift32::for_worker(seed + 1, 0);
         let mut state = game.initial();
         let mut line = Vec::new();
-        for ply in 0.. {
+        for ply in 0..FITTING_PLIES {
             let moves = game.moves(&state);
             if moves.is_empty() {
                 break;

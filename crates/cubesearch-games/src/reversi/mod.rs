@@ -250,12 +250,13 @@ impl NamedPlayers for Reversi {
         }
     }
 
-    /// The network, and the endgame solver where it expects to finish in a quarter of the
-    /// move's time.
+    /// The network, searched with ProbCut, and the endgame solver where it expects to finish
+    /// in a quarter of the move's time.
     fn learned_evaluation(path: &std::path::Path) -> Result<Evaluated<Self>> {
         Ok(
             network_evaluation(path, Reversi, ntuple::SCORE_PER_DISC, eval::WIN_SCALE)?
-                .with_exact(Box::new(endgame::exact_move)),
+                .with_exact(Box::new(endgame::exact_move))
+                .with_probcut(),
         )
     }
 }
