@@ -129,7 +129,7 @@ pub struct ProbCut {
 }
 
 impl ProbCut {
-    /// The margin for `game`'s evaluation, measured on `positions`: [`PROBCUT_DEVIATIONS`]
+    /// The margin for `game`'s evaluation, measured on `positions`: 1.5 (`PROBCUT_DEVIATIONS`)
     /// times the root mean square of the deep values minus the shallow ones, depths
     /// [`PROBCUT_DEPTH`] to [`PROBCUT_DEPTH`] + 2 against [`PROBCUT_REDUCTION`] fewer. `None`
     /// when no position is unfinished.
