@@ -159,7 +159,7 @@ impl ProbCut {
     }
 
     /// The node's value if the shallow search cuts it.
-    fn test<G: Game>(
+    fn cut<G: Game>(
         self,
         game: &G,
         state: &G::State,
@@ -244,8 +244,8 @@ pub fn alphabeta<G: Game>(
                 }
             }
         }
-        if let Some(cut) = options.probcut.filter(|_| depth >= PROBCUT_DEPTH) {
-            if let Some(value) = cut.test(game, &state, depth, (alpha, beta), options) {
+        if let Some(probcut) = options.probcut.filter(|_| depth >= PROBCUT_DEPTH) {
+            if let Some(value) = probcut.cut(game, &state, depth, (alpha, beta), options) {
                 return Some(value);
             }
         }
