@@ -230,9 +230,11 @@ impl Table {
     /// The entry of `p` to move against `o`, from either slot of its pair.
     fn get(&self, p: u64, o: u64) -> Option<Entry> {
         let pair = self.pair(p, o);
-        let data = self
-            .read(pair, p, o)
-            .or_else(|| self.read(pair ^ 1, p, o))?;
+        let data = [pair, pair ^ 1]
+            .into_iter()
+            .map(|at| self.load(at))
+            .find(|slot| slot.holds(p, o))?
+            .data;
         Some(Entry {
             lower: data as u8 as i8 as i32,
             upper: (data >> 8) as u8 as i8 as i32,
@@ -249,12 +251,9 @@ impl Table {
             | u64::from(e.best) << 16
             | 1 << 24;
         let pair = self.pair(p, o);
-        let at = if self.read(pair, p, o).is_some() {
-            pair
-        } else if self.read(pair ^ 1, p, o).is_some()
-            || self
-                .empties(pair)
-                .is_some_and(|e| self.empties(pair ^ 1) <= Some(e))
+        let [first, second] = [pair, pair ^ 1].map(|at| self.load(at));
+        let at = if !first.holds(p, o)
+            && (second.holds(p, o) || first.empties().is_some_and(|e| second.empties() <= Some(e)))
         {
             pair ^ 1
         } else {
@@ -271,24 +270,34 @@ impl Table {
         slot(p, o) & (self.slots.len() - 2)
     }
 
-    /// Slot `at`'s data word where it holds `p` to move against `o`.
-    fn read(&self, at: usize, p: u64, o: u64) -> Option<u64> {
+    /// What slot `at` holds.
+    fn load(&self, at: usize) -> Slot {
         let [a, b, c] = &self.slots[at];
         let data = c.load(Ordering::Relaxed);
-        (data != 0
-            && a.load(Ordering::Relaxed) ^ data == p
-            && b.load(Ordering::Relaxed) ^ data == o)
-            .then_some(data)
+        Slot {
+            p: a.load(Ordering::Relaxed) ^ data,
+            o: b.load(Ordering::Relaxed) ^ data,
+            data,
+        }
+    }
+}
+
+/// A table slot as read: its position and data word (0: an empty slot).
+#[derive(Clone, Copy)]
+struct Slot {
+    p: u64,
+    o: u64,
+    data: u64,
+}
+
+impl Slot {
+    fn holds(self, p: u64, o: u64) -> bool {
+        self.data != 0 && self.p == p && self.o == o
     }
 
-    /// The empties of slot `at`'s position; `None` for an empty slot.
-    fn empties(&self, at: usize) -> Option<u32> {
-        let [a, b, c] = &self.slots[at];
-        let data = c.load(Ordering::Relaxed);
-        (data != 0).then(|| {
-            let discs = (a.load(Ordering::Relaxed) ^ data) | (b.load(Ordering::Relaxed) ^ data);
-            64 - discs.count_ones()
-        })
+    /// The empties of its position; `None` for an empty slot.
+    fn empties(self) -> Option<u32> {
+        (self.data != 0).then(|| 64 - (self.p | self.o).count_ones())
     }
 }
 
@@ -795,21 +804,21 @@ impl<'a> Search<'a> {
 #[inline]
 fn last_flips(p: u64, sq: u32) -> u32 {
     let (row, col) = (sq / 8, sq % 8);
-    let lines = &LINES[sq as usize];
+    let diagonals = &DIAGONALS[sq as usize];
     let by_row = (p >> (8 * row)) as u8;
     let by_col =
         (((p >> col) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8;
-    let by_diag = ((p & lines[0]).wrapping_mul(0x0101_0101_0101_0101) >> 56) as u8;
-    let by_anti = ((p & lines[1]).wrapping_mul(0x0101_0101_0101_0101) >> 56) as u8;
-    let count = &LINE_FLIPS;
-    u32::from(count[col as usize][by_row as usize])
-        + u32::from(count[row as usize][by_col as usize])
-        + u32::from(count[col as usize][by_diag as usize])
-        + u32::from(count[col as usize][by_anti as usize])
+    let by_diag = ((p & diagonals[0]).wrapping_mul(0x0101_0101_0101_0101) >> 56) as u8;
+    let by_anti = ((p & diagonals[1]).wrapping_mul(0x0101_0101_0101_0101) >> 56) as u8;
+    let (row, col) = (row as usize, col as usize);
+    u32::from(LINE_FLIPS[col][by_row as usize])
+        + u32::from(LINE_FLIPS[row][by_col as usize])
+        + u32::from(LINE_FLIPS[col][by_diag as usize])
+        + u32::from(LINE_FLIPS[col][by_anti as usize])
 }
 
 /// The diagonal and the anti-diagonal through each square.
-static LINES: [[u64; 2]; 64] = diagonals();
+static DIAGONALS: [[u64; 2]; 64] = diagonals();
 
 const fn diagonals() -> [[u64; 2]; 64] {
     let rays = rays();
@@ -840,19 +849,16 @@ const fn line_flips() -> [[u8; 256]; 8] {
         let mut line = 0;
         while line < 256 {
             let mut count = 0;
-            let mut i = at as i32 + 1;
-            while i < 8 && line >> i & 1 == 0 {
-                i += 1;
-            }
-            if i < 8 {
-                count += i - at as i32 - 1;
-            }
-            let mut i = at as i32 - 1;
-            while i >= 0 && line >> i & 1 == 0 {
-                i -= 1;
-            }
-            if i >= 0 {
-                count += at as i32 - i - 1;
+            let mut step = -1;
+            while step <= 1 {
+                let mut i = at as i32 + step;
+                while i >= 0 && i < 8 && line >> i & 1 == 0 {
+                    i += step;
+                }
+                if i >= 0 && i < 8 {
+                    count += (i - at as i32).abs() - 1;
+                }
+                step += 2;
             }
             out[at][line] = count as u8;
             line += 1;
